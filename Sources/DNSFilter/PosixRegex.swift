@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A POSIX extended regular expression (the dialect of Pi-hole's regex lists), case-insensitive.
+///
+/// `regexec` on a compiled expression is thread-safe, so one instance is shared by all threads.
+public final class PosixRegex: @unchecked Sendable {
+    public let pattern: String
+    private let compiled: UnsafeMutablePointer<regex_t>
+
+    /// Compiles `pattern`; throws the C library's message when it is not a valid ERE.
+    public init(_ pattern: String) throws(RegexError) {
+        self.pattern = pattern
+        compiled = .allocate(capacity: 1)
+        let status = regcomp(compiled, pattern, REG_EXTENDED | REG_ICASE | REG_NOSUB)
+        guard status == 0 else {
+            var message = [CChar](repeating: 0, count: 256)
+            regerror(status, compiled, &message, message.count)
+            compiled.deallocate()
+            throw RegexError(message: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    }
+
+    deinit {
+        regfree(compiled)
+        compiled.deallocate()
+    }
+
+    /// True when the expression matches somewhere in the NUL-terminated `text`.
+    func matches(_ text: UnsafePointer<CChar>) -> Bool {
+        regexec(compiled, text, 0, nil, 0) == 0
+    }
+}
+
+/// An invalid regular expression, with the C library's reason.
+public struct RegexError: Error, Equatable, Sendable {
+    public let message: String
+}

@@ -1,0 +1,127 @@
+import DNSWire
+
+/// What a rule list says about a name.
+public enum RuleHit: Sendable, Equatable {
+    case blockedByDomain(DomainMatch)
+    case blockedByRegex(Int)
+    case allowedByDomain(DomainMatch)
+    case allowedByRegex(Int)
+
+    public var isBlock: Bool {
+        switch self {
+        case .blockedByDomain, .blockedByRegex: true
+        case .allowedByDomain, .allowedByRegex: false
+        }
+    }
+}
+
+/// Block and allow rules from any number of lists, compiled for lookups.
+///
+/// Precedence follows adblock and Pi-hole: an allow rule (`@@||x^`, an allowlist file, an allow
+/// regex) beats every block rule; among block rules the most specific domain rule is reported, and
+/// regular expressions are tried only when no domain rule matched.
+public final class RuleSet: Sendable {
+    let blockedDomains: DomainTable
+    let allowedDomains: DomainTable
+    let blockRegexes: [(regex: PosixRegex, source: Int)]
+    let allowRegexes: [(regex: PosixRegex, source: Int)]
+    /// Where rules came from ("ads.txt", "app:instagram"), indexed by the source numbers in rules.
+    public let sources: [String]
+
+    init(_ builder: consuming RuleSetBuilder) {
+        sources = builder.sources
+        blockRegexes = builder.blockRegexes
+        allowRegexes = builder.allowRegexes
+        blockedDomains = DomainTable(builder.blocked)
+        allowedDomains = DomainTable(builder.allowed)
+    }
+
+    /// An empty rule set.
+    public convenience init() { self.init(RuleSetBuilder()) }
+
+    public var blockedDomainCount: Int { blockedDomains.count }
+    public var allowedDomainCount: Int { allowedDomains.count }
+    public var regexCount: Int { blockRegexes.count + allowRegexes.count }
+    public var isEmpty: Bool { blockedDomains.count == 0 && allowedDomains.count == 0 && regexCount == 0 }
+
+    /// Bytes held by the domain tables.
+    public var memoryFootprint: Int { blockedDomains.memoryFootprint + allowedDomains.memoryFootprint }
+
+    /// The rule that decides `wireName` (labels and root byte, any case), or nil if none applies.
+    public func hit(wireName: UnsafeBufferPointer<UInt8>) -> RuleHit? {
+        if let match = allowedDomains.match(wireName: wireName) { return .allowedByDomain(match) }
+        if !allowRegexes.isEmpty || !blockRegexes.isEmpty {
+            if let index = Self.firstMatch(allowRegexes, wireName) { return .allowedByRegex(index) }
+        }
+        if let match = blockedDomains.match(wireName: wireName) { return .blockedByDomain(match) }
+        if !blockRegexes.isEmpty, let index = Self.firstMatch(blockRegexes, wireName) {
+            return .blockedByRegex(index)
+        }
+        return nil
+    }
+
+    /// `hit(wireName:)` for a name given in presentation form.
+    public func hit(name: String) -> RuleHit? {
+        guard let wire = WireName.wire(fromPresentation: name) else { return nil }
+        return wire.withUnsafeBufferPointer { hit(wireName: $0) }
+    }
+
+    private static func firstMatch(_ regexes: [(regex: PosixRegex, source: Int)], _ wireName: UnsafeBufferPointer<UInt8>)
+        -> Int?
+    {
+        guard !regexes.isEmpty else { return nil }
+        let text = WireName.presentation(of: wireName)
+        return text.withCString { cText in regexes.firstIndex { $0.regex.matches(cText) } }
+    }
+
+    /// The rule as a person would write it, and where it came from: `||example.com^ (ads.txt)`.
+    public func describe(_ hit: RuleHit) -> String {
+        switch hit {
+        case .blockedByDomain(let match): describe(match, in: blockedDomains, prefix: "")
+        case .allowedByDomain(let match): describe(match, in: allowedDomains, prefix: "@@")
+        case .blockedByRegex(let index): "/\(blockRegexes[index].regex.pattern)/ (\(sources[blockRegexes[index].source]))"
+        case .allowedByRegex(let index): "@@/\(allowRegexes[index].regex.pattern)/ (\(sources[allowRegexes[index].source]))"
+        }
+    }
+
+    /// The source name ("ads.txt") of the rule behind a hit.
+    public func source(of hit: RuleHit) -> String {
+        switch hit {
+        case .blockedByDomain(let match): sources[blockedDomains.source(of: match)]
+        case .allowedByDomain(let match): sources[allowedDomains.source(of: match)]
+        case .blockedByRegex(let index): sources[blockRegexes[index].source]
+        case .allowedByRegex(let index): sources[allowRegexes[index].source]
+        }
+    }
+
+    private func describe(_ match: DomainMatch, in table: DomainTable, prefix: String) -> String {
+        let name = table.name(of: match)
+        let rule: String
+        switch table.coverage(of: match) {
+        case .subdomains: rule = "*.\(name)"
+        case .name: rule = "|\(name)^"
+        default: rule = "||\(name)^"
+        }
+        return "\(prefix)\(rule) (\(sources[table.source(of: match)]))"
+    }
+}
+
+/// Gathers the rules of several lists before they are compiled into a `RuleSet`.
+public struct RuleSetBuilder: Sendable {
+    var blocked = DomainTableBuilder()
+    var allowed = DomainTableBuilder()
+    var blockRegexes: [(regex: PosixRegex, source: Int)] = []
+    var allowRegexes: [(regex: PosixRegex, source: Int)] = []
+    var sources: [String] = []
+
+    public init() {}
+
+    /// Registers a list by the name reasons will show, and returns its source number.
+    public mutating func addSource(_ name: String) -> Int {
+        sources.append(name)
+        return sources.count - 1
+    }
+
+    /// Compiles the gathered rules.
+    public consuming func build() -> RuleSet { RuleSet(self) }
+}

@@ -1,0 +1,150 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// Listener settings that need a restart to change.
+public struct ListenerSettings: Sendable, Equatable {
+    /// Addresses to answer on, UDP and TCP each.
+    public var addresses: [SocketAddress]
+    /// TCP connections allowed at once; further ones are closed at accept.
+    public var maxTCPConnections: Int
+    /// A TCP connection with no complete query for this long is closed.
+    public var tcpIdleTimeout: TimeAmount
+    /// Largest query accepted over TCP.
+    public var maxTCPQuerySize: Int
+
+    public init(
+        addresses: [SocketAddress],
+        maxTCPConnections: Int = 256,
+        tcpIdleTimeout: TimeAmount = .seconds(10),
+        maxTCPQuerySize: Int = 4_096
+    ) {
+        self.addresses = addresses
+        self.maxTCPConnections = maxTCPConnections
+        self.tcpIdleTimeout = tcpIdleTimeout
+        self.maxTCPQuerySize = maxTCPQuerySize
+    }
+}
+
+/// The running DNS listeners: one UDP socket per address and event loop (SO_REUSEPORT spreads
+/// datagrams over the loops) and one TCP listener per address.
+public final class DNSServer: Sendable {
+    private let contexts: [LoopContext]
+    private let channels: [Channel]
+    /// The addresses actually bound (a port 0 in the settings becomes the port the system chose).
+    public let boundAddresses: [SocketAddress]
+
+    /// Datagrams read per system call, and the largest UDP query accepted.
+    static let vectorReads = 64
+    static let maxUDPQuerySize = 4_096
+
+    private init(contexts: [LoopContext], channels: [Channel], boundAddresses: [SocketAddress]) {
+        self.contexts = contexts
+        self.channels = channels
+        self.boundAddresses = boundAddresses
+    }
+
+    /// Binds every listener and starts answering.
+    public static func start(
+        listeners: ListenerSettings,
+        pipeline: QueryPipeline,
+        upstreams: UpstreamPool,
+        forwarding: ForwardSettings,
+        group: MultiThreadedEventLoopGroup
+    ) async throws -> DNSServer {
+        let loops = Array(group.makeIterator())
+        let contexts = loops.map { loop in
+            LoopContext(
+                eventLoop: loop, pipeline: pipeline,
+                forwarder: UpstreamForwarder(eventLoop: loop, pool: upstreams, settings: forwarding))
+        }
+        var channels: [Channel] = []
+        var bound: [SocketAddress] = []
+        do {
+            for requested in listeners.addresses {
+                var address = requested
+                for context in contexts {
+                    let channel = try await bindUDP(address, context: context)
+                    channels.append(channel)
+                    if let local = channel.localAddress { address = local }
+                }
+                channels.append(try await bindTCP(address, listeners: listeners, contexts: contexts, group: group))
+                bound.append(address)
+            }
+        } catch {
+            for channel in channels { try? await channel.close() }
+            throw error
+        }
+        return DNSServer(contexts: contexts, channels: channels, boundAddresses: bound)
+    }
+
+    /// Swaps in a new pipeline and upstreams (a reload) without dropping queries: each loop switches
+    /// between two queries; queries already upstream finish with what they started with.
+    public func update(pipeline: QueryPipeline, upstreams: UpstreamPool, forwarding: ForwardSettings) {
+        for context in contexts {
+            context.eventLoop.execute {
+                let old = context.forwarder
+                context.pipeline = pipeline
+                context.forwarder = UpstreamForwarder(eventLoop: context.eventLoop, pool: upstreams, settings: forwarding)
+                context.eventLoop.scheduleTask(in: .seconds(30)) { old.close() }
+            }
+        }
+    }
+
+    /// Stops accepting queries and closes the upstream sockets.
+    public func close() async {
+        for channel in channels { try? await channel.close() }
+        for context in contexts {
+            try? await context.eventLoop.submit { context.forwarder.close() }.get()
+        }
+    }
+
+    private static func bindUDP(_ address: SocketAddress, context: LoopContext) async throws -> Channel {
+        try await DatagramBootstrap(group: context.eventLoop)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: SO_REUSEPORT)), value: 1)
+            .channelOption(.datagramVectorReadMessageCount, value: vectorReads)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: vectorReads * maxUDPQuerySize))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(UDPQueryHandler(context: context))
+                }
+            }
+            .bind(to: address)
+            .get()
+    }
+
+    private static func bindTCP(
+        _ address: SocketAddress,
+        listeners: ListenerSettings,
+        contexts: [LoopContext],
+        group: MultiThreadedEventLoopGroup
+    ) async throws -> Channel {
+        let byLoop = Dictionary(uniqueKeysWithValues: contexts.map { (ObjectIdentifier($0.eventLoop), $0) })
+        let open = NIOLockedValueBox(0)
+        return try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                let admitted = open.withLockedValue { count in
+                    guard count < listeners.maxTCPConnections else { return false }
+                    count += 1
+                    return true
+                }
+                guard admitted, let context = byLoop[ObjectIdentifier(channel.eventLoop)] else {
+                    return channel.close()
+                }
+                channel.closeFuture.whenComplete { _ in open.withLockedValue { $0 -= 1 } }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(
+                        IdleStateHandler(readTimeout: listeners.tcpIdleTimeout),
+                        MessageToByteHandler(DNSFrameEncoder()),
+                        ByteToMessageHandler(DNSFrameDecoder(maxMessageSize: listeners.maxTCPQuerySize)),
+                        TCPQueryHandler(context: context))
+                }
+            }
+            .bind(to: address)
+            .get()
+    }
+}

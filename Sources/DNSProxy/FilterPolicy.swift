@@ -1,0 +1,111 @@
+import DNSFilter
+import DNSWire
+
+/// How blocked names are answered.
+public enum BlockAnswer: Sendable, Equatable, CustomStringConvertible {
+    /// A 0.0.0.0, AAAA ::, NODATA for other types (the default).
+    case null
+    case nxdomain
+    case refused
+    /// A and/or AAAA pointing at a custom address; the other family and other types get NODATA.
+    case address(ipv4: [UInt8]?, ipv6: [UInt8]?)
+
+    /// Reads `null`, `nxdomain`, `refused` or an IP address.
+    public init?(_ text: String) {
+        switch text.lowercased() {
+        case "null": self = .null
+        case "nxdomain": self = .nxdomain
+        case "refused": self = .refused
+        default:
+            guard let bytes = IPAddressBytes.parse(text) else { return nil }
+            self = bytes.count == 4 ? .address(ipv4: bytes, ipv6: nil) : .address(ipv4: nil, ipv6: bytes)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .null: "null"
+        case .nxdomain: "nxdomain"
+        case .refused: "refused"
+        case .address(let ipv4, let ipv6): IPAddressBytes.format(ipv4 ?? ipv6 ?? [])
+        }
+    }
+
+    var synthesized: SynthesizedAnswer {
+        switch self {
+        case .null: .address(ipv4: [0, 0, 0, 0], ipv6: [UInt8](repeating: 0, count: 16))
+        case .nxdomain: .nameError
+        case .refused: .refused
+        case .address(let ipv4, let ipv6): .address(ipv4: ipv4, ipv6: ipv6)
+        }
+    }
+}
+
+/// The outcome of the policy stage for one query.
+public enum FilterDecision: Sendable, Equatable {
+    /// Resolve normally (cache, then upstream).
+    case resolve
+    /// Answer locally, with a reason for the Extended DNS Error.
+    case answer(SynthesizedAnswer, ttl: UInt32, reason: ExtendedError)
+}
+
+/// The blocking stage that runs before the cache: anti-bypass names, then the rule lists.
+public struct FilterPolicy: Sendable {
+    public var rules: RuleSet
+    public var blockAnswer: BlockAnswer
+    public var blockTTL: UInt32
+    public var antiBypass: Bool
+
+    public init(rules: RuleSet = RuleSet(), blockAnswer: BlockAnswer = .null, blockTTL: UInt32 = 60, antiBypass: Bool = true) {
+        self.rules = rules
+        self.blockAnswer = blockAnswer
+        self.blockTTL = blockTTL
+        self.antiBypass = antiBypass
+    }
+
+    public func decide(_ query: DNSQuery) -> FilterDecision {
+        query.packet.withUnsafeBufferPointer { packet in
+            let name = UnsafeBufferPointer(rebasing: packet[DNSLimits.headerSize..<query.nameEnd])
+            if antiBypass, let bypass = AntiBypass.rule(for: name) {
+                return .answer(bypass.answer, ttl: blockTTL, reason: ExtendedError(code: .blocked, text: bypass.reason))
+            }
+            guard let hit = rules.hit(wireName: name), hit.isBlock else { return .resolve }
+            let reason = ExtendedError(code: .blocked, text: "blocked by \(rules.describe(hit))")
+            let isServiceBinding = query.type == RecordType.https || query.type == RecordType.svcb
+            return .answer(isServiceBinding ? .noData : blockAnswer.synthesized, ttl: blockTTL, reason: reason)
+        }
+    }
+}
+
+/// Names that switch off protections clients would otherwise use to go around lockr.
+enum AntiBypass {
+    struct Rule {
+        let answer: SynthesizedAnswer
+        let reason: String
+    }
+
+    private static let rules: [String: Rule] = [
+        // NXDOMAIN tells Firefox not to turn on DNS over HTTPS by itself.
+        "use-application-dns.net": Rule(answer: .nameError, reason: "anti-bypass: Firefox DNS-over-HTTPS canary"),
+        // NXDOMAIN turns iCloud Private Relay off.
+        "mask.icloud.com": Rule(answer: .nameError, reason: "anti-bypass: iCloud Private Relay"),
+        "mask-h2.icloud.com": Rule(answer: .nameError, reason: "anti-bypass: iCloud Private Relay"),
+        // NODATA: clients find no designated encrypted resolver to upgrade to (RFC 9462).
+        "resolver.arpa": Rule(answer: .noData, reason: "anti-bypass: no designated resolver"),
+    ]
+
+    /// Each name is its own source, so a hit's source names its rule.
+    private static let table: RuleSet = {
+        var builder = RuleSetBuilder()
+        for name in rules.keys.sorted() {
+            let source = builder.addSource(name)
+            _ = RuleListParser.parse(Array(name.utf8), role: .block, source: source, into: &builder)
+        }
+        return builder.build()
+    }()
+
+    static func rule(for name: UnsafeBufferPointer<UInt8>) -> Rule? {
+        guard let hit = table.hit(wireName: name) else { return nil }
+        return rules[table.source(of: hit)]
+    }
+}

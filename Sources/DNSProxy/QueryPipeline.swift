@@ -1,0 +1,116 @@
+import DNSWire
+import NIOCore
+
+/// How a query arrived; UDP answers must fit the client's size, TCP answers need not.
+public enum Transport: Sendable {
+    case udp
+    case tcp
+}
+
+/// What the network layer must do with a query.
+public enum PipelineStep: Sendable {
+    /// Send these bytes back.
+    case reply([UInt8])
+    /// Send nothing (not a query, or not worth an answer).
+    case drop
+    /// Ask upstream, then call `QueryPipeline.finish`. `stale` is an expired cached answer to fall
+    /// back on if no upstream answers.
+    case forward(DNSQuery, stale: CacheLookup?)
+}
+
+/// The order in which a query is handled, from the wire to an answer:
+///
+/// 1. validate the packet (FORMERR, NOTIMP, or drop);
+/// 2. access control: strangers get REFUSED (lockr is not an open resolver);
+/// 3. what lockr never forwards: non-IN classes (REFUSED), zone transfers (NOTIMP), EDNS versions
+///    other than 0 (BADVERS);
+/// 4. the filter policy, before the cache, so a cached answer can never outlive a block;
+/// 5. ANY gets the minimal RFC 8482 answer;
+/// 6. the cache; 7. the upstreams; and if they all fail, a stale answer or SERVFAIL.
+///
+/// A value type with no I/O: the network layer carries out the steps it returns.
+public struct QueryPipeline: Sendable {
+    public var policy: FilterPolicy
+    public var access: AccessControl
+    public var cacheSettings: CacheSettings
+    public let cache: AnswerCache
+
+    /// TTL of served-stale answers (RFC 8767 recommends 30 s).
+    static let staleTTL: UInt32 = 30
+    /// TTL of the synthesized answer to ANY.
+    static let anyTTL: UInt32 = 3_600
+
+    public init(policy: FilterPolicy, access: AccessControl, cacheSettings: CacheSettings, cache: AnswerCache) {
+        self.policy = policy
+        self.access = access
+        self.cacheSettings = cacheSettings
+        self.cache = cache
+    }
+
+    /// Handles a received packet as far as it can without an upstream.
+    /// - Parameter now: monotonic time in nanoseconds.
+    public func begin(packet: [UInt8], client: SocketAddress, transport: Transport, now: UInt64) -> PipelineStep {
+        let query: DNSQuery
+        do {
+            query = try DNSQuery(packet: packet)
+        } catch {
+            guard access.allows(client), let answer = Responses.answer(toInvalid: packet, problem: error) else {
+                return .drop
+            }
+            return .reply(answer)
+        }
+        guard access.allows(client) else {
+            return .reply(
+                Responses.rcode(.refused, to: query, reason: ExtendedError(code: .prohibited, text: "not an allowed network")))
+        }
+        if query.recordClass != RecordClass.internet {
+            return .reply(
+                Responses.rcode(.refused, to: query, reason: ExtendedError(code: .notSupported, text: "only class IN")))
+        }
+        if query.type == RecordType.axfr || query.type == RecordType.ixfr {
+            return .reply(Responses.rcode(.notImplemented, to: query))
+        }
+        if let edns = query.edns, edns.version != 0 { return .reply(Responses.badVersion(to: query)) }
+
+        switch policy.decide(query) {
+        case .answer(let answer, let ttl, let reason):
+            return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: reason))
+        case .resolve:
+            break
+        }
+        if query.type == RecordType.any { return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL)) }
+
+        let cached = cache.lookup(query, now: now)
+        if let cached, !cached.isExpired {
+            return .reply(cached.answer.render(for: query, age: cached.age, udpLimit: udpLimit(query, transport)))
+        }
+        return .forward(query, stale: cached)
+    }
+
+    /// The answer once the upstreams have answered or failed.
+    public func finish(
+        _ query: DNSQuery,
+        upstream: Result<CachedAnswer, Error>,
+        stale: CacheLookup?,
+        transport: Transport,
+        now: UInt64
+    ) -> [UInt8] {
+        switch upstream {
+        case .success(let answer):
+            cache.store(answer, for: query, now: now)
+            return answer.render(for: query, age: 0, udpLimit: udpLimit(query, transport))
+        case .failure:
+            if let stale {
+                return stale.answer.render(
+                    for: query, age: stale.age, staleTTL: Self.staleTTL, udpLimit: udpLimit(query, transport))
+            }
+            return Responses.rcode(
+                .serverFailure, to: query,
+                reason: ExtendedError(code: .noReachableAuthority, text: "no upstream answered"))
+        }
+    }
+
+    private func udpLimit(_ query: DNSQuery, _ transport: Transport) -> Int? {
+        transport == .udp ? query.udpSizeLimit() : nil
+    }
+}

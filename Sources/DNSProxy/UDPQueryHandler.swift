@@ -1,0 +1,38 @@
+import NIOCore
+
+/// Answers DNS queries arriving on a UDP socket. Immediate answers are written as the batch of
+/// datagrams is read and flushed once at the end of the batch.
+final class UDPQueryHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    typealias OutboundOut = AddressedEnvelope<ByteBuffer>
+
+    private let context: LoopContext
+    private var needsFlush = false
+
+    init(context: LoopContext) { self.context = context }
+
+    func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
+        var envelope = unwrapInboundIn(data)
+        guard let packet = envelope.data.readBytes(length: envelope.data.readableBytes) else { return }
+        let client = envelope.remoteAddress
+        let channel = channelContext.channel
+        let reply = context.handle(packet, from: client, transport: .udp) { bytes in
+            channel.writeAndFlush(AddressedEnvelope(remoteAddress: client, data: channel.allocator.buffer(bytes: bytes)), promise: nil)
+        }
+        if let reply {
+            let buffer = channelContext.channel.allocator.buffer(bytes: reply)
+            channelContext.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: client, data: buffer)), promise: nil)
+            needsFlush = true
+        }
+    }
+
+    func channelReadComplete(context channelContext: ChannelHandlerContext) {
+        if needsFlush {
+            needsFlush = false
+            channelContext.flush()
+        }
+    }
+
+    /// A UDP socket reports ICMP errors for earlier sends; they concern one client, not the socket.
+    func errorCaught(context: ChannelHandlerContext, error: Error) {}
+}

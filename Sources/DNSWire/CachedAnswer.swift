@@ -1,0 +1,155 @@
+/// Why an upstream's reply cannot be used.
+public enum UpstreamReplyProblem: Error, Equatable, Sendable {
+    /// Not a well-formed DNS message (lockr's walk or ldns rejected it).
+    case malformed(String)
+    /// A well-formed message that does not answer the question that was sent.
+    case mismatchedQuestion
+}
+
+/// TTL bounds applied to upstream records when they are stored.
+public struct TTLBounds: Sendable, Equatable {
+    public var minimum: UInt32
+    public var maximum: UInt32
+    /// Upper bound for negative answers (NXDOMAIN, NODATA).
+    public var negativeMaximum: UInt32
+
+    public init(minimum: UInt32 = 0, maximum: UInt32 = 86_400, negativeMaximum: UInt32 = 3_600) {
+        self.minimum = minimum
+        self.maximum = maximum
+        self.negativeMaximum = negativeMaximum
+    }
+
+    func clamp(_ ttl: UInt32) -> UInt32 { min(max(ttl, minimum), maximum) }
+}
+
+/// An upstream reply made ready to store and to replay to any client with the same question.
+///
+/// The upstream's OPT record is taken off (EDNS is hop-by-hop); its Extended DNS Errors are kept and
+/// passed on. Every other byte reaches the client as the upstream sent it, except the id, the RD/CD
+/// bits, the question's letter case (the client's own) and the TTLs, which count down with age.
+public struct CachedAnswer: Sendable {
+    /// The reply without its OPT record, TTLs clamped to the bounds.
+    let message: [UInt8]
+    /// Offset of every TTL field in `message` and the TTL stored there.
+    let ttlFields: [(offset: Int, ttl: UInt32)]
+    /// EDE options of the upstream's OPT record, passed on to clients that speak EDNS.
+    let upstreamErrors: [UInt8]
+    /// RCODE of the reply.
+    public let rcode: ResponseCode?
+    /// Seconds this answer may be served from cache: the smallest TTL, or for a negative answer the
+    /// SOA's negative TTL (RFC 2308). Zero means do not cache.
+    public let lifetime: UInt32
+    /// The reply had TC set: the question must be asked again over TCP.
+    public let isTruncated: Bool
+
+    /// Reads an upstream reply to `sent` (the bytes lockr sent). Throws if it is malformed or answers
+    /// another question; ldns re-checks every record's data, so a reply lockr passes on always parses.
+    public init(reply: [UInt8], toQuery sent: [UInt8], bounds: TTLBounds) throws(UpstreamReplyProblem) {
+        var layout = try MessageLayout(reading: reply)
+        guard layout.questionMatches(sent, in: reply) else { throw .mismatchedQuestion }
+        self.isTruncated = layout.flags & HeaderFlag.truncated != 0
+        self.rcode = ResponseCode(rawValue: layout.flags & HeaderFlag.rcodeMask)
+        if !isTruncated {
+            do { _ = try LdnsPacket(wire: reply) } catch { throw .malformed(error.description) }
+        }
+        var message = reply
+        var upstreamErrors: [UInt8] = []
+        if let opt = layout.opt {
+            upstreamErrors = Self.extendedErrors(in: reply[opt.options])
+            message.removeSubrange(opt.record)
+            message.setU16(message.u16(at: 10) - 1, at: 10)
+            layout = try MessageLayout(reading: message)
+        }
+        var fields: [(offset: Int, ttl: UInt32)] = []
+        fields.reserveCapacity(layout.records.count)
+        for record in layout.records {
+            let ttl = bounds.clamp(message.u32(at: record.ttlOffset))
+            message.setU32(ttl, at: record.ttlOffset)
+            fields.append((record.ttlOffset, ttl))
+        }
+        self.message = message
+        self.ttlFields = fields
+        self.upstreamErrors = upstreamErrors
+        self.lifetime = Self.lifetime(of: layout, in: message, rcode: rcode, bounds: bounds)
+    }
+
+    private static func lifetime(
+        of layout: MessageLayout,
+        in message: [UInt8],
+        rcode: ResponseCode?,
+        bounds: TTLBounds
+    ) -> UInt32 {
+        let answers = layout.records.filter { $0.section == .answer }
+        switch rcode {
+        case .noError? where !answers.isEmpty:
+            return layout.records.map { bounds.clamp(message.u32(at: $0.ttlOffset)) }.min() ?? 0
+        case .noError?, .nameError?:
+            guard let soa = layout.records.first(where: { $0.section == .authority && $0.type == RecordType.soa }),
+                soa.rdataLength >= 20
+            else { return 0 }
+            let minimum = message.u32(at: soa.rdataOffset + soa.rdataLength - 4)
+            let negative = min(message.u32(at: soa.ttlOffset), minimum)
+            return min(max(negative, bounds.minimum), bounds.negativeMaximum)
+        default:
+            return 0
+        }
+    }
+
+    /// The EDE options (code 15) among an OPT record's options.
+    private static func extendedErrors(in options: ArraySlice<UInt8>) -> [UInt8] {
+        var kept: [UInt8] = []
+        var cursor = options.startIndex
+        while cursor + 4 <= options.endIndex {
+            let code = UInt16(options[cursor]) << 8 | UInt16(options[cursor + 1])
+            let length = Int(options[cursor + 2]) << 8 | Int(options[cursor + 3])
+            let end = min(cursor + 4 + length, options.endIndex)
+            if code == 15 { kept.append(contentsOf: options[cursor..<end]) }
+            cursor = end
+        }
+        return kept
+    }
+
+    /// The answer for `query`, `age` seconds after it was stored.
+    /// - Parameters:
+    ///   - ttlCap: an upper bound on every TTL (a policy's window end), if any.
+    ///   - staleTTL: when set, the answer is past its lifetime and served stale (RFC 8767) with this TTL
+    ///     and an EDE "stale answer".
+    ///   - udpLimit: the client's UDP size; a larger answer becomes an empty TC answer. Nil over TCP.
+    public func render(
+        for query: DNSQuery,
+        age: UInt32,
+        ttlCap: UInt32? = nil,
+        staleTTL: UInt32? = nil,
+        udpLimit: Int? = nil
+    ) -> [UInt8] {
+        var out = message
+        out.reserveCapacity(message.count + 11 + upstreamErrors.count + 24)
+        out.setU16(query.id, at: 0)
+        let keep = ~(HeaderFlag.recursionDesired | HeaderFlag.checkingDisabled | HeaderFlag.truncated)
+        let flags = out.u16(at: 2) & keep | query.flags & (HeaderFlag.recursionDesired | HeaderFlag.checkingDisabled)
+        out.setU16(flags, at: 2)
+        for index in DNSLimits.headerSize..<query.nameEnd { out[index] = query.packet[index] }
+        for field in ttlFields {
+            var ttl = staleTTL ?? (field.ttl > age ? field.ttl - age : 0)
+            if let ttlCap { ttl = min(ttl, ttlCap) }
+            out.setU32(ttl, at: field.offset)
+        }
+        if let edns = query.edns {
+            var options = upstreamErrors
+            if staleTTL != nil {
+                options += ExtendedError(code: .staleAnswer, text: "upstream unreachable").wireOption
+            }
+            out.append(0)
+            out.appendU16(RecordType.opt)
+            out.appendU16(DNSLimits.ednsPayloadSize)
+            out.appendU32(edns.dnssecOK ? 0x8000 : 0)
+            out.appendU16(UInt16(options.count))
+            out.append(contentsOf: options)
+            out.setU16(out.u16(at: 10) + 1, at: 10)
+        }
+        if let udpLimit, out.count > udpLimit {
+            return Responses.truncated(to: query)
+        }
+        return out
+    }
+}

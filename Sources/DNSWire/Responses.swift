@@ -1,0 +1,94 @@
+/// What lockr answers by itself, without asking an upstream.
+public enum SynthesizedAnswer: Sendable, Equatable {
+    /// A and AAAA get these addresses (4 or 16 bytes); a missing family and other types get NODATA.
+    case address(ipv4: [UInt8]?, ipv6: [UInt8]?)
+    /// NXDOMAIN with a negative-caching SOA.
+    case nameError
+    /// NOERROR without records, with a negative-caching SOA.
+    case noData
+    /// REFUSED.
+    case refused
+}
+
+/// Complete answers built from a query. Every function returns wire bytes ready to send.
+public enum Responses {
+    /// The answer to a datagram that failed validation, or nil when it must be dropped.
+    /// It echoes the id, opcode and RD bit with no question, as the question may be the problem.
+    public static func answer(toInvalid packet: [UInt8], problem: QueryProblem) -> [UInt8]? {
+        let rcode: ResponseCode
+        switch problem {
+        case .unanswerable: return nil
+        case .formatError: rcode = .formatError
+        case .notImplemented: rcode = .notImplemented
+        }
+        var header = [UInt8](repeating: 0, count: DNSLimits.headerSize)
+        header[0] = packet[0]
+        header[1] = packet[1]
+        let queryFlags = packet.u16(at: 2)
+        let flags = HeaderFlag.response | (queryFlags & (HeaderFlag.opcodeMask | HeaderFlag.recursionDesired))
+            | HeaderFlag.recursionAvailable | rcode.rawValue
+        header.setU16(flags, at: 2)
+        return header
+    }
+
+    /// A locally made answer (a block, an anti-bypass name) with `ttl` on every record and an optional
+    /// Extended DNS Error.
+    public static func synthesized(
+        _ answer: SynthesizedAnswer,
+        to query: DNSQuery,
+        ttl: UInt32,
+        reason: ExtendedError? = nil
+    ) -> [UInt8] {
+        var writer: ResponseWriter
+        switch answer {
+        case .address(let ipv4, let ipv6):
+            writer = ResponseWriter(answering: query, rcode: .noError)
+            if query.type == RecordType.a, let ipv4 {
+                writer.addAnswer(type: RecordType.a, ttl: ttl, rdata: ipv4)
+            } else if query.type == RecordType.aaaa, let ipv6 {
+                writer.addAnswer(type: RecordType.aaaa, ttl: ttl, rdata: ipv6)
+            } else {
+                writer.addNegativeSOA(ttl: ttl)
+            }
+        case .nameError:
+            writer = ResponseWriter(answering: query, rcode: .nameError)
+            writer.addNegativeSOA(ttl: ttl)
+        case .noData:
+            writer = ResponseWriter(answering: query, rcode: .noError)
+            writer.addNegativeSOA(ttl: ttl)
+        case .refused:
+            writer = ResponseWriter(answering: query, rcode: .refused)
+        }
+        writer.addOPT(options: reason?.wireOption ?? [])
+        return writer.bytes
+    }
+
+    /// A bare response code (REFUSED to a stranger, SERVFAIL when no upstream answers, NOTIMP).
+    public static func rcode(_ rcode: ResponseCode, to query: DNSQuery, reason: ExtendedError? = nil) -> [UInt8] {
+        var writer = ResponseWriter(answering: query, rcode: rcode)
+        writer.addOPT(options: reason?.wireOption ?? [])
+        return writer.bytes
+    }
+
+    /// BADVERS (RFC 6891 6.1.3) for an EDNS version lockr does not speak.
+    public static func badVersion(to query: DNSQuery) -> [UInt8] {
+        var writer = ResponseWriter(answering: query, rcode: .noError)
+        writer.addOPT(extendedRcode: UInt8(ResponseCode.badVersion.rawValue >> 4))
+        return writer.bytes
+    }
+
+    /// The RFC 8482 answer to qtype ANY: one synthesized HINFO record, "RFC8482" "".
+    public static func minimalAny(to query: DNSQuery, ttl: UInt32) -> [UInt8] {
+        var writer = ResponseWriter(answering: query, rcode: .noError)
+        writer.addAnswer(type: RecordType.hinfo, ttl: ttl, rdata: [7] + Array("RFC8482".utf8) + [0])
+        writer.addOPT()
+        return writer.bytes
+    }
+
+    /// An empty answer with TC set, telling a UDP client to ask again over TCP.
+    public static func truncated(to query: DNSQuery) -> [UInt8] {
+        var writer = ResponseWriter(answering: query, rcode: .noError, truncated: true)
+        writer.addOPT()
+        return writer.bytes
+    }
+}

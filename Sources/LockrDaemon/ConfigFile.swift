@@ -1,0 +1,232 @@
+import DNSProxy
+import Foundation
+import NIOCore
+import TOMLKit
+
+/// One thing wrong in a config file, located by line and key.
+public struct ConfigIssue: Error, Equatable, Sendable, CustomStringConvertible {
+    /// 1-based line, when known.
+    public let line: Int?
+    /// Dotted key ("cache.size"), when the problem belongs to one.
+    public let key: String?
+    public let message: String
+
+    public var description: String {
+        var parts: [String] = []
+        if let line { parts.append("line \(line)") }
+        if let key { parts.append("key '\(key)'") }
+        parts.append(message)
+        return parts.joined(separator: ": ")
+    }
+}
+
+/// Every issue found in a config file.
+public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
+    public let path: String
+    public let issues: [ConfigIssue]
+    public var description: String { issues.map { "\(path): \($0)" }.joined(separator: "\n") }
+}
+
+/// Reads lockr's TOML config file onto a configuration, reporting every problem at once.
+///
+/// The keys, their types and defaults are documented in README.md ("Configuration reference").
+public enum ConfigFile {
+    /// Applies the settings of `text` to `base`.
+    public static func parse(_ text: String, path: String, onto base: LockrConfiguration = LockrConfiguration())
+        throws(ConfigErrors) -> LockrConfiguration
+    {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigErrors(
+                path: path, issues: [ConfigIssue(line: error.source.begin.line, key: nil, message: error.description)])
+        } catch {
+            throw ConfigErrors(path: path, issues: [ConfigIssue(line: nil, key: nil, message: "\(error)")])
+        }
+        var reader = ConfigReader(table: table, lines: KeyLines(text: text))
+        var config = base
+        reader.apply(to: &config)
+        guard reader.issues.isEmpty else {
+            throw ConfigErrors(path: path, issues: reader.issues.sorted { ($0.line ?? 0) < ($1.line ?? 0) })
+        }
+        return config
+    }
+}
+
+/// Walks the TOML table, one known key at a time, collecting issues.
+private struct ConfigReader {
+    let table: TOMLTable
+    let lines: KeyLines
+    var issues: [ConfigIssue] = []
+
+    static let topLevel: Set<String> = [
+        "listen", "upstreams", "state-dir", "blocklists", "allowlists", "catalogue", "log-level",
+        "blocking", "cache", "upstream", "access", "tcp",
+    ]
+    static let sections: [String: Set<String>] = [
+        "blocking": ["mode", "ttl", "anti-bypass"],
+        "cache": ["size", "min-ttl", "max-ttl", "negative-max-ttl", "serve-stale"],
+        "upstream": ["timeout-ms", "attempts"],
+        "access": ["allow"],
+        "tcp": ["max-connections", "idle-timeout-ms"],
+    ]
+
+    mutating func apply(to config: inout LockrConfiguration) {
+        for key in table.keys where !Self.topLevel.contains(key) { issue(key, "unknown key") }
+        for (section, keys) in Self.sections {
+            guard let value = table[section] else { continue }
+            guard let subtable = value.table else {
+                issue(section, "expected a table ([\(section)])")
+                continue
+            }
+            for key in subtable.keys where !keys.contains(key) { issue("\(section).\(key)", "unknown key") }
+        }
+
+        if let list = strings("listen") {
+            config.listen = addresses(list, key: "listen", defaultPort: nil)
+            if list.isEmpty { issue("listen", "needs at least one address") }
+        }
+        if let list = strings("upstreams") { config.upstreams = addresses(list, key: "upstreams", defaultPort: 53) }
+        if let value = string("state-dir") { config.stateDirectory = value }
+        if let list = strings("blocklists") { config.blocklists = list }
+        if let list = strings("allowlists") { config.allowlists = list }
+        if let value = string("catalogue") { config.catalogueDirectory = value }
+        if let value = string("log-level") {
+            if ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(value) {
+                config.logLevel = value
+            } else {
+                issue("log-level", "expected trace, debug, info, notice, warning, error or critical")
+            }
+        }
+
+        if let value = string("blocking.mode") {
+            if let answer = BlockAnswer(value) { config.blockAnswer = answer } else {
+                issue("blocking.mode", "expected null, nxdomain, refused or an IP address, not '\(value)'")
+            }
+        }
+        if let value = integer("blocking.ttl", in: 0...86_400) { config.blockTTL = UInt32(value) }
+        if let value = bool("blocking.anti-bypass") { config.antiBypass = value }
+
+        if let value = integer("cache.size", in: 0...10_000_000) { config.cache.capacity = value }
+        if let value = integer("cache.min-ttl", in: 0...86_400) { config.cache.bounds.minimum = UInt32(value) }
+        if let value = integer("cache.max-ttl", in: 0...604_800) { config.cache.bounds.maximum = UInt32(value) }
+        if let value = integer("cache.negative-max-ttl", in: 0...86_400) {
+            config.cache.bounds.negativeMaximum = UInt32(value)
+        }
+        if let value = integer("cache.serve-stale", in: 0...604_800) { config.cache.staleSeconds = UInt32(value) }
+        if config.cache.bounds.minimum > config.cache.bounds.maximum {
+            issue("cache.min-ttl", "is larger than cache.max-ttl")
+        }
+
+        if let value = integer("upstream.timeout-ms", in: 10...60_000) {
+            config.forwarding.attemptTimeout = .milliseconds(Int64(value))
+        }
+        if let value = integer("upstream.attempts", in: 1...10) { config.forwarding.attempts = value }
+
+        if let list = strings("access.allow") {
+            var networks: [IPNetwork] = []
+            for entry in list {
+                if let network = IPNetwork(entry) { networks.append(network) } else {
+                    issue("access.allow", "'\(entry)' is not a network (CIDR such as 192.168.0.0/16)")
+                }
+            }
+            if !list.isEmpty { config.access = AccessControl(networks: networks) }
+        }
+
+        if let value = integer("tcp.max-connections", in: 1...100_000) { config.maxTCPConnections = value }
+        if let value = integer("tcp.idle-timeout-ms", in: 100...600_000) {
+            config.tcpIdleTimeout = .milliseconds(Int64(value))
+        }
+    }
+
+    private mutating func issue(_ key: String, _ message: String) {
+        issues.append(ConfigIssue(line: lines.line(of: key), key: key, message: message))
+    }
+
+    private func value(_ dottedKey: String) -> TOMLValueConvertible? {
+        let parts = dottedKey.split(separator: ".").map(String.init)
+        var current: TOMLTable? = table
+        for part in parts.dropLast() { current = current?[part]?.table }
+        return current?[parts.last!]
+    }
+
+    private mutating func string(_ key: String) -> String? {
+        guard let raw = value(key) else { return nil }
+        guard let text = raw.string else {
+            issue(key, "expected a string")
+            return nil
+        }
+        return text
+    }
+
+    private mutating func bool(_ key: String) -> Bool? {
+        guard let raw = value(key) else { return nil }
+        guard let flag = raw.bool else {
+            issue(key, "expected true or false")
+            return nil
+        }
+        return flag
+    }
+
+    private mutating func integer(_ key: String, in range: ClosedRange<Int>) -> Int? {
+        guard let raw = value(key) else { return nil }
+        guard let number = raw.int else {
+            issue(key, "expected an integer")
+            return nil
+        }
+        guard range.contains(number) else {
+            issue(key, "must be between \(range.lowerBound) and \(range.upperBound)")
+            return nil
+        }
+        return number
+    }
+
+    private mutating func strings(_ key: String) -> [String]? {
+        guard let raw = value(key) else { return nil }
+        guard let array = raw.array else {
+            issue(key, "expected an array of strings")
+            return nil
+        }
+        var result: [String] = []
+        for element in array {
+            guard let text = element.string else {
+                issue(key, "expected an array of strings")
+                return nil
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    private mutating func addresses(_ list: [String], key: String, defaultPort: Int?) -> [SocketAddress] {
+        list.compactMap { text in
+            if let address = AddressText.parse(text, defaultPort: defaultPort) { return address }
+            issue(key, "'\(text)' is not an address (\(defaultPort == nil ? "ADDR:PORT or [V6]:PORT" : "ADDR[:PORT]"))")
+            return nil
+        }
+    }
+}
+
+/// Finds the line of each key in TOML text, so that issues can name it. Understands `[table]`
+/// headers and `key = value` lines, which is all lockr's config uses.
+struct KeyLines {
+    private var lineOfKey: [String: Int] = [:]
+
+    init(text: String) {
+        var table = ""
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("[") && !line.hasPrefix("[[") {
+                table = String(line.dropFirst().prefix { $0 != "]" }).trimmingCharacters(in: .whitespaces)
+                if lineOfKey[table] == nil { lineOfKey[table] = number + 1 }
+            } else if let equals = line.firstIndex(of: "="), !line.hasPrefix("#") {
+                let key = line[..<equals].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                let dotted = table.isEmpty ? key : "\(table).\(key)"
+                if lineOfKey[dotted] == nil { lineOfKey[dotted] = number + 1 }
+            }
+        }
+    }
+
+    func line(of dottedKey: String) -> Int? { lineOfKey[dottedKey] }
+}

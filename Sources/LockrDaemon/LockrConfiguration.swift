@@ -1,0 +1,72 @@
+import DNSProxy
+import DNSWire
+import NIOCore
+
+/// Everything `lockr serve` runs with. Defaults are the embedded configuration.
+public struct LockrConfiguration: Sendable, Equatable {
+    /// Addresses to answer on (UDP and TCP).
+    public var listen: [SocketAddress] = [
+        try! SocketAddress(ipAddress: "127.0.0.1", port: 5335), try! SocketAddress(ipAddress: "::1", port: 5335),
+    ]
+    /// Upstream resolvers; empty means the name servers of /etc/resolv.conf.
+    public var upstreams: [SocketAddress] = []
+    public var stateDirectory: String = LockrConfiguration.defaultStateDirectory()
+    public var blocklists: [String] = []
+    public var allowlists: [String] = []
+    /// The app catalogue directory; nil means the `blocklists/` found next to the program.
+    public var catalogueDirectory: String?
+    public var logLevel: String = "info"
+
+    public var blockAnswer: BlockAnswer = .null
+    public var blockTTL: UInt32 = 60
+    public var antiBypass = true
+
+    public var cache = CacheSettings()
+    public var forwarding = ForwardSettings()
+    public var access = AccessControl()
+
+    public var maxTCPConnections = 256
+    public var tcpIdleTimeout: TimeAmount = .seconds(10)
+
+    public init() {}
+
+    /// /var/lib/lockr for root, else $XDG_STATE_HOME/lockr (or ~/.local/state/lockr).
+    public static func defaultStateDirectory(
+        environment: [String: String] = ProcessEnvironment.current,
+        isRoot: Bool = ProcessEnvironment.isRoot
+    ) -> String {
+        if isRoot { return "/var/lib/lockr" }
+        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/lockr" }
+        return (environment["HOME"] ?? "/tmp") + "/.local/state/lockr"
+    }
+}
+
+/// Parses "ADDR:PORT", "[V6]:PORT", "ADDR" (with a default port) into a socket address.
+public enum AddressText {
+    public static func parse(_ text: String, defaultPort: Int?) -> SocketAddress? {
+        var host = text
+        var port = defaultPort
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":"), let value = Int(rest.dropFirst()) else { return nil }
+                port = value
+            }
+        } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
+            host = String(text[..<colon])
+            guard let value = Int(text[text.index(after: colon)...]) else { return nil }
+            port = value
+        }
+        guard let port, (0...65_535).contains(port) else { return nil }
+        return try? SocketAddress(ipAddress: host, port: port)
+    }
+
+    /// "127.0.0.1:5335" or "[::1]:5335".
+    public static func format(_ address: SocketAddress) -> String {
+        let host = address.ipAddress ?? "?"
+        let port = address.port ?? 0
+        return address.protocol == .inet6 ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}

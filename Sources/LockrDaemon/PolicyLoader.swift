@@ -1,0 +1,100 @@
+import DNSFilter
+import DNSProxy
+import DNSWire
+import Foundation
+import Logging
+import NIOCore
+
+/// A configuration that failed to load, with a message for people.
+public struct LoadError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Everything the DNS engine needs that is read from files: rule lists, the app catalogue, upstreams.
+public struct LoadedPolicy: Sendable {
+    public let rules: RuleSet
+    public let reports: [(path: String, report: ListReport)]
+    public let catalogue: AppCatalogue
+    public let catalogueDirectory: String?
+    public let upstreams: [SocketAddress]
+    /// Wall-clock seconds spent reading lists.
+    public let listLoadSeconds: Double
+}
+
+/// Reads the files a configuration names.
+public enum PolicyLoader {
+    public static func load(_ config: LockrConfiguration) throws(LoadError) -> LoadedPolicy {
+        let started = ContinuousClock.now
+        var builder = RuleSetBuilder()
+        var reports: [(String, ListReport)] = []
+        for (paths, role) in [(config.blocklists, ListRole.block), (config.allowlists, ListRole.allow)] {
+            for path in paths {
+                let bytes: [UInt8]
+                do { bytes = try readFileBytes(path) } catch { throw LoadError(error.description) }
+                let source = builder.addSource((path as NSString).lastPathComponent)
+                reports.append((path, RuleListParser.parse(bytes, role: role, source: source, into: &builder)))
+            }
+        }
+        let rules = builder.build()
+        let elapsed = ContinuousClock.now - started
+        let (catalogue, directory) = try loadCatalogue(config)
+        return LoadedPolicy(
+            rules: rules, reports: reports, catalogue: catalogue, catalogueDirectory: directory,
+            upstreams: try upstreams(config),
+            listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// The configured upstreams, or else the name servers of /etc/resolv.conf that are not lockr itself.
+    static func upstreams(_ config: LockrConfiguration, resolvConf: String = "/etc/resolv.conf") throws(LoadError)
+        -> [SocketAddress]
+    {
+        if !config.upstreams.isEmpty { return config.upstreams }
+        let servers: [String]
+        do { servers = try ResolvConf.nameservers(path: resolvConf) } catch {
+            throw LoadError("no upstream configured and \(resolvConf) is unusable (\(error)); pass --upstream ADDR")
+        }
+        let found = servers.compactMap { AddressText.parse($0, defaultPort: 53) }.filter { !isSelf($0, config.listen) }
+        guard !found.isEmpty else {
+            throw LoadError("no upstream configured and \(resolvConf) names only lockr itself; pass --upstream ADDR")
+        }
+        return found
+    }
+
+    /// True when `server` is one of lockr's own listen addresses (or covered by a wildcard listener).
+    static func isSelf(_ server: SocketAddress, _ listen: [SocketAddress]) -> Bool {
+        listen.contains { own in
+            guard own.port == server.port else { return false }
+            let host = own.ipAddress ?? ""
+            return host == server.ipAddress || host == "0.0.0.0" || host == "::"
+        }
+    }
+
+    static func loadCatalogue(_ config: LockrConfiguration) throws(LoadError) -> (AppCatalogue, String?) {
+        guard let directory = config.catalogueDirectory ?? defaultCatalogueDirectory() else {
+            return (AppCatalogue(apps: []), nil)
+        }
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: directory) } catch {
+            throw LoadError("cannot read the app catalogue directory \(directory)")
+        }
+        do { return (try AppCatalogue.load(directory: directory, fileNames: names), directory) } catch {
+            throw LoadError("app catalogue: \(error)")
+        }
+    }
+
+    /// `blocklists/` in a directory above the program (a source checkout), else the installed copy.
+    static func defaultCatalogueDirectory() -> String? {
+        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            let candidate = directory.appendingPathComponent("blocklists")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("README.md").path) {
+                return candidate.path
+            }
+            directory.deleteLastPathComponent()
+        }
+        return ["/usr/local/share/lockr/blocklists", "/usr/share/lockr/blocklists"].first {
+            FileManager.default.fileExists(atPath: $0)
+        }
+    }
+}

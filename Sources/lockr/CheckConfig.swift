@@ -1,0 +1,33 @@
+import ArgumentParser
+import LockrDaemon
+
+struct CheckConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Validate a config file and the lists it names; every error names its line and key."
+    )
+
+    @Argument(help: ArgumentHelp("The TOML config file.", valueName: "FILE"))
+    var file: String
+
+    func run() throws {
+        var options = try ServeOptions.parse([])
+        options.config = file
+        do {
+            let config = try options.resolve()
+            let loaded = try PolicyLoader.load(config)
+            var warnings = 0
+            for (path, report) in loaded.reports {
+                print("\(path): \(report.rules) rules, \(report.issueCount) lines skipped")
+                for issue in report.issues { print("  \(path): \(issue)") }
+                warnings += report.issueCount
+            }
+            print("catalogue: \(loaded.catalogue.apps.count) apps (\(loaded.catalogueDirectory ?? "not found"))")
+            print("upstreams: \(loaded.upstreams.map(AddressText.format).joined(separator: ", "))")
+            print("\(file): OK\(warnings > 0 ? " (\(warnings) list lines skipped)" : "")")
+        } catch {
+            printError("\(error)")
+            throw ExitCode.failure
+        }
+    }
+}

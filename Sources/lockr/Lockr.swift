@@ -1,0 +1,15 @@
+import ArgumentParser
+
+@main
+struct Lockr: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lockr",
+        abstract: "A DNS forwarder that throttles apps by answering or sinkholing their domains.",
+        discussion: """
+            lockr answers DNS for this machine or your home network. Point your resolver at it
+            (see README.md). DNS decides only new lookups: a connection an app already has open
+            stays open until the app reconnects; short TTLs and firewall rules narrow that gap.
+            """,
+        subcommands: [Serve.self, CheckConfig.self]
+    )
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import LockrDaemon
+import Logging
+import ServiceLifecycle
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the DNS forwarder (embedded defaults: 127.0.0.1 and ::1 port 5335).",
+        discussion: """
+            Upstreams default to the name servers of /etc/resolv.conf. SIGHUP reloads the config
+            file and lists without dropping queries; SIGTERM stops cleanly.
+            """
+    )
+
+    @OptionGroup var options: ServeOptions
+
+    func run() async throws {
+        do {
+            let first = try options.resolve()
+            let level = Logger.Level(rawValue: first.logLevel) ?? .info
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            let logger = Logger(label: "lockr")
+            let options = self.options
+            let daemon = Daemon(configuration: { try options.resolve() }, logger: logger)
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
+                    gracefulShutdownSignals: [.sigterm, .sigint],
+                    logger: logger))
+            try await group.run()
+        } catch {
+            printError("lockr: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import DNSProxy
+import LockrDaemon
+
+/// The settings `serve` and `check-config` share: a config file and the flags that override it.
+struct ServeOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("TOML config file (see README: Configuration reference).", valueName: "FILE"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Address to answer on, UDP and TCP (repeatable).", valueName: "ADDR:PORT"))
+    var listen: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Upstream resolver, port 53 by default (repeatable).", valueName: "ADDR[:PORT]"))
+    var upstream: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Block list file: domains, hosts or adblock syntax (repeatable).", valueName: "FILE"))
+    var blocklist: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Allow list file: names never blocked (repeatable).", valueName: "FILE"))
+    var allowlist: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Directory for lockr's state.", valueName: "DIR"))
+    var stateDir: String?
+
+    @Option(name: .long, help: ArgumentHelp("Answer for blocked names: null, nxdomain, refused or an IP.", valueName: "MODE"))
+    var blockMode: String?
+
+    @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning or error.", valueName: "LEVEL"))
+    var logLevel: String?
+
+    func validate() throws {
+        for text in listen where AddressText.parse(text, defaultPort: nil) == nil {
+            throw ValidationError("--listen '\(text)' is not ADDR:PORT or [V6]:PORT")
+        }
+        for text in upstream where AddressText.parse(text, defaultPort: 53) == nil {
+            throw ValidationError("--upstream '\(text)' is not ADDR or ADDR:PORT")
+        }
+        if let blockMode, BlockAnswer(blockMode) == nil {
+            throw ValidationError("--block-mode '\(blockMode)' is not null, nxdomain, refused or an IP address")
+        }
+    }
+
+    /// The config file (if any) with the flags applied over it.
+    func resolve() throws -> LockrConfiguration {
+        var result = LockrConfiguration()
+        if let config {
+            let text: String
+            do { text = try String(contentsOfFile: config, encoding: .utf8) } catch {
+                throw LoadError("cannot read config file \(config)")
+            }
+            result = try ConfigFile.parse(text, path: config)
+        }
+        if !listen.isEmpty { result.listen = listen.compactMap { AddressText.parse($0, defaultPort: nil) } }
+        if !upstream.isEmpty { result.upstreams = upstream.compactMap { AddressText.parse($0, defaultPort: 53) } }
+        result.blocklists += blocklist
+        result.allowlists += allowlist
+        if let stateDir { result.stateDirectory = stateDir }
+        if let blockMode, let answer = BlockAnswer(blockMode) { result.blockAnswer = answer }
+        if let logLevel { result.logLevel = logLevel }
+        return result
+    }
+}
