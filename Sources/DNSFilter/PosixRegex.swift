@@ -15,8 +15,7 @@ public final class PosixRegex: @unchecked Sendable {
 
     /// Compiles `pattern`; throws the C library's message when it is not a valid ERE.
     public init(_ pattern: String) throws(RegexError) {
-        self.pattern = pattern
-        compiled = .allocate(capacity: 1)
+        let compiled = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
         let status = regcomp(compiled, pattern, REG_EXTENDED | REG_ICASE | REG_NOSUB)
         guard status == 0 else {
             var message = [CChar](repeating: 0, count: 256)
@@ -24,6 +23,8 @@ public final class PosixRegex: @unchecked Sendable {
             compiled.deallocate()
             throw RegexError(message: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
+        self.pattern = pattern
+        self.compiled = compiled
     }
 
     deinit {

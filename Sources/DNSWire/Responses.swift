@@ -15,6 +15,7 @@ public enum Responses {
     /// The answer to a datagram that failed validation, or nil when it must be dropped.
     /// It echoes the id, opcode and RD bit with no question, as the question may be the problem.
     public static func answer(toInvalid packet: [UInt8], problem: QueryProblem) -> [UInt8]? {
+        guard packet.count >= DNSLimits.headerSize else { return nil }
         let rcode: ResponseCode
         switch problem {
         case .unanswerable: return nil

@@ -1,0 +1,132 @@
+import Testing
+
+@testable import DNSFilter
+
+@Suite struct RuleListParserTests {
+    private func rules(_ text: String, role: ListRole = .block) -> (RuleSet, ListReport) {
+        var builder = RuleSetBuilder()
+        let source = builder.addSource("test.txt")
+        let report = RuleListParser.parse(Array(text.utf8), role: role, source: source, into: &builder)
+        return (builder.build(), report)
+    }
+
+    private func blocked(_ set: RuleSet, _ name: String) -> Bool { set.hit(name: name)?.isBlock == true }
+
+    @Test func plainDomainsCoverTheirSubdomains() {
+        let (set, report) = rules("example.com\nAds.Tracker.NET.\n")
+        #expect(report.rules == 2)
+        #expect(blocked(set, "example.com"))
+        #expect(blocked(set, "www.example.com"))
+        #expect(blocked(set, "a.b.c.EXAMPLE.com"))
+        #expect(blocked(set, "ads.tracker.net"))
+        #expect(!blocked(set, "tracker.net"))
+        #expect(!blocked(set, "badexample.com"))
+        #expect(!blocked(set, "example.com.evil"))
+        #expect(!blocked(set, "com"))
+    }
+
+    @Test func hostsFiles() {
+        let text = """
+            # comment
+            127.0.0.1 localhost
+            ::1 ip6-localhost
+            0.0.0.0 ads.example.com
+            127.0.0.1\tone.test two.test   # inline comment
+            0.0.0.0 0.0.0.0
+            """
+        let (set, report) = rules(text)
+        #expect(report.rules == 3)
+        #expect(report.issueCount == 0)
+        #expect(blocked(set, "ads.example.com"))
+        #expect(blocked(set, "one.test"))
+        #expect(blocked(set, "x.two.test"))
+        #expect(!blocked(set, "localhost"))
+    }
+
+    @Test func adblockSyntaxAndExceptions() {
+        let text = """
+            [Adblock Plus 2.0]
+            ! comment
+            ||doubleclick.net^
+            ||important.test^$important
+            ||tracker.test^|
+            @@||ok.doubleclick.net^
+            ||thirdparty.test^$third-party
+            """
+        let (set, report) = rules(text)
+        #expect(report.rules == 4)
+        #expect(report.issueCount == 1)
+        #expect(report.issues.first?.line == 7)
+        #expect(report.issues.first?.reason.contains("modifier") == true)
+        #expect(blocked(set, "ad.doubleclick.net"))
+        #expect(blocked(set, "important.test"))
+        #expect(blocked(set, "tracker.test"))
+        #expect(!blocked(set, "ok.doubleclick.net"))
+        #expect(!blocked(set, "deep.ok.doubleclick.net"))
+        #expect(set.hit(name: "ok.doubleclick.net")?.isBlock == false)
+        #expect(!blocked(set, "thirdparty.test"))
+    }
+
+    @Test func anExceptionBeatsAMoreSpecificBlock() {
+        let (set, _) = rules("||ads.example.com^\n@@||example.com^\n")
+        #expect(!blocked(set, "ads.example.com"))
+    }
+
+    @Test func wildcardsCoverOnlySubdomains() {
+        let (set, _) = rules("*.example.org\n")
+        #expect(blocked(set, "www.example.org"))
+        #expect(!blocked(set, "example.org"))
+    }
+
+    @Test func regularExpressions() {
+        let (set, report) = rules("/^ad[0-9]+\\./\n/(/\n@@/^ad7\\./\n")
+        #expect(report.rules == 2)
+        #expect(report.issues.first?.reason.contains("regular expression") == true)
+        #expect(blocked(set, "ad1.example.com"))
+        #expect(blocked(set, "AD22.example.com"))
+        #expect(!blocked(set, "ad7.example.com"))
+        #expect(!blocked(set, "bad1.example.com"))
+        #expect(set.describe(set.hit(name: "ad1.x")!) == "/^ad[0-9]+\\./ (test.txt)")
+    }
+
+    @Test func allowlistFilesOnlyAllow() {
+        let (set, _) = rules("example.com\n", role: .allow)
+        #expect(set.hit(name: "www.example.com")?.isBlock == false)
+        #expect(set.blockedDomainCount == 0)
+    }
+
+    @Test func badLinesAreReportedWithTheirNumbers() {
+        let text = "good.test\r\nbad name here\nbäd.test\n\(String(repeating: "a", count: 64)).test\nsp ace.test\nx..y\n"
+        let (set, report) = rules(text)
+        #expect(blocked(set, "good.test"))
+        #expect(report.rules == 1)
+        #expect(report.issues.map(\.line) == [2, 3, 4, 5, 6])
+        #expect(report.issues[1].reason.contains("punycode"))
+        #expect(report.issues[2].reason.contains("63"))
+    }
+
+    @Test func describesTheRuleAndItsList() {
+        let (set, _) = rules("example.com\n*.wild.test\n")
+        #expect(set.describe(set.hit(name: "a.example.com")!) == "||example.com^ (test.txt)")
+        #expect(set.describe(set.hit(name: "a.wild.test")!) == "*.wild.test (test.txt)")
+    }
+
+    @Test func theMostSpecificRuleIsReported() {
+        let (set, _) = rules("example.com\nads.example.com\n")
+        #expect(set.describe(set.hit(name: "x.ads.example.com")!) == "||ads.example.com^ (test.txt)")
+    }
+
+    @Test func duplicatesMergeTheirCoverage() {
+        let (set, _) = rules("*.dup.test\ndup.test\n*.dup.test\n")
+        #expect(set.blockedDomainCount == 1)
+        #expect(blocked(set, "dup.test"))
+        #expect(blocked(set, "a.dup.test"))
+    }
+
+    @Test func namesOfManyLabels() {
+        let deep = (0..<40).map { "l\($0)" }.joined(separator: ".") + ".deep.test"
+        let (set, _) = rules("deep.test\n\(deep)\n")
+        #expect(blocked(set, "x." + deep))
+        #expect(set.describe(set.hit(name: "x." + deep)!).hasPrefix("||l0.l1."))
+    }
+}

@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking DNS client over plain sockets, for tests: one query, one answer, with a timeout.
+public enum DNSClient {
+    public struct Timeout: Error {}
+
+    /// Sends `packet` over UDP to 127.0.0.1:`port` and returns the first datagram back, or throws
+    /// `Timeout` after `seconds`.
+    public static func udp(_ packet: [UInt8], port: Int, seconds: Double = 2) throws -> [UInt8] {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        precondition(fd >= 0)
+        defer { close(fd) }
+        setTimeout(fd, seconds)
+        var address = loopback(port)
+        let sent = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        precondition(sent == packet.count)
+        var buffer = [UInt8](repeating: 0, count: 65_535)
+        let got = recv(fd, &buffer, buffer.count, 0)
+        guard got > 0 else { throw Timeout() }
+        return Array(buffer[0..<got])
+    }
+
+    /// Sends each packet over one TCP connection (2-byte framing) and reads as many answers.
+    /// `raw` bytes are written as they are, before the framed packets, to test bad framing.
+    public static func tcp(_ packets: [[UInt8]], port: Int, raw: [UInt8] = [], seconds: Double = 2) throws -> [[UInt8]] {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        precondition(fd >= 0)
+        defer { close(fd) }
+        setTimeout(fd, seconds)
+        var address = loopback(port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Timeout() }
+        var out = raw
+        for packet in packets {
+            out += [UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet
+        }
+        guard send(fd, out, out.count, Int32(MSG_NOSIGNAL)) == out.count else { throw Timeout() }
+        var answers: [[UInt8]] = []
+        for _ in packets {
+            let header = try readExactly(fd, 2)
+            answers.append(try readExactly(fd, Int(header[0]) << 8 | Int(header[1])))
+        }
+        return answers
+    }
+
+    /// True when the peer closes the TCP connection within `seconds` after `raw` is written.
+    public static func tcpClosesAfter(_ raw: [UInt8], port: Int, seconds: Double) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        setTimeout(fd, seconds)
+        var address = loopback(port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return false }
+        if !raw.isEmpty { _ = send(fd, raw, raw.count, Int32(MSG_NOSIGNAL)) }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, 0) == 0
+    }
+
+    private static func readExactly(_ fd: Int32, _ count: Int) throws -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let got = result.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + filled, count - filled, 0) }
+            guard got > 0 else { throw Timeout() }
+            filled += got
+        }
+        return result
+    }
+
+    private static func setTimeout(_ fd: Int32, _ seconds: Double) {
+        var time = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    private static func loopback(_ port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+}
