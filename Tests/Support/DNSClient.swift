@@ -4,7 +4,7 @@ import Glibc
 
 /// A blocking DNS client over plain sockets, for tests: one query, one answer, with a timeout.
 public enum DNSClient {
-    public struct Timeout: Error {}
+    public struct Timeout: Error { public init() {} }
 
     /// Sends `packet` over UDP to 127.0.0.1:`port` and returns the first datagram back, or throws
     /// `Timeout` after `seconds`.

@@ -1,0 +1,127 @@
+import DNSFilter
+import DNSTestSupport
+import DNSWire
+import NIOCore
+import Testing
+
+@testable import DNSProxy
+
+@Suite struct QueryPipelineTests {
+    let local = try! SocketAddress(ipAddress: "127.0.0.1", port: 40000)
+    let stranger = try! SocketAddress(ipAddress: "203.0.113.9", port: 40000)
+
+    private func pipeline(_ list: String = "ads.test\n", mode: BlockAnswer = .null) -> QueryPipeline {
+        var builder = RuleSetBuilder()
+        let source = builder.addSource("list.txt")
+        _ = RuleListParser.parse(Array(list.utf8), role: .block, source: source, into: &builder)
+        return QueryPipeline(
+            policy: FilterPolicy(rules: builder.build(), blockAnswer: mode, blockTTL: 60),
+            access: AccessControl(), cacheSettings: CacheSettings(), cache: AnswerCache(settings: CacheSettings()))
+    }
+
+    private func reply(_ step: PipelineStep) throws -> LdnsPacket {
+        guard case .reply(let bytes) = step else {
+            Issue.record("expected a reply, got \(step)")
+            throw DNSClient.Timeout()
+        }
+        return try LdnsPacket(wire: bytes)
+    }
+
+    @Test func strangersAreRefused() throws {
+        let step = pipeline().begin(packet: LdnsBuild.query("www.test."), client: stranger, transport: .udp, now: 0)
+        #expect(try reply(step).rcode == 5)
+        let garbage = pipeline().begin(packet: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13], client: stranger, transport: .udp, now: 0)
+        guard case .drop = garbage else {
+            Issue.record("junk from a stranger must be dropped")
+            return
+        }
+    }
+
+    @Test func mappedIPv4AndLocalNetworksAreAllowed() throws {
+        let access = AccessControl()
+        #expect(access.allows(try SocketAddress(ipAddress: "::ffff:192.168.1.4", port: 1)))
+        #expect(access.allows(try SocketAddress(ipAddress: "fd12::1", port: 1)))
+        #expect(access.allows(try SocketAddress(ipAddress: "fe80::1", port: 1)))
+        #expect(!access.allows(try SocketAddress(ipAddress: "2001:db8::1", port: 1)))
+        #expect(!access.allows(try SocketAddress(ipAddress: "8.8.8.8", port: 1)))
+        let custom = AccessControl(networks: [IPNetwork("198.51.100.0/24")!])
+        #expect(custom.allows(try SocketAddress(ipAddress: "198.51.100.77", port: 1)))
+        #expect(!custom.allows(try SocketAddress(ipAddress: "127.0.0.1", port: 1)))
+    }
+
+    @Test func blockedNamesInEachMode() throws {
+        let query = LdnsBuild.query("x.ads.test.", ednsPayload: 1232)
+        let null = try reply(pipeline().begin(packet: query, client: local, transport: .udp, now: 0))
+        #expect(null.answerRecords.first?.hasSuffix("0.0.0.0") == true)
+        #expect(null.extendedErrors.first?.text == "blocked by ||ads.test^ (list.txt)")
+        #expect(try reply(pipeline(mode: .nxdomain).begin(packet: query, client: local, transport: .udp, now: 0)).rcode == 3)
+        #expect(try reply(pipeline(mode: .refused).begin(packet: query, client: local, transport: .udp, now: 0)).rcode == 5)
+        let custom = try reply(
+            pipeline(mode: BlockAnswer("192.0.2.99")!).begin(packet: query, client: local, transport: .udp, now: 0))
+        #expect(custom.answerRecords.first?.hasSuffix("192.0.2.99") == true)
+        let https = LdnsBuild.query("x.ads.test.", type: "HTTPS")
+        for mode in [BlockAnswer.null, .nxdomain, .refused] {
+            let answer = try reply(pipeline(mode: mode).begin(packet: https, client: local, transport: .udp, now: 0))
+            #expect(answer.rcode == 0 && answer.answerCount == 0, "HTTPS of a blocked name is NODATA in \(mode) mode")
+        }
+    }
+
+    @Test func antiBypassNames() throws {
+        let pipe = pipeline("")
+        for name in ["use-application-dns.net.", "mask.icloud.com.", "mask-h2.icloud.com."] {
+            #expect(try reply(pipe.begin(packet: LdnsBuild.query(name), client: local, transport: .udp, now: 0)).rcode == 3)
+        }
+        let ddr = try reply(pipe.begin(packet: LdnsBuild.query("_dns.resolver.arpa.", type: "SVCB"), client: local, transport: .udp, now: 0))
+        #expect(ddr.rcode == 0 && ddr.answerCount == 0)
+        var off = pipe
+        off.policy.antiBypass = false
+        guard case .forward = off.begin(packet: LdnsBuild.query("use-application-dns.net."), client: local, transport: .udp, now: 0) else {
+            Issue.record("with anti-bypass off the canary is forwarded")
+            return
+        }
+    }
+
+    @Test func whatIsNeverForwarded() throws {
+        var chaos = LdnsBuild.query("version.bind.", type: "TXT")
+        chaos[chaos.count - 1] = 3  // class CH
+        #expect(try reply(pipeline().begin(packet: chaos, client: local, transport: .udp, now: 0)).rcode == 5)
+        let axfr = LdnsBuild.query("test.", type: "AXFR")
+        #expect(try reply(pipeline().begin(packet: axfr, client: local, transport: .tcp, now: 0)).rcode == 4)
+        let any = try reply(pipeline().begin(packet: LdnsBuild.query("www.test.", type: "ANY"), client: local, transport: .udp, now: 0))
+        #expect(any.answerRecords.first?.contains("HINFO") == true)
+        var version1 = LdnsBuild.query("www.test.", ednsPayload: 1232)
+        version1[version1.count - 5] = 1  // EDNS version 1
+        guard case .reply(let bytes) = pipeline().begin(packet: version1, client: local, transport: .udp, now: 0) else {
+            Issue.record("BADVERS expected")
+            return
+        }
+        #expect(bytes[bytes.count - 6] == 1)
+    }
+
+    @Test func theBlockComesBeforeTheCache() throws {
+        let open = pipeline("")
+        let query = LdnsBuild.query("ads.test.")
+        guard case .forward(let parsed, _) = open.begin(packet: query, client: local, transport: .udp, now: 0) else {
+            Issue.record("expected forward")
+            return
+        }
+        let upstream = try #require(LdnsBuild.answer(to: query, records: ["ads.test. 3600 IN A 192.0.2.3"]))
+        let answer = try CachedAnswer(reply: upstream, toQuery: query, bounds: TTLBounds())
+        _ = open.finish(parsed, upstream: .success(answer), stale: nil, transport: .udp, now: 0)
+        // served from cache while allowed
+        #expect(try reply(open.begin(packet: query, client: local, transport: .udp, now: 1)).answerRecords.first?.hasSuffix("192.0.2.3") == true)
+        // the same cache under a policy that blocks the name: the block wins
+        var blocking = pipeline("ads.test\n")
+        blocking = QueryPipeline(policy: blocking.policy, access: open.access, cacheSettings: open.cacheSettings, cache: open.cache)
+        #expect(try reply(blocking.begin(packet: query, client: local, transport: .udp, now: 2)).answerRecords.first?.hasSuffix("0.0.0.0") == true)
+    }
+
+    @Test func upstreamFailureGivesStaleOrServfail() throws {
+        let pipe = pipeline("")
+        let query = try DNSQuery(packet: LdnsBuild.query("www.test.", ednsPayload: 1232))
+        let failed = try LdnsPacket(
+            wire: pipe.finish(query, upstream: .failure(ForwardError.noUpstreamAnswered), stale: nil, transport: .udp, now: 0))
+        #expect(failed.rcode == 2)
+        #expect(failed.extendedErrors.map(\.code) == [22])
+    }
+}
