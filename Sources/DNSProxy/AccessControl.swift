@@ -80,9 +80,9 @@ public enum IPAddressBytes {
         }
     }
 
+    /// Canonical text of 4 or 16 address bytes ("192.0.2.1", "fd00::").
     static func format(_ bytes: [UInt8]) -> String {
-        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
-        return stride(from: 0, to: bytes.count, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-            .joined(separator: ":")
+        let address = try? SocketAddress(packedIPAddress: ByteBuffer(bytes: bytes), port: 0)
+        return address?.ipAddress ?? "?"
     }
 }

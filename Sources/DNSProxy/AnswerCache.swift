@@ -87,7 +87,7 @@ struct CacheKey {
 
     func matches(_ entry: CacheShard.Entry, _ query: DNSQuery) -> Bool {
         entry.hash == hash && entry.type == query.type && entry.flags == flags
-            && WireName.equalIgnoringCase(entry.name, query.wireName)
+            && WireName.equalIgnoringCase(entry.name[...], query.wireName)
     }
 }
 

@@ -38,7 +38,7 @@ extension Array where Element == UInt8 {
 }
 
 /// ASCII lower-casing of one byte, as DNS name comparison wants (RFC 4343).
-@inline(__always)
+@inlinable @inline(__always)
 public func asciiLower(_ byte: UInt8) -> UInt8 {
     byte &- 0x41 < 26 ? byte | 0x20 : byte
 }

@@ -88,9 +88,17 @@ public enum WireName {
     }
 
     /// Compares two uncompressed wire names ignoring ASCII case.
-    public static func equalIgnoringCase(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
+    @inlinable
+    public static func equalIgnoringCase(_ lhs: ArraySlice<UInt8>, _ rhs: ArraySlice<UInt8>) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        return zip(lhs, rhs).allSatisfy { asciiLower($0) == asciiLower($1) }
+        var left = lhs.startIndex
+        var right = rhs.startIndex
+        while left < lhs.endIndex {
+            if asciiLower(lhs[left]) != asciiLower(rhs[right]) { return false }
+            left += 1
+            right += 1
+        }
+        return true
     }
 }
 

@@ -61,13 +61,24 @@ public enum PolicyLoader {
         return found
     }
 
-    /// True when `server` is one of lockr's own listen addresses (or covered by a wildcard listener).
+    /// True when `server` is one of lockr's own listen addresses, or a loopback or interface
+    /// address of this machine on the port of a wildcard listener (0.0.0.0, ::).
     static func isSelf(_ server: SocketAddress, _ listen: [SocketAddress]) -> Bool {
         listen.contains { own in
-            guard own.port == server.port else { return false }
-            let host = own.ipAddress ?? ""
-            return host == server.ipAddress || host == "0.0.0.0" || host == "::"
+            guard own.port == server.port, let host = own.ipAddress else { return false }
+            if host == server.ipAddress { return true }
+            guard host == "0.0.0.0" || host == "::" else { return false }
+            return localAddresses().contains(server.ipAddress ?? "")
         }
+    }
+
+    /// Loopback and interface addresses of this machine.
+    private static func localAddresses() -> Set<String> {
+        var addresses: Set<String> = ["127.0.0.1", "::1"]
+        for device in (try? System.enumerateDevices()) ?? [] {
+            if let ip = device.address?.ipAddress { addresses.insert(ip) }
+        }
+        return addresses
     }
 
     static func loadCatalogue(_ config: LockrConfiguration) throws(LoadError) -> (AppCatalogue, String?) {

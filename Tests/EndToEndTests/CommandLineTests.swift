@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// The `lockr` command line: help, config checking, start-up errors.
+@Suite struct CommandLineTests {
+    @Test func helpListsTheCommands() throws {
+        let help = try run(LockrProcess.binary, ["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("serve"))
+        #expect(help.output.contains("check-config"))
+        let serveHelp = try run(LockrProcess.binary, ["serve", "--help"])
+        for flag in ["--listen", "--upstream", "--blocklist", "--state-dir", "--block-mode", "--config"] {
+            #expect(serveHelp.output.contains(flag))
+        }
+    }
+
+    @Test func checkConfigNamesEveryError() throws {
+        let path = NSTemporaryDirectory() + "lockr-check-\(UUID()).toml"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "listen = [\"127.0.0.1:53\"]\nupstreams = [\"192.0.2.1\"]\n[cache]\nsize = \"big\"\n[blocking]\nmode = \"purple\"\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let bad = try run(LockrProcess.binary, ["check-config", path])
+        #expect(bad.status == 1)
+        #expect(bad.output.contains("line 4: key 'cache.size': expected an integer"))
+        #expect(bad.output.contains("line 6: key 'blocking.mode'"))
+        try "listen = [\"127.0.0.1:53\"]\nupstreams = [\"192.0.2.1\"]\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let good = try run(LockrProcess.binary, ["check-config", path])
+        #expect(good.status == 0, "\(good.output)")
+        #expect(good.output.contains("OK"))
+        #expect(good.output.contains("apps"))
+    }
+
+    @Test func badStartsAreClearErrors() throws {
+        let missingList = try run(LockrProcess.binary, ["serve", "--listen", "127.0.0.1:0", "--upstream", "192.0.2.1", "--blocklist", "/nonexistent/list.txt"])
+        #expect(missingList.status == 1)
+        #expect(missingList.output.contains("cannot read /nonexistent/list.txt"))
+        let badMode = try run(LockrProcess.binary, ["serve", "--block-mode", "purple"])
+        #expect(badMode.status != 0)
+        #expect(badMode.output.contains("--block-mode 'purple'"))
+    }
+}

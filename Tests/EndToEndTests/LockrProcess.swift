@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// The real `lockr` binary, started for one test and stopped with SIGTERM.
+final class LockrProcess {
+    let process = Process()
+    let logPath: String
+    private(set) var port = 0
+
+    /// The `lockr` built next to this test bundle.
+    static var binary: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("lockr").path
+    }
+
+    /// Starts `lockr serve` on a free loopback port with `arguments` and waits until it listens.
+    init(_ arguments: [String]) throws {
+        logPath = NSTemporaryDirectory() + "lockr-e2e-\(UUID()).log"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
+            throw Failure("no lockr binary at \(Self.binary): run `swift build` before the tests")
+        }
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["serve", "--listen", "127.0.0.1:0"] + arguments
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let match = log.firstMatch(of: /address=127\.0\.0\.1:(\d+)/) {
+                port = Int(match.1)!
+                return
+            }
+            guard process.isRunning else { throw Failure("lockr exited: \(log)") }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        process.terminate()
+        throw Failure("lockr did not start listening: \(log)")
+    }
+
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Stops with SIGTERM and returns the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: logPath)
+        return process.terminationStatus
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// Runs a command-line tool and returns its exit status and output (stdout and stderr together).
+@discardableResult
+func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [tool] + arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// `dig` against lockr; fails the test when dig itself is missing.
+func dig(_ port: Int, _ arguments: String...) throws -> String {
+    let result = try run("dig", ["@127.0.0.1", "-p", "\(port)", "+tries=1", "+time=3"] + arguments)
+    if result.status == 127 { throw LockrProcess.Failure("dig is not installed (apt-get install bind9-dnsutils)") }
+    return result.output
+}
+
+/// `drill` against lockr; fails the test when drill itself is missing.
+func drill(_ port: Int, _ arguments: String...) throws -> String {
+    let result = try run("drill", ["-p", "\(port)"] + arguments + ["@127.0.0.1"])
+    if result.status == 127 { throw LockrProcess.Failure("drill is not installed (apt-get install ldnsutils)") }
+    return result.output
+}

@@ -1,0 +1,114 @@
+import DNSTestSupport
+import Foundation
+import Testing
+
+/// `lockr serve` as users run it, queried with dig and drill, forwarding to a local scripted upstream.
+@Suite(.serialized) struct ServeEndToEndTests {
+    /// Runs `body` with an upstream and a lockr pointed at it, blocking the names of `list`.
+    func withLockr(
+        list: String = "ads.test\n||tracker.test^\n",
+        extra: [String] = [],
+        _ body: (LockrProcess, ScriptedUpstream, String) async throws -> Void
+    ) async throws {
+        let upstream = try await ScriptedUpstream()
+        let listPath = NSTemporaryDirectory() + "lockr-e2e-list-\(UUID()).txt"
+        try list.write(toFile: listPath, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: listPath) }
+        let lockr = try LockrProcess(
+            ["--upstream", "127.0.0.1:\(upstream.port)", "--blocklist", listPath, "--state-dir", NSTemporaryDirectory()] + extra)
+        do {
+            try await body(lockr, upstream, listPath)
+        } catch {
+            lockr.stop()
+            await upstream.stop()
+            throw error
+        }
+        lockr.stop()
+        await upstream.stop()
+    }
+
+    @Test func blockedAndAllowedNamesWithDigAndDrill() async throws {
+        try await withLockr { lockr, upstream, _ in
+            let blocked = try dig(lockr.port, "x.ads.test", "A")
+            #expect(blocked.contains("status: NOERROR"))
+            #expect(blocked.contains("x.ads.test.\t\t60\tIN\tA\t0.0.0.0"))
+            #expect(blocked.contains("EDE: 15 (Blocked): (blocked by ||ads.test^"))
+            #expect(try dig(lockr.port, "tracker.test", "AAAA", "+short").trimmingCharacters(in: .whitespacesAndNewlines) == "::")
+            #expect(try dig(lockr.port, "www.test", "+short").trimmingCharacters(in: .whitespacesAndNewlines) == "192.0.2.1")
+            let viaDrill = try drill(lockr.port, "www.test", "AAAA")
+            #expect(viaDrill.contains("2001:db8::1"))
+            #expect(try drill(lockr.port, "ads.test", "A").contains("0.0.0.0"))
+            #expect(upstream.queries(for: "ads.test.") == 0)
+            let canary = try dig(lockr.port, "use-application-dns.net")
+            #expect(canary.contains("status: NXDOMAIN"))
+        }
+    }
+
+    @Test(arguments: [("nxdomain", "status: NXDOMAIN"), ("refused", "status: REFUSED"), ("192.0.2.99", "\t192.0.2.99")])
+    func blockModes(mode: String, expected: String) async throws {
+        try await withLockr(extra: ["--block-mode", mode]) { lockr, _, _ in
+            let blocked = try dig(lockr.port, "ads.test")
+            let allowed = try dig(lockr.port, "www.test", "+short")
+            #expect(blocked.contains(expected))
+            #expect(allowed.contains("192.0.2.1"))
+        }
+    }
+
+    @Test func tcpAndTruncation() async throws {
+        try await withLockr { lockr, upstream, _ in
+            #expect(try dig(lockr.port, "www.test", "+tcp", "+short").contains("192.0.2.1"))
+            #expect(try drill(lockr.port, "-t", "www.test").contains("192.0.2.1"))
+            let big = try dig(lockr.port, "big.test", "+bufsize=1232")
+            #expect(big.contains("Truncated, retrying in TCP mode"))
+            #expect(big.contains("ANSWER: 100"))
+            #expect(upstream.tcpQueries >= 1)
+        }
+    }
+
+    @Test func upstreamDownGivesServfail() async throws {
+        try await withLockr { lockr, upstream, _ in
+            upstream.mode = .silent
+            let started = Date()
+            let answer = try dig(lockr.port, "app.test", "+time=10")
+            #expect(answer.contains("status: SERVFAIL"))
+            #expect(Date().timeIntervalSince(started) < 5, "3 attempts of 1 s, then SERVFAIL")
+            upstream.mode = .answer
+            #expect(try dig(lockr.port, "app.test", "+short").contains("192.0.2.6"))
+        }
+    }
+
+    @Test func malformedPacketsThenAGoodQuery() async throws {
+        try await withLockr { lockr, _, _ in
+            _ = try? DNSClient.udp([0xde, 0xad], port: lockr.port, seconds: 0.2)
+            var twoQuestions = LdnsBuild.query("www.test.")
+            twoQuestions[5] = 2
+            _ = try DNSClient.udp(twoQuestions, port: lockr.port)
+            _ = try? DNSClient.udp([UInt8](repeating: 0xC0, count: 40), port: lockr.port, seconds: 0.2)
+            #expect(DNSClient.tcpClosesAfter([0xFF, 0xFF, 1, 2], port: lockr.port, seconds: 3))
+            #expect(try dig(lockr.port, "www.test", "+short").contains("192.0.2.1"))
+        }
+    }
+
+    @Test func sighupReloadsListsAndSigtermStopsCleanly() async throws {
+        try await withLockr { lockr, _, listPath in
+            #expect(try dig(lockr.port, "app.test", "+short").contains("192.0.2.6"))
+            try "ads.test\napp.test\n".write(toFile: listPath, atomically: true, encoding: .utf8)
+            lockr.signal(SIGHUP)
+            var reloaded = false
+            for _ in 0..<100 where !reloaded {
+                try await Task.sleep(for: .milliseconds(50))
+                reloaded = try dig(lockr.port, "app.test", "+short").contains("0.0.0.0")
+            }
+            #expect(reloaded)
+            #expect(lockr.log.contains("reloaded"))
+            // a bad reload keeps the old rules
+            try FileManager.default.removeItem(atPath: listPath)
+            lockr.signal(SIGHUP)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(lockr.log.contains("reload failed"))
+            #expect(try dig(lockr.port, "app.test", "+short").contains("0.0.0.0"))
+            try "".write(toFile: listPath, atomically: true, encoding: .utf8)
+            #expect(lockr.stop() == 0)
+        }
+    }
+}

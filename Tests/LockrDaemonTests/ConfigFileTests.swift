@@ -1,0 +1,138 @@
+import DNSProxy
+import Foundation
+import NIOCore
+import Testing
+
+@testable import LockrDaemon
+
+@Suite struct ConfigFileTests {
+    @Test func theEmbeddedDefaults() throws {
+        let config = try ConfigFile.parse("", path: "empty.toml")
+        #expect(config.listen.map(AddressText.format) == ["127.0.0.1:5335", "[::1]:5335"])
+        #expect(config.upstreams.isEmpty)
+        #expect(config.blockAnswer == .null)
+        #expect(config.blockTTL == 60)
+        #expect(config.antiBypass)
+        #expect(config.cache == CacheSettings())
+        #expect(config.access == AccessControl())
+    }
+
+    @Test func everyKey() throws {
+        let text = """
+            listen = ["0.0.0.0:53", "[::]:53"]
+            upstreams = ["192.0.2.1", "[2001:db8::1]:5353", "192.0.2.2:8053"]
+            state-dir = "/tmp/lockr-state"
+            blocklists = ["/etc/lockr/ads.txt"]
+            allowlists = ["/etc/lockr/allow.txt"]
+            catalogue = "/usr/share/lockr/blocklists"
+            log-level = "debug"
+
+            [blocking]
+            mode = "10.0.0.1"
+            ttl = 10
+            anti-bypass = false
+
+            [cache]
+            size = 500
+            min-ttl = 5
+            max-ttl = 3600
+            negative-max-ttl = 60
+            serve-stale = 0
+
+            [upstream]
+            timeout-ms = 250
+            attempts = 4
+
+            [access]
+            allow = ["192.168.1.0/24", "fd00::/8"]
+
+            [tcp]
+            max-connections = 32
+            idle-timeout-ms = 5000
+            """
+        let config = try ConfigFile.parse(text, path: "full.toml")
+        #expect(config.listen.map(AddressText.format) == ["0.0.0.0:53", "[::]:53"])
+        #expect(config.upstreams.map(AddressText.format) == ["192.0.2.1:53", "[2001:db8::1]:5353", "192.0.2.2:8053"])
+        #expect(config.stateDirectory == "/tmp/lockr-state")
+        #expect(config.blocklists == ["/etc/lockr/ads.txt"])
+        #expect(config.allowlists == ["/etc/lockr/allow.txt"])
+        #expect(config.catalogueDirectory == "/usr/share/lockr/blocklists")
+        #expect(config.logLevel == "debug")
+        #expect(config.blockAnswer == .address(ipv4: [10, 0, 0, 1], ipv6: nil))
+        #expect(config.blockTTL == 10)
+        #expect(!config.antiBypass)
+        #expect(config.cache.capacity == 500)
+        #expect(config.cache.bounds == .init(minimum: 5, maximum: 3600, negativeMaximum: 60))
+        #expect(config.cache.staleSeconds == 0)
+        #expect(config.forwarding == ForwardSettings(attemptTimeout: .milliseconds(250), attempts: 4))
+        #expect(config.access.networks.map(\.description) == ["192.168.1.0/24", "fd00::/8"])
+        #expect(config.maxTCPConnections == 32)
+        #expect(config.tcpIdleTimeout == .seconds(5))
+    }
+
+    @Test func everyErrorNamesItsLineAndKey() {
+        let text = """
+            listen = ["127.0.0.1:99999"]
+            colour = "blue"
+
+            [blocking]
+            mode = "purple"
+            ttl = -1
+
+            [cache]
+            size = "big"
+            min-ttl = 10
+            max-ttl = 5
+
+            [access]
+            allow = ["not-a-network"]
+            """
+        do {
+            _ = try ConfigFile.parse(text, path: "bad.toml")
+            Issue.record("a bad file must not parse")
+        } catch {
+            let lines = error.issues.map { "\($0.line ?? 0) \($0.key ?? "")" }
+            #expect(lines == ["1 listen", "2 colour", "5 blocking.mode", "6 blocking.ttl", "9 cache.size", "10 cache.min-ttl", "14 access.allow"])
+            #expect(error.description.contains("bad.toml: line 5: key 'blocking.mode': expected null, nxdomain, refused or an IP address"))
+        }
+    }
+
+    @Test func syntaxErrorsNameTheirLine() {
+        do {
+            _ = try ConfigFile.parse("listen = [\"127.0.0.1:53\"]\n[cache\nsize = 1\n", path: "broken.toml")
+            Issue.record("a broken file must not parse")
+        } catch {
+            #expect(error.issues.first?.line == 2)
+        }
+    }
+
+    @Test func addressText() {
+        #expect(AddressText.parse("127.0.0.1:53", defaultPort: nil).map(AddressText.format) == "127.0.0.1:53")
+        #expect(AddressText.parse("[::1]:5335", defaultPort: nil).map(AddressText.format) == "[::1]:5335")
+        #expect(AddressText.parse("::1", defaultPort: 53).map(AddressText.format) == "[::1]:53")
+        #expect(AddressText.parse("9.9.9.9", defaultPort: 53).map(AddressText.format) == "9.9.9.9:53")
+        #expect(AddressText.parse("9.9.9.9", defaultPort: nil) == nil)
+        #expect(AddressText.parse("example.com:53", defaultPort: nil) == nil)
+        #expect(AddressText.parse("1.2.3.4:70000", defaultPort: nil) == nil)
+    }
+
+    @Test func upstreamsFromResolvConfSkipLockrItself() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("resolv-\(UUID()).conf").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "# test\nnameserver 127.0.0.1\nnameserver 192.0.2.53\noptions edns0\n".write(toFile: path, atomically: true, encoding: .utf8)
+        var config = LockrConfiguration()
+        config.listen = [try SocketAddress(ipAddress: "0.0.0.0", port: 53)]
+        #expect(try PolicyLoader.upstreams(config, resolvConf: path).map(AddressText.format) == ["192.0.2.53:53"])
+        config.listen = [try SocketAddress(ipAddress: "127.0.0.1", port: 5335)]
+        #expect(try PolicyLoader.upstreams(config, resolvConf: path).count == 2)
+        try "nameserver 127.0.0.1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        config.listen = [try SocketAddress(ipAddress: "127.0.0.1", port: 53)]
+        #expect(throws: LoadError.self) { try PolicyLoader.upstreams(config, resolvConf: path) }
+    }
+
+    @Test func stateDirectoryDefaults() {
+        #expect(LockrConfiguration.defaultStateDirectory(environment: [:], isRoot: true) == "/var/lib/lockr")
+        #expect(LockrConfiguration.defaultStateDirectory(environment: ["XDG_STATE_HOME": "/x"], isRoot: false) == "/x/lockr")
+        #expect(LockrConfiguration.defaultStateDirectory(environment: ["HOME": "/home/a"], isRoot: false) == "/home/a/.local/state/lockr")
+    }
+}
