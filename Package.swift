@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "lockr",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "lockr", targets: ["lockr"])
     ],
@@ -31,6 +31,7 @@ let package = Package(
             dependencies: [
                 "DNSWire", "DNSFilter",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,43 +1,43 @@
 import NIOCore
 
 /// An IP network in CIDR form ("192.168.0.0/16", "fd00::/8", or one address).
+///
+/// Held as 128-bit numbers, IPv4 as IPv4-mapped IPv6 (::ffff:a.b.c.d), so that a check is two
+/// machine operations and no allocation.
 public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
-    let address: [UInt8]
+    let network: UInt128
+    let mask: UInt128
     let prefixLength: Int
+    let isIPv4: Bool
 
     /// Parses CIDR text; nil if it is not an IPv4 or IPv6 network.
     public init?(_ text: String) {
         let parts = text.split(separator: "/", maxSplits: 1)
         guard let first = parts.first, let bytes = IPAddressBytes.parse(String(first)) else { return nil }
         let maxPrefix = bytes.count * 8
+        var prefix = maxPrefix
         if parts.count == 2 {
-            guard let prefix = Int(parts[1]), (0...maxPrefix).contains(prefix) else { return nil }
-            prefixLength = prefix
-        } else {
-            prefixLength = maxPrefix
+            guard let value = Int(parts[1]), (0...maxPrefix).contains(value) else { return nil }
+            prefix = value
         }
-        address = bytes
+        isIPv4 = bytes.count == 4
+        prefixLength = prefix
+        let bits = isIPv4 ? prefix + 96 : prefix
+        mask = bits == 0 ? 0 : ~UInt128(0) << (128 - bits)
+        network = IPAddressBytes.number(bytes) & mask
     }
 
     public var description: String {
-        "\(IPAddressBytes.format(address))/\(prefixLength)"
+        let bytes = withUnsafeBytes(of: network.bigEndian) { Array($0) }
+        return "\(IPAddressBytes.format(isIPv4 ? Array(bytes[12...]) : bytes))/\(prefixLength)"
     }
 
-    func contains(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count == address.count else { return false }
-        var remaining = prefixLength
-        for index in 0..<bytes.count where remaining > 0 {
-            let bits = min(8, remaining)
-            let mask: UInt8 = bits == 8 ? 0xFF : ~(0xFF >> UInt8(bits))
-            if bytes[index] & mask != address[index] & mask { return false }
-            remaining -= bits
-        }
-        return true
-    }
+    @inline(__always)
+    func contains(_ address: UInt128) -> Bool { address & mask == network }
 }
 
-/// Who may ask: by default loopback, private, link-local and unique-local sources, so that lockr is
-/// never an open resolver; everyone else gets REFUSED.
+/// Who may ask: by default loopback, private, CGNAT, link-local and unique-local sources, so that
+/// lockr is never an open resolver; everyone else gets REFUSED.
 public struct AccessControl: Sendable, Equatable {
     public let networks: [IPNetwork]
 
@@ -53,11 +53,17 @@ public struct AccessControl: Sendable, Equatable {
 
     /// True when `address` may use the resolver. IPv4-mapped IPv6 sources are judged as IPv4.
     public func allows(_ address: SocketAddress) -> Bool {
-        guard var bytes = IPAddressBytes.of(address) else { return address.protocol == .unix }
-        if bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-            bytes = Array(bytes[12...])
+        let number: UInt128
+        switch address {
+        case .v4(let v4):
+            number = 0xFFFF_0000_0000 | UInt128(UInt32(bigEndian: v4.address.sin_addr.s_addr))
+        case .v6(let v6):
+            number = withUnsafeBytes(of: v6.address.sin6_addr) { UInt128(bigEndian: $0.loadUnaligned(as: UInt128.self)) }
+        case .unixDomainSocket:
+            return true
         }
-        return networks.contains { $0.contains(bytes) }
+        for network in networks where network.contains(number) { return true }
+        return false
     }
 }
 
@@ -78,6 +84,12 @@ public enum IPAddressBytes {
         case .unixDomainSocket:
             return nil
         }
+    }
+
+    /// 4 or 16 address bytes as a 128-bit number, IPv4 mapped into IPv6 (::ffff:a.b.c.d).
+    static func number(_ bytes: [UInt8]) -> UInt128 {
+        let sixteen = bytes.count == 4 ? [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF] + bytes : bytes
+        return sixteen.reduce(UInt128(0)) { $0 << 8 | UInt128($1) }
     }
 
     /// Canonical text of 4 or 16 address bytes ("192.0.2.1", "fd00::").

@@ -1,13 +1,22 @@
 import DNSWire
 import NIOConcurrencyHelpers
 
-/// What the cache holds for a question.
-public struct CacheLookup: Sendable {
+/// What the cache can do for a query.
+public enum CacheResult: Sendable {
+    /// A fresh answer, already rendered for the query.
+    case fresh([UInt8])
+    /// A fresh answer whose name has not been checked against the policy in force.
+    case unverified
+    /// Only an expired answer, to fall back on if the upstreams fail.
+    case stale(StaleAnswer)
+    case miss
+}
+
+/// An answer past its lifetime but within the stale window (RFC 8767).
+public struct StaleAnswer: Sendable {
     public let answer: CachedAnswer
     /// Whole seconds since the answer was stored.
     public let age: UInt32
-    /// Past its lifetime: only good for serve-stale.
-    public let isExpired: Bool
 }
 
 /// Cache settings.
@@ -29,41 +38,188 @@ public struct CacheSettings: Sendable, Equatable {
 /// A bounded cache of upstream answers, positive and negative (RFC 2308), keyed by question name
 /// (ignoring case), type, class and the DO and CD bits.
 ///
-/// Sharded, each shard behind its own lock, so the event loops rarely wait on each other. Eviction
-/// is CLOCK (second chance): a hit marks an entry, the hand spares marked entries once.
-/// Time is passed in (monotonic nanoseconds), never read here.
+/// The policy decides before the cache, so a cached answer can never outlive a block. To spare
+/// allowed names a rule lookup on every hit, each entry remembers the generation of the policy that
+/// last allowed its name: a hit is served at once only under that same policy, and after a reload
+/// the first hit goes through the policy again (`CacheResult.unverified`).
+///
+/// Sharded, each shard behind its own lock, so the event loops rarely wait on each other; answers
+/// are rendered inside the lock, so a hit shares no reference count across cores. Time is passed
+/// in (monotonic nanoseconds), never read here.
 public final class AnswerCache: Sendable {
-    private let shards: [NIOLockedValueBox<CacheShard>]
-    private let staleNanoseconds: UInt64
+    private let shards: [NIOLockedValueBox<CacheTable>]
 
     public init(settings: CacheSettings) {
         let shardCount = settings.capacity >= 1024 ? 16 : 1
-        let perShard = max(1, settings.capacity / shardCount)
-        shards = (0..<shardCount).map { _ in NIOLockedValueBox(CacheShard(capacity: perShard)) }
-        staleNanoseconds = UInt64(settings.staleSeconds) * 1_000_000_000
-    }
-
-    /// The stored answer for `query`, fresh or (within the stale window) expired.
-    public func lookup(_ query: DNSQuery, now: UInt64) -> CacheLookup? {
-        let key = CacheKey(query)
-        return shard(for: key).withLockedValue { $0.lookup(key, query: query, now: now, staleNanoseconds: staleNanoseconds) }
-    }
-
-    /// Stores `answer` for `query` unless its lifetime is zero.
-    public func store(_ answer: CachedAnswer, for query: DNSQuery, now: UInt64) {
-        guard answer.lifetime > 0 else { return }
-        let key = CacheKey(query)
-        let entry = CacheShard.Entry(
-            hash: key.hash, name: key.lowerCasedName(query), type: query.type, flags: key.flags,
-            answer: answer, storedAt: now, expiresAt: now + UInt64(answer.lifetime) * 1_000_000_000)
-        shard(for: key).withLockedValue { $0.insert(entry, now: now, staleNanoseconds: staleNanoseconds) }
+        let perShard = max(1, (settings.capacity + shardCount - 1) / shardCount)
+        let stale = UInt64(settings.staleSeconds) * 1_000_000_000
+        shards = (0..<shardCount).map { _ in NIOLockedValueBox(CacheTable(capacity: perShard, staleNanoseconds: stale)) }
     }
 
     /// Number of answers held.
     public var count: Int { shards.reduce(0) { $0 + $1.withLockedValue { $0.count } } }
 
-    private func shard(for key: CacheKey) -> NIOLockedValueBox<CacheShard> {
+    /// What the cache holds for `query`.
+    /// - Parameters:
+    ///   - policy: the generation of the policy in force.
+    ///   - allowed: the caller has just run that policy on the name and it allowed it; the entry is
+    ///     stamped with the generation and a fresh answer is returned even if it was unverified.
+    public func answer(_ query: DNSQuery, now: UInt64, udpLimit: Int?, policy: UInt64, allowed: Bool = false)
+        -> CacheResult
+    {
+        let key = CacheKey(query)
+        return shard(for: key).withLockedValue {
+            $0.answer(key, query, now: now, udpLimit: udpLimit, policy: policy, allowed: allowed)
+        }
+    }
+
+    /// Stores `answer` for `query`, allowed by the policy of generation `policy`, unless its lifetime
+    /// is zero.
+    public func store(_ answer: CachedAnswer, for query: DNSQuery, now: UInt64, policy: UInt64) {
+        guard answer.lifetime > 0 else { return }
+        let key = CacheKey(query)
+        shard(for: key).withLockedValue { $0.store(answer, key, query, now: now, policy: policy) }
+    }
+
+    private func shard(for key: CacheKey) -> NIOLockedValueBox<CacheTable> {
         shards[Int(key.hash >> 60) % shards.count]
+    }
+}
+
+/// One shard: entries in a fixed ring, found through an open-addressing index of their hashes.
+/// Eviction is CLOCK (second chance): a hit marks an entry, the hand spares marked entries once and
+/// takes dead ones (past the stale window) first.
+struct CacheTable: Sendable {
+    struct Entry: Sendable {
+        let hash: UInt64
+        let name: [UInt8]
+        let type: UInt16
+        let flags: UInt8
+        let answer: CachedAnswer
+        let storedAt: UInt64
+        let expiresAt: UInt64
+        /// Generation of the policy that last allowed the name.
+        var allowedBy: UInt64
+        var referenced = false
+    }
+
+    private let capacity: Int
+    private let staleNanoseconds: UInt64
+    private var entries: [Entry] = []
+    /// Open addressing with linear probing: 0 is empty, else `slot + 1`.
+    private var index: [UInt32]
+    private let indexMask: Int
+    private var hand = 0
+
+    init(capacity: Int, staleNanoseconds: UInt64) {
+        self.capacity = capacity
+        self.staleNanoseconds = staleNanoseconds
+        var size = 8
+        while size < capacity * 2 { size <<= 1 }
+        index = [UInt32](repeating: 0, count: size)
+        indexMask = size - 1
+    }
+
+    var count: Int { entries.count }
+
+    mutating func answer(_ key: CacheKey, _ query: DNSQuery, now: UInt64, udpLimit: Int?, policy: UInt64, allowed: Bool)
+        -> CacheResult
+    {
+        guard let slot = find(key, query) else { return .miss }
+        let expiresAt = entries[slot].expiresAt
+        let storedAt = entries[slot].storedAt
+        if now >= expiresAt, now - expiresAt >= staleNanoseconds { return .miss }
+        if allowed {
+            entries[slot].allowedBy = policy
+        } else if entries[slot].allowedBy != policy {
+            return .unverified
+        }
+        if !entries[slot].referenced { entries[slot].referenced = true }
+        let age = now > storedAt ? UInt32(min((now - storedAt) / 1_000_000_000, UInt64(UInt32.max))) : 0
+        if now >= expiresAt { return .stale(StaleAnswer(answer: entries[slot].answer, age: age)) }
+        return .fresh(entries[slot].answer.render(for: query, age: age, udpLimit: udpLimit))
+    }
+
+    mutating func store(_ answer: CachedAnswer, _ key: CacheKey, _ query: DNSQuery, now: UInt64, policy: UInt64) {
+        let entry = Entry(
+            hash: key.hash, name: query.wireName.map(asciiLower), type: query.type, flags: key.flags,
+            answer: answer, storedAt: now, expiresAt: now + UInt64(answer.lifetime) * 1_000_000_000, allowedBy: policy)
+        if let slot = find(key, query) {
+            entries[slot] = entry
+        } else if entries.count < capacity {
+            entries.append(entry)
+            insertIntoIndex(slot: entries.count - 1)
+        } else {
+            let victim = nextVictim(now: now)
+            removeFromIndex(slot: victim)
+            entries[victim] = entry
+            insertIntoIndex(slot: victim)
+        }
+    }
+    private func find(_ key: CacheKey, _ query: DNSQuery) -> Int? {
+        var position = Int(truncatingIfNeeded: key.hash) & indexMask
+        while true {
+            let stored = index[position]
+            if stored == 0 { return nil }
+            let slot = Int(stored) - 1
+            if entries[slot].hash == key.hash, entries[slot].type == query.type, entries[slot].flags == key.flags,
+                Self.sameName(entries[slot].name, query)
+            {
+                return slot
+            }
+            position = (position + 1) & indexMask
+        }
+    }
+
+    private static func sameName(_ stored: [UInt8], _ query: DNSQuery) -> Bool {
+        guard stored.count == query.nameEnd - DNSLimits.headerSize else { return false }
+        return stored.withUnsafeBufferPointer { stored in
+            query.packet.withUnsafeBufferPointer { packet in
+                for index in 0..<stored.count where stored[index] != asciiLower(packet[DNSLimits.headerSize + index]) {
+                    return false
+                }
+                return true
+            }
+        }
+    }
+
+    private func home(ofSlot slot: Int) -> Int { Int(truncatingIfNeeded: entries[slot].hash) & indexMask }
+
+    private mutating func insertIntoIndex(slot: Int) {
+        var position = home(ofSlot: slot)
+        while index[position] != 0 { position = (position + 1) & indexMask }
+        index[position] = UInt32(slot + 1)
+    }
+
+    /// Removes a slot from the index, shifting later entries of its probe run back (no tombstones).
+    private mutating func removeFromIndex(slot: Int) {
+        var hole = home(ofSlot: slot)
+        while index[hole] != UInt32(slot + 1) { hole = (hole + 1) & indexMask }
+        var next = hole
+        while true {
+            next = (next + 1) & indexMask
+            guard index[next] != 0 else { break }
+            let wanted = home(ofSlot: Int(index[next]) - 1)
+            // move it back unless its home lies cyclically in (hole, next]
+            let stays = hole <= next ? (hole < wanted && wanted <= next) : (hole < wanted || wanted <= next)
+            if !stays {
+                index[hole] = index[next]
+                hole = next
+            }
+        }
+        index[hole] = 0
+    }
+
+    /// Moves the hand to the first entry that is dead or unreferenced, clearing references on the way.
+    private mutating func nextVictim(now: UInt64) -> Int {
+        while true {
+            let slot = hand
+            hand = (hand + 1) % entries.count
+            let expiresAt = entries[slot].expiresAt
+            let dead = now >= expiresAt && now - expiresAt >= staleNanoseconds
+            if dead || !entries[slot].referenced { return slot }
+            entries[slot].referenced = false
+        }
     }
 }
 
@@ -76,79 +232,12 @@ struct CacheKey {
     init(_ query: DNSQuery) {
         flags = (query.edns?.dnssecOK == true ? 1 : 0) | (query.checkingDisabled ? 2 : 0)
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for index in DNSLimits.headerSize..<query.nameEnd {
-            hash = (hash ^ UInt64(asciiLower(query.packet[index]))) &* 0x0000_0100_0000_01B3
+        query.packet.withUnsafeBufferPointer { packet in
+            for index in DNSLimits.headerSize..<query.nameEnd {
+                hash = (hash ^ UInt64(asciiLower(packet[index]))) &* 0x0000_0100_0000_01B3
+            }
         }
         hash = (hash ^ UInt64(query.type) << 8 ^ UInt64(flags)) &* 0xFF51_AFD7_ED55_8CCD
         self.hash = hash ^ hash >> 29
-    }
-
-    func lowerCasedName(_ query: DNSQuery) -> [UInt8] { query.wireName.map(asciiLower) }
-
-    func matches(_ entry: CacheShard.Entry, _ query: DNSQuery) -> Bool {
-        entry.hash == hash && entry.type == query.type && entry.flags == flags
-            && WireName.equalIgnoringCase(entry.name[...], query.wireName)
-    }
-}
-
-/// One lock's worth of cache: a hash index over a fixed ring of entries.
-struct CacheShard: Sendable {
-    struct Entry: Sendable {
-        let hash: UInt64
-        let name: [UInt8]
-        let type: UInt16
-        let flags: UInt8
-        let answer: CachedAnswer
-        let storedAt: UInt64
-        let expiresAt: UInt64
-        var referenced = false
-    }
-
-    private let capacity: Int
-    private var entries: [Entry] = []
-    private var index: [UInt64: Int] = [:]
-    private var hand = 0
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    var count: Int { entries.count }
-
-    mutating func lookup(_ key: CacheKey, query: DNSQuery, now: UInt64, staleNanoseconds: UInt64) -> CacheLookup? {
-        guard let slot = index[key.hash], key.matches(entries[slot], query) else { return nil }
-        let entry = entries[slot]
-        let expired = now >= entry.expiresAt
-        if expired, now - entry.expiresAt >= staleNanoseconds { return nil }
-        entries[slot].referenced = true
-        let age = now > entry.storedAt ? UInt32(min((now - entry.storedAt) / 1_000_000_000, UInt64(UInt32.max))) : 0
-        return CacheLookup(answer: entry.answer, age: age, isExpired: expired)
-    }
-
-    mutating func insert(_ entry: Entry, now: UInt64, staleNanoseconds: UInt64) {
-        if let slot = index[entry.hash] {
-            entries[slot] = entry
-            return
-        }
-        if entries.count < capacity {
-            index[entry.hash] = entries.count
-            entries.append(entry)
-            return
-        }
-        let victim = nextVictim(now: now, staleNanoseconds: staleNanoseconds)
-        index[entries[victim].hash] = nil
-        entries[victim] = entry
-        index[entry.hash] = victim
-    }
-
-    /// Moves the hand to the first entry that is unreferenced or dead (past its stale window),
-    /// clearing references on the way.
-    private mutating func nextVictim(now: UInt64, staleNanoseconds: UInt64) -> Int {
-        while true {
-            let slot = hand
-            hand = (hand + 1) % entries.count
-            let entry = entries[slot]
-            let dead = now >= entry.expiresAt && now - entry.expiresAt >= staleNanoseconds
-            if dead || !entry.referenced { return slot }
-            entries[slot].referenced = false
-        }
     }
 }

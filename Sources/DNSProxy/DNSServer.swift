@@ -55,7 +55,7 @@ public final class DNSServer: Sendable {
         let loops = Array(group.makeIterator())
         let contexts = loops.map { loop in
             LoopContext(
-                eventLoop: loop, pipeline: pipeline,
+                eventLoop: loop, pipeline: pipeline.copy(),
                 forwarder: UpstreamForwarder(eventLoop: loop, pool: upstreams, settings: forwarding))
         }
         var channels: [Channel] = []
@@ -82,6 +82,7 @@ public final class DNSServer: Sendable {
     /// between two queries; queries already upstream finish with what they started with.
     public func update(pipeline: QueryPipeline, upstreams: UpstreamPool, forwarding: ForwardSettings) {
         for context in contexts {
+            let pipeline = pipeline.copy()
             context.eventLoop.execute {
                 let old = context.forwarder
                 context.pipeline = pipeline

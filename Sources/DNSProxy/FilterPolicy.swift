@@ -1,5 +1,6 @@
 import DNSFilter
 import DNSWire
+import Synchronization
 
 /// How blocked names are answered.
 public enum BlockAnswer: Sendable, Equatable, CustomStringConvertible {
@@ -41,38 +42,59 @@ public enum BlockAnswer: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// Why a query is answered locally. Turned into text only for clients that can receive it (EDNS).
+public enum BlockReason: Sendable, Equatable {
+    case rule(RuleHit)
+    case antiBypass(String)
+}
+
 /// The outcome of the policy stage for one query.
 public enum FilterDecision: Sendable, Equatable {
     /// Resolve normally (cache, then upstream).
     case resolve
-    /// Answer locally, with a reason for the Extended DNS Error.
-    case answer(SynthesizedAnswer, ttl: UInt32, reason: ExtendedError)
+    /// Answer locally.
+    case answer(SynthesizedAnswer, ttl: UInt32, reason: BlockReason)
 }
 
 /// The blocking stage that runs before the cache: anti-bypass names, then the rule lists.
+///
+/// A policy's verdict depends on the name alone, so the cache may remember that a name was allowed
+/// by the policy of a given `generation` (every policy made gets a new one).
 public struct FilterPolicy: Sendable {
-    public var rules: RuleSet
-    public var blockAnswer: BlockAnswer
-    public var blockTTL: UInt32
-    public var antiBypass: Bool
+    public let rules: RuleSet
+    public let blockAnswer: BlockAnswer
+    public let blockTTL: UInt32
+    public let antiBypass: Bool
+    /// Identifies this policy among all made in the process.
+    public let generation: UInt64
+
+    private static let generations = Atomic<UInt64>(0)
 
     public init(rules: RuleSet = RuleSet(), blockAnswer: BlockAnswer = .null, blockTTL: UInt32 = 60, antiBypass: Bool = true) {
         self.rules = rules
         self.blockAnswer = blockAnswer
         self.blockTTL = blockTTL
         self.antiBypass = antiBypass
+        generation = Self.generations.add(1, ordering: .relaxed).newValue
     }
 
     public func decide(_ query: DNSQuery) -> FilterDecision {
         query.packet.withUnsafeBufferPointer { packet in
             let name = UnsafeBufferPointer(rebasing: packet[DNSLimits.headerSize..<query.nameEnd])
             if antiBypass, let bypass = AntiBypass.rule(for: name) {
-                return .answer(bypass.answer, ttl: blockTTL, reason: ExtendedError(code: .blocked, text: bypass.reason))
+                return .answer(bypass.answer, ttl: blockTTL, reason: .antiBypass(bypass.reason))
             }
             guard let hit = rules.hit(wireName: name), hit.isBlock else { return .resolve }
-            let reason = ExtendedError(code: .blocked, text: "blocked by \(rules.describe(hit))")
             let isServiceBinding = query.type == RecordType.https || query.type == RecordType.svcb
-            return .answer(isServiceBinding ? .noData : blockAnswer.synthesized, ttl: blockTTL, reason: reason)
+            return .answer(isServiceBinding ? .noData : blockAnswer.synthesized, ttl: blockTTL, reason: .rule(hit))
+        }
+    }
+
+    /// The Extended DNS Error that explains `reason`.
+    public func extendedError(for reason: BlockReason) -> ExtendedError {
+        switch reason {
+        case .rule(let hit): ExtendedError(code: .blocked, text: "blocked by \(rules.describe(hit))")
+        case .antiBypass(let text): ExtendedError(code: .blocked, text: text)
         }
     }
 }

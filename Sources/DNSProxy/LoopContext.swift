@@ -1,11 +1,19 @@
 import NIOCore
 
-/// What the handlers of one event loop share: the current pipeline and that loop's forwarder.
-/// Touched only on its event loop, so the hot path takes no lock; a reload swaps it in place there.
+/// What the handlers of one event loop share: the current pipeline and the loop's forwarder.
+/// Touched only on its event loop, so the hot path takes no lock; a reload swaps both in place there.
 final class LoopContext: @unchecked Sendable {
     let eventLoop: EventLoop
     var pipeline: QueryPipeline
     var forwarder: UpstreamForwarder
+
+    /// What to send back for one packet.
+    enum Outcome {
+        case reply([UInt8])
+        case nothing
+        /// The answer once the upstreams have been asked.
+        case later(EventLoopFuture<[UInt8]>)
+    }
 
     init(eventLoop: EventLoop, pipeline: QueryPipeline, forwarder: UpstreamForwarder) {
         self.eventLoop = eventLoop
@@ -13,22 +21,21 @@ final class LoopContext: @unchecked Sendable {
         self.forwarder = forwarder
     }
 
-    /// Runs the pipeline on a packet; `send` gets the answer, now or when the upstream replies.
-    func handle(_ packet: [UInt8], from client: SocketAddress, transport: Transport, send: @escaping @Sendable ([UInt8]) -> Void)
-        -> [UInt8]?
-    {
+    /// Runs the pipeline on a packet.
+    func handle(_ packet: [UInt8], from client: SocketAddress, transport: Transport) -> Outcome {
         eventLoop.assertInEventLoop()
-        let pipeline = self.pipeline
         switch pipeline.begin(packet: packet, client: client, transport: transport, now: Self.now()) {
         case .reply(let bytes):
-            return bytes
+            return .reply(bytes)
         case .drop:
-            return nil
+            return .nothing
         case .forward(let query, let stale):
+            let pipeline = self.pipeline
+            let answer = eventLoop.makePromise(of: [UInt8].self)
             forwarder.resolve(query, bounds: pipeline.cacheSettings.bounds).whenComplete { result in
-                send(pipeline.finish(query, upstream: result, stale: stale, transport: transport, now: Self.now()))
+                answer.succeed(pipeline.finish(query, upstream: result, stale: stale, transport: transport, now: Self.now()))
             }
-            return nil
+            return .later(answer.futureResult)
         }
     }
 

@@ -15,7 +15,7 @@ public enum PipelineStep: Sendable {
     case drop
     /// Ask upstream, then call `QueryPipeline.finish`. `stale` is an expired cached answer to fall
     /// back on if no upstream answers.
-    case forward(DNSQuery, stale: CacheLookup?)
+    case forward(DNSQuery, stale: StaleAnswer?)
 }
 
 /// The order in which a query is handled, from the wire to an answer:
@@ -24,15 +24,17 @@ public enum PipelineStep: Sendable {
 /// 2. access control: strangers get REFUSED (lockr is not an open resolver);
 /// 3. what lockr never forwards: non-IN classes (REFUSED), zone transfers (NOTIMP), EDNS versions
 ///    other than 0 (BADVERS);
-/// 4. the filter policy, before the cache, so a cached answer can never outlive a block;
+/// 4. the filter policy, before the cache, so a cached answer can never outlive a block (a fresh
+///    cached answer whose name this very policy already allowed skips the rule lookup);
 /// 5. ANY gets the minimal RFC 8482 answer;
 /// 6. the cache; 7. the upstreams; and if they all fail, a stale answer or SERVFAIL.
 ///
-/// A value type with no I/O: the network layer carries out the steps it returns.
-public struct QueryPipeline: Sendable {
-    public var policy: FilterPolicy
-    public var access: AccessControl
-    public var cacheSettings: CacheSettings
+/// Immutable and without I/O: the network layer carries out the steps it returns. A reload builds
+/// a new pipeline around the same cache.
+public final class QueryPipeline: Sendable {
+    public let policy: FilterPolicy
+    public let access: AccessControl
+    public let cacheSettings: CacheSettings
     public let cache: AnswerCache
 
     /// TTL of served-stale answers (RFC 8767 recommends 30 s).
@@ -40,12 +42,21 @@ public struct QueryPipeline: Sendable {
     /// TTL of the synthesized answer to ANY.
     static let anyTTL: UInt32 = 3_600
 
-    public init(policy: FilterPolicy, access: AccessControl, cacheSettings: CacheSettings, cache: AnswerCache) {
+    public init(
+        policy: FilterPolicy,
+        access: AccessControl = AccessControl(),
+        cacheSettings: CacheSettings = CacheSettings(),
+        cache: AnswerCache
+    ) {
         self.policy = policy
         self.access = access
         self.cacheSettings = cacheSettings
         self.cache = cache
     }
+
+    /// A pipeline with the same settings, for another event loop: each loop holding its own keeps
+    /// the reference counting of the hot path on one core.
+    func copy() -> QueryPipeline { QueryPipeline(policy: policy, access: access, cacheSettings: cacheSettings, cache: cache) }
 
     /// Handles a received packet as far as it can without an upstream.
     /// - Parameter now: monotonic time in nanoseconds.
@@ -72,32 +83,42 @@ public struct QueryPipeline: Sendable {
         }
         if let edns = query.edns, edns.version != 0 { return .reply(Responses.badVersion(to: query)) }
 
+        let limit = udpLimit(query, transport)
+        let cached = cache.answer(query, now: now, udpLimit: limit, policy: policy.generation)
+        if case .fresh(let bytes) = cached { return .reply(bytes) }
+
         switch policy.decide(query) {
         case .answer(let answer, let ttl, let reason):
-            return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: reason))
+            let explanation = query.edns == nil ? nil : policy.extendedError(for: reason)
+            return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: explanation))
         case .resolve:
             break
         }
         if query.type == RecordType.any { return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL)) }
 
-        let cached = cache.lookup(query, now: now)
-        if let cached, !cached.isExpired {
-            return .reply(cached.answer.render(for: query, age: cached.age, udpLimit: udpLimit(query, transport)))
+        switch cached {
+        case .unverified:
+            switch cache.answer(query, now: now, udpLimit: limit, policy: policy.generation, allowed: true) {
+            case .fresh(let bytes): return .reply(bytes)
+            case .stale(let stale): return .forward(query, stale: stale)
+            case .unverified, .miss: return .forward(query, stale: nil)
+            }
+        case .stale(let stale): return .forward(query, stale: stale)
+        case .fresh, .miss: return .forward(query, stale: nil)
         }
-        return .forward(query, stale: cached)
     }
 
     /// The answer once the upstreams have answered or failed.
     public func finish(
         _ query: DNSQuery,
         upstream: Result<CachedAnswer, Error>,
-        stale: CacheLookup?,
+        stale: StaleAnswer?,
         transport: Transport,
         now: UInt64
     ) -> [UInt8] {
         switch upstream {
         case .success(let answer):
-            cache.store(answer, for: query, now: now)
+            cache.store(answer, for: query, now: now, policy: policy.generation)
             return answer.render(for: query, age: 0, udpLimit: udpLimit(query, transport))
         case .failure:
             if let stale {

@@ -13,11 +13,15 @@ final class TCPQueryHandler: ChannelInboundHandler {
     func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
         let packet = unwrapInboundIn(data)
         guard let client = channelContext.remoteAddress else { return }
-        let channel = channelContext.channel
-        let reply = context.handle(packet, from: client, transport: .tcp) { bytes in
-            channel.writeAndFlush(bytes, promise: nil)
+        switch context.handle(packet, from: client, transport: .tcp) {
+        case .reply(let reply):
+            channelContext.writeAndFlush(wrapOutboundOut(reply), promise: nil)
+        case .nothing:
+            break
+        case .later(let answer):
+            let channel = channelContext.channel
+            answer.whenSuccess { reply in channel.writeAndFlush(reply, promise: nil) }
         }
-        if let reply { channelContext.writeAndFlush(wrapOutboundOut(reply), promise: nil) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

@@ -15,14 +15,19 @@ final class UDPQueryHandler: ChannelInboundHandler {
         var envelope = unwrapInboundIn(data)
         guard let packet = envelope.data.readBytes(length: envelope.data.readableBytes) else { return }
         let client = envelope.remoteAddress
-        let channel = channelContext.channel
-        let reply = context.handle(packet, from: client, transport: .udp) { bytes in
-            channel.writeAndFlush(AddressedEnvelope(remoteAddress: client, data: channel.allocator.buffer(bytes: bytes)), promise: nil)
-        }
-        if let reply {
+        switch context.handle(packet, from: client, transport: .udp) {
+        case .reply(let reply):
             let buffer = channelContext.channel.allocator.buffer(bytes: reply)
             channelContext.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: client, data: buffer)), promise: nil)
             needsFlush = true
+        case .nothing:
+            break
+        case .later(let answer):
+            let channel = channelContext.channel
+            answer.whenSuccess { reply in
+                let buffer = channel.allocator.buffer(bytes: reply)
+                channel.writeAndFlush(AddressedEnvelope(remoteAddress: client, data: buffer), promise: nil)
+            }
         }
     }
 

@@ -27,7 +27,8 @@ public struct TTLBounds: Sendable, Equatable {
 /// The upstream's OPT record is taken off (EDNS is hop-by-hop); its Extended DNS Errors are kept and
 /// passed on. Every other byte reaches the client as the upstream sent it, except the id, the RD/CD
 /// bits, the question's letter case (the client's own) and the TTLs, which count down with age.
-public struct CachedAnswer: Sendable {
+/// Immutable, and a class so that a cache hit shares it instead of copying its arrays.
+public final class CachedAnswer: Sendable {
     /// The reply without its OPT record, TTLs clamped to the bounds.
     let message: [UInt8]
     /// Offset of every TTL field in `message` and the TTL stored there.
@@ -47,13 +48,13 @@ public struct CachedAnswer: Sendable {
     public init(reply: [UInt8], toQuery sent: [UInt8], bounds: TTLBounds) throws(UpstreamReplyProblem) {
         var layout = try MessageLayout(reading: reply)
         guard layout.questionMatches(sent, in: reply) else { throw .mismatchedQuestion }
-        self.isTruncated = layout.flags & HeaderFlag.truncated != 0
-        self.rcode = ResponseCode(rawValue: layout.flags & HeaderFlag.rcodeMask)
-        if !isTruncated {
+        if layout.flags & HeaderFlag.truncated == 0 {
             do { _ = try LdnsPacket(wire: reply) } catch { throw .malformed(error.description) }
         }
         var message = reply
         var upstreamErrors: [UInt8] = []
+        let isTruncated = layout.flags & HeaderFlag.truncated != 0
+        let rcode = ResponseCode(rawValue: layout.flags & HeaderFlag.rcodeMask)
         if let opt = layout.opt {
             upstreamErrors = Self.extendedErrors(in: reply[opt.options])
             message.removeSubrange(opt.record)
@@ -70,6 +71,8 @@ public struct CachedAnswer: Sendable {
         self.message = message
         self.ttlFields = fields
         self.upstreamErrors = upstreamErrors
+        self.isTruncated = isTruncated
+        self.rcode = rcode
         self.lifetime = Self.lifetime(of: layout, in: message, rcode: rcode, bounds: bounds)
     }
 

@@ -60,9 +60,10 @@ public final class Daemon: Service {
             let config = try configure()
             let loaded = try PolicyLoader.load(config)
             if config.listen != running.listen || config.cache.capacity != running.cache.capacity
+                || config.cache.staleSeconds != running.cache.staleSeconds
                 || config.maxTCPConnections != running.maxTCPConnections || config.tcpIdleTimeout != running.tcpIdleTimeout
             {
-                logger.warning("listen addresses, cache size and tcp settings change only on restart")
+                logger.warning("listen addresses, cache size, serve-stale and tcp settings change only on restart")
             }
             server.update(
                 pipeline: Self.pipeline(config, loaded, cache: cache), upstreams: UpstreamPool(servers: loaded.upstreams),

@@ -34,9 +34,7 @@ import Testing
         var builder = RuleSetBuilder()
         let source = builder.addSource("list.txt")
         _ = RuleListParser.parse(Array("ads.test\n".utf8), role: .block, source: source, into: &builder)
-        let pipeline = QueryPipeline(
-            policy: FilterPolicy(rules: builder.build()), access: AccessControl(), cacheSettings: cache,
-            cache: AnswerCache(settings: cache))
+        let pipeline = QueryPipeline(policy: FilterPolicy(rules: builder.build()), cacheSettings: cache, cache: AnswerCache(settings: cache))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let server = try await DNSServer.start(
             listeners: listeners(try SocketAddress(ipAddress: "127.0.0.1", port: 0)),

@@ -10,13 +10,14 @@ import Testing
     let local = try! SocketAddress(ipAddress: "127.0.0.1", port: 40000)
     let stranger = try! SocketAddress(ipAddress: "203.0.113.9", port: 40000)
 
-    private func pipeline(_ list: String = "ads.test\n", mode: BlockAnswer = .null) -> QueryPipeline {
+    let cache = AnswerCache(settings: CacheSettings())
+
+    private func pipeline(_ list: String = "ads.test\n", mode: BlockAnswer = .null, antiBypass: Bool = true) -> QueryPipeline {
         var builder = RuleSetBuilder()
         let source = builder.addSource("list.txt")
         _ = RuleListParser.parse(Array(list.utf8), role: .block, source: source, into: &builder)
         return QueryPipeline(
-            policy: FilterPolicy(rules: builder.build(), blockAnswer: mode, blockTTL: 60),
-            access: AccessControl(), cacheSettings: CacheSettings(), cache: AnswerCache(settings: CacheSettings()))
+            policy: FilterPolicy(rules: builder.build(), blockAnswer: mode, blockTTL: 60, antiBypass: antiBypass), cache: cache)
     }
 
     private func reply(_ step: PipelineStep) throws -> LdnsPacket {
@@ -73,8 +74,7 @@ import Testing
         }
         let ddr = try reply(pipe.begin(packet: LdnsBuild.query("_dns.resolver.arpa.", type: "SVCB"), client: local, transport: .udp, now: 0))
         #expect(ddr.rcode == 0 && ddr.answerCount == 0)
-        var off = pipe
-        off.policy.antiBypass = false
+        let off = pipeline("", antiBypass: false)
         guard case .forward = off.begin(packet: LdnsBuild.query("use-application-dns.net."), client: local, transport: .udp, now: 0) else {
             Issue.record("with anti-bypass off the canary is forwarded")
             return
@@ -111,8 +111,7 @@ import Testing
         // served from cache while allowed
         #expect(try reply(open.begin(packet: query, client: local, transport: .udp, now: 1)).answerRecords.first?.hasSuffix("192.0.2.3") == true)
         // the same cache under a policy that blocks the name: the block wins
-        var blocking = pipeline("ads.test\n")
-        blocking = QueryPipeline(policy: blocking.policy, access: open.access, cacheSettings: open.cacheSettings, cache: open.cache)
+        let blocking = pipeline("ads.test\n")
         #expect(try reply(blocking.begin(packet: query, client: local, transport: .udp, now: 2)).answerRecords.first?.hasSuffix("0.0.0.0") == true)
     }
 
