@@ -4,22 +4,36 @@ import NIOPosix
 
 /// Sends queries to the upstreams for one event loop and matches their answers.
 ///
-/// Each query gets a random id and goes out through one of a pool of UDP sockets bound to random
-/// ports, to the healthiest upstream first; an answer counts only if it comes from that upstream's
-/// address and port, carries the id and repeats the question. A truncated answer is asked again over
-/// TCP. A timeout or a SERVFAIL/REFUSED/malformed answer moves on to the next upstream.
+/// Each query gets a random id and goes out through a randomly chosen socket of a small pool, to the
+/// healthiest upstream first. The sockets are bound to ports the system picks at random, and each
+/// carries at most `ForwardSettings.queriesPerPort` queries before a fresh socket on a new random port replaces it,
+/// so an off-path attacker must guess both id and port. An answer counts only if it comes from the
+/// upstream's address and port, carries the id and repeats the question. A truncated answer is asked
+/// again over TCP. A timeout or a SERVFAIL/REFUSED/malformed answer moves on to the next upstream.
 ///
 /// Confined to its event loop: every method must be called on it (checked in debug builds).
 final class UpstreamForwarder: @unchecked Sendable {
     let eventLoop: EventLoop
     private let pool: UpstreamPool
     private let settings: ForwardSettings
-    private var sockets: [SocketFamily: EventLoopFuture<[Channel]>] = [:]
+    private var sockets: [SocketFamily: SocketSet] = [:]
+    private var socketsReady: [SocketFamily: EventLoopFuture<Void>] = [:]
     private var pending: [PendingKey: PendingQuery] = [:]
     private var random = SystemRandomNumberGenerator()
-    static let socketsPerFamily = 8
 
     private enum SocketFamily: Hashable { case v4, v6 }
+
+    /// The sockets of one address family; a slot's socket is replaced after `queriesPerPort` queries.
+    private final class SocketSet: @unchecked Sendable {
+        var channels: [Channel]
+        var uses: [Int]
+        var rebinding: Set<Int> = []
+
+        init(channels: [Channel]) {
+            self.channels = channels
+            uses = Array(repeating: 0, count: channels.count)
+        }
+    }
 
     private struct PendingKey: Hashable {
         let family: SocketFamily
@@ -71,10 +85,11 @@ final class UpstreamForwarder: @unchecked Sendable {
     /// Closes the upstream sockets.
     func close() {
         eventLoop.assertInEventLoop()
-        for (_, channels) in sockets {
-            channels.whenSuccess { $0.forEach { $0.close(promise: nil) } }
+        for set in sockets.values {
+            for channel in set.channels { channel.close(promise: nil) }
         }
         sockets = [:]
+        socketsReady = [:]
     }
 
     private func sendAttempt(_ job: ForwardJob) {
@@ -86,10 +101,10 @@ final class UpstreamForwarder: @unchecked Sendable {
         job.attempt += 1
         let address = pool.servers[server]
         let family: SocketFamily = address.protocol == .inet6 ? .v6 : .v4
-        socketPool(for: family).whenComplete { result in
+        socketSet(for: family).whenComplete { result in
             switch result {
-            case .success(let channels):
-                self.send(job, to: server, address: address, family: family, channels: channels)
+            case .success(let set):
+                self.send(job, to: server, address: address, family: family, set: set)
             case .failure:
                 self.pool.recordFailure(server, now: NIODeadline.now().uptimeNanoseconds)
                 self.sendAttempt(job)
@@ -97,16 +112,19 @@ final class UpstreamForwarder: @unchecked Sendable {
         }
     }
 
-    private func send(_ job: ForwardJob, to server: Int, address: SocketAddress, family: SocketFamily, channels: [Channel]) {
-        let socket = Int.random(in: 0..<channels.count, using: &random)
+    private func send(_ job: ForwardJob, to server: Int, address: SocketAddress, family: SocketFamily, set: SocketSet) {
+        let socket = Int.random(in: 0..<set.channels.count, using: &random)
+        let channel = set.channels[socket]
+        set.uses[socket] += 1
+        if set.uses[socket] >= settings.queriesPerPort { rotate(family, socket, in: set) }
         var id = UInt16.random(in: .min ... .max, using: &random)
         while pending[PendingKey(family: family, socket: socket, id: id)] != nil { id &+= 1 }
         let key = PendingKey(family: family, socket: socket, id: id)
         let bytes = makeUpstreamQuery(for: job.query, id: id)
         let timeout = eventLoop.scheduleTask(in: settings.attemptTimeout) { self.attemptFailed(key) }
         pending[key] = PendingQuery(job: job, server: server, sent: bytes, sentAt: .now(), timeout: timeout)
-        let envelope = AddressedEnvelope(remoteAddress: address, data: channels[socket].allocator.buffer(bytes: bytes))
-        channels[socket].writeAndFlush(envelope).whenFailure { _ in self.attemptFailed(key) }
+        let envelope = AddressedEnvelope(remoteAddress: address, data: channel.allocator.buffer(bytes: bytes))
+        channel.writeAndFlush(envelope).whenFailure { _ in self.attemptFailed(key) }
     }
 
     private func attemptFailed(_ key: PendingKey) {
@@ -165,24 +183,52 @@ final class UpstreamForwarder: @unchecked Sendable {
             }
     }
 
-    private func socketPool(for family: SocketFamily) -> EventLoopFuture<[Channel]> {
-        if let existing = sockets[family] { return existing }
-        let host = family == .v4 ? "0.0.0.0" : "::"
-        let bootstrap = DatagramBootstrap(group: eventLoop)
+    private func socketSet(for family: SocketFamily) -> EventLoopFuture<SocketSet> {
+        if let ready = socketsReady[family] { return ready.flatMapThrowing { try self.currentSet(family) } }
+        let binds = (0..<max(1, settings.socketsPerFamily)).map { bind(family, slot: $0) }
+        let ready = EventLoopFuture.whenAllSucceed(binds, on: eventLoop).map { channels in
+            self.sockets[family] = SocketSet(channels: channels)
+        }
+        socketsReady[family] = ready
+        ready.whenFailure { _ in self.socketsReady[family] = nil }
+        return ready.flatMapThrowing { try self.currentSet(family) }
+    }
+
+    /// The family's sockets, unless the forwarder was closed meanwhile.
+    private func currentSet(_ family: SocketFamily) throws -> SocketSet {
+        guard let set = sockets[family] else { throw ForwardError.noUpstreamAnswered }
+        return set
+    }
+
+    /// Replaces a slot's socket with one on a new random port. The old socket stays open for one
+    /// attempt's time so that answers already on their way still arrive.
+    private func rotate(_ family: SocketFamily, _ slot: Int, in set: SocketSet) {
+        guard !set.rebinding.contains(slot) else { return }
+        set.rebinding.insert(slot)
+        bind(family, slot: slot).whenComplete { result in
+            set.rebinding.remove(slot)
+            guard case .success(let fresh) = result, self.sockets[family] === set else {
+                if case .success(let unused) = result { unused.close(promise: nil) }
+                return
+            }
+            let old = set.channels[slot]
+            set.channels[slot] = fresh
+            set.uses[slot] = 0
+            self.eventLoop.scheduleTask(in: self.settings.attemptTimeout + .milliseconds(100)) { old.close(promise: nil) }
+        }
+    }
+
+    /// A UDP socket on a port the system picks; its datagrams go to `received` tagged with `slot`.
+    private func bind(_ family: SocketFamily, slot: Int) -> EventLoopFuture<Channel> {
+        DatagramBootstrap(group: eventLoop)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
-        let binds = (0..<Self.socketsPerFamily).map { socket in
-            bootstrap.channelInitializer { channel in
+            .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        UpstreamReplyHandler { reply, source in self.received(reply, from: source, family: family, socket: socket) })
+                        UpstreamReplyHandler { reply, source in self.received(reply, from: source, family: family, socket: slot) })
                 }
             }
-            .bind(host: host, port: 0)
-        }
-        let all = EventLoopFuture.whenAllSucceed(binds, on: eventLoop)
-        sockets[family] = all
-        all.whenFailure { _ in self.sockets[family] = nil }
-        return all
+            .bind(host: family == .v4 ? "0.0.0.0" : "::", port: 0)
     }
 }
 

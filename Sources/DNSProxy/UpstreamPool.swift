@@ -69,10 +69,16 @@ public struct ForwardSettings: Sendable, Equatable {
     public var attemptTimeout: TimeAmount
     /// Attempts per query, cycling through the upstreams in health order.
     public var attempts: Int
+    /// UDP sockets per address family and event loop.
+    public var socketsPerFamily: Int
+    /// Queries one socket carries before a socket on a new random port replaces it.
+    public var queriesPerPort: Int
 
-    public init(attemptTimeout: TimeAmount = .milliseconds(1000), attempts: Int = 3) {
+    public init(attemptTimeout: TimeAmount = .milliseconds(1000), attempts: Int = 3, socketsPerFamily: Int = 8, queriesPerPort: Int = 64) {
         self.attemptTimeout = attemptTimeout
         self.attempts = attempts
+        self.socketsPerFamily = socketsPerFamily
+        self.queriesPerPort = queriesPerPort
     }
 }
 

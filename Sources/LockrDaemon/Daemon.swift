@@ -30,7 +30,7 @@ public final class Daemon: Service {
         do {
             server = try await DNSServer.start(
                 listeners: ListenerSettings(
-                    addresses: config.listen, maxTCPConnections: config.maxTCPConnections,
+                    addresses: listenAddresses(config), maxTCPConnections: config.maxTCPConnections,
                     tcpIdleTimeout: config.tcpIdleTimeout),
                 pipeline: Self.pipeline(config, loaded, cache: cache),
                 upstreams: UpstreamPool(servers: loaded.upstreams),
@@ -53,6 +53,16 @@ public final class Daemon: Service {
         logger.notice("shutting down")
         await server.close()
         try await group.shutdownGracefully()
+    }
+
+    /// The configured addresses; on a machine without IPv6 the embedded default drops `[::1]`
+    /// rather than failing to start.
+    private func listenAddresses(_ config: LockrConfiguration) -> [SocketAddress] {
+        guard config.listen == LockrConfiguration().listen else { return config.listen }
+        let hasIPv6Loopback = ((try? System.enumerateDevices()) ?? []).contains { $0.address?.ipAddress == "::1" }
+        if hasIPv6Loopback { return config.listen }
+        logger.warning("no IPv6 loopback on this machine; listening on 127.0.0.1 only")
+        return config.listen.filter { $0.protocol == .inet }
     }
 
     private func reload(server: DNSServer, cache: AnswerCache, running: LockrConfiguration) {

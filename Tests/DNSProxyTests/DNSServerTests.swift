@@ -40,7 +40,8 @@ import Testing
             listeners: listeners(try SocketAddress(ipAddress: "127.0.0.1", port: 0)),
             pipeline: pipeline,
             upstreams: UpstreamPool(servers: try upstreams.map { try SocketAddress(ipAddress: "127.0.0.1", port: $0.port) }),
-            forwarding: ForwardSettings(attemptTimeout: .milliseconds(300), attempts: 2), group: group)
+            forwarding: ForwardSettings(attemptTimeout: .milliseconds(300), attempts: 2, socketsPerFamily: 2, queriesPerPort: 16),
+            group: group)
         let running = Running(server: server, upstreams: upstreams, group: group)
         do {
             try await body(running)
@@ -147,6 +148,18 @@ import Testing
             #expect(DNSClient.tcpClosesAfter([], port: running.port, seconds: 2), "an idle connection times out")
             let after = try DNSClient.tcp([LdnsBuild.query("www.test.", id: 4)], port: running.port)
             #expect(try LdnsPacket(wire: after[0]).id == 4)
+        }
+    }
+
+    @Test func queriesLeaveFromChangingRandomPorts() async throws {
+        try await Self.withServer { running in
+            for index in 0..<400 {
+                _ = try DNSClient.udp(LdnsBuild.query("n\(index).test.", id: UInt16(index)), port: running.port)
+            }
+            let ports = running.upstreams[0].sourcePorts
+            // 2 sockets per event loop at first, each replaced after 16 queries: about 25 ports
+            #expect(ports.count > 12)
+            #expect(!ports.contains(running.port))
         }
     }
 

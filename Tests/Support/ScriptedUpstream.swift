@@ -28,6 +28,7 @@ public final class ScriptedUpstream: Sendable {
         var records: [String: [String]]
         var queries: [String: Int] = [:]
         var tcpQueries = 0
+        var sourcePorts: Set<Int> = []
     }
 
     public static let soa = "test. 300 IN SOA ns.test. hostmaster.test. 1 3600 600 86400 120"
@@ -77,6 +78,8 @@ public final class ScriptedUpstream: Sendable {
     public func queries(for name: String) -> Int { state.withLockedValue { $0.queries[name, default: 0] } }
     /// How many queries came over TCP.
     public var tcpQueries: Int { state.withLockedValue { $0.tcpQueries } }
+    /// The source ports UDP queries came from.
+    public var sourcePorts: Set<Int> { state.withLockedValue { $0.sourcePorts } }
 
     public func stop() async {
         for channel in channels { try? await channel.close() }
@@ -131,6 +134,8 @@ public final class ScriptedUpstream: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             var envelope = unwrapInboundIn(data)
+            let port = envelope.remoteAddress.port ?? 0
+            state.withLockedValue { _ = $0.sourcePorts.insert(port) }
             guard let query = envelope.data.readBytes(length: envelope.data.readableBytes),
                 let reply = ScriptedUpstream.respond(to: query, overTCP: false, state: state)
             else { return }
