@@ -52,7 +52,9 @@ public struct AppCatalogue: Sendable {
         guard id == expectedID else {
             throw CatalogueError(path: path, reason: "id '\(id)' does not match the file name '\(expectedID).txt'")
         }
-        guard let name = header["name"] else { throw CatalogueError(path: path, reason: "missing '# name:' header line") }
+        guard let name = header["name"] else {
+            throw CatalogueError(path: path, reason: "missing '# name:' header line")
+        }
         guard let group = header["group"] else {
             throw CatalogueError(path: path, reason: "missing '# group:' header line")
         }

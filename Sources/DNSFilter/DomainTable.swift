@@ -44,7 +44,9 @@ public struct DomainTable: Sendable {
     }
 
     private mutating func insertIntoIndex(entryAt offset: Int, length: Int) {
-        let hash = storage.withUnsafeBufferPointer { NameHash.name($0, start: offset + Self.entryHeader, length: length) }
+        let hash = storage.withUnsafeBufferPointer {
+            NameHash.name($0, start: offset + Self.entryHeader, length: length)
+        }
         let fingerprint = UInt64(UInt32(truncatingIfNeeded: hash))
         var index = Int(hash.multipliedFullWidth(by: UInt64(slots.count)).high)
         while slots[index] != 0 {
@@ -128,7 +130,8 @@ public struct DomainTable: Sendable {
             if slot == 0 { return nil }
             if slot >> 32 == fingerprint {
                 let entry = Int(slot & 0xFFFF_FFFF) - 1
-                if Int(storage[entry + 3]) == length, namesEqual(entry: entry, name: name, start: start, length: length) {
+                if Int(storage[entry + 3]) == length, namesEqual(entry: entry, name: name, start: start, length: length)
+                {
                     return entry
                 }
             }

@@ -19,7 +19,9 @@ public func readFileBytes(_ path: String) throws(FileReadError) -> [UInt8] {
     guard descriptor >= 0 else { throw FileReadError(path: path, reason: String(cString: strerror(errno))) }
     defer { close(descriptor) }
     var info = stat()
-    guard fstat(descriptor, &info) == 0 else { throw FileReadError(path: path, reason: String(cString: strerror(errno))) }
+    guard fstat(descriptor, &info) == 0 else {
+        throw FileReadError(path: path, reason: String(cString: strerror(errno)))
+    }
     guard info.st_mode & S_IFMT == S_IFREG else { throw FileReadError(path: path, reason: "not a regular file") }
     var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
     var filled = 0

@@ -21,7 +21,8 @@ public final class PosixRegex: @unchecked Sendable {
             var message = [CChar](repeating: 0, count: 256)
             regerror(status, compiled, &message, message.count)
             compiled.deallocate()
-            throw RegexError(message: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw RegexError(
+                message: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         self.pattern = pattern
         self.compiled = compiled

@@ -63,7 +63,8 @@ public enum RuleListParser {
                         report.issueCount += 1
                         if report.issues.count < keptIssues {
                             report.issues.append(
-                                ListIssue(line: lineNumber, text: String(decoding: line, as: UTF8.self), reason: reason))
+                                ListIssue(line: lineNumber, text: String(decoding: line, as: UTF8.self), reason: reason)
+                            )
                         }
                     }
                 }
@@ -102,14 +103,16 @@ public enum RuleListParser {
     ) -> LineOutcome {
         guard !rule.isEmpty else { return .problem("empty rule") }
         if rule.count > 2, rule.first == UInt8(ascii: "/"), rule.last == UInt8(ascii: "/") {
-            return addRegex(String(decoding: rule[1..<rule.count - 1], as: UTF8.self), allow: allow, source: source,
+            return addRegex(
+                String(decoding: rule[1..<rule.count - 1], as: UTF8.self), allow: allow, source: source,
                 into: &builder)
         }
         if rule.starts(with: "||".utf8) {
             return parseAdblock(UnsafeBufferPointer(rebasing: rule[2...]), allow: allow, source: source, into: &builder)
         }
         if rule.starts(with: "*.".utf8) {
-            return addName(UnsafeBufferPointer(rebasing: rule[2...]), coverage: .subdomains, allow: allow,
+            return addName(
+                UnsafeBufferPointer(rebasing: rule[2...]), coverage: .subdomains, allow: allow,
                 source: source, into: &builder)
         }
         if let space = rule.firstIndex(where: isBlank) {
@@ -148,7 +151,9 @@ public enum RuleListParser {
         into builder: inout RuleSetBuilder
     ) -> LineOutcome {
         let address = line[..<firstBlank]
-        let isIPv4 = address.allSatisfy { $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        let isIPv4 = address.allSatisfy {
+            $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+        }
         let isIPv6 = address.contains(UInt8(ascii: ":")) && address.allSatisfy(isAddressByte)
         guard isIPv4 || isIPv6 else {
             if let hash = line.firstIndex(of: UInt8(ascii: "#")) {  // "example.com # comment"
@@ -198,12 +203,18 @@ public enum RuleListParser {
         }
     }
 
-    private static func addRegex(_ pattern: String, allow: Bool, source: Int, into builder: inout RuleSetBuilder)
+    private static func addRegex(
+        _ pattern: String, allow: Bool, source: Int, into builder: inout RuleSetBuilder
+    )
         -> LineOutcome
     {
         do {
             let regex = try PosixRegex(pattern)
-            if allow { builder.allowRegexes.append((regex, source)) } else { builder.blockRegexes.append((regex, source)) }
+            if allow {
+                builder.allowRegexes.append((regex, source))
+            } else {
+                builder.blockRegexes.append((regex, source))
+            }
             return .rules(1)
         } catch {
             return .problem("invalid regular expression (\(error.message))")

@@ -66,7 +66,9 @@ public final class RuleSet: Sendable {
         return wire.withUnsafeBufferPointer { hit(wireName: $0) }
     }
 
-    private static func firstMatch(_ regexes: [(regex: PosixRegex, source: Int)], _ wireName: UnsafeBufferPointer<UInt8>)
+    private static func firstMatch(
+        _ regexes: [(regex: PosixRegex, source: Int)], _ wireName: UnsafeBufferPointer<UInt8>
+    )
         -> Int?
     {
         guard !regexes.isEmpty else { return nil }
@@ -79,8 +81,10 @@ public final class RuleSet: Sendable {
         switch hit {
         case .blockedByDomain(let match): describe(match, in: blockedDomains, prefix: "")
         case .allowedByDomain(let match): describe(match, in: allowedDomains, prefix: "@@")
-        case .blockedByRegex(let index): "/\(blockRegexes[index].regex.pattern)/ (\(sources[blockRegexes[index].source]))"
-        case .allowedByRegex(let index): "@@/\(allowRegexes[index].regex.pattern)/ (\(sources[allowRegexes[index].source]))"
+        case .blockedByRegex(let index):
+            "/\(blockRegexes[index].regex.pattern)/ (\(sources[blockRegexes[index].source]))"
+        case .allowedByRegex(let index):
+            "@@/\(allowRegexes[index].regex.pattern)/ (\(sources[allowRegexes[index].source]))"
         }
     }
 

@@ -58,7 +58,9 @@ public struct AccessControl: Sendable, Equatable {
         case .v4(let v4):
             number = 0xFFFF_0000_0000 | UInt128(UInt32(bigEndian: v4.address.sin_addr.s_addr))
         case .v6(let v6):
-            number = withUnsafeBytes(of: v6.address.sin6_addr) { UInt128(bigEndian: $0.loadUnaligned(as: UInt128.self)) }
+            number = withUnsafeBytes(of: v6.address.sin6_addr) {
+                UInt128(bigEndian: $0.loadUnaligned(as: UInt128.self))
+            }
         case .unixDomainSocket:
             return true
         }

@@ -53,7 +53,8 @@ public final class AnswerCache: Sendable {
         let shardCount = settings.capacity >= 1024 ? 16 : 1
         let perShard = max(1, (settings.capacity + shardCount - 1) / shardCount)
         let stale = UInt64(settings.staleSeconds) * 1_000_000_000
-        shards = (0..<shardCount).map { _ in NIOLockedValueBox(CacheTable(capacity: perShard, staleNanoseconds: stale)) }
+        shards = (0..<shardCount).map { _ in NIOLockedValueBox(CacheTable(capacity: perShard, staleNanoseconds: stale))
+        }
     }
 
     /// Number of answers held.
@@ -64,7 +65,9 @@ public final class AnswerCache: Sendable {
     ///   - policy: the generation of the policy in force.
     ///   - allowed: the caller has just run that policy on the name and it allowed it; the entry is
     ///     stamped with the generation and a fresh answer is returned even if it was unverified.
-    public func answer(_ query: DNSQuery, now: UInt64, udpLimit: Int?, policy: UInt64, allowed: Bool = false)
+    public func answer(
+        _ query: DNSQuery, now: UInt64, udpLimit: Int?, policy: UInt64, allowed: Bool = false
+    )
         -> CacheResult
     {
         let key = CacheKey(query)
@@ -122,7 +125,9 @@ struct CacheTable: Sendable {
 
     var count: Int { entries.count }
 
-    mutating func answer(_ key: CacheKey, _ query: DNSQuery, now: UInt64, udpLimit: Int?, policy: UInt64, allowed: Bool)
+    mutating func answer(
+        _ key: CacheKey, _ query: DNSQuery, now: UInt64, udpLimit: Int?, policy: UInt64, allowed: Bool
+    )
         -> CacheResult
     {
         guard let slot = find(key, query) else { return .miss }

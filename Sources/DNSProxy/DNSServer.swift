@@ -86,7 +86,8 @@ public final class DNSServer: Sendable {
             context.eventLoop.execute {
                 let old = context.forwarder
                 context.pipeline = pipeline
-                context.forwarder = UpstreamForwarder(eventLoop: context.eventLoop, pool: upstreams, settings: forwarding)
+                context.forwarder = UpstreamForwarder(
+                    eventLoop: context.eventLoop, pool: upstreams, settings: forwarding)
                 context.eventLoop.scheduleTask(in: .seconds(30)) { old.close() }
             }
         }
@@ -103,9 +104,13 @@ public final class DNSServer: Sendable {
     private static func bindUDP(_ address: SocketAddress, context: LoopContext) async throws -> Channel {
         try await DatagramBootstrap(group: context.eventLoop)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: SO_REUSEPORT)), value: 1)
+            .channelOption(
+                ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: SO_REUSEPORT)), value: 1
+            )
             .channelOption(.datagramVectorReadMessageCount, value: vectorReads)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: vectorReads * maxUDPQuerySize))
+            .channelOption(
+                .recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: vectorReads * maxUDPQuerySize)
+            )
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(UDPQueryHandler(context: context))

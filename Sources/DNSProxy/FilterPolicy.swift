@@ -70,7 +70,9 @@ public struct FilterPolicy: Sendable {
 
     private static let generations = Atomic<UInt64>(0)
 
-    public init(rules: RuleSet = RuleSet(), blockAnswer: BlockAnswer = .null, blockTTL: UInt32 = 60, antiBypass: Bool = true) {
+    public init(
+        rules: RuleSet = RuleSet(), blockAnswer: BlockAnswer = .null, blockTTL: UInt32 = 60, antiBypass: Bool = true
+    ) {
         self.rules = rules
         self.blockAnswer = blockAnswer
         self.blockTTL = blockTTL

@@ -33,7 +33,8 @@ final class LoopContext: @unchecked Sendable {
             let pipeline = self.pipeline
             let answer = eventLoop.makePromise(of: [UInt8].self)
             forwarder.resolve(query, bounds: pipeline.cacheSettings.bounds).whenComplete { result in
-                answer.succeed(pipeline.finish(query, upstream: result, stale: stale, transport: transport, now: Self.now()))
+                answer.succeed(
+                    pipeline.finish(query, upstream: result, stale: stale, transport: transport, now: Self.now()))
             }
             return .later(answer.futureResult)
         }

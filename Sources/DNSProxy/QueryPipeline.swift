@@ -56,7 +56,9 @@ public final class QueryPipeline: Sendable {
 
     /// A pipeline with the same settings, for another event loop: each loop holding its own keeps
     /// the reference counting of the hot path on one core.
-    func copy() -> QueryPipeline { QueryPipeline(policy: policy, access: access, cacheSettings: cacheSettings, cache: cache) }
+    func copy() -> QueryPipeline {
+        QueryPipeline(policy: policy, access: access, cacheSettings: cacheSettings, cache: cache)
+    }
 
     /// Handles a received packet as far as it can without an upstream.
     /// - Parameter now: monotonic time in nanoseconds.
@@ -72,7 +74,8 @@ public final class QueryPipeline: Sendable {
         }
         guard access.allows(client) else {
             return .reply(
-                Responses.rcode(.refused, to: query, reason: ExtendedError(code: .prohibited, text: "not an allowed network")))
+                Responses.rcode(
+                    .refused, to: query, reason: ExtendedError(code: .prohibited, text: "not an allowed network")))
         }
         if query.recordClass != RecordClass.internet {
             return .reply(

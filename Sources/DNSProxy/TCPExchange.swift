@@ -7,7 +7,9 @@ enum TCPExchange {
     struct TimedOut: Error {}
     struct Closed: Error {}
 
-    static func ask(_ server: SocketAddress, message: [UInt8], on eventLoop: EventLoop, timeout: TimeAmount)
+    static func ask(
+        _ server: SocketAddress, message: [UInt8], on eventLoop: EventLoop, timeout: TimeAmount
+    )
         -> EventLoopFuture<[UInt8]>
     {
         let promise = eventLoop.makePromise(of: [UInt8].self)

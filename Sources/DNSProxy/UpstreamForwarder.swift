@@ -171,7 +171,9 @@ final class UpstreamForwarder: @unchecked Sendable {
     private func retryOverTCP(_ attempt: PendingQuery) {
         let server = pool.servers[attempt.server]
         TCPExchange.ask(server, message: attempt.sent, on: eventLoop, timeout: settings.attemptTimeout)
-            .flatMapThrowing { reply in try CachedAnswer(reply: reply, toQuery: attempt.sent, bounds: attempt.job.bounds) }
+            .flatMapThrowing { reply in
+                try CachedAnswer(reply: reply, toQuery: attempt.sent, bounds: attempt.job.bounds)
+            }
             .whenComplete { result in
                 switch result {
                 case .success(let answer) where !answer.isTruncated:
@@ -214,7 +216,9 @@ final class UpstreamForwarder: @unchecked Sendable {
             let old = set.channels[slot]
             set.channels[slot] = fresh
             set.uses[slot] = 0
-            self.eventLoop.scheduleTask(in: self.settings.attemptTimeout + .milliseconds(100)) { old.close(promise: nil) }
+            self.eventLoop.scheduleTask(in: self.settings.attemptTimeout + .milliseconds(100)) {
+                old.close(promise: nil)
+            }
         }
     }
 
@@ -225,7 +229,9 @@ final class UpstreamForwarder: @unchecked Sendable {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        UpstreamReplyHandler { reply, source in self.received(reply, from: source, family: family, socket: slot) })
+                        UpstreamReplyHandler { reply, source in
+                            self.received(reply, from: source, family: family, socket: slot)
+                        })
                 }
             }
             .bind(host: family == .v4 ? "0.0.0.0" : "::", port: 0)

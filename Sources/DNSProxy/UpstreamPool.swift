@@ -58,7 +58,9 @@ public final class UpstreamPool: Sendable {
     /// A line per server for status output: address, failures in a row, smoothed RTT.
     public var report: [(server: SocketAddress, consecutiveFailures: Int, rttMilliseconds: Double?)] {
         health.withLockedValue { health in
-            servers.indices.map { (servers[$0], health[$0].consecutiveFailures, health[$0].smoothedRTT.map { $0 / 1000 }) }
+            servers.indices.map {
+                (servers[$0], health[$0].consecutiveFailures, health[$0].smoothedRTT.map { $0 / 1000 })
+            }
         }
     }
 }
@@ -74,7 +76,10 @@ public struct ForwardSettings: Sendable, Equatable {
     /// Queries one socket carries before a socket on a new random port replaces it.
     public var queriesPerPort: Int
 
-    public init(attemptTimeout: TimeAmount = .milliseconds(1000), attempts: Int = 3, socketsPerFamily: Int = 8, queriesPerPort: Int = 64) {
+    public init(
+        attemptTimeout: TimeAmount = .milliseconds(1000), attempts: Int = 3, socketsPerFamily: Int = 8,
+        queriesPerPort: Int = 64
+    ) {
         self.attemptTimeout = attemptTimeout
         self.attempts = attempts
         self.socketsPerFamily = socketsPerFamily

@@ -64,7 +64,8 @@ struct MessageLayout {
             queryNameEnd + 4 <= query.count
         else { return false }
         let replyNameEnd = questionRange.upperBound - 4
-        return WireName.equalIgnoringCase(query[DNSLimits.headerSize..<queryNameEnd], message[DNSLimits.headerSize..<replyNameEnd])
+        return WireName.equalIgnoringCase(
+            query[DNSLimits.headerSize..<queryNameEnd], message[DNSLimits.headerSize..<replyNameEnd])
             && query[queryNameEnd..<queryNameEnd + 4].elementsEqual(message[replyNameEnd..<questionRange.upperBound])
     }
 }

@@ -26,7 +26,8 @@ public enum Responses {
         header[0] = packet[0]
         header[1] = packet[1]
         let queryFlags = packet.u16(at: 2)
-        let flags = HeaderFlag.response | (queryFlags & (HeaderFlag.opcodeMask | HeaderFlag.recursionDesired))
+        let flags =
+            HeaderFlag.response | (queryFlags & (HeaderFlag.opcodeMask | HeaderFlag.recursionDesired))
             | HeaderFlag.recursionAvailable | rcode.rawValue
         header.setU16(flags, at: 2)
         return header

@@ -32,7 +32,9 @@ public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
 /// The keys, their types and defaults are documented in README.md ("Configuration reference").
 public enum ConfigFile {
     /// Applies the settings of `text` to `base`.
-    public static func parse(_ text: String, path: String, onto base: LockrConfiguration = LockrConfiguration())
+    public static func parse(
+        _ text: String, path: String, onto base: LockrConfiguration = LockrConfiguration()
+    )
         throws(ConfigErrors) -> LockrConfiguration
     {
         let table: TOMLTable
@@ -101,7 +103,9 @@ private struct ConfigReader {
         }
 
         if let value = string("blocking.mode") {
-            if let answer = BlockAnswer(value) { config.blockAnswer = answer } else {
+            if let answer = BlockAnswer(value) {
+                config.blockAnswer = answer
+            } else {
                 issue("blocking.mode", "expected null, nxdomain, refused or an IP address, not '\(value)'")
             }
         }
@@ -127,7 +131,9 @@ private struct ConfigReader {
         if let list = strings("access.allow") {
             var networks: [IPNetwork] = []
             for entry in list {
-                if let network = IPNetwork(entry) { networks.append(network) } else {
+                if let network = IPNetwork(entry) {
+                    networks.append(network)
+                } else {
                     issue("access.allow", "'\(entry)' is not a network (CIDR such as 192.168.0.0/16)")
                 }
             }
@@ -221,7 +227,8 @@ struct KeyLines {
                 table = String(line.dropFirst().prefix { $0 != "]" }).trimmingCharacters(in: .whitespaces)
                 if lineOfKey[table] == nil { lineOfKey[table] = number + 1 }
             } else if let equals = line.firstIndex(of: "="), !line.hasPrefix("#") {
-                let key = line[..<equals].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                let key = line[..<equals].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                    in: CharacterSet(charactersIn: "\""))
                 let dotted = table.isEmpty ? key : "\(table).\(key)"
                 if lineOfKey[dotted] == nil { lineOfKey[dotted] = number + 1 }
             }

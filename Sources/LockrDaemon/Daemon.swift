@@ -43,7 +43,8 @@ public final class Daemon: Service {
         for address in server.boundAddresses {
             logger.notice("listening", metadata: ["address": "\(AddressText.format(address))", "transport": "udp+tcp"])
         }
-        logger.notice("ready", metadata: ["upstreams": "\(loaded.upstreams.map(AddressText.format).joined(separator: ","))"])
+        logger.notice(
+            "ready", metadata: ["upstreams": "\(loaded.upstreams.map(AddressText.format).joined(separator: ","))"])
 
         await cancelWhenGracefulShutdown {
             for await _ in await UnixSignalsSequence(trapping: .sighup) {
@@ -71,12 +72,14 @@ public final class Daemon: Service {
             let loaded = try PolicyLoader.load(config)
             if config.listen != running.listen || config.cache.capacity != running.cache.capacity
                 || config.cache.staleSeconds != running.cache.staleSeconds
-                || config.maxTCPConnections != running.maxTCPConnections || config.tcpIdleTimeout != running.tcpIdleTimeout
+                || config.maxTCPConnections != running.maxTCPConnections
+                || config.tcpIdleTimeout != running.tcpIdleTimeout
             {
                 logger.warning("listen addresses, cache size, serve-stale and tcp settings change only on restart")
             }
             server.update(
-                pipeline: Self.pipeline(config, loaded, cache: cache), upstreams: UpstreamPool(servers: loaded.upstreams),
+                pipeline: Self.pipeline(config, loaded, cache: cache),
+                upstreams: UpstreamPool(servers: loaded.upstreams),
                 forwarding: config.forwarding)
             report(loaded, config)
             logger.notice("reloaded")
@@ -95,7 +98,9 @@ public final class Daemon: Service {
 
     private func report(_ loaded: LoadedPolicy, _ config: LockrConfiguration) {
         for (path, report) in loaded.reports {
-            logger.info("list loaded", metadata: ["path": "\(path)", "rules": "\(report.rules)", "skipped": "\(report.issueCount)"])
+            logger.info(
+                "list loaded",
+                metadata: ["path": "\(path)", "rules": "\(report.rules)", "skipped": "\(report.issueCount)"])
             for issue in report.issues.prefix(5) {
                 logger.warning("list line skipped", metadata: ["path": "\(path)", "issue": "\(issue)"])
             }
@@ -103,7 +108,8 @@ public final class Daemon: Service {
         logger.info(
             "rules ready",
             metadata: [
-                "blocked-domains": "\(loaded.rules.blockedDomainCount)", "allowed-domains": "\(loaded.rules.allowedDomainCount)",
+                "blocked-domains": "\(loaded.rules.blockedDomainCount)",
+                "allowed-domains": "\(loaded.rules.allowedDomainCount)",
                 "regexes": "\(loaded.rules.regexCount)", "seconds": "\(String(format: "%.3f", loaded.listLoadSeconds))",
                 "apps": "\(loaded.catalogue.apps.count)", "catalogue": "\(loaded.catalogueDirectory ?? "none")",
                 "block-mode": "\(config.blockAnswer)",

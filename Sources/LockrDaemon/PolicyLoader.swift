@@ -46,7 +46,9 @@ public enum PolicyLoader {
     }
 
     /// The configured upstreams, or else the name servers of /etc/resolv.conf that are not lockr itself.
-    static func upstreams(_ config: LockrConfiguration, resolvConf: String = "/etc/resolv.conf") throws(LoadError)
+    static func upstreams(
+        _ config: LockrConfiguration, resolvConf: String = "/etc/resolv.conf"
+    ) throws(LoadError)
         -> [SocketAddress]
     {
         if !config.upstreams.isEmpty { return config.upstreams }

@@ -4,16 +4,21 @@ import LockrDaemon
 
 /// The settings `serve` and `check-config` share: a config file and the flags that override it.
 struct ServeOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("TOML config file (see README: Configuration reference).", valueName: "FILE"))
+    @Option(
+        name: .long, help: ArgumentHelp("TOML config file (see README: Configuration reference).", valueName: "FILE"))
     var config: String?
 
     @Option(name: .long, help: ArgumentHelp("Address to answer on, UDP and TCP (repeatable).", valueName: "ADDR:PORT"))
     var listen: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Upstream resolver, port 53 by default (repeatable).", valueName: "ADDR[:PORT]"))
+    @Option(
+        name: .long, help: ArgumentHelp("Upstream resolver, port 53 by default (repeatable).", valueName: "ADDR[:PORT]")
+    )
     var upstream: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Block list file: domains, hosts or adblock syntax (repeatable).", valueName: "FILE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Block list file: domains, hosts or adblock syntax (repeatable).", valueName: "FILE"))
     var blocklist: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Allow list file: names never blocked (repeatable).", valueName: "FILE"))
@@ -22,7 +27,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Directory for lockr's state.", valueName: "DIR"))
     var stateDir: String?
 
-    @Option(name: .long, help: ArgumentHelp("Answer for blocked names: null, nxdomain, refused or an IP.", valueName: "MODE"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Answer for blocked names: null, nxdomain, refused or an IP.", valueName: "MODE"))
     var blockMode: String?
 
     @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning or error.", valueName: "LEVEL"))

@@ -8,15 +8,17 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent("blocklists").path
 
     static func shipped() throws -> AppCatalogue {
-        try AppCatalogue.load(directory: directory, fileNames: try FileManager.default.contentsOfDirectory(atPath: directory))
+        try AppCatalogue.load(
+            directory: directory, fileNames: try FileManager.default.contentsOfDirectory(atPath: directory))
     }
 
     @Test func theShippedCatalogueLoads() throws {
         let catalogue = try Self.shipped()
         #expect(catalogue.apps.count >= 25)
-        for id in ["instagram", "tiktok", "youtube", "facebook", "x", "reddit", "snapchat", "netflix", "twitch", "discord",
-            "pinterest", "threads", "whatsapp", "telegram", "roblox"]
-        {
+        for id in [
+            "instagram", "tiktok", "youtube", "facebook", "x", "reddit", "snapchat", "netflix", "twitch", "discord",
+            "pinterest", "threads", "whatsapp", "telegram", "roblox",
+        ] {
             #expect(catalogue.apps[id] != nil, "missing app \(id)")
         }
         for app in catalogue.apps.values {

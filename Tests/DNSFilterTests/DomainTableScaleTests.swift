@@ -8,14 +8,18 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         func randomName() -> String {
             let labels = (0..<Int.random(in: 2...4, using: &generator)).map { _ in
-                String((0..<Int.random(in: 3...12, using: &generator)).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement(using: &generator)! })
+                String(
+                    (0..<Int.random(in: 3...12, using: &generator)).map { _ in
+                        "abcdefghijklmnopqrstuvwxyz0123456789".randomElement(using: &generator)!
+                    })
             }
             return labels.joined(separator: ".")
         }
         let listed = Set((0..<200_000).map { _ in randomName() })
         var builder = RuleSetBuilder()
         let source = builder.addSource("big")
-        let report = RuleListParser.parse(Array(listed.joined(separator: "\n").utf8), role: .block, source: source, into: &builder)
+        let report = RuleListParser.parse(
+            Array(listed.joined(separator: "\n").utf8), role: .block, source: source, into: &builder)
         let set = builder.build()
         #expect(report.rules == listed.count)
         #expect(set.blockedDomainCount == listed.count)

@@ -96,7 +96,8 @@ import Testing
     }
 
     @Test func badLinesAreReportedWithTheirNumbers() {
-        let text = "good.test\r\nbad name here\nbäd.test\n\(String(repeating: "a", count: 64)).test\nsp ace.test\nx..y\n"
+        let text =
+            "good.test\r\nbad name here\nbäd.test\n\(String(repeating: "a", count: 64)).test\nsp ace.test\nx..y\n"
         let (set, report) = rules(text)
         #expect(blocked(set, "good.test"))
         #expect(report.rules == 1)

@@ -18,7 +18,8 @@ import Testing
     /// The answer's records as ldns prints them, or nil for a miss; "stale" for an expired one.
     private func lookup(_ cache: AnswerCache, _ packet: [UInt8], at now: UInt64) throws -> [String]? {
         switch cache.answer(try DNSQuery(packet: packet), now: now, udpLimit: nil, policy: 1) {
-        case .fresh(let bytes): try LdnsPacket(wire: bytes).answerRecords + ["rcode \(try LdnsPacket(wire: bytes).rcode)"]
+        case .fresh(let bytes):
+            try LdnsPacket(wire: bytes).answerRecords + ["rcode \(try LdnsPacket(wire: bytes).rcode)"]
         case .stale: ["stale"]
         case .unverified: ["unverified"]
         case .miss: nil
@@ -99,7 +100,9 @@ import Testing
         let cache = AnswerCache(settings: CacheSettings())
         let packet = LdnsBuild.query("fail.test.")
         let reply = try #require(LdnsBuild.answer(to: packet, rcode: 2))
-        cache.store(try CachedAnswer(reply: reply, toQuery: packet, bounds: TTLBounds()), for: try DNSQuery(packet: packet), now: 0, policy: 1)
+        cache.store(
+            try CachedAnswer(reply: reply, toQuery: packet, bounds: TTLBounds()), for: try DNSQuery(packet: packet),
+            now: 0, policy: 1)
         #expect(cache.count == 0)
     }
 }

@@ -34,13 +34,16 @@ import Testing
         var builder = RuleSetBuilder()
         let source = builder.addSource("list.txt")
         _ = RuleListParser.parse(Array("ads.test\n".utf8), role: .block, source: source, into: &builder)
-        let pipeline = QueryPipeline(policy: FilterPolicy(rules: builder.build()), cacheSettings: cache, cache: AnswerCache(settings: cache))
+        let pipeline = QueryPipeline(
+            policy: FilterPolicy(rules: builder.build()), cacheSettings: cache, cache: AnswerCache(settings: cache))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let server = try await DNSServer.start(
             listeners: listeners(try SocketAddress(ipAddress: "127.0.0.1", port: 0)),
             pipeline: pipeline,
-            upstreams: UpstreamPool(servers: try upstreams.map { try SocketAddress(ipAddress: "127.0.0.1", port: $0.port) }),
-            forwarding: ForwardSettings(attemptTimeout: .milliseconds(300), attempts: 2, socketsPerFamily: 2, queriesPerPort: 16),
+            upstreams: UpstreamPool(
+                servers: try upstreams.map { try SocketAddress(ipAddress: "127.0.0.1", port: $0.port) }),
+            forwarding: ForwardSettings(
+                attemptTimeout: .milliseconds(300), attempts: 2, socketsPerFamily: 2, queriesPerPort: 16),
             group: group)
         let running = Running(server: server, upstreams: upstreams, group: group)
         do {
@@ -55,7 +58,8 @@ import Testing
     @Test func forwardsAndThenAnswersFromCache() async throws {
         try await Self.withServer { running in
             for id in [1, 2, 3] as [UInt16] {
-                let reply = try LdnsPacket(wire: try DNSClient.udp(LdnsBuild.query("WWW.test.", id: id), port: running.port))
+                let reply = try LdnsPacket(
+                    wire: try DNSClient.udp(LdnsBuild.query("WWW.test.", id: id), port: running.port))
                 #expect(reply.id == id)
                 #expect(reply.answerRecords.first?.hasPrefix("WWW.test.\t") == true)
                 #expect(reply.answerRecords.first?.hasSuffix("192.0.2.1") == true)
@@ -75,10 +79,12 @@ import Testing
 
     @Test func truncatedUpstreamAnswersAreAskedAgainOverTCP() async throws {
         try await Self.withServer { running in
-            let overUDP = try LdnsPacket(wire: try DNSClient.udp(LdnsBuild.query("big.test.", ednsPayload: 1232), port: running.port))
+            let overUDP = try LdnsPacket(
+                wire: try DNSClient.udp(LdnsBuild.query("big.test.", ednsPayload: 1232), port: running.port))
             #expect(overUDP.isTruncated)
             #expect(running.upstreams[0].tcpQueries == 1)
-            let overTCP = try LdnsPacket(wire: try DNSClient.tcp([LdnsBuild.query("big.test.", ednsPayload: 1232)], port: running.port)[0])
+            let overTCP = try LdnsPacket(
+                wire: try DNSClient.tcp([LdnsBuild.query("big.test.", ednsPayload: 1232)], port: running.port)[0])
             #expect(!overTCP.isTruncated)
             #expect(overTCP.answerCount == 100)
         }
@@ -88,23 +94,29 @@ import Testing
         try await Self.withServer { running in
             running.upstreams[0].mode = .silent
             let started = ContinuousClock.now
-            let reply = try LdnsPacket(wire: try DNSClient.udp(LdnsBuild.query("www.test.", ednsPayload: 1232), port: running.port, seconds: 3))
+            let reply = try LdnsPacket(
+                wire: try DNSClient.udp(LdnsBuild.query("www.test.", ednsPayload: 1232), port: running.port, seconds: 3)
+            )
             let elapsed = ContinuousClock.now - started
             #expect(reply.rcode == 2)
             #expect(reply.extendedErrors.map(\.code) == [22])
             #expect(elapsed < .milliseconds(1_500), "2 attempts x 300 ms")
             running.upstreams[0].mode = .serverFailure
-            #expect(try LdnsPacket(wire: try DNSClient.udp(LdnsBuild.query("app.test."), port: running.port)).rcode == 2)
+            #expect(
+                try LdnsPacket(wire: try DNSClient.udp(LdnsBuild.query("app.test."), port: running.port)).rcode == 2)
         }
     }
 
     @Test func servesStaleWhenTheUpstreamFails() async throws {
         try await Self.withServer(cache: CacheSettings(bounds: TTLBounds(maximum: 1), staleSeconds: 600)) { running in
-            let fresh = try LdnsPacket(wire: try DNSClient.udp(LdnsBuild.query("www.test.", ednsPayload: 1232), port: running.port))
+            let fresh = try LdnsPacket(
+                wire: try DNSClient.udp(LdnsBuild.query("www.test.", ednsPayload: 1232), port: running.port))
             #expect(fresh.answerRecords.first?.contains("\t1\tIN\tA") == true)
             try await Task.sleep(for: .milliseconds(1_100))
             running.upstreams[0].mode = .silent
-            let stale = try LdnsPacket(wire: try DNSClient.udp(LdnsBuild.query("www.test.", ednsPayload: 1232), port: running.port, seconds: 3))
+            let stale = try LdnsPacket(
+                wire: try DNSClient.udp(LdnsBuild.query("www.test.", ednsPayload: 1232), port: running.port, seconds: 3)
+            )
             #expect(stale.rcode == 0)
             #expect(stale.answerRecords == ["www.test.\t30\tIN\tA\t192.0.2.1"])
             #expect(stale.extendedErrors.map(\.code) == [3])
@@ -124,7 +136,9 @@ import Testing
             #expect(try LdnsPacket(wire: try DNSClient.udp(notify, port: running.port)).rcode == 4)
             var generator = SystemRandomNumberGenerator()
             for _ in 0..<300 {
-                let junk = (0..<Int.random(in: 0...60, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let junk = (0..<Int.random(in: 0...60, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
                 _ = try? DNSClient.udp(junk, port: running.port, seconds: 0.01)
             }
             let good = try LdnsPacket(wire: try DNSClient.udp(LdnsBuild.query("www.test.", id: 77), port: running.port))
@@ -138,13 +152,19 @@ import Testing
             ListenerSettings(addresses: [$0], maxTCPConnections: 4, tcpIdleTimeout: .milliseconds(300))
         }) { running in
             let answers = try DNSClient.tcp(
-                [LdnsBuild.query("www.test.", id: 1), LdnsBuild.query("ads.test.", id: 2), LdnsBuild.query("app.test.", id: 3)],
+                [
+                    LdnsBuild.query("www.test.", id: 1), LdnsBuild.query("ads.test.", id: 2),
+                    LdnsBuild.query("app.test.", id: 3),
+                ],
                 port: running.port)
             #expect(Set(try answers.map { try LdnsPacket(wire: $0).id }) == [1, 2, 3])
-            #expect(DNSClient.tcpClosesAfter([0xFF, 0xFF] + [UInt8](repeating: 0, count: 100), port: running.port, seconds: 2),
+            #expect(
+                DNSClient.tcpClosesAfter(
+                    [0xFF, 0xFF] + [UInt8](repeating: 0, count: 100), port: running.port, seconds: 2),
                 "an oversized frame closes the connection")
             #expect(DNSClient.tcpClosesAfter([0, 0], port: running.port, seconds: 2), "a zero-length frame closes it")
-            #expect(DNSClient.tcpClosesAfter([0, 40, 1, 2, 3], port: running.port, seconds: 2), "a stalled frame times out")
+            #expect(
+                DNSClient.tcpClosesAfter([0, 40, 1, 2, 3], port: running.port, seconds: 2), "a stalled frame times out")
             #expect(DNSClient.tcpClosesAfter([], port: running.port, seconds: 2), "an idle connection times out")
             let after = try DNSClient.tcp([LdnsBuild.query("www.test.", id: 4)], port: running.port)
             #expect(try LdnsPacket(wire: after[0]).id == 4)
@@ -169,7 +189,8 @@ import Testing
             _ = try DNSClient.udp(LdnsBuild.query("www.test."), port: running.port, seconds: 3)
             let before = running.upstreams[0].queries(for: "app.test.")
             let started = ContinuousClock.now
-            let reply = try LdnsPacket(wire: try DNSClient.udp(LdnsBuild.query("app.test."), port: running.port, seconds: 3))
+            let reply = try LdnsPacket(
+                wire: try DNSClient.udp(LdnsBuild.query("app.test."), port: running.port, seconds: 3))
             #expect(reply.answerCount == 1)
             #expect(ContinuousClock.now - started < .milliseconds(250), "answered by the healthy upstream at once")
             #expect(running.upstreams[0].queries(for: "app.test.") == before)

@@ -12,12 +12,15 @@ import Testing
 
     let cache = AnswerCache(settings: CacheSettings())
 
-    private func pipeline(_ list: String = "ads.test\n", mode: BlockAnswer = .null, antiBypass: Bool = true) -> QueryPipeline {
+    private func pipeline(
+        _ list: String = "ads.test\n", mode: BlockAnswer = .null, antiBypass: Bool = true
+    ) -> QueryPipeline {
         var builder = RuleSetBuilder()
         let source = builder.addSource("list.txt")
         _ = RuleListParser.parse(Array(list.utf8), role: .block, source: source, into: &builder)
         return QueryPipeline(
-            policy: FilterPolicy(rules: builder.build(), blockAnswer: mode, blockTTL: 60, antiBypass: antiBypass), cache: cache)
+            policy: FilterPolicy(rules: builder.build(), blockAnswer: mode, blockTTL: 60, antiBypass: antiBypass),
+            cache: cache)
     }
 
     private func reply(_ step: PipelineStep) throws -> LdnsPacket {
@@ -31,7 +34,8 @@ import Testing
     @Test func strangersAreRefused() throws {
         let step = pipeline().begin(packet: LdnsBuild.query("www.test."), client: stranger, transport: .udp, now: 0)
         #expect(try reply(step).rcode == 5)
-        let garbage = pipeline().begin(packet: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13], client: stranger, transport: .udp, now: 0)
+        let garbage = pipeline().begin(
+            packet: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13], client: stranger, transport: .udp, now: 0)
         guard case .drop = garbage else {
             Issue.record("junk from a stranger must be dropped")
             return
@@ -55,8 +59,11 @@ import Testing
         let null = try reply(pipeline().begin(packet: query, client: local, transport: .udp, now: 0))
         #expect(null.answerRecords.first?.hasSuffix("0.0.0.0") == true)
         #expect(null.extendedErrors.first?.text == "blocked by ||ads.test^ (list.txt)")
-        #expect(try reply(pipeline(mode: .nxdomain).begin(packet: query, client: local, transport: .udp, now: 0)).rcode == 3)
-        #expect(try reply(pipeline(mode: .refused).begin(packet: query, client: local, transport: .udp, now: 0)).rcode == 5)
+        #expect(
+            try reply(pipeline(mode: .nxdomain).begin(packet: query, client: local, transport: .udp, now: 0)).rcode == 3
+        )
+        #expect(
+            try reply(pipeline(mode: .refused).begin(packet: query, client: local, transport: .udp, now: 0)).rcode == 5)
         let custom = try reply(
             pipeline(mode: BlockAnswer("192.0.2.99")!).begin(packet: query, client: local, transport: .udp, now: 0))
         #expect(custom.answerRecords.first?.hasSuffix("192.0.2.99") == true)
@@ -70,12 +77,18 @@ import Testing
     @Test func antiBypassNames() throws {
         let pipe = pipeline("")
         for name in ["use-application-dns.net.", "mask.icloud.com.", "mask-h2.icloud.com."] {
-            #expect(try reply(pipe.begin(packet: LdnsBuild.query(name), client: local, transport: .udp, now: 0)).rcode == 3)
+            #expect(
+                try reply(pipe.begin(packet: LdnsBuild.query(name), client: local, transport: .udp, now: 0)).rcode == 3)
         }
-        let ddr = try reply(pipe.begin(packet: LdnsBuild.query("_dns.resolver.arpa.", type: "SVCB"), client: local, transport: .udp, now: 0))
+        let ddr = try reply(
+            pipe.begin(
+                packet: LdnsBuild.query("_dns.resolver.arpa.", type: "SVCB"), client: local, transport: .udp, now: 0))
         #expect(ddr.rcode == 0 && ddr.answerCount == 0)
         let off = pipeline("", antiBypass: false)
-        guard case .forward = off.begin(packet: LdnsBuild.query("use-application-dns.net."), client: local, transport: .udp, now: 0) else {
+        guard
+            case .forward = off.begin(
+                packet: LdnsBuild.query("use-application-dns.net."), client: local, transport: .udp, now: 0)
+        else {
             Issue.record("with anti-bypass off the canary is forwarded")
             return
         }
@@ -87,7 +100,8 @@ import Testing
         #expect(try reply(pipeline().begin(packet: chaos, client: local, transport: .udp, now: 0)).rcode == 5)
         let axfr = LdnsBuild.query("test.", type: "AXFR")
         #expect(try reply(pipeline().begin(packet: axfr, client: local, transport: .tcp, now: 0)).rcode == 4)
-        let any = try reply(pipeline().begin(packet: LdnsBuild.query("www.test.", type: "ANY"), client: local, transport: .udp, now: 0))
+        let any = try reply(
+            pipeline().begin(packet: LdnsBuild.query("www.test.", type: "ANY"), client: local, transport: .udp, now: 0))
         #expect(any.answerRecords.first?.contains("HINFO") == true)
         var version1 = LdnsBuild.query("www.test.", ednsPayload: 1232)
         version1[version1.count - 5] = 1  // EDNS version 1
@@ -109,17 +123,22 @@ import Testing
         let answer = try CachedAnswer(reply: upstream, toQuery: query, bounds: TTLBounds())
         _ = open.finish(parsed, upstream: .success(answer), stale: nil, transport: .udp, now: 0)
         // served from cache while allowed
-        #expect(try reply(open.begin(packet: query, client: local, transport: .udp, now: 1)).answerRecords.first?.hasSuffix("192.0.2.3") == true)
+        #expect(
+            try reply(open.begin(packet: query, client: local, transport: .udp, now: 1)).answerRecords.first?.hasSuffix(
+                "192.0.2.3") == true)
         // the same cache under a policy that blocks the name: the block wins
         let blocking = pipeline("ads.test\n")
-        #expect(try reply(blocking.begin(packet: query, client: local, transport: .udp, now: 2)).answerRecords.first?.hasSuffix("0.0.0.0") == true)
+        #expect(
+            try reply(blocking.begin(packet: query, client: local, transport: .udp, now: 2)).answerRecords.first?
+                .hasSuffix("0.0.0.0") == true)
     }
 
     @Test func upstreamFailureGivesStaleOrServfail() throws {
         let pipe = pipeline("")
         let query = try DNSQuery(packet: LdnsBuild.query("www.test.", ednsPayload: 1232))
         let failed = try LdnsPacket(
-            wire: pipe.finish(query, upstream: .failure(ForwardError.noUpstreamAnswered), stale: nil, transport: .udp, now: 0))
+            wire: pipe.finish(
+                query, upstream: .failure(ForwardError.noUpstreamAnswered), stale: nil, transport: .udp, now: 0))
         #expect(failed.rcode == 2)
         #expect(failed.extendedErrors.map(\.code) == [22])
     }

@@ -25,7 +25,8 @@ import Testing
         let cached = try CachedAnswer(reply: reply, toQuery: sent, bounds: TTLBounds(minimum: 60, maximum: 120))
         #expect(cached.lifetime == 60)
         let long = try #require(LdnsBuild.answer(to: sent, records: ["www.test. 9000 IN A 192.0.2.1"]))
-        #expect(try CachedAnswer(reply: long, toQuery: sent, bounds: TTLBounds(minimum: 60, maximum: 120)).lifetime == 120)
+        #expect(
+            try CachedAnswer(reply: long, toQuery: sent, bounds: TTLBounds(minimum: 60, maximum: 120)).lifetime == 120)
     }
 
     @Test func negativeLifetimeComesFromTheSOA() throws {
@@ -87,7 +88,9 @@ import Testing
         let targetStart = try #require(findCNAMETarget(in: looped))
         looped[targetStart] = 0xC0
         looped[targetStart + 1] = UInt8(targetStart)
-        #expect(throws: UpstreamReplyProblem.self) { try CachedAnswer(reply: looped, toQuery: sent, bounds: TTLBounds()) }
+        #expect(throws: UpstreamReplyProblem.self) {
+            try CachedAnswer(reply: looped, toQuery: sent, bounds: TTLBounds())
+        }
         #expect(throws: UpstreamReplyProblem.self) {
             try CachedAnswer(reply: Array(reply.prefix(reply.count - 20)), toQuery: sent, bounds: TTLBounds())
         }

@@ -28,11 +28,15 @@ import Testing
         let types = ["A", "AAAA", "MX", "TXT", "HTTPS", "SVCB", "NS", "SOA", "PTR", "CNAME"]
         for round in 0..<500 {
             let labels = (0..<Int.random(in: 1...6, using: &generator)).map { _ in
-                String((0..<Int.random(in: 1...20, using: &generator)).map { _ in "abcXYZ019-_".randomElement(using: &generator)! })
+                String(
+                    (0..<Int.random(in: 1...20, using: &generator)).map { _ in
+                        "abcXYZ019-_".randomElement(using: &generator)!
+                    })
             }
             let name = labels.joined(separator: ".") + "."
             let type = types[round % types.count]
-            let packet = LdnsBuild.query(name, type: type, id: UInt16(round), ednsPayload: round.isMultiple(of: 2) ? 1400 : nil)
+            let packet = LdnsBuild.query(
+                name, type: type, id: UInt16(round), ednsPayload: round.isMultiple(of: 2) ? 1400 : nil)
             let query = try DNSQuery(packet: packet)
             let oracle = try LdnsPacket(wire: packet)
             #expect(query.id == oracle.id)
@@ -87,9 +91,12 @@ import Testing
         for round in 0..<20_000 {
             var packet = seeds[round % seeds.count]
             for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                packet[Int.random(in: 0..<packet.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                packet[Int.random(in: 0..<packet.count, using: &generator)] = UInt8.random(
+                    in: 0...255, using: &generator)
             }
-            if round.isMultiple(of: 7) { packet = Array(packet.prefix(Int.random(in: 0...packet.count, using: &generator))) }
+            if round.isMultiple(of: 7) {
+                packet = Array(packet.prefix(Int.random(in: 0...packet.count, using: &generator)))
+            }
             if let query = try? DNSQuery(packet: packet) {
                 parsed += 1
                 _ = Responses.synthesized(.nameError, to: query, ttl: 1)

@@ -4,10 +4,13 @@ import Testing
 @testable import DNSWire
 
 @Suite struct ResponsesTests {
-    private func answer(_ synthesized: SynthesizedAnswer, _ type: String, edns: Bool = true, ttl: UInt32 = 42)
+    private func answer(
+        _ synthesized: SynthesizedAnswer, _ type: String, edns: Bool = true, ttl: UInt32 = 42
+    )
         throws -> LdnsPacket
     {
-        let query = try DNSQuery(packet: LdnsBuild.query("Ads.Example.com.", type: type, id: 99, ednsPayload: edns ? 1232 : nil))
+        let query = try DNSQuery(
+            packet: LdnsBuild.query("Ads.Example.com.", type: type, id: 99, ednsPayload: edns ? 1232 : nil))
         let bytes = Responses.synthesized(
             synthesized, to: query, ttl: ttl, reason: ExtendedError(code: .blocked, text: "blocked by ||example.com^"))
         return try LdnsPacket(wire: bytes)

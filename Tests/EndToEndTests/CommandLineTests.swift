@@ -17,13 +17,21 @@ import Testing
     @Test func checkConfigNamesEveryError() throws {
         let path = NSTemporaryDirectory() + "lockr-check-\(UUID()).toml"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try "listen = [\"127.0.0.1:53\"]\nupstreams = [\"192.0.2.1\"]\n[cache]\nsize = \"big\"\n[blocking]\nmode = \"purple\"\n"
-            .write(toFile: path, atomically: true, encoding: .utf8)
-        let bad = try run(LockrProcess.binary, ["check-config", path])
-        #expect(bad.status == 1)
-        #expect(bad.output.contains("line 4: key 'cache.size': expected an integer"))
-        #expect(bad.output.contains("line 6: key 'blocking.mode'"))
-        try "listen = [\"127.0.0.1:53\"]\nupstreams = [\"192.0.2.1\"]\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let bad = """
+            listen = ["127.0.0.1:53"]
+            upstreams = ["192.0.2.1"]
+            [cache]
+            size = "big"
+            [blocking]
+            mode = "purple"
+            """
+        try bad.write(toFile: path, atomically: true, encoding: .utf8)
+        let refused = try run(LockrProcess.binary, ["check-config", path])
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("line 4: key 'cache.size': expected an integer"))
+        #expect(refused.output.contains("line 6: key 'blocking.mode'"))
+        try "listen = [\"127.0.0.1:53\"]\nupstreams = [\"192.0.2.1\"]\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         let good = try run(LockrProcess.binary, ["check-config", path])
         #expect(good.status == 0, "\(good.output)")
         #expect(good.output.contains("OK"))
@@ -31,7 +39,9 @@ import Testing
     }
 
     @Test func badStartsAreClearErrors() throws {
-        let missingList = try run(LockrProcess.binary, ["serve", "--listen", "127.0.0.1:0", "--upstream", "192.0.2.1", "--blocklist", "/nonexistent/list.txt"])
+        let missingList = try run(
+            LockrProcess.binary,
+            ["serve", "--listen", "127.0.0.1:0", "--upstream", "192.0.2.1", "--blocklist", "/nonexistent/list.txt"])
         #expect(missingList.status == 1)
         #expect(missingList.output.contains("cannot read /nonexistent/list.txt"))
         let badMode = try run(LockrProcess.binary, ["serve", "--block-mode", "purple"])

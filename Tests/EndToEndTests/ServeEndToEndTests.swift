@@ -15,7 +15,10 @@ import Testing
         try list.write(toFile: listPath, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: listPath) }
         let lockr = try LockrProcess(
-            ["--upstream", "127.0.0.1:\(upstream.port)", "--blocklist", listPath, "--state-dir", NSTemporaryDirectory()] + extra)
+            [
+                "--upstream", "127.0.0.1:\(upstream.port)", "--blocklist", listPath, "--state-dir",
+                NSTemporaryDirectory(),
+            ] + extra)
         do {
             try await body(lockr, upstream, listPath)
         } catch {
@@ -33,8 +36,12 @@ import Testing
             #expect(blocked.contains("status: NOERROR"))
             #expect(blocked.contains("x.ads.test.\t\t60\tIN\tA\t0.0.0.0"))
             #expect(blocked.contains("EDE: 15 (Blocked): (blocked by ||ads.test^"))
-            #expect(try dig(lockr.port, "tracker.test", "AAAA", "+short").trimmingCharacters(in: .whitespacesAndNewlines) == "::")
-            #expect(try dig(lockr.port, "www.test", "+short").trimmingCharacters(in: .whitespacesAndNewlines) == "192.0.2.1")
+            #expect(
+                try dig(lockr.port, "tracker.test", "AAAA", "+short").trimmingCharacters(in: .whitespacesAndNewlines)
+                    == "::")
+            #expect(
+                try dig(lockr.port, "www.test", "+short").trimmingCharacters(in: .whitespacesAndNewlines) == "192.0.2.1"
+            )
             let viaDrill = try drill(lockr.port, "www.test", "AAAA")
             #expect(viaDrill.contains("2001:db8::1"))
             #expect(try drill(lockr.port, "ads.test", "A").contains("0.0.0.0"))

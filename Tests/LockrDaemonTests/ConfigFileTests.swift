@@ -92,8 +92,14 @@ import Testing
             Issue.record("a bad file must not parse")
         } catch {
             let lines = error.issues.map { "\($0.line ?? 0) \($0.key ?? "")" }
-            #expect(lines == ["1 listen", "2 colour", "5 blocking.mode", "6 blocking.ttl", "9 cache.size", "10 cache.min-ttl", "14 access.allow"])
-            #expect(error.description.contains("bad.toml: line 5: key 'blocking.mode': expected null, nxdomain, refused or an IP address"))
+            #expect(
+                lines == [
+                    "1 listen", "2 colour", "5 blocking.mode", "6 blocking.ttl", "9 cache.size", "10 cache.min-ttl",
+                    "14 access.allow",
+                ])
+            #expect(
+                error.description.contains(
+                    "bad.toml: line 5: key 'blocking.mode': expected null, nxdomain, refused or an IP address"))
         }
     }
 
@@ -119,7 +125,8 @@ import Testing
     @Test func upstreamsFromResolvConfSkipLockrItself() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("resolv-\(UUID()).conf").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try "# test\nnameserver 127.0.0.1\nnameserver 192.0.2.53\noptions edns0\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "# test\nnameserver 127.0.0.1\nnameserver 192.0.2.53\noptions edns0\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
         var config = LockrConfiguration()
         config.listen = [try SocketAddress(ipAddress: "0.0.0.0", port: 53)]
         #expect(try PolicyLoader.upstreams(config, resolvConf: path).map(AddressText.format) == ["192.0.2.53:53"])
@@ -132,7 +139,11 @@ import Testing
 
     @Test func stateDirectoryDefaults() {
         #expect(LockrConfiguration.defaultStateDirectory(environment: [:], isRoot: true) == "/var/lib/lockr")
-        #expect(LockrConfiguration.defaultStateDirectory(environment: ["XDG_STATE_HOME": "/x"], isRoot: false) == "/x/lockr")
-        #expect(LockrConfiguration.defaultStateDirectory(environment: ["HOME": "/home/a"], isRoot: false) == "/home/a/.local/state/lockr")
+        #expect(
+            LockrConfiguration.defaultStateDirectory(environment: ["XDG_STATE_HOME": "/x"], isRoot: false) == "/x/lockr"
+        )
+        #expect(
+            LockrConfiguration.defaultStateDirectory(environment: ["HOME": "/home/a"], isRoot: false)
+                == "/home/a/.local/state/lockr")
     }
 }

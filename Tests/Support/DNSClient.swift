@@ -28,14 +28,17 @@ public enum DNSClient {
 
     /// Sends each packet over one TCP connection (2-byte framing) and reads as many answers.
     /// `raw` bytes are written as they are, before the framed packets, to test bad framing.
-    public static func tcp(_ packets: [[UInt8]], port: Int, raw: [UInt8] = [], seconds: Double = 2) throws -> [[UInt8]] {
+    public static func tcp(_ packets: [[UInt8]], port: Int, raw: [UInt8] = [], seconds: Double = 2) throws -> [[UInt8]]
+    {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         precondition(fd >= 0)
         defer { close(fd) }
         setTimeout(fd, seconds)
         var address = loopback(port)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { throw Timeout() }
         var out = raw
@@ -58,7 +61,9 @@ public enum DNSClient {
         setTimeout(fd, seconds)
         var address = loopback(port)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else { return false }
         if !raw.isEmpty { _ = send(fd, raw, raw.count, Int32(MSG_NOSIGNAL)) }

@@ -139,7 +139,8 @@ public final class ScriptedUpstream: Sendable {
             guard let query = envelope.data.readBytes(length: envelope.data.readableBytes),
                 let reply = ScriptedUpstream.respond(to: query, overTCP: false, state: state)
             else { return }
-            let out = AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: context.channel.allocator.buffer(bytes: reply))
+            let out = AddressedEnvelope(
+                remoteAddress: envelope.remoteAddress, data: context.channel.allocator.buffer(bytes: reply))
             context.writeAndFlush(wrapOutboundOut(out), promise: nil)
         }
     }
