@@ -15,7 +15,7 @@ final class LockrProcess {
     /// Starts `lockr serve` on a free loopback port with `arguments` and waits until it listens.
     init(_ arguments: [String]) throws {
         logPath = NSTemporaryDirectory() + "lockr-e2e-\(UUID()).log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw Failure("no lockr binary at \(Self.binary): run `swift build` before the tests")
         }
@@ -26,7 +26,8 @@ final class LockrProcess {
         try process.run()
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if let match = log.firstMatch(of: /address=127\.0\.0\.1:(\d+)/) {
+            let text = log
+            if text.contains("] ready"), let match = text.firstMatch(of: /address=127\.0\.0\.1:(\d+)/) {
                 port = Int(match.1)!
                 return
             }

@@ -61,6 +61,16 @@ import Testing
         }
     }
 
+    @Test func answersOnIPv6() async throws {
+        try await withLockr(extra: ["--listen", "[::1]:0"]) { lockr, _, _ in
+            let port = try #require(lockr.log.firstMatch(of: /address=\[::1\]:(\d+)/).map { String($0.1) })
+            let blocked = try run("dig", ["@::1", "-p", port, "+tries=1", "+time=3", "ads.test", "AAAA", "+short"])
+            #expect(blocked.output.trimmingCharacters(in: .whitespacesAndNewlines) == "::")
+            let allowed = try run("dig", ["@::1", "-p", port, "+tries=1", "+time=3", "+tcp", "www.test", "+short"])
+            #expect(allowed.output.contains("192.0.2.1"))
+        }
+    }
+
     @Test func tcpAndTruncation() async throws {
         try await withLockr { lockr, upstream, _ in
             #expect(try dig(lockr.port, "www.test", "+tcp", "+short").contains("192.0.2.1"))
