@@ -42,7 +42,6 @@ public final class RuleSet: Sendable {
     public var blockedDomainCount: Int { blockedDomains.count }
     public var allowedDomainCount: Int { allowedDomains.count }
     public var regexCount: Int { blockRegexes.count + allowRegexes.count }
-    public var isEmpty: Bool { blockedDomains.count == 0 && allowedDomains.count == 0 && regexCount == 0 }
 
     /// Bytes held by the domain tables.
     public var memoryFootprint: Int { blockedDomains.memoryFootprint + allowedDomains.memoryFootprint }
@@ -50,11 +49,9 @@ public final class RuleSet: Sendable {
     /// The rule that decides `wireName` (labels and root byte, any case), or nil if none applies.
     public func hit(wireName: UnsafeBufferPointer<UInt8>) -> RuleHit? {
         if let match = allowedDomains.match(wireName: wireName) { return .allowedByDomain(match) }
-        if !allowRegexes.isEmpty || !blockRegexes.isEmpty {
-            if let index = Self.firstMatch(allowRegexes, wireName) { return .allowedByRegex(index) }
-        }
+        if let index = Self.firstMatch(allowRegexes, wireName) { return .allowedByRegex(index) }
         if let match = blockedDomains.match(wireName: wireName) { return .blockedByDomain(match) }
-        if !blockRegexes.isEmpty, let index = Self.firstMatch(blockRegexes, wireName) {
+        if let index = Self.firstMatch(blockRegexes, wireName) {
             return .blockedByRegex(index)
         }
         return nil

@@ -54,15 +54,6 @@ public final class UpstreamPool: Sendable {
             health[server].lastFailure = now
         }
     }
-
-    /// A line per server for status output: address, failures in a row, smoothed RTT.
-    public var report: [(server: SocketAddress, consecutiveFailures: Int, rttMilliseconds: Double?)] {
-        health.withLockedValue { health in
-            servers.indices.map {
-                (servers[$0], health[$0].consecutiveFailures, health[$0].smoothedRTT.map { $0 / 1000 })
-            }
-        }
-    }
 }
 
 /// How queries are sent upstream.

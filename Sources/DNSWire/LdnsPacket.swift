@@ -29,7 +29,6 @@ public final class LdnsPacket {
     public var id: UInt16 { ldns_pkt_id(packet) }
     public var rcode: UInt8 { UInt8(truncatingIfNeeded: ldns_pkt_get_rcode(packet).rawValue) }
     public var answerCount: Int { Int(ldns_pkt_ancount(packet)) }
-    public var authorityCount: Int { Int(ldns_pkt_nscount(packet)) }
     /// Additional records, not counting the OPT record (ldns keeps EDNS apart).
     public var additionalCount: Int { Int(ldns_pkt_arcount(packet)) }
     public var isTruncated: Bool { ldns_pkt_tc(packet) != 0 }
@@ -42,8 +41,6 @@ public final class LdnsPacket {
     /// The authority section in ldns's presentation format.
     public var authorityRecords: [String] { Self.records(of: ldns_pkt_authority(packet)) }
 
-    /// The whole message in dig-like presentation format.
-    public var text: String { Self.string(ldns_pkt2str(packet)) }
 
     /// The Extended DNS Error options (info-code, text) of the OPT record.
     public var extendedErrors: [(code: UInt16, text: String)] {
