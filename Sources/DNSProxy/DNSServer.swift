@@ -88,7 +88,8 @@ public final class DNSServer: Sendable {
                 context.pipeline = pipeline
                 context.forwarder = UpstreamForwarder(
                     eventLoop: context.eventLoop, pool: upstreams, settings: forwarding)
-                context.eventLoop.scheduleTask(in: .seconds(30)) { old.close() }
+                // the old forwarder lives until every query it holds has had all its attempts
+                context.eventLoop.scheduleTask(in: old.longestQuery) { old.close() }
             }
         }
     }

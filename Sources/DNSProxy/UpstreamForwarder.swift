@@ -82,6 +82,9 @@ final class UpstreamForwarder: @unchecked Sendable {
         return job.promise.futureResult
     }
 
+    /// The longest a query can take here: every attempt timing out, plus a margin.
+    var longestQuery: TimeAmount { settings.attemptTimeout * Int64(max(1, settings.attempts)) + .seconds(1) }
+
     /// Closes the upstream sockets.
     func close() {
         eventLoop.assertInEventLoop()

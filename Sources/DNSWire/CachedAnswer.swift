@@ -25,8 +25,9 @@ public struct TTLBounds: Sendable, Equatable {
 /// An upstream reply made ready to store and to replay to any client with the same question.
 ///
 /// The upstream's OPT record is taken off (EDNS is hop-by-hop); its Extended DNS Errors are kept and
-/// passed on. Every other byte reaches the client as the upstream sent it, except the id, the RD/CD
-/// bits, the question's letter case (the client's own) and the TTLs, which count down with age.
+/// passed on. Every record reaches the client as the upstream sent it (ldns may compress names
+/// differently), except the id, the RD/CD bits, the question's letter case (the client's own) and
+/// the TTLs, which count down with age.
 /// Immutable, and a class so that a cache hit shares it instead of copying its arrays.
 public final class CachedAnswer: Sendable {
     /// The reply without its OPT record, TTLs clamped to the bounds.
@@ -40,23 +41,28 @@ public final class CachedAnswer: Sendable {
     /// Seconds this answer may be served from cache: the smallest TTL, or for a negative answer the
     /// SOA's negative TTL (RFC 2308). Zero means do not cache.
     public let lifetime: UInt32
-    /// The reply had TC set: the question must be asked again over TCP.
+    /// The reply had TC set: the question must be asked again over TCP (nothing else of it is kept).
     public let isTruncated: Bool
 
     /// Reads an upstream reply to `sent` (the bytes lockr sent). Throws if it is malformed or answers
-    /// another question; ldns re-checks every record's data, so a reply lockr passes on always parses.
+    /// another question. The reply is parsed and encoded anew by ldns: what lockr keeps and replays
+    /// is a message ldns wrote, whose compression pointers all aim at names (never at the header,
+    /// a TTL or past the end), so rewriting ids, TTLs and the OPT record can never break it.
     public init(reply: [UInt8], toQuery sent: [UInt8], bounds: TTLBounds) throws(UpstreamReplyProblem) {
         var layout = try MessageLayout(reading: reply)
         guard layout.questionMatches(sent, in: reply) else { throw .mismatchedQuestion }
-        if layout.flags & HeaderFlag.truncated == 0 {
-            do { _ = try LdnsPacket(wire: reply) } catch { throw .malformed(error.description) }
-        }
-        var message = reply
-        var upstreamErrors: [UInt8] = []
-        let isTruncated = layout.flags & HeaderFlag.truncated != 0
         let rcode = ResponseCode(rawValue: layout.flags & HeaderFlag.rcodeMask)
+        self.rcode = rcode
+        isTruncated = layout.flags & HeaderFlag.truncated != 0
+        guard !isTruncated else {
+            (message, ttlFields, upstreamErrors, lifetime) = ([], [], [], 0)
+            return
+        }
+        upstreamErrors = layout.opt.map { Self.extendedErrors(in: reply[$0.options]) } ?? []
+        var message: [UInt8]
+        do { message = try LdnsPacket(wire: reply).wire() } catch { throw .malformed(error.description) }
+        layout = try MessageLayout(reading: message)
         if let opt = layout.opt {
-            upstreamErrors = Self.extendedErrors(in: reply[opt.options])
             message.removeSubrange(opt.record)
             message.setU16(message.u16(at: 10) - 1, at: 10)
             layout = try MessageLayout(reading: message)
@@ -70,9 +76,6 @@ public final class CachedAnswer: Sendable {
         }
         self.message = message
         self.ttlFields = fields
-        self.upstreamErrors = upstreamErrors
-        self.isTruncated = isTruncated
-        self.rcode = rcode
         self.lifetime = Self.lifetime(of: layout, in: message, rcode: rcode, bounds: bounds)
     }
 
@@ -125,6 +128,7 @@ public final class CachedAnswer: Sendable {
         staleTTL: UInt32? = nil,
         udpLimit: Int? = nil
     ) -> [UInt8] {
+        if isTruncated { return Responses.truncated(to: query) }
         var out = message
         out.reserveCapacity(message.count + 11 + upstreamErrors.count + 24)
         out.setU16(query.id, at: 0)

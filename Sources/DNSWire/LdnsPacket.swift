@@ -58,6 +58,17 @@ public final class LdnsPacket {
         return found
     }
 
+    /// The message encoded anew by ldns: the same records, with name compression that ldns made
+    /// (every pointer aims back at a name it wrote), nothing after the last record.
+    public func wire() throws(LdnsError) -> [UInt8] {
+        var bytes: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        let status = ldns_pkt2wire(&bytes, packet, &size)
+        guard status == LDNS_STATUS_OK, let bytes else { throw LdnsError(status) }
+        defer { free(bytes) }
+        return Array(UnsafeBufferPointer(start: bytes, count: size))
+    }
+
     private static func records(of list: UnsafeMutablePointer<ldns_rr_list>?) -> [String] {
         guard let list else { return [] }
         return (0..<ldns_rr_list_rr_count(list)).map { index in

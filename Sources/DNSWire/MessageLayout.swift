@@ -1,7 +1,8 @@
 /// Where the records of a DNS message are, found by one bounds-checked walk.
 ///
 /// Names are skipped, not followed, so compression pointers cannot loop. The OPT record is noted
-/// separately and is not among `records`.
+/// separately and is not among `records`. A truncated message (TC) is read only up to its question:
+/// what follows may be cut anywhere.
 struct MessageLayout {
     enum Section { case answer, authority, additional }
 
@@ -26,6 +27,7 @@ struct MessageLayout {
         guard let nameEnd = WireName.end(in: message, from: DNSLimits.headerSize), nameEnd + 4 <= message.count
         else { throw .malformed("bad question") }
         questionRange = DNSLimits.headerSize..<nameEnd + 4
+        guard flags & HeaderFlag.truncated == 0 else { return }
         var cursor = questionRange.upperBound
         let counts: [(Section, UInt16)] = [
             (.answer, message.u16(at: 6)), (.authority, message.u16(at: 8)), (.additional, message.u16(at: 10)),

@@ -22,6 +22,7 @@ public final class Daemon: Service {
 
     public func run() async throws {
         let config = try configure()
+        try StateDirectory.prepare(config.stateDirectory)
         let loaded = try PolicyLoader.load(config)
         report(loaded, config)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
@@ -40,6 +41,8 @@ public final class Daemon: Service {
             try? await group.shutdownGracefully()
             throw LoadError("cannot listen: \(error)")
         }
+        // Trap SIGHUP before saying ready, so that a reload asked for right away is never fatal.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
         for address in server.boundAddresses {
             logger.notice("listening", metadata: ["address": "\(AddressText.format(address))", "transport": "udp+tcp"])
         }
@@ -47,7 +50,7 @@ public final class Daemon: Service {
             "ready", metadata: ["upstreams": "\(loaded.upstreams.map(AddressText.format).joined(separator: ","))"])
 
         await cancelWhenGracefulShutdown {
-            for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            for await _ in hangups {
                 self.reload(server: server, cache: cache, running: config)
             }
         }

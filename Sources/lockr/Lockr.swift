@@ -6,9 +6,9 @@ struct Lockr: AsyncParsableCommand {
         commandName: "lockr",
         abstract: "A DNS forwarder that throttles apps by answering or sinkholing their domains.",
         discussion: """
-            lockr answers DNS for this machine or your home network. Point your resolver at it
-            (see README.md). DNS decides only new lookups: a connection an app already has open
-            stays open until the app reconnects; short TTLs and firewall rules narrow that gap.
+            lockr answers DNS for this machine or your home network; point your resolver at it (see README.md). \
+            DNS decides only new lookups: a connection an app already has open stays open until the app \
+            reconnects. Short TTLs and firewall rules narrow that gap.
             """,
         subcommands: [Serve.self, CheckConfig.self]
     )

@@ -7,8 +7,8 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the DNS forwarder (embedded defaults: 127.0.0.1 and ::1 port 5335).",
         discussion: """
-            Upstreams default to the name servers of /etc/resolv.conf. SIGHUP reloads the config
-            file and lists without dropping queries; SIGTERM stops cleanly.
+            Upstreams default to the name servers of /etc/resolv.conf (lockr skips itself). \
+            SIGHUP reloads the config file and lists without dropping queries; SIGTERM stops cleanly.
             """
     )
 

@@ -68,6 +68,40 @@ import Testing
         #expect(overTCP.answerCount == 60)
     }
 
+    @Test func aTruncatedReplyIsReadOnlyUpToItsQuestion() throws {
+        let many = (1...10).map { "www.test. 300 IN A 198.51.100.\($0)" }
+        var reply = try #require(LdnsBuild.answer(to: sent, records: many))
+        reply[2] |= 0x02  // TC
+        let cut = Array(reply.prefix(reply.count - 7))  // the last record is cut short, as truncation may
+        let cached = try CachedAnswer(reply: cut, toQuery: sent, bounds: TTLBounds())
+        #expect(cached.isTruncated)
+        #expect(cached.lifetime == 0)
+    }
+
+    @Test func survivesRandomlyDamagedReplies() throws {
+        var generator = SystemRandomNumberGenerator()
+        let soa = "test. 300 IN SOA ns.test. hostmaster.test. 1 3600 600 86400 120"
+        let seeds = [
+            try #require(LdnsBuild.answer(to: sent, records: ["www.test. 300 IN CNAME a.test.", "a.test. 60 IN A 192.0.2.1"])),
+            try #require(LdnsBuild.answer(to: sent, rcode: 3, authority: [soa])),
+        ]
+        let client = try DNSQuery(packet: LdnsBuild.query("www.test.", ednsPayload: 1232))
+        var accepted = 0
+        for round in 0..<20_000 {
+            var reply = seeds[round % seeds.count]
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                reply[Int.random(in: 2..<reply.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if round.isMultiple(of: 5) { reply = Array(reply.prefix(Int.random(in: 0...reply.count, using: &generator))) }
+            guard let cached = try? CachedAnswer(reply: reply, toQuery: sent, bounds: TTLBounds()) else { continue }
+            accepted += 1
+            // whatever was accepted replays into a message ldns can read
+            let replayed = cached.render(for: client, age: 5)
+            #expect((try? LdnsPacket(wire: replayed)) != nil, "accepted \(reply) but replayed \(replayed)")
+        }
+        #expect(accepted > 0)
+    }
+
     @Test func rejectsAnswersToAnotherQuestion() throws {
         let other = LdnsBuild.query("evil.test.", id: 1, ednsPayload: 1232)
         let reply = try #require(LdnsBuild.answer(to: other, records: ["evil.test. 300 IN A 192.0.2.66"]))
