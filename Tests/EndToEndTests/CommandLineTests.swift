@@ -26,6 +26,9 @@ import Testing
             mode = "purple"
             """
         try bad.write(toFile: path, atomically: true, encoding: .utf8)
+        let serving = try run(LockrProcess.binary, ["serve", "--config", path])
+        #expect(serving.status == 1)
+        #expect(serving.output.contains("line 4: key 'cache.size': expected an integer"))
         let refused = try run(LockrProcess.binary, ["check-config", path])
         #expect(refused.status == 1)
         #expect(refused.output.contains("line 4: key 'cache.size': expected an integer"))

@@ -106,6 +106,36 @@ import Testing
         }
     }
 
+    @Test func reloadsDropNoQuery() async throws {
+        try await withLockr { lockr, _, listPath in
+            let port = lockr.port
+            let asking = Task.detached {
+                var unanswered = 0
+                for index in 0..<1_000 {
+                    let name = index.isMultiple(of: 2) ? "www.test." : "ads.test."
+                    if (try? DNSClient.udp(LdnsBuild.query(name, id: UInt16(index)), port: port, seconds: 2)) == nil {
+                        unanswered += 1
+                    }
+                }
+                return unanswered
+            }
+            for round in 0..<5 {
+                try await Task.sleep(for: .milliseconds(60))
+                try "ads.test\nround\(round).test\n".write(toFile: listPath, atomically: true, encoding: .utf8)
+                lockr.signal(SIGHUP)
+            }
+            #expect(await asking.value == 0)
+            // signals sent close together may merge into one reload; the last list wins
+            var lastListInForce = false
+            for _ in 0..<100 where !lastListInForce {
+                try await Task.sleep(for: .milliseconds(50))
+                lastListInForce = try dig(lockr.port, "round4.test", "+short").contains("0.0.0.0")
+            }
+            #expect(lastListInForce)
+            #expect(lockr.log.contains("reloaded"))
+        }
+    }
+
     @Test func sighupReloadsListsAndSigtermStopsCleanly() async throws {
         try await withLockr { lockr, _, listPath in
             #expect(try dig(lockr.port, "app.test", "+short").contains("192.0.2.6"))

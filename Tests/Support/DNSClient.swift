@@ -30,17 +30,8 @@ public enum DNSClient {
     /// `raw` bytes are written as they are, before the framed packets, to test bad framing.
     public static func tcp(_ packets: [[UInt8]], port: Int, raw: [UInt8] = [], seconds: Double = 2) throws -> [[UInt8]]
     {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        precondition(fd >= 0)
+        guard let fd = connectTCP(port: port, seconds: seconds) else { throw Timeout() }
         defer { close(fd) }
-        setTimeout(fd, seconds)
-        var address = loopback(port)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw Timeout() }
         var out = raw
         for packet in packets {
             out += [UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet
@@ -56,8 +47,17 @@ public enum DNSClient {
 
     /// True when the peer closes the TCP connection within `seconds` after `raw` is written.
     public static func tcpClosesAfter(_ raw: [UInt8], port: Int, seconds: Double) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard let fd = connectTCP(port: port, seconds: seconds) else { return false }
         defer { close(fd) }
+        if !raw.isEmpty { _ = send(fd, raw, raw.count, Int32(MSG_NOSIGNAL)) }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, 0) == 0
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port` whose reads time out after `seconds`.
+    private static func connectTCP(port: Int, seconds: Double) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        precondition(fd >= 0)
         setTimeout(fd, seconds)
         var address = loopback(port)
         let connected = withUnsafePointer(to: &address) {
@@ -65,10 +65,11 @@ public enum DNSClient {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { return false }
-        if !raw.isEmpty { _ = send(fd, raw, raw.count, Int32(MSG_NOSIGNAL)) }
-        var byte: UInt8 = 0
-        return recv(fd, &byte, 1, 0) == 0
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 
     private static func readExactly(_ fd: Int32, _ count: Int) throws -> [UInt8] {
