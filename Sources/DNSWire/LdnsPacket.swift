@@ -41,7 +41,6 @@ public final class LdnsPacket {
     /// The authority section in ldns's presentation format.
     public var authorityRecords: [String] { Self.records(of: ldns_pkt_authority(packet)) }
 
-
     /// The Extended DNS Error options (info-code, text) of the OPT record.
     public var extendedErrors: [(code: UInt16, text: String)] {
         guard let list = ldns_pkt_edns_get_option_list(packet) else { return [] }

@@ -63,7 +63,7 @@ private struct ConfigReader {
     var issues: [ConfigIssue] = []
 
     static let topLevel: Set<String> = [
-        "listen", "upstreams", "state-dir", "blocklists", "allowlists", "catalogue", "log-level",
+        "listen", "upstreams", "state-dir", "blocklists", "allowlists", "catalogue", "log-level", "threads",
         "blocking", "cache", "upstream", "access", "tcp",
     ]
     static let sections: [String: Set<String>] = [
@@ -101,6 +101,8 @@ private struct ConfigReader {
                 issue("log-level", "expected trace, debug, info, notice, warning, error or critical")
             }
         }
+
+        if let value = integer("threads", in: 1...256) { config.threads = value }
 
         if let value = string("blocking.mode") {
             if let answer = BlockAnswer(value) {

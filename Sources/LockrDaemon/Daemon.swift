@@ -25,7 +25,7 @@ public final class Daemon: Service {
         try StateDirectory.prepare(config.stateDirectory)
         let loaded = try PolicyLoader.load(config)
         report(loaded, config)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
         let cache = AnswerCache(settings: config.cache)
         let server: DNSServer
         do {
@@ -76,9 +76,10 @@ public final class Daemon: Service {
             if config.listen != running.listen || config.cache.capacity != running.cache.capacity
                 || config.cache.staleSeconds != running.cache.staleSeconds
                 || config.maxTCPConnections != running.maxTCPConnections
-                || config.tcpIdleTimeout != running.tcpIdleTimeout
+                || config.tcpIdleTimeout != running.tcpIdleTimeout || config.threads != running.threads
             {
-                logger.warning("listen addresses, cache size, serve-stale and tcp settings change only on restart")
+                logger.warning(
+                    "listen addresses, threads, cache size, serve-stale and tcp settings change only on restart")
             }
             server.update(
                 pipeline: Self.pipeline(config, loaded, cache: cache),

@@ -24,7 +24,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Allow list file: names never blocked (repeatable).", valueName: "FILE"))
     var allowlist: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp(
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Directory for lockr's state, created if missing (default /var/lib/lockr as root, else "
                 + "$XDG_STATE_HOME/lockr).", valueName: "DIR"))
     var stateDir: String?

@@ -82,7 +82,8 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         let soa = "test. 300 IN SOA ns.test. hostmaster.test. 1 3600 600 86400 120"
         let seeds = [
-            try #require(LdnsBuild.answer(to: sent, records: ["www.test. 300 IN CNAME a.test.", "a.test. 60 IN A 192.0.2.1"])),
+            try #require(
+                LdnsBuild.answer(to: sent, records: ["www.test. 300 IN CNAME a.test.", "a.test. 60 IN A 192.0.2.1"])),
             try #require(LdnsBuild.answer(to: sent, rcode: 3, authority: [soa])),
         ]
         let client = try DNSQuery(packet: LdnsBuild.query("www.test.", ednsPayload: 1232))
@@ -92,7 +93,9 @@ import Testing
             for _ in 0..<Int.random(in: 1...3, using: &generator) {
                 reply[Int.random(in: 2..<reply.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
             }
-            if round.isMultiple(of: 5) { reply = Array(reply.prefix(Int.random(in: 0...reply.count, using: &generator))) }
+            if round.isMultiple(of: 5) {
+                reply = Array(reply.prefix(Int.random(in: 0...reply.count, using: &generator)))
+            }
             guard let cached = try? CachedAnswer(reply: reply, toQuery: sent, bounds: TTLBounds()) else { continue }
             accepted += 1
             // whatever was accepted replays into a message ldns can read

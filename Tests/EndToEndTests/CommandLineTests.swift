@@ -48,7 +48,8 @@ import Testing
         #expect(missingList.status == 1)
         #expect(missingList.output.contains("cannot read /nonexistent/list.txt"))
         let badState = try run(
-            LockrProcess.binary, ["serve", "--listen", "127.0.0.1:0", "--upstream", "192.0.2.1", "--state-dir", "/etc/hostname"])
+            LockrProcess.binary,
+            ["serve", "--listen", "127.0.0.1:0", "--upstream", "192.0.2.1", "--state-dir", "/etc/hostname"])
         #expect(badState.status == 1)
         #expect(badState.output.contains("the state directory /etc/hostname is not a directory"))
         let badMode = try run(LockrProcess.binary, ["serve", "--block-mode", "purple"])

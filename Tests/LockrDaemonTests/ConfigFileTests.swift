@@ -26,6 +26,7 @@ import Testing
             allowlists = ["/etc/lockr/allow.txt"]
             catalogue = "/usr/share/lockr/blocklists"
             log-level = "debug"
+            threads = 3
 
             [blocking]
             mode = "10.0.0.1"
@@ -58,6 +59,7 @@ import Testing
         #expect(config.allowlists == ["/etc/lockr/allow.txt"])
         #expect(config.catalogueDirectory == "/usr/share/lockr/blocklists")
         #expect(config.logLevel == "debug")
+        #expect(config.threads == 3)
         #expect(config.blockAnswer == .address(ipv4: [10, 0, 0, 1], ipv6: nil))
         #expect(config.blockTTL == 10)
         #expect(!config.antiBypass)
