@@ -101,6 +101,9 @@ public final class Daemon: Service {
     }
 
     private func report(_ loaded: LoadedPolicy, _ config: LockrConfiguration) {
+        if config.upstreams.isEmpty, loaded.upstreams.contains(where: { $0.ipAddress == "127.0.0.53" }) {
+            logger.warning("upstream 127.0.0.53 is systemd-resolved, which may ask lockr back: set --upstream")
+        }
         for (path, report) in loaded.reports {
             logger.info(
                 "list loaded",
