@@ -56,6 +56,14 @@ public enum ConfigFile {
     }
 }
 
+extension ConfigFile {
+    /// Every key lockr reads, dotted ("cache.size"), tables excluded.
+    static var knownKeys: [String] {
+        ConfigReader.topLevel.filter { ConfigReader.sections[$0] == nil }
+            + ConfigReader.sections.flatMap { section, keys in keys.map { "\(section).\($0)" } }
+    }
+}
+
 /// Walks the TOML table, one known key at a time, collecting issues.
 private struct ConfigReader {
     let table: TOMLTable

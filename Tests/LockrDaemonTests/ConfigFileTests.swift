@@ -17,6 +17,25 @@ import Testing
         #expect(config.access == AccessControl())
     }
 
+    /// The reference in README.md lists every key with its default: parsed, it is the default.
+    @Test func theREADMEReferenceIsTheDefault() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let section = try #require(text.range(of: "## Configuration reference")).upperBound
+        let start = try #require(text.range(of: "```toml\n", range: section..<text.endIndex)).upperBound
+        let end = try #require(text.range(of: "```", range: start..<text.endIndex)).lowerBound
+        var config = try ConfigFile.parse(String(text[start..<end]), path: "README.md")
+        #expect(config.stateDirectory == "/var/lib/lockr")
+        config.stateDirectory = LockrConfiguration().stateDirectory
+        #expect(config == LockrConfiguration())
+        let lines = KeyLines(text: String(text[start..<end]))
+        for key in ConfigFile.knownKeys {
+            #expect(lines.line(of: key) != nil || text[start..<end].contains("# \(key.split(separator: ".").last!) ="),
+                "README documents \(key)")
+        }
+    }
+
     @Test func everyKey() throws {
         let text = """
             listen = ["0.0.0.0:53", "[::]:53"]
