@@ -32,9 +32,12 @@ public enum BlockAnswer: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    private static let nullAddresses = SynthesizedAnswer.address(
+        ipv4: [0, 0, 0, 0], ipv6: [UInt8](repeating: 0, count: 16))
+
     var synthesized: SynthesizedAnswer {
         switch self {
-        case .null: .address(ipv4: [0, 0, 0, 0], ipv6: [UInt8](repeating: 0, count: 16))
+        case .null: Self.nullAddresses
         case .nxdomain: .nameError
         case .refused: .refused
         case .address(let ipv4, let ipv6): .address(ipv4: ipv4, ipv6: ipv6)

@@ -58,17 +58,20 @@ struct ResponseWriter {
     /// Appends an SOA to the authority section so that resolvers cache the negative answer for `ttl`
     /// (RFC 2308: the negative TTL is the lesser of the SOA's TTL and its MINIMUM).
     mutating func addNegativeSOA(ttl: UInt32) {
-        var rdata: [UInt8] = []
-        rdata.append(contentsOf: [5] + Array("lockr".utf8) + [0])  // MNAME lockr.
-        rdata.append(contentsOf: [7] + Array("blocked".utf8) + [5] + Array("lockr".utf8) + [0])  // RNAME
-        rdata.appendU32(1)  // serial
-        rdata.appendU32(3600)  // refresh
-        rdata.appendU32(600)  // retry
-        rdata.appendU32(86400)  // expire
+        var rdata = Self.soaWithoutMinimum
         rdata.appendU32(ttl)  // minimum
         appendOwnedRecord(type: RecordType.soa, ttl: ttl, rdata: rdata)
         bytes.setU16(bytes.u16(at: 8) + 1, at: 8)
     }
+
+    /// SOA data up to its MINIMUM: MNAME `lockr.`, RNAME `blocked.lockr.`, serial 1, refresh 3600,
+    /// retry 600, expire 86400.
+    private static let soaWithoutMinimum: [UInt8] = {
+        var rdata: [UInt8] =
+            [5] + Array("lockr".utf8) + [0] + [7] + Array("blocked".utf8) + [5] + Array("lockr".utf8) + [0]
+        for value: UInt32 in [1, 3600, 600, 86400] { rdata.appendU32(value) }
+        return rdata
+    }()
 
     /// Appends lockr's OPT record when the query carried one (RFC 6891 forbids it otherwise):
     /// payload 1232, the client's DO bit, the extended RCODE bits, and the given options.
