@@ -26,16 +26,21 @@ enum NameHash {
 
     /// Hash of a whole wire name without its root byte: the value `DomainTable` files it under.
     static func name(_ bytes: UnsafeBufferPointer<UInt8>, start: Int, length: Int) -> UInt64 {
-        var labelStarts: [Int] = []
-        var cursor = start
-        while cursor < start + length {
-            labelStarts.append(cursor)
-            cursor += 1 + Int(bytes[cursor])
+        // a name of at most 254 bytes has at most 127 labels
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 128) { labelStarts in
+            var labels = 0
+            var cursor = start
+            while cursor < start + length {
+                labelStarts[labels] = cursor
+                labels += 1
+                cursor += 1 + Int(bytes[cursor])
+            }
+            var hash = seed
+            for index in stride(from: labels - 1, through: 0, by: -1) {
+                let labelStart = labelStarts[index]
+                hash = extend(hash, with: label(bytes, start: labelStart + 1, length: Int(bytes[labelStart])))
+            }
+            return hash
         }
-        var hash = seed
-        for labelStart in labelStarts.reversed() {
-            hash = extend(hash, with: label(bytes, start: labelStart + 1, length: Int(bytes[labelStart])))
-        }
-        return hash
     }
 }
