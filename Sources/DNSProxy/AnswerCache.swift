@@ -228,7 +228,8 @@ struct CacheTable: Sendable {
     }
 }
 
-/// The identity of a cached question, hashed without copying the name.
+/// The identity of a question for the cache and for joining queries in flight (name ignoring case,
+/// type, DO and CD bits), hashed without copying the name.
 struct CacheKey {
     let hash: UInt64
     /// DO and CD bits.
@@ -244,5 +245,11 @@ struct CacheKey {
         }
         hash = (hash ^ UInt64(query.type) << 8 ^ UInt64(flags)) &* 0xFF51_AFD7_ED55_8CCD
         self.hash = hash ^ hash >> 29
+    }
+
+    /// True when two queries ask the same question in this sense.
+    static func sameQuestion(_ lhs: DNSQuery, _ rhs: DNSQuery) -> Bool {
+        lhs.type == rhs.type && CacheKey(lhs).flags == CacheKey(rhs).flags
+            && WireName.equalIgnoringCase(lhs.wireName, rhs.wireName)
     }
 }

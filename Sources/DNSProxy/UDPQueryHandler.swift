@@ -1,7 +1,8 @@
 import NIOCore
 
 /// Answers DNS queries arriving on a UDP socket. Immediate answers are written as the batch of
-/// datagrams is read and flushed once at the end of the batch.
+/// datagrams is read and flushed once at the end of the batch. When the socket cannot take more
+/// (a flood), answers are dropped as UDP allows rather than queued without bound.
 final class UDPQueryHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
@@ -17,6 +18,7 @@ final class UDPQueryHandler: ChannelInboundHandler {
         let client = envelope.remoteAddress
         switch context.handle(packet, from: client, transport: .udp) {
         case .reply(let reply):
+            guard channelContext.channel.isWritable else { return }
             let buffer = channelContext.channel.allocator.buffer(bytes: reply)
             channelContext.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: client, data: buffer)), promise: nil)
             needsFlush = true
@@ -25,6 +27,7 @@ final class UDPQueryHandler: ChannelInboundHandler {
         case .later(let answer):
             let channel = channelContext.channel
             answer.whenSuccess { reply in
+                guard channel.isWritable else { return }
                 let buffer = channel.allocator.buffer(bytes: reply)
                 channel.writeAndFlush(AddressedEnvelope(remoteAddress: client, data: buffer), promise: nil)
             }

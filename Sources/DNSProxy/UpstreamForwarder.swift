@@ -11,6 +11,9 @@ import NIOPosix
 /// upstream's address and port, carries the id and repeats the question. A truncated answer is asked
 /// again over TCP. A timeout or a SERVFAIL/REFUSED/malformed answer moves on to the next upstream.
 ///
+/// A question already on its way upstream is not asked again: later identical queries (name in any
+/// case, type, DO and CD bits) wait for the same answer.
+///
 /// Confined to its event loop: every method must be called on it (checked in debug builds).
 final class UpstreamForwarder: @unchecked Sendable {
     let eventLoop: EventLoop
@@ -19,6 +22,8 @@ final class UpstreamForwarder: @unchecked Sendable {
     private var sockets: [SocketFamily: SocketSet] = [:]
     private var socketsReady: [SocketFamily: EventLoopFuture<Void>] = [:]
     private var pending: [PendingKey: PendingQuery] = [:]
+    /// Questions on their way upstream, by `CacheKey` hash.
+    private var inFlight: [UInt64: ForwardJob] = [:]
     private var random = SystemRandomNumberGenerator()
 
     private enum SocketFamily: Hashable { case v4, v6 }
@@ -75,9 +80,17 @@ final class UpstreamForwarder: @unchecked Sendable {
     func resolve(_ query: DNSQuery, bounds: TTLBounds) -> EventLoopFuture<CachedAnswer> {
         eventLoop.assertInEventLoop()
         guard !pool.servers.isEmpty else { return eventLoop.makeFailedFuture(ForwardError.noUpstreams) }
+        let key = CacheKey(query).hash
+        if let asked = inFlight[key], CacheKey.sameQuestion(asked.query, query) { return asked.promise.futureResult }
         let job = ForwardJob(
             query: query, bounds: bounds, promise: eventLoop.makePromise(),
             order: pool.order(now: NIODeadline.now().uptimeNanoseconds))
+        if inFlight[key] == nil {
+            inFlight[key] = job
+            job.promise.futureResult.whenComplete { _ in
+                if self.inFlight[key] === job { self.inFlight[key] = nil }
+            }
+        }
         sendAttempt(job)
         return job.promise.futureResult
     }

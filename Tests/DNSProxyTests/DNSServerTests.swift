@@ -171,6 +171,20 @@ import Testing
         }
     }
 
+    @Test func identicalQueriesInFlightAreAskedOnce() async throws {
+        try await Self.withServer { running in
+            running.upstreams[0].mode = .slow
+            let burst = (1...8).map {
+                LdnsBuild.query($0.isMultiple(of: 2) ? "APP.test." : "app.test.", id: UInt16($0))
+            }
+            let answers = try DNSClient.udpBurst(burst, port: running.port, seconds: 3)
+            #expect(Set(try answers.map { try LdnsPacket(wire: $0).id }) == Set(1...8))
+            #expect(
+                try answers.allSatisfy { try LdnsPacket(wire: $0).answerRecords.first?.hasSuffix("192.0.2.6") == true })
+            #expect(running.upstreams[0].queries(for: "app.test.") == 1)
+        }
+    }
+
     @Test func queriesLeaveFromChangingRandomPorts() async throws {
         try await Self.withServer { running in
             for index in 0..<400 {

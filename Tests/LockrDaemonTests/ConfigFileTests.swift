@@ -31,7 +31,8 @@ import Testing
         #expect(config == LockrConfiguration())
         let lines = KeyLines(text: String(text[start..<end]))
         for key in ConfigFile.knownKeys {
-            #expect(lines.line(of: key) != nil || text[start..<end].contains("# \(key.split(separator: ".").last!) ="),
+            #expect(
+                lines.line(of: key) != nil || text[start..<end].contains("# \(key.split(separator: ".").last!) ="),
                 "README documents \(key)")
         }
     }

@@ -26,6 +26,32 @@ public enum DNSClient {
         return Array(buffer[0..<got])
     }
 
+    /// Sends all packets at once from one UDP socket and collects as many datagrams back (in the
+    /// order they arrive), or throws `Timeout` when one is missing after `seconds`.
+    public static func udpBurst(_ packets: [[UInt8]], port: Int, seconds: Double = 2) throws -> [[UInt8]] {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        precondition(fd >= 0)
+        defer { close(fd) }
+        setTimeout(fd, seconds)
+        var address = loopback(port)
+        for packet in packets {
+            let sent = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, packet, packet.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            precondition(sent == packet.count)
+        }
+        var answers: [[UInt8]] = []
+        var buffer = [UInt8](repeating: 0, count: 65_535)
+        for _ in packets {
+            let got = recv(fd, &buffer, buffer.count, 0)
+            guard got > 0 else { throw Timeout() }
+            answers.append(Array(buffer[0..<got]))
+        }
+        return answers
+    }
+
     /// Sends each packet over one TCP connection (2-byte framing) and reads as many answers.
     /// `raw` bytes are written as they are, before the framed packets, to test bad framing.
     public static func tcp(_ packets: [[UInt8]], port: Int, raw: [UInt8] = [], seconds: Double = 2) throws -> [[UInt8]]

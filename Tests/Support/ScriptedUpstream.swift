@@ -14,6 +14,8 @@ import NIOPosix
 public final class ScriptedUpstream: Sendable {
     public enum Mode: Sendable {
         case answer
+        /// Answer UDP queries after 150 ms.
+        case slow
         case silent
         case serverFailure
     }
@@ -96,7 +98,7 @@ public final class ScriptedUpstream: Sendable {
         switch mode {
         case .silent: return nil
         case .serverFailure: return LdnsBuild.answer(to: query, rcode: 2)
-        case .answer: break
+        case .answer, .slow: break
         }
         if name == "big.test." {
             let many = (1...100).map { "big.test. 300 IN A 198.51.100.\($0)" }
@@ -141,7 +143,12 @@ public final class ScriptedUpstream: Sendable {
             else { return }
             let out = AddressedEnvelope(
                 remoteAddress: envelope.remoteAddress, data: context.channel.allocator.buffer(bytes: reply))
-            context.writeAndFlush(wrapOutboundOut(out), promise: nil)
+            if state.withLockedValue({ $0.mode }) == .slow {
+                let channel = context.channel
+                context.eventLoop.scheduleTask(in: .milliseconds(150)) { channel.writeAndFlush(out, promise: nil) }
+            } else {
+                context.writeAndFlush(wrapOutboundOut(out), promise: nil)
+            }
         }
     }
 
