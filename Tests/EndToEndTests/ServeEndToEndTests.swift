@@ -61,6 +61,18 @@ import Testing
         }
     }
 
+    @Test func allowlistsWin() async throws {
+        let allowPath = NSTemporaryDirectory() + "lockr-e2e-allow-\(UUID()).txt"
+        try "x.ads.test\n".write(toFile: allowPath, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: allowPath) }
+        try await withLockr(extra: ["--allowlist", allowPath]) { lockr, _, _ in
+            let allowed = try dig(lockr.port, "x.ads.test", "+short")
+            let blocked = try dig(lockr.port, "ok.ads.test", "+short")
+            #expect(allowed.contains("192.0.2.4"))
+            #expect(blocked.contains("0.0.0.0"))
+        }
+    }
+
     @Test func answersOnIPv6() async throws {
         try await withLockr(extra: ["--listen", "[::1]:0"]) { lockr, _, _ in
             let port = try #require(lockr.log.firstMatch(of: /address=\[::1\]:(\d+)/).map { String($0.1) })
