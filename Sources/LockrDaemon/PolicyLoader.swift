@@ -2,7 +2,6 @@ import DNSFilter
 import DNSProxy
 import DNSWire
 import Foundation
-import Logging
 import NIOCore
 
 /// A configuration that failed to load, with a message for people.
