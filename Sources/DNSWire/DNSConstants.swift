@@ -1,8 +1,6 @@
 /// Record types lockr treats specially. Values from the IANA DNS parameters registry.
 public enum RecordType {
     public static let a: UInt16 = 1
-    public static let ns: UInt16 = 2
-    public static let cname: UInt16 = 5
     public static let soa: UInt16 = 6
     public static let hinfo: UInt16 = 13
     public static let aaaa: UInt16 = 28
@@ -34,8 +32,6 @@ public enum ResponseCode: UInt16, Sendable {
 public enum ExtendedErrorCode: UInt16, Sendable {
     case staleAnswer = 3
     case blocked = 15
-    case censored = 16
-    case filtered = 17
     case prohibited = 18
     case notSupported = 21
     case noReachableAuthority = 22

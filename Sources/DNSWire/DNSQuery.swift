@@ -79,10 +79,10 @@ public struct DNSQuery: Sendable {
     }
 
     /// The largest answer this client accepts over UDP: 512 without EDNS, else its payload size
-    /// bounded by `ceiling` (and never below 512).
-    public func udpSizeLimit(ceiling: Int = Int(DNSLimits.ednsPayloadSize)) -> Int {
+    /// bounded by the 1232 bytes lockr advertises (and never below 512).
+    public func udpSizeLimit() -> Int {
         guard let edns else { return DNSLimits.classicUDPSize }
-        return max(DNSLimits.classicUDPSize, min(Int(edns.udpPayloadSize), ceiling))
+        return max(DNSLimits.classicUDPSize, min(Int(edns.udpPayloadSize), Int(DNSLimits.ednsPayloadSize)))
     }
 }
 

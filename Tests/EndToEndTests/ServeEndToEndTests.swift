@@ -30,6 +30,15 @@ import Testing
         await upstream.stop()
     }
 
+    /// True once `name` is answered 0.0.0.0, polled for up to 5 s (a reload runs in the background).
+    func becomesBlocked(_ name: String, on lockr: LockrProcess) async throws -> Bool {
+        for _ in 0..<100 {
+            if try dig(lockr.port, name, "+short").contains("0.0.0.0") { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
     @Test func blockedAndAllowedNamesWithDigAndDrill() async throws {
         try await withLockr { lockr, upstream, _ in
             let blocked = try dig(lockr.port, "x.ads.test", "A")
@@ -138,12 +147,7 @@ import Testing
             }
             #expect(await asking.value == 0)
             // signals sent close together may merge into one reload; the last list wins
-            var lastListInForce = false
-            for _ in 0..<100 where !lastListInForce {
-                try await Task.sleep(for: .milliseconds(50))
-                lastListInForce = try dig(lockr.port, "round4.test", "+short").contains("0.0.0.0")
-            }
-            #expect(lastListInForce)
+            #expect(try await becomesBlocked("round4.test", on: lockr))
             #expect(lockr.log.contains("reloaded"))
         }
     }
@@ -153,12 +157,7 @@ import Testing
             #expect(try dig(lockr.port, "app.test", "+short").contains("192.0.2.6"))
             try "ads.test\napp.test\n".write(toFile: listPath, atomically: true, encoding: .utf8)
             lockr.signal(SIGHUP)
-            var reloaded = false
-            for _ in 0..<100 where !reloaded {
-                try await Task.sleep(for: .milliseconds(50))
-                reloaded = try dig(lockr.port, "app.test", "+short").contains("0.0.0.0")
-            }
-            #expect(reloaded)
+            #expect(try await becomesBlocked("app.test", on: lockr))
             #expect(lockr.log.contains("reloaded"))
             // a bad reload keeps the old rules
             try FileManager.default.removeItem(atPath: listPath)
