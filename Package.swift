@@ -13,6 +13,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The C library, wrapped once. Only DNSWire imports it (tests use it as an oracle).
@@ -25,6 +28,8 @@ let package = Package(
         .target(name: "DNSWire", dependencies: ["CLdns"]),
         // Rule lists, the compact domain matcher, the app catalogue. Pure Swift, no I/O beyond reading files.
         .target(name: "DNSFilter", dependencies: ["DNSWire"]),
+        // Modes, metering, windows and gates: pure, no I/O, time comes in as a parameter.
+        .target(name: "LockrPolicy"),
         // The query pipeline, cache, upstream forwarding and the UDP/TCP listeners (SwiftNIO).
         .target(
             name: "DNSProxy",
@@ -36,11 +41,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Policy state in SQLite (GRDB): numbered migrations, windows, usage, counters, events.
+        .target(
+            name: "LockrStore",
+            dependencies: ["LockrPolicy", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The JSON control API: its models, the Hummingbird server routes and the client the CLI uses.
+        .target(
+            name: "LockrControl",
+            dependencies: [
+                "LockrPolicy",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Configuration (TOML + flags) and composition of the running daemon.
         .target(
             name: "LockrDaemon",
             dependencies: [
-                "DNSWire", "DNSFilter", "DNSProxy",
+                "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrStore", "LockrControl",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -52,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "lockr",
             dependencies: [
-                "LockrDaemon",
+                "LockrDaemon", "LockrControl", "LockrPolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -76,6 +96,15 @@ let package = Package(
         .testTarget(
             name: "LockrDaemonTests",
             dependencies: ["LockrDaemon", "DNSProxy", "DNSTestSupport"]
+        ),
+        .testTarget(name: "LockrPolicyTests", dependencies: ["LockrPolicy"]),
+        .testTarget(name: "LockrStoreTests", dependencies: ["LockrStore", "LockrPolicy"]),
+        .testTarget(
+            name: "LockrControlTests",
+            dependencies: [
+                "LockrControl", "LockrPolicy",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -1,0 +1,68 @@
+import Foundation
+
+/// One policy day: from one day start to the next, in the configured time zone.
+public struct PolicyDay: Hashable, Sendable {
+    /// The local date the day starts on, "2026-03-29".
+    public let key: String
+    public let start: Instant
+    public let end: Instant
+}
+
+/// Days and clock hours in a time zone, with a day that may start at another time than midnight.
+///
+/// All arithmetic goes through Foundation's calendar, so days are 23 or 25 hours long across DST
+/// changes and clock hours follow the local clock (a day start that falls in a skipped hour moves to
+/// the first instant after it).
+public struct DayCalendar: Sendable, Equatable {
+    public let timeZone: TimeZone
+    /// Minutes after local midnight at which a new day (budget, counters) begins.
+    public let dayStartMinutes: Int
+    private let calendar: Calendar
+
+    public init(timeZone: TimeZone, dayStartMinutes: Int = 0) {
+        precondition((0..<1440).contains(dayStartMinutes), "day start must be within a day")
+        self.timeZone = timeZone
+        self.dayStartMinutes = dayStartMinutes
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        self.calendar = calendar
+    }
+
+    public static func == (lhs: DayCalendar, rhs: DayCalendar) -> Bool {
+        lhs.timeZone.identifier == rhs.timeZone.identifier && lhs.dayStartMinutes == rhs.dayStartMinutes
+    }
+
+    /// The policy day that contains `instant`.
+    public func day(containing instant: Instant) -> PolicyDay {
+        let date = instant.date
+        let localDay = calendar.startOfDay(for: date)
+        var start = dayStart(onLocalDay: localDay)
+        if start > date {
+            start = dayStart(onLocalDay: calendar.date(byAdding: .day, value: -1, to: localDay)!)
+        }
+        let startDay = calendar.startOfDay(for: start)
+        let next = dayStart(onLocalDay: calendar.date(byAdding: .day, value: 1, to: startDay)!)
+        let parts = calendar.dateComponents([.year, .month, .day], from: startDay)
+        let key = String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
+        return PolicyDay(key: key, start: Instant(start), end: Instant(next))
+    }
+
+    /// Start and end of the local clock hour that contains `instant`.
+    public func clockHour(containing instant: Instant) -> (start: Instant, end: Instant) {
+        let interval = calendar.dateInterval(of: .hour, for: instant.date)!
+        return (Instant(interval.start), Instant(interval.end))
+    }
+
+    /// Local wall-clock time, "15:00".
+    public func clockText(_ instant: Instant) -> String {
+        let parts = calendar.dateComponents([.hour, .minute], from: instant.date)
+        return String(format: "%02d:%02d", parts.hour!, parts.minute!)
+    }
+
+    private func dayStart(onLocalDay localMidnight: Date) -> Date {
+        let hour = dayStartMinutes / 60
+        let minute = dayStartMinutes % 60
+        if hour == 0, minute == 0 { return localMidnight }
+        return calendar.date(bySettingHour: hour, minute: minute, second: 0, of: localMidnight, matchingPolicy: .nextTime)!
+    }
+}

@@ -1,0 +1,523 @@
+/// The answer for one query of a guarded app's name.
+public enum Admission: Sendable, Equatable {
+    /// The name belongs to an app that is not guarded: resolve it as any other.
+    case notGuarded
+    /// Resolve it; clients may cache the answer for at most `ttl`.
+    case allow(ttl: Duration)
+    /// Sinkhole it, for this reason.
+    case block(reason: String)
+}
+
+/// What `unlock` did.
+public struct UnlockResult: Sendable, Equatable {
+    /// Windows opened by this call.
+    public let opened: [UnlockWindow]
+    /// Apps that were open already, with the window they are open in.
+    public let alreadyOpen: [UnlockWindow]
+}
+
+/// The policy: modes, metering, windows and gates, as a value that changes only through its methods.
+///
+/// No I/O and no clock: every method takes the current policy time, which must not go backwards
+/// (an earlier time is treated as the latest one seen). The daemon keeps one engine behind a lock,
+/// persists `snapshot(at:)` and the events from `drainEvents()`, and restores it with
+/// `init(settings:guarded:apps:state:now:)`.
+public struct PolicyEngine: Sendable {
+    /// Settings from the configuration file.
+    public private(set) var base: PolicySettings
+    /// Settings in force: the configuration with the control API's changes applied.
+    public private(set) var settings: PolicySettings
+    /// Every app that may be guarded: id to display name.
+    public let apps: [String: String]
+    /// Apps guarded by the configuration file.
+    private var baseGuarded: [String]
+    /// Apps guarded now, in configuration order.
+    public private(set) var guarded: [String]
+    private var guardedSet: Set<String>
+    public private(set) var state: PolicyState
+    private var meters: [String: UsageMeter] = [:]
+    private var buckets: [String: UsageBucket] = [:]
+    private var events: [PolicyEvent] = []
+    private var closedDays: [DayRecord] = []
+    /// Whether each guarded app was open when last looked at, to log locks and unlocks once.
+    private var wasOpen: [String: Bool] = [:]
+    private var holds: [UInt64: Instant] = [:]
+    private var nextHold: UInt64 = 1
+
+    /// The shared budget's key in `DayRecord.used` and `extraBudget`.
+    public static let allApps = "*"
+
+    /// Restores an engine. `state` is what the store kept (nil on first start); `now` must be the
+    /// current policy time.
+    public init(
+        settings base: PolicySettings, guarded baseGuarded: [String], apps: [String: String], state: PolicyState?,
+        now: Instant
+    ) {
+        let state = state ?? PolicyState(today: DayRecord(day: base.calendar.day(containing: now)), lastSeen: now)
+        self.base = base
+        self.apps = apps
+        self.baseGuarded = baseGuarded.filter { apps[$0] != nil }
+        self.state = state
+        settings = state.overlay.applied(to: base)
+        guarded = state.overlay.guarded(base: self.baseGuarded).filter { apps[$0] != nil }
+        guardedSet = Set(guarded)
+        for (key, used) in state.today.used { buckets[key] = UsageBucket(used: used, slice: slice) }
+        advance(to: now)
+        for app in guarded { wasOpen[app] = access(app, at: self.state.lastSeen).isOpen }
+    }
+
+    private var slice: Duration { settings.time.metering.slice }
+
+    // MARK: - Queries
+
+    /// Decides a query for `app`'s names at `now` and meters it.
+    public mutating func admit(_ app: String, at now: Instant) -> Admission {
+        guard guardedSet.contains(app) else { return .notGuarded }
+        let now = advance(to: now)
+        var access = access(app, at: now)
+        if case .blocked(.locked) = access, settings.mode == .hourly, settings.hourly.openOnFirstQuery {
+            openHourlyWindow(for: app, at: now, detail: "first query of the hour")
+            access = self.access(app, at: now)
+        }
+        if case .open = access {
+            meter(app, at: now)
+            if settings.mode == .time { access = self.access(app, at: now) }
+        }
+        noteTransition(app, access, at: now)
+        switch access {
+        case .open(let until):
+            let left = until - now
+            return .allow(ttl: max(.seconds(1), min(settings.maximumTTL, .seconds(left.secondsRoundedUp))))
+        case .blocked(let why):
+            return .block(reason: reason(app, why, at: now))
+        }
+    }
+
+    private mutating func meter(_ app: String, at now: Instant) {
+        let counted = meters[app, default: UsageMeter(settings: settings.time.metering)].record(at: now)
+        let grace = meters[app]!.graceSlices
+        let empty = UsageBucket(used: .zero, slice: slice)
+        for slice in counted {
+            buckets[app, default: empty].charge(slice: slice, graceSlices: grace)
+            buckets[Self.allApps, default: empty].charge(slice: slice, graceSlices: grace)
+        }
+    }
+
+    // MARK: - Actions
+
+    /// Opens the hour's window for `app`, or for every guarded app when nil. Hourly and extreme modes
+    /// only; extreme mode needs `phrase`.
+    public mutating func unlock(_ app: String?, phrase: String?, at now: Instant) throws(PolicyRefusal)
+        -> UnlockResult
+    {
+        let now = advance(to: now)
+        let targets = try targets(app)
+        guard settings.mode != .time else {
+            throw .notInThisMode(
+                "time mode: guarded apps are open while today's budget lasts; `lockr snooze` or `lockr extend` give more")
+        }
+        let alreadyOpen = targets.compactMap { target in state.windows.last { $0.covers(target, at: now) } }
+        let closed = targets.filter { target in !state.windows.contains { $0.covers(target, at: now) } }
+        let available = closed.filter { hourResets(for: $0, at: now) == nil }
+        if available.isEmpty {
+            if !alreadyOpen.isEmpty { return UnlockResult(opened: [], alreadyOpen: alreadyOpen) }
+            let first = closed.first!
+            throw .windowUsed(app: first, nextAt: settings.calendar.clockText(hourResets(for: first, at: now)!))
+        }
+        if settings.mode == .extreme { try passPhraseGate(phrase, for: app, at: now) }
+        let detail = settings.mode == .extreme ? "phrase accepted" : "lockr unlock"
+        let opened = available.map { openHourlyWindow(for: $0, at: now, detail: detail) }
+        return UnlockResult(opened: opened, alreadyOpen: alreadyOpen)
+    }
+
+    private mutating func passPhraseGate(_ phrase: String?, for app: String?, at now: Instant) throws(PolicyRefusal) {
+        if let until = state.today.cooldownUntil, now < until {
+            throw .coolingDown(remaining: until - now, misses: state.today.phraseMisses)
+        }
+        guard let phrase else {
+            throw .phraseRequired("extreme mode: type the phrase to unlock: \"\(settings.extreme.phrase)\"")
+        }
+        guard PhraseGate.accepts(phrase, phrase: settings.extreme.phrase, strictness: settings.extreme.strictness)
+        else {
+            state.today.phraseMisses += 1
+            let misses = state.today.phraseMisses
+            let cooldown = PhraseGate.cooldown(afterMisses: misses)
+            state.today.cooldownUntil = cooldown.map { now + $0 }
+            let detail = "wrong phrase #\(misses)" + (cooldown.map { ", cooldown \($0.spoken)" } ?? "")
+            log(.gateFail, app, detail, at: now)
+            throw .wrongPhrase(denial: PhraseGate.denial(afterMisses: misses), misses: misses, cooldown: cooldown)
+        }
+        let misses = state.today.phraseMisses
+        state.today.phraseMisses = 0
+        state.today.cooldownUntil = nil
+        log(.gatePass, app, misses == 0 ? "phrase accepted" : "phrase accepted after \(misses) wrong", at: now)
+    }
+
+    @discardableResult
+    private mutating func openHourlyWindow(for app: String, at now: Instant, detail: String) -> UnlockWindow {
+        let window = UnlockWindow(
+            app: app, kind: .hourly, opened: now, ends: now + settings.windowLength,
+            hourResets: settings.calendar.clockHour(containing: now).end)
+        state.windows.append(window)
+        log(.unlock, app, "\(detail): open until \(settings.calendar.clockText(window.ends))", at: now)
+        wasOpen[app] = true
+        return window
+    }
+
+    /// Time mode, once a budget is spent: a short grace for `app`, or every guarded app when nil.
+    public mutating func snooze(_ app: String?, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
+        let now = advance(to: now)
+        let targets = try targets(app)
+        guard settings.mode == .time else { throw .notInThisMode("snooze belongs to time mode") }
+        guard state.today.snoozes < settings.snooze.perDay else {
+            throw .limitReached("all \(settings.snooze.perDay) snoozes of today are used")
+        }
+        let spent = targets.filter { target in
+            if case .blocked(.budgetSpent) = access(target, at: now) { return true }
+            return false
+        }
+        guard !spent.isEmpty else {
+            throw .nothingToDo("nothing to snooze: no guarded app is out of budget")
+        }
+        state.today.snoozes += 1
+        let window = UnlockWindow(app: app, kind: .snooze, opened: now, ends: now + settings.snooze.length)
+        state.windows.append(window)
+        let count = "\(state.today.snoozes)/\(settings.snooze.perDay) today"
+        log(.snooze, app, "open until \(settings.calendar.clockText(window.ends)) (\(count))", at: now)
+        for target in spent { wasOpen[target] = true }
+        return window
+    }
+
+    /// Time mode: more budget for today, for the shared budget, or for `app` when budgets are per app.
+    /// Returns the budget now in force.
+    public mutating func extend(_ app: String?, at now: Instant) throws(PolicyRefusal) -> Duration {
+        let now = advance(to: now)
+        _ = try targets(app)
+        guard settings.mode == .time else { throw .notInThisMode("extend belongs to time mode") }
+        guard state.today.extensions < settings.extend.perDay else {
+            throw .limitReached("today's extension is used (\(settings.extend.perDay) per day)")
+        }
+        let key: String
+        if settings.time.perApp {
+            guard let app else { throw .nothingToDo("budgets are per app: name the app to extend") }
+            key = app
+        } else {
+            key = Self.allApps
+        }
+        state.today.extensions += 1
+        state.today.extraBudget[key, default: .zero] += settings.extend.length
+        let budget = budget(forKey: key)
+        log(.extend, app, "+\(settings.extend.length.spoken), budget today \(budget.spoken)", at: now)
+        return budget
+    }
+
+    /// Starts the emergency hold; `completeEmergency` must follow after `settings.emergencyHold`.
+    public mutating func beginEmergency(at now: Instant) throws(PolicyRefusal) -> UInt64 {
+        let now = advance(to: now)
+        try checkEmergencyAllowance()
+        holds = holds.filter { now - $0.value < .seconds(600) }
+        let id = nextHold
+        nextHold += 1
+        holds[id] = now
+        return id
+    }
+
+    /// Ends a hold begun by `beginEmergency`: if it lasted, every guarded app opens for the emergency
+    /// window length.
+    public mutating func completeEmergency(hold id: UInt64, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
+        let now = advance(to: now)
+        guard let started = holds[id] else { throw .holdIncomplete("no such emergency hold; start a new one") }
+        let held = now - started
+        guard held >= settings.emergencyHold else {
+            throw .holdIncomplete("held \(held.spoken) of \(settings.emergencyHold.spoken); nothing granted")
+        }
+        holds[id] = nil
+        try checkEmergencyAllowance()
+        state.today.emergencies += 1
+        let window = UnlockWindow(app: nil, kind: .emergency, opened: now, ends: now + settings.emergency.length)
+        state.windows.append(window)
+        let count = "\(state.today.emergencies)/\(settings.emergency.perDay) today"
+        log(.emergency, nil, "all guarded apps open until \(settings.calendar.clockText(window.ends)) (\(count))", at: now)
+        for app in guarded { wasOpen[app] = true }
+        return window
+    }
+
+    private func checkEmergencyAllowance() throws(PolicyRefusal) {
+        guard state.today.emergencies < settings.emergency.perDay else {
+            throw .limitReached("all \(settings.emergency.perDay) emergency bypasses of today are used")
+        }
+    }
+
+    /// Changes the mode and, optionally, its budget or window. The change is kept across restarts.
+    public mutating func setMode(
+        _ mode: Mode, budget: Duration? = nil, perApp: Bool? = nil, window: Duration? = nil, at now: Instant
+    ) throws(PolicyRefusal) {
+        let now = advance(to: now)
+        var overlay = state.overlay
+        overlay.mode = mode
+        if let budget { overlay.budget = budget }
+        if let perApp { overlay.perApp = perApp }
+        if let window {
+            switch mode {
+            case .extreme: overlay.extremeWindow = window
+            case .hourly, .time: overlay.hourlyWindow = window
+            }
+        }
+        let candidate = overlay.applied(to: base)
+        if let problem = candidate.problems().first { throw .invalidSettings(problem) }
+        state.overlay = overlay
+        settings = candidate
+        log(.modeChange, nil, modeSummary, at: now)
+        noteTransitions(at: now)
+    }
+
+    /// The mode and its main number, as `lockr status` shows it.
+    public var modeSummary: String {
+        switch settings.mode {
+        case .time:
+            "time, budget \(settings.time.budget.spoken) a day" + (settings.time.perApp ? " per app" : " for all apps")
+        case .hourly: "hourly, \(settings.hourly.window.spoken) per hour"
+        case .extreme: "extreme, \(settings.extreme.window.spoken) per hour behind the phrase"
+        }
+    }
+
+    /// Starts guarding a catalogue app.
+    public mutating func guardApp(_ app: String, at now: Instant) throws(PolicyRefusal) {
+        let now = advance(to: now)
+        guard apps[app] != nil else { throw .unknownApp(app) }
+        guard !guardedSet.contains(app) else { throw .nothingToDo("\(app) is already guarded") }
+        state.overlay.guardRemoved.removeAll { $0 == app }
+        if !baseGuarded.contains(app) { state.overlay.guardAdded.append(app) }
+        refreshGuarded()
+        log(.guardAdd, app, "guarded", at: now)
+        noteTransitions(at: now)
+    }
+
+    /// Stops guarding an app.
+    public mutating func unguardApp(_ app: String, at now: Instant) throws(PolicyRefusal) {
+        let now = advance(to: now)
+        guard apps[app] != nil else { throw .unknownApp(app) }
+        guard guardedSet.contains(app) else { throw .notGuarded(app) }
+        state.overlay.guardAdded.removeAll { $0 == app }
+        if baseGuarded.contains(app) { state.overlay.guardRemoved.append(app) }
+        refreshGuarded()
+        log(.guardRemove, app, "no longer guarded", at: now)
+    }
+
+    private mutating func refreshGuarded() {
+        guarded = state.overlay.guarded(base: baseGuarded).filter { apps[$0] != nil }
+        guardedSet = Set(guarded)
+        wasOpen = wasOpen.filter { guardedSet.contains($0.key) }
+    }
+
+    /// Takes new settings and guarded apps from a reloaded configuration; changes made through the
+    /// control API stay on top.
+    public mutating func rebase(settings newBase: PolicySettings, guarded newGuarded: [String], at now: Instant) {
+        let now = advance(to: now)
+        base = newBase
+        baseGuarded = newGuarded.filter { apps[$0] != nil }
+        let oldSlice = slice
+        settings = state.overlay.applied(to: newBase)
+        if slice != oldSlice {
+            buckets = buckets.mapValues { UsageBucket(used: $0.used(at: now), slice: slice) }
+            meters.removeAll()
+        }
+        refreshGuarded()
+        noteTransitions(at: now)
+    }
+
+    /// Logs a jump of the wall clock that policy time did not follow.
+    public mutating func noteClockJump(by jump: Duration, at now: Instant) {
+        let direction = jump < .zero ? "back" : "forward"
+        let size = jump < .zero ? .zero - jump : jump
+        log(.clockJump, nil, "wall clock jumped \(direction) by \(size.spoken); policy time kept its own pace", at: now)
+    }
+
+    /// Moves time on without a query: starts a new day, drops ended windows and logs apps that lock
+    /// or open. Call it about once a second.
+    public mutating func tick(at now: Instant) {
+        let now = advance(to: now)
+        state.windows.removeAll { $0.ends <= now && ($0.hourResets ?? now) <= now }
+        holds = holds.filter { now - $0.value < .seconds(600) }
+        noteTransitions(at: now)
+    }
+
+    // MARK: - Reading
+
+    /// Events since the last call, oldest first.
+    public mutating func drainEvents() -> [PolicyEvent] {
+        defer { events.removeAll() }
+        return events
+    }
+
+    /// Days that ended since the last call, with their final usage.
+    public mutating func drainClosedDays() -> [DayRecord] {
+        defer { closedDays.removeAll() }
+        return closedDays
+    }
+
+    /// The state to persist, with usage as of `now`.
+    public func snapshot(at now: Instant) -> PolicyState {
+        var snapshot = state
+        snapshot.lastSeen = max(now, state.lastSeen)
+        snapshot.today.used = buckets.mapValues { $0.used(at: snapshot.lastSeen) }
+        return snapshot
+    }
+
+    /// Where each guarded app stands at `now`.
+    public func status(at now: Instant) -> PolicyStatus {
+        let now = max(now, state.lastSeen)
+        let today = state.today
+        let appStatuses = guarded.map { app in
+            let access = access(app, at: now)
+            let window = state.windows.filter { $0.covers(app, at: now) }.max { $0.ends < $1.ends }
+            let key = budgetKey(for: app)
+            let budget = budget(forKey: key)
+            let used = buckets[app]?.used(at: now) ?? .zero
+            let budgetUsed = buckets[key]?.used(at: now) ?? .zero
+            var nextReset = today.day.end
+            if case .blocked(let why) = access {
+                switch why {
+                case .hourUsed(let next): nextReset = next
+                case .cooldown: nextReset = today.cooldownUntil ?? nextReset
+                case .budgetSpent, .locked: break
+                }
+            }
+            let isTime = settings.mode == .time
+            return AppStatus(
+                id: app, name: apps[app] ?? app, open: access.isOpen, reason: describe(app, access, at: now),
+                used: used, budget: isTime ? budget : nil, left: isTime ? max(.zero, budget - budgetUsed) : nil,
+                windowEnds: window?.ends, nextReset: nextReset)
+        }
+        return PolicyStatus(
+            now: now, mode: settings.mode, day: today.day, budget: settings.time.budget,
+            perAppBudget: settings.time.perApp, window: settings.windowLength,
+            snoozes: (today.snoozes, settings.snooze.perDay), extensions: (today.extensions, settings.extend.perDay),
+            emergencies: (today.emergencies, settings.emergency.perDay), phraseMisses: today.phraseMisses,
+            cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
+            totalUsed: buckets[Self.allApps]?.used(at: now) ?? .zero, apps: appStatuses)
+    }
+
+    // MARK: - Deciding
+
+    enum Blocked: Equatable {
+        case budgetSpent(used: Duration, budget: Duration)
+        case hourUsed(next: Instant)
+        case cooldown(remaining: Duration, misses: Int)
+        case locked
+    }
+
+    enum Access: Equatable {
+        /// Open, and if nothing changes, until this instant.
+        case open(until: Instant)
+        case blocked(Blocked)
+
+        var isOpen: Bool {
+            if case .open = self { true } else { false }
+        }
+    }
+
+    func access(_ app: String, at now: Instant) -> Access {
+        if let until = state.windows.filter({ $0.covers(app, at: now) }).map(\.ends).max() {
+            return .open(until: until)
+        }
+        switch settings.mode {
+        case .time:
+            let key = budgetKey(for: app)
+            let budget = budget(forKey: key)
+            let used = buckets[key]?.used(at: now) ?? .zero
+            return used < budget ? .open(until: now + (budget - used)) : .blocked(.budgetSpent(used: used, budget: budget))
+        case .hourly, .extreme:
+            if settings.mode == .extreme, let until = state.today.cooldownUntil, now < until {
+                return .blocked(.cooldown(remaining: until - now, misses: state.today.phraseMisses))
+            }
+            if let next = hourResets(for: app, at: now) { return .blocked(.hourUsed(next: next)) }
+            return .blocked(.locked)
+        }
+    }
+
+    /// When `app`'s used hourly window lets it have another, or nil if it has not used one this hour.
+    private func hourResets(for app: String, at now: Instant) -> Instant? {
+        state.windows.lazy.filter { $0.kind == .hourly && $0.app == app }.compactMap(\.hourResets)
+            .filter { $0 > now }.max()
+    }
+
+    private func budgetKey(for app: String) -> String { settings.time.perApp ? app : Self.allApps }
+
+    private func budget(forKey key: String) -> Duration {
+        settings.time.budget + (state.today.extraBudget[key] ?? .zero)
+    }
+
+    private func reason(_ app: String, _ why: Blocked, at now: Instant) -> String {
+        switch why {
+        case .budgetSpent(let used, let budget):
+            "\(app): daily budget spent (\(used.milliseconds / 60_000)/\(budget.milliseconds / 60_000) min)"
+        case .hourUsed(let next): "\(app): hourly window used, next at \(settings.calendar.clockText(next))"
+        case .cooldown(let remaining, let misses): "\(app): cooldown \(remaining.spoken) after \(misses) wrong phrases"
+        case .locked:
+            switch settings.mode {
+            case .extreme: "\(app): locked; typing the phrase opens \(settings.extreme.window.spoken)"
+            case .hourly where settings.hourly.openOnFirstQuery:
+                "\(app): locked; the hour's first query opens \(settings.hourly.window.spoken)"
+            default: "\(app): locked; `lockr unlock \(app)` opens \(settings.hourly.window.spoken)"
+            }
+        }
+    }
+
+    private func describe(_ app: String, _ access: Access, at now: Instant) -> String {
+        switch access {
+        case .blocked(let why): return reason(app, why, at: now)
+        case .open(let until):
+            if let window = state.windows.filter({ $0.covers(app, at: now) }).max(by: { $0.ends < $1.ends }) {
+                return "\(app): open until \(settings.calendar.clockText(until)) (\(window.kind.rawValue) window)"
+            }
+            return "\(app): \((until - now).spoken) of today's budget left"
+        }
+    }
+
+    // MARK: - Time
+
+    /// Clamps `now` to the latest time seen, and starts a new day when one has begun.
+    @discardableResult
+    private mutating func advance(to now: Instant) -> Instant {
+        let now = max(now, state.lastSeen)
+        state.lastSeen = now
+        guard now >= state.today.day.end else { return now }
+        var finished = state.today
+        finished.used = buckets.mapValues { $0.used(at: finished.day.end) }
+        closedDays.append(finished)
+        let day = settings.calendar.day(containing: now)
+        state.today = DayRecord(day: day)
+        for key in buckets.keys { buckets[key]!.startDay(at: day.start) }
+        log(.dayReset, nil, "new day \(day.key): budget and counters reset", at: now)
+        return now
+    }
+
+    private mutating func noteTransitions(at now: Instant) {
+        for app in guarded { noteTransition(app, access(app, at: now), at: now) }
+    }
+
+    private mutating func noteTransition(_ app: String, _ access: Access, at now: Instant) {
+        let open = access.isOpen
+        guard wasOpen[app] != open else { return }
+        wasOpen[app] = open
+        switch access {
+        case .open: log(.unlock, app, describe(app, access, at: now), at: now)
+        case .blocked(let why): log(.lock, app, reason(app, why, at: now), at: now)
+        }
+    }
+
+    private func targets(_ app: String?) throws(PolicyRefusal) -> [String] {
+        guard let app else {
+            guard !guarded.isEmpty else { throw .nothingToDo("no app is guarded") }
+            return guarded
+        }
+        guard apps[app] != nil else { throw .unknownApp(app) }
+        guard guardedSet.contains(app) else { throw .notGuarded(app) }
+        return [app]
+    }
+
+    private mutating func log(_ type: EventType, _ app: String?, _ detail: String, at now: Instant) {
+        events.append(PolicyEvent(at: now, type: type, app: app, detail: detail))
+    }
+}

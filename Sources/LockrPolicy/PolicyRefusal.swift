@@ -1,0 +1,42 @@
+/// Why the policy did not do what was asked. `message` is written for the person who asked.
+public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No app of that id exists in the catalogue.
+    case unknownApp(String)
+    /// The app exists but is not guarded, so there is nothing to unlock.
+    case notGuarded(String)
+    /// The action does not exist in the active mode.
+    case notInThisMode(String)
+    /// Today's allowance of this action is used up.
+    case limitReached(String)
+    /// There is nothing the action would change.
+    case nothingToDo(String)
+    /// Extreme mode: the phrase is needed.
+    case phraseRequired(String)
+    /// Extreme mode: the phrase was wrong.
+    case wrongPhrase(denial: String, misses: Int, cooldown: Duration?)
+    /// Extreme mode: too many wrong phrases; try again later.
+    case coolingDown(remaining: Duration, misses: Int)
+    /// The app already had its window this hour.
+    case windowUsed(app: String, nextAt: String)
+    /// The emergency hold was not found or has not lasted long enough.
+    case holdIncomplete(String)
+    /// A setting outside what lockr accepts.
+    case invalidSettings(String)
+
+    public var message: String {
+        switch self {
+        case .unknownApp(let id): "no app '\(id)' in the catalogue"
+        case .notGuarded(let id): "\(id) is not guarded"
+        case .notInThisMode(let text), .limitReached(let text), .nothingToDo(let text), .phraseRequired(let text),
+            .holdIncomplete(let text), .invalidSettings(let text):
+            text
+        case .wrongPhrase(let denial, let misses, let cooldown):
+            if let cooldown { "\(denial) (\(misses) wrong in a row; wait \(cooldown.spoken))" } else { denial }
+        case .coolingDown(let remaining, let misses):
+            "cooldown: \(remaining.spoken) left after \(misses) wrong phrases"
+        case .windowUsed(let app, let nextAt): "\(app): hourly window used, next at \(nextAt)"
+        }
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,181 @@
+import Foundation
+
+/// How guarded apps are rationed.
+public enum Mode: String, Sendable, CaseIterable, Codable {
+    /// A daily budget, metered from DNS activity.
+    case time
+    /// One window of a few minutes per clock hour, opened on request.
+    case hourly
+    /// Hourly, but a window opens only when the user types the set sentence.
+    case extreme
+}
+
+/// How close a typed phrase must be to the set sentence.
+public enum Strictness: String, Sendable, CaseIterable, Codable {
+    case strict
+    case normal
+    case lenient
+
+    /// Edits (Levenshtein distance, after normalising) accepted for a phrase of `length` characters:
+    /// strict none, normal 5% of the length (at least 1), lenient 10% (at least 2).
+    public func allowedEdits(forLength length: Int) -> Int {
+        switch self {
+        case .strict: 0
+        case .normal: max(1, length * 5 / 100)
+        case .lenient: max(2, length * 10 / 100)
+        }
+    }
+}
+
+/// Time mode: the daily budget and how it is metered.
+public struct TimeModeSettings: Sendable, Equatable {
+    public var budget: Duration
+    /// One budget per guarded app instead of one for all together.
+    public var perApp: Bool
+    public var metering: MeteringSettings
+
+    public static let budgetRange: ClosedRange<Duration> = .seconds(5 * 60)...(.seconds(180 * 60))
+
+    public init(budget: Duration = .seconds(30 * 60), perApp: Bool = false, metering: MeteringSettings = .init()) {
+        self.budget = budget
+        self.perApp = perApp
+        self.metering = metering
+    }
+}
+
+/// When DNS activity counts as use. See `UsageMeter`.
+public struct MeteringSettings: Sendable, Equatable {
+    /// Length of a slice, the unit of metered time. Must divide a minute.
+    public var slice: Duration
+    /// Queries needed in a slice and its neighbourhood for the slice to count as foreground use.
+    public var minimumQueries: Int
+    /// Slices before the current one that form its neighbourhood.
+    public var neighbourhood: Int
+    /// A gap between used slices no longer than this is counted too (the user switched apps briefly).
+    public var grace: Duration
+
+    public init(slice: Duration = .seconds(10), minimumQueries: Int = 3, neighbourhood: Int = 2, grace: Duration = .seconds(30)) {
+        self.slice = slice
+        self.minimumQueries = minimumQueries
+        self.neighbourhood = neighbourhood
+        self.grace = grace
+    }
+}
+
+/// A limited way to get more time: its length and how often per day.
+public struct Allowance: Sendable, Equatable {
+    public var length: Duration
+    public var perDay: Int
+
+    public init(length: Duration, perDay: Int) {
+        self.length = length
+        self.perDay = perDay
+    }
+}
+
+/// Hourly and extreme modes: the length of the window each clock hour.
+public struct HourlySettings: Sendable, Equatable {
+    public var window: Duration
+    /// Open the hour's window on the first guarded query of the hour instead of on `lockr unlock`.
+    public var openOnFirstQuery: Bool
+
+    public static let windowChoices: [Duration] = [.seconds(5 * 60), .seconds(10 * 60), .seconds(15 * 60)]
+
+    public init(window: Duration = .seconds(10 * 60), openOnFirstQuery: Bool = false) {
+        self.window = window
+        self.openOnFirstQuery = openOnFirstQuery
+    }
+}
+
+/// Extreme mode: the phrase gate.
+public struct ExtremeSettings: Sendable, Equatable {
+    public var phrase: String
+    public var strictness: Strictness
+    public var window: Duration
+
+    public static let defaultPhrase =
+        "I am stupid enough to waste more time. Please give me another 15 minutes."
+
+    public init(phrase: String = Self.defaultPhrase, strictness: Strictness = .normal, window: Duration = .seconds(15 * 60)) {
+        self.phrase = phrase
+        self.strictness = strictness
+        self.window = window
+    }
+}
+
+/// Everything the policy engine needs to decide, apart from state and time.
+public struct PolicySettings: Sendable, Equatable {
+    public var mode: Mode
+    public var calendar: DayCalendar
+    public var time: TimeModeSettings
+    public var hourly: HourlySettings
+    public var extreme: ExtremeSettings
+    /// Time mode, once the budget is spent: a short grace ("remind me in 5 min").
+    public var snooze: Allowance
+    /// Time mode: more budget for today ("add 10 min today").
+    public var extend: Allowance
+    /// Any mode: a window for every guarded app after an uninterrupted hold.
+    public var emergency: Allowance
+    /// How long the emergency button must be held.
+    public var emergencyHold: Duration
+    /// Upper bound on the TTL of an allowed guarded answer (it is also clamped to the time left).
+    public var maximumTTL: Duration
+
+    public init(
+        mode: Mode = .time,
+        calendar: DayCalendar = DayCalendar(timeZone: .current, dayStartMinutes: 4 * 60),
+        time: TimeModeSettings = .init(),
+        hourly: HourlySettings = .init(),
+        extreme: ExtremeSettings = .init(),
+        snooze: Allowance = Allowance(length: .seconds(5 * 60), perDay: 3),
+        extend: Allowance = Allowance(length: .seconds(10 * 60), perDay: 1),
+        emergency: Allowance = Allowance(length: .seconds(5 * 60), perDay: 2),
+        emergencyHold: Duration = .seconds(8),
+        maximumTTL: Duration = .seconds(30)
+    ) {
+        self.mode = mode
+        self.calendar = calendar
+        self.time = time
+        self.hourly = hourly
+        self.extreme = extreme
+        self.snooze = snooze
+        self.extend = extend
+        self.emergency = emergency
+        self.emergencyHold = emergencyHold
+        self.maximumTTL = maximumTTL
+    }
+
+    /// The window length of an hourly or extreme mode.
+    var windowLength: Duration { mode == .extreme ? extreme.window : hourly.window }
+
+    /// Problems that make these settings unusable, as sentences naming the setting.
+    public func problems() -> [String] {
+        var problems: [String] = []
+        if !TimeModeSettings.budgetRange.contains(time.budget) {
+            problems.append("budget must be 5 to 180 minutes, not \(time.budget.spoken)")
+        }
+        let slice = time.metering.slice.milliseconds
+        if slice < 1000 || slice > 60_000 || 60_000 % slice != 0 {
+            problems.append("metering slice must be whole seconds that divide a minute (1-60 s)")
+        }
+        if time.metering.minimumQueries < 1 { problems.append("metering minimum_queries must be at least 1") }
+        if time.metering.neighbourhood < 0 { problems.append("metering neighbourhood must not be negative") }
+        if time.metering.grace < .zero { problems.append("metering grace must not be negative") }
+        if !HourlySettings.windowChoices.contains(hourly.window) {
+            problems.append("hourly window must be 5, 10 or 15 minutes, not \(hourly.window.spoken)")
+        }
+        if !HourlySettings.windowChoices.contains(extreme.window) {
+            problems.append("extreme window must be 5, 10 or 15 minutes, not \(extreme.window.spoken)")
+        }
+        if PhraseGate.normalize(extreme.phrase).isEmpty { problems.append("extreme phrase must contain letters") }
+        for (name, allowance) in [("snooze", snooze), ("extend", extend), ("emergency", emergency)] {
+            if allowance.length <= .zero || allowance.length > .seconds(3600) {
+                problems.append("\(name) length must be 1 s to 60 min")
+            }
+            if allowance.perDay < 0 { problems.append("\(name) per_day must not be negative") }
+        }
+        if emergencyHold < .zero || emergencyHold > .seconds(60) { problems.append("emergency hold must be 0-60 s") }
+        if maximumTTL < .seconds(1) { problems.append("maximum TTL of guarded answers must be at least 1 s") }
+        return problems
+    }
+}

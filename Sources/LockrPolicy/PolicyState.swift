@@ -1,0 +1,127 @@
+/// Why a window is open.
+public enum WindowKind: String, Sendable, Codable, CaseIterable {
+    /// Hourly or extreme mode: the hour's window (by `lockr unlock`, the phrase, or the first query).
+    case hourly
+    /// Time mode: the short grace after the budget is spent.
+    case snooze
+    /// The emergency bypass.
+    case emergency
+}
+
+/// A stretch of time in which an app (or every guarded app) resolves.
+public struct UnlockWindow: Sendable, Equatable {
+    /// The app's id, or nil for every guarded app.
+    public var app: String?
+    public var kind: WindowKind
+    public var opened: Instant
+    public var ends: Instant
+    /// Hourly windows: the start of the next clock hour, computed when the window opened and stored,
+    /// before which the app gets no other hourly window.
+    public var hourResets: Instant?
+
+    public init(app: String?, kind: WindowKind, opened: Instant, ends: Instant, hourResets: Instant? = nil) {
+        self.app = app
+        self.kind = kind
+        self.opened = opened
+        self.ends = ends
+        self.hourResets = hourResets
+    }
+
+    func covers(_ app: String, at now: Instant) -> Bool {
+        (self.app == nil || self.app == app) && opened <= now && now < ends
+    }
+}
+
+/// What today has used up: counters that reset when the day does.
+public struct DayRecord: Sendable, Equatable {
+    public var day: PolicyDay
+    public var snoozes = 0
+    public var extensions = 0
+    public var emergencies = 0
+    /// Wrong phrases in a row.
+    public var phraseMisses = 0
+    public var cooldownUntil: Instant?
+    /// Budget added today by `extend`, per budget ("*" for the shared one).
+    public var extraBudget: [String: Duration] = [:]
+    /// Time used today per app id, and in total under "*".
+    public var used: [String: Duration] = [:]
+
+    public init(day: PolicyDay) { self.day = day }
+}
+
+/// Changes made through the control API on top of the configuration file. They survive restarts;
+/// the configuration still provides everything they do not change.
+public struct SettingsOverlay: Sendable, Equatable {
+    public var mode: Mode?
+    public var budget: Duration?
+    public var perApp: Bool?
+    public var hourlyWindow: Duration?
+    public var extremeWindow: Duration?
+    /// Apps guarded in addition to the configured ones.
+    public var guardAdded: [String] = []
+    /// Configured apps no longer guarded.
+    public var guardRemoved: [String] = []
+
+    public init() {}
+
+    func applied(to base: PolicySettings) -> PolicySettings {
+        var settings = base
+        if let mode { settings.mode = mode }
+        if let budget { settings.time.budget = budget }
+        if let perApp { settings.time.perApp = perApp }
+        if let hourlyWindow { settings.hourly.window = hourlyWindow }
+        if let extremeWindow { settings.extreme.window = extremeWindow }
+        return settings
+    }
+
+    func guarded(base: [String]) -> [String] {
+        var apps = base.filter { !guardRemoved.contains($0) }
+        for app in guardAdded where !apps.contains(app) { apps.append(app) }
+        return apps
+    }
+}
+
+/// Everything the policy remembers across restarts.
+public struct PolicyState: Sendable, Equatable {
+    public var windows: [UnlockWindow] = []
+    public var today: DayRecord
+    public var overlay = SettingsOverlay()
+    /// The latest policy time the engine has seen; time never goes back behind it.
+    public var lastSeen: Instant
+
+    public init(today: DayRecord, lastSeen: Instant) {
+        self.today = today
+        self.lastSeen = lastSeen
+    }
+}
+
+/// What happened, for the event log.
+public enum EventType: String, Sendable, Codable, CaseIterable {
+    case lock
+    case unlock
+    case gatePass = "gate_pass"
+    case gateFail = "gate_fail"
+    case emergency
+    case snooze
+    case extend
+    case modeChange = "mode_change"
+    case guardAdd = "guard_add"
+    case guardRemove = "guard_remove"
+    case dayReset = "day_reset"
+    case clockJump = "clock_jump"
+}
+
+/// One entry of the event log.
+public struct PolicyEvent: Sendable, Equatable {
+    public let at: Instant
+    public let type: EventType
+    public let app: String?
+    public let detail: String
+
+    public init(at: Instant, type: EventType, app: String?, detail: String) {
+        self.at = at
+        self.type = type
+        self.app = app
+        self.detail = detail
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import LockrPolicy
+import Testing
+
+@Suite struct MeteringTests {
+    let start = at("2026-06-01T10:00:00Z")
+
+    @Test func denseForegroundUseIsMetered() {
+        var policy = engine(settings(.time), now: start)
+        policy.query("instagram", from: start, every: .seconds(5), count: 120)  // 10 minutes of use
+        let used = policy.used("instagram", at: start + .seconds(600))
+        #expect(used >= .seconds(590) && used <= .seconds(610))
+    }
+
+    @Test func backgroundPingsNeverEatBudget() {
+        var policy = engine(settings(.time), now: start)
+        policy.query("instagram", from: start, every: .seconds(180), count: 40)  // two hours of pings
+        #expect(policy.used("instagram", at: start + .seconds(7200)) == .zero)
+        // Two queries per 30 s are still below the threshold of three in a slice and its two neighbours.
+        policy.query("tiktok", from: start, every: .seconds(15), count: 40)
+        #expect(policy.used("tiktok", at: start + .seconds(600)) == .zero)
+    }
+
+    @Test func aBurstCountsFromTheSliceItStartedIn() {
+        var policy = engine(settings(.time), now: start)
+        policy.query("instagram", from: start + .seconds(1), every: .seconds(4), count: 3)  // 1 s, 5 s, 9 s
+        #expect(policy.used("instagram", at: start + .seconds(9)) == .seconds(9))
+        #expect(policy.used("instagram", at: start + .seconds(60)) == .seconds(10))
+    }
+
+    @Test func aShortSwitchAwayIsCountedAndALongPauseIsNot() {
+        var policy = engine(settings(.time), now: start)
+        policy.query("instagram", from: start, every: .seconds(2), count: 30)  // 0-58 s
+        policy.query("instagram", from: start + .seconds(80), every: .seconds(2), count: 30)  // 20 s away, then 80-138 s
+        #expect(policy.used("instagram", at: start + .seconds(140)) == .seconds(140))
+        policy.query("instagram", from: start + .seconds(300), every: .seconds(2), count: 30)  // 160 s away
+        #expect(policy.used("instagram", at: start + .seconds(360)) == .seconds(200))
+    }
+
+    @Test func twoAppsInterleavedShareTheBudgetWithoutCountingTwice() {
+        var policy = engine(settings(.time), now: start)
+        for minute in 0..<10 {
+            let app = minute.isMultiple(of: 2) ? "instagram" : "tiktok"
+            policy.query(app, from: start + .seconds(60 * minute), every: .seconds(3), count: 20)
+        }
+        let end = start + .seconds(600)
+        let status = policy.status(at: end)
+        #expect(status.totalUsed >= .seconds(590) && status.totalUsed <= .seconds(600))
+        let instagram = policy.used("instagram", at: end)
+        let tiktok = policy.used("tiktok", at: end)
+        #expect(instagram >= .seconds(290) && instagram <= .seconds(310))
+        #expect(tiktok >= .seconds(290) && tiktok <= .seconds(310))
+    }
+}
+
+@Suite struct TimeModeTests {
+    let start = at("2026-06-01T10:00:00Z")
+
+    func fiveMinutes(_ change: (inout PolicySettings) -> Void = { _ in }) -> PolicySettings {
+        settings(.time) {
+            $0.time.budget = .seconds(300)
+            change(&$0)
+        }
+    }
+
+    @Test func theBudgetRunsOutAndTheAppIsBlockedUntilTheDayResets() {
+        var policy = engine(fiveMinutes(), now: start)
+        let last = policy.query("instagram", from: start, every: .seconds(2), count: 150)  // up to 298 s
+        #expect(last == .allow(ttl: .seconds(2)))
+        #expect(policy.admit("instagram", at: start + .seconds(300)).reason
+            == "instagram: daily budget spent (5/5 min)")
+        // The budget is shared by default: other apps are blocked too.
+        #expect(!policy.admit("youtube", at: start + .seconds(301)).isAllowed)
+        #expect(policy.admit("instagram", at: at("2026-06-02T00:00:00Z")).isAllowed)
+        #expect(policy.drainEvents().map(\.type).contains(.dayReset))
+    }
+
+    @Test func exhaustionInTheMiddleOfASliceBlocksAtThatMoment() {
+        var first = engine(fiveMinutes { $0.time.metering.slice = .seconds(60) }, now: start)
+        first.query("instagram", from: start, every: .seconds(2), count: 136)  // 0-270 s
+        // A restart in the middle of a slice keeps 275 s used.
+        var policy = first.restarted(at: start + .seconds(275))
+        #expect(policy.used("instagram", at: start + .seconds(275)) == .seconds(275))
+        // Use resumes at 300 s: the slice charges from its start, so 25 s remain, ending at 325 s.
+        let resumed = policy.query("instagram", from: start + .seconds(300), every: .seconds(1), count: 3)
+        #expect(resumed == .allow(ttl: .seconds(23)))
+        #expect(policy.admit("instagram", at: start + .seconds(324)).isAllowed)
+        #expect(!policy.admit("instagram", at: start + .seconds(325)).isAllowed)
+    }
+
+    @Test func perAppBudgetsAreSeparate() {
+        var policy = engine(fiveMinutes { $0.time.perApp = true }, now: start)
+        policy.query("instagram", from: start, every: .seconds(2), count: 151)
+        #expect(!policy.admit("instagram", at: start + .seconds(302)).isAllowed)
+        #expect(policy.admit("tiktok", at: start + .seconds(302)).isAllowed)
+    }
+
+    @Test func snoozeGivesAShortGraceAFewTimesADay() throws {
+        var policy = engine(fiveMinutes { $0.snooze = Allowance(length: .seconds(300), perDay: 2) }, now: start)
+        #expect(throws: PolicyRefusal.nothingToDo("nothing to snooze: no guarded app is out of budget")) {
+            try policy.snooze(nil, at: start)
+        }
+        policy.query("instagram", from: start, every: .seconds(2), count: 151)
+        var now = start + .seconds(310)
+        for _ in 1...2 {
+            let window = try policy.snooze(nil, at: now)
+            #expect(window.ends == now + .seconds(300))
+            #expect(policy.admit("instagram", at: now + .seconds(299)).isAllowed)
+            now = now + .seconds(300)
+            #expect(!policy.admit("instagram", at: now).isAllowed)
+        }
+        #expect(throws: PolicyRefusal.limitReached("all 2 snoozes of today are used")) {
+            try policy.snooze(nil, at: now)
+        }
+        #expect(policy.status(at: now).snoozes == (2, 2))
+    }
+
+    @Test func extendAddsTimeOncePerDay() throws {
+        var policy = engine(fiveMinutes(), now: start)
+        policy.query("instagram", from: start, every: .seconds(2), count: 151)
+        let now = start + .seconds(310)
+        #expect(!policy.admit("instagram", at: now).isAllowed)
+        #expect(try policy.extend(nil, at: now) == .seconds(900))
+        #expect(policy.admit("instagram", at: now).isAllowed)
+        #expect(throws: PolicyRefusal.self) { try policy.extend(nil, at: now) }
+        // The extension is for today only.
+        let tomorrow = at("2026-06-02T10:00:00Z")
+        #expect(policy.status(at: tomorrow).apps[0].budget == .seconds(900))
+        policy.tick(at: tomorrow)
+        #expect(policy.status(at: tomorrow).apps[0].budget == .seconds(300))
+        #expect(try policy.extend(nil, at: tomorrow) == .seconds(900))
+    }
+
+    @Test func theDayResetsAtTheConfiguredLocalTimeAcrossDST() {
+        let berlin = DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 4 * 60)
+        let evening = at("2026-10-24T22:00:00+02:00")
+        var policy = engine(fiveMinutes { $0.calendar = berlin }, now: evening)
+        policy.query("instagram", from: evening, every: .seconds(2), count: 151)
+        // The night has 25 hours on the clock's count: 03:59 CET is still the old day.
+        #expect(!policy.admit("instagram", at: at("2026-10-25T03:59:59+01:00")).isAllowed)
+        #expect(policy.admit("instagram", at: at("2026-10-25T04:00:00+01:00")).isAllowed)
+        #expect(policy.status(at: at("2026-10-25T04:00:00+01:00")).day.key == "2026-10-25")
+    }
+
+    @Test func restartKeepsUsageAndCounters() throws {
+        var policy = engine(fiveMinutes(), now: start)
+        policy.query("instagram", from: start, every: .seconds(2), count: 151)
+        _ = try policy.snooze(nil, at: start + .seconds(310))
+        var restarted = policy.restarted(at: start + .seconds(320))
+        #expect(restarted.status(at: start + .seconds(320)).snoozes.used == 1)
+        #expect(restarted.admit("instagram", at: start + .seconds(320)).isAllowed)
+        #expect(!restarted.admit("instagram", at: start + .seconds(611)).isAllowed)
+        #expect(restarted.used("instagram", at: start + .seconds(611)) >= .seconds(300))
+    }
+
+    @Test func timeNeverGoesBackwards() {
+        var policy = engine(fiveMinutes(), now: start)
+        policy.query("instagram", from: start, every: .seconds(2), count: 151)
+        // An earlier time (a clock set back) is treated as the latest seen: still blocked, no new day.
+        #expect(!policy.admit("instagram", at: at("2026-05-31T10:00:00Z")).isAllowed)
+        #expect(policy.status(at: at("2026-05-31T10:00:00Z")).day.key == "2026-06-01")
+    }
+}
+
+@Suite struct EmergencyTests {
+    let start = at("2026-06-01T10:00:00Z")
+
+    @Test func aCompleteHoldOpensEveryAppForFiveMinutes() throws {
+        var policy = engine(settings(.hourly), now: start)
+        let hold = try policy.beginEmergency(at: start)
+        #expect(throws: PolicyRefusal.holdIncomplete("held 7 s of 8 s; nothing granted")) {
+            try policy.completeEmergency(hold: hold, at: start + .seconds(7))
+        }
+        #expect(!policy.admit("tiktok", at: start + .seconds(7)).isAllowed)
+        let window = try policy.completeEmergency(hold: hold, at: start + .seconds(8))
+        #expect(window.ends == start + .seconds(308))
+        for app in ["tiktok", "instagram", "youtube"] { #expect(policy.admit(app, at: start + .seconds(307)).isAllowed) }
+        #expect(!policy.admit("tiktok", at: start + .seconds(308)).isAllowed)
+        // An emergency does not use up the hour's window.
+        #expect(try policy.unlock("tiktok", phrase: nil, at: start + .seconds(308)).opened.count == 1)
+        #expect(policy.drainEvents().contains { $0.type == .emergency })
+    }
+
+    @Test func emergenciesAreCappedPerDayAndAHoldIsUsedOnce() throws {
+        var policy = engine(settings(.time) { $0.emergency.perDay = 1 }, now: start)
+        let hold = try policy.beginEmergency(at: start)
+        _ = try policy.completeEmergency(hold: hold, at: start + .seconds(8))
+        #expect(throws: PolicyRefusal.self) { try policy.completeEmergency(hold: hold, at: start + .seconds(9)) }
+        #expect(throws: PolicyRefusal.limitReached("all 1 emergency bypasses of today are used")) {
+            try policy.beginEmergency(at: start + .seconds(10))
+        }
+        #expect(throws: PolicyRefusal.holdIncomplete("no such emergency hold; start a new one")) {
+            try policy.completeEmergency(hold: 99, at: start + .seconds(10))
+        }
+    }
+}
+
+@Suite struct SettingsTests {
+    let start = at("2026-06-01T10:00:00Z")
+
+    @Test func modeChangesAreValidatedLoggedAndKeptAcrossRestarts() throws {
+        var policy = engine(settings(.time), now: start)
+        #expect(throws: PolicyRefusal.invalidSettings("budget must be 5 to 180 minutes, not 4 h")) {
+            try policy.setMode(.time, budget: .seconds(4 * 3600), at: start)
+        }
+        #expect(throws: PolicyRefusal.self) { try policy.setMode(.hourly, window: .seconds(7 * 60), at: start) }
+        try policy.setMode(.hourly, window: .seconds(5 * 60), at: start)
+        #expect(policy.modeSummary == "hourly, 5 min per hour")
+        #expect(policy.drainEvents().map(\.type) == [.modeChange, .lock, .lock, .lock])
+        let restarted = policy.restarted(at: start + .seconds(1))
+        #expect(restarted.settings.mode == .hourly)
+        #expect(restarted.settings.hourly.window == .seconds(300))
+    }
+
+    @Test func guardingAndUnguardingOverlayTheConfiguration() throws {
+        var policy = engine(settings(.hourly), guarded: ["instagram"], now: start)
+        try policy.guardApp("tiktok", at: start)
+        try policy.unguardApp("instagram", at: start)
+        #expect(policy.guarded == ["tiktok"])
+        #expect(policy.admit("instagram", at: start) == .notGuarded)
+        #expect(throws: PolicyRefusal.unknownApp("myspace")) { try policy.guardApp("myspace", at: start) }
+        let state = policy.snapshot(at: start)
+        let restored = PolicyEngine(settings: policy.base, guarded: ["instagram"], apps: testApps, state: state, now: start)
+        #expect(restored.guarded == ["tiktok"])
+    }
+
+    @Test func defaultSettingsHaveNoProblems() {
+        #expect(PolicySettings().problems().isEmpty)
+        var bad = PolicySettings()
+        bad.time.metering.slice = .seconds(7)
+        #expect(bad.problems() == ["metering slice must be whole seconds that divide a minute (1-60 s)"])
+    }
+}
