@@ -6,6 +6,12 @@ public struct PolicyDay: Hashable, Sendable {
     public let key: String
     public let start: Instant
     public let end: Instant
+
+    public init(key: String, start: Instant, end: Instant) {
+        self.key = key
+        self.start = start
+        self.end = end
+    }
 }
 
 /// Days and clock hours in a time zone, with a day that may start at another time than midnight.

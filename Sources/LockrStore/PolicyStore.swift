@@ -1,0 +1,251 @@
+import Foundation
+import GRDB
+import LockrPolicy
+
+/// A store that cannot be opened or written, with the file and SQLite's own words.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    public let path: String
+    public let reason: String
+    public var description: String { "state database \(path): \(reason)" }
+}
+
+/// The policy's memory: a SQLite database (WAL mode) in the state directory.
+///
+/// `save` writes the whole policy state and new events in one transaction, so a kill at any moment
+/// leaves either the previous save or this one. The schema is built by numbered migrations; a shipped
+/// migration is never edited, a change is a new one.
+public final class PolicyStore: Sendable {
+    private let database: DatabaseQueue
+    public let path: String
+
+    /// Opens (or creates) the database at `path` and brings its schema up to date.
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        do {
+            database = try DatabaseQueue(path: path, configuration: configuration)
+            try Self.migrator.migrate(database)
+        } catch {
+            throw StoreError(path: path, reason: "\(error)")
+        }
+    }
+
+    /// The schema, one migration per step. Never edit a migration once it has shipped.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("1 policy state and event log") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                    CREATE TABLE windows (
+                        id INTEGER PRIMARY KEY,
+                        app TEXT,
+                        kind TEXT NOT NULL,
+                        opened_ms INTEGER NOT NULL,
+                        ends_ms INTEGER NOT NULL,
+                        hour_resets_ms INTEGER
+                    );
+                    CREATE TABLE days (
+                        day TEXT PRIMARY KEY,
+                        start_ms INTEGER NOT NULL,
+                        end_ms INTEGER NOT NULL,
+                        snoozes INTEGER NOT NULL,
+                        extensions INTEGER NOT NULL,
+                        emergencies INTEGER NOT NULL,
+                        phrase_misses INTEGER NOT NULL,
+                        cooldown_until_ms INTEGER
+                    );
+                    CREATE TABLE usage (
+                        day TEXT NOT NULL,
+                        app TEXT NOT NULL,
+                        used_ms INTEGER NOT NULL,
+                        PRIMARY KEY (day, app)
+                    );
+                    CREATE TABLE extra_budget (
+                        day TEXT NOT NULL,
+                        budget TEXT NOT NULL,
+                        extra_ms INTEGER NOT NULL,
+                        PRIMARY KEY (day, budget)
+                    );
+                    CREATE TABLE events (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        at_ms INTEGER NOT NULL,
+                        type TEXT NOT NULL,
+                        app TEXT,
+                        detail TEXT NOT NULL
+                    );
+                    CREATE INDEX events_by_time ON events (at_ms);
+                    """)
+        }
+        return migrator
+    }
+
+    /// The state saved last, or nil if nothing was ever saved.
+    public func load() throws(StoreError) -> PolicyState? {
+        try access {
+            try database.read { db -> PolicyState? in
+                let meta = Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT key, value FROM meta").map {
+                        ($0["key"] as String, $0["value"] as String)
+                    })
+                guard let dayKey = meta["current_day"], let lastSeen = meta["last_seen_ms"].flatMap(Int64.init),
+                    let today = try Self.day(dayKey, in: db)
+                else { return nil }
+                var state = PolicyState(today: today, lastSeen: Instant(milliseconds: lastSeen))
+                state.overlay = Self.overlay(from: meta)
+                state.windows = try Row.fetchAll(db, sql: "SELECT * FROM windows ORDER BY id").compactMap { row in
+                    guard let kind = WindowKind(rawValue: row["kind"]) else { return nil }
+                    return UnlockWindow(
+                        app: row["app"], kind: kind, opened: Instant(milliseconds: row["opened_ms"]),
+                        ends: Instant(milliseconds: row["ends_ms"]),
+                        hourResets: (row["hour_resets_ms"] as Int64?).map(Instant.init(milliseconds:)))
+                }
+                return state
+            }
+        }
+    }
+
+    /// Writes `state` (as of its `lastSeen`), the final records of days that ended, and new events.
+    public func save(_ state: PolicyState, closedDays: [DayRecord] = [], events: [PolicyEvent] = [])
+        throws(StoreError)
+    {
+        try access {
+            try database.write { db in
+                for day in closedDays { try Self.write(day, into: db) }
+                try Self.write(state.today, into: db)
+                try db.execute(sql: "DELETE FROM windows")
+                for window in state.windows {
+                    try db.execute(
+                        sql: "INSERT INTO windows (app, kind, opened_ms, ends_ms, hour_resets_ms) VALUES (?, ?, ?, ?, ?)",
+                        arguments: [
+                            window.app, window.kind.rawValue, window.opened.milliseconds, window.ends.milliseconds,
+                            window.hourResets?.milliseconds,
+                        ])
+                }
+                var meta = Self.meta(from: state.overlay)
+                meta["current_day"] = state.today.day.key
+                meta["last_seen_ms"] = String(state.lastSeen.milliseconds)
+                try db.execute(sql: "DELETE FROM meta")
+                for (key, value) in meta {
+                    try db.execute(sql: "INSERT INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
+                }
+                for event in events {
+                    try db.execute(
+                        sql: "INSERT INTO events (at_ms, type, app, detail) VALUES (?, ?, ?, ?)",
+                        arguments: [event.at.milliseconds, event.type.rawValue, event.app, event.detail])
+                }
+            }
+        }
+    }
+
+    /// Events at or after `since`, oldest first, at most the `limit` newest of them.
+    public func events(since: Instant, limit: Int = 1000) throws(StoreError) -> [PolicyEvent] {
+        try access {
+            try database.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM (SELECT * FROM events WHERE at_ms >= ? ORDER BY id DESC LIMIT ?) ORDER BY id
+                        """,
+                    arguments: [since.milliseconds, limit]
+                ).map { row in
+                    PolicyEvent(
+                        at: Instant(milliseconds: row["at_ms"]), type: EventType(rawValue: row["type"]) ?? .lock,
+                        app: row["app"], detail: row["detail"])
+                }
+            }
+        }
+    }
+
+    /// Metered use per app (and "*" for all together) on the day with this key.
+    public func usage(day: String) throws(StoreError) -> [String: Duration] {
+        try access {
+            try database.read { db in try Self.usage(day, in: db) }
+        }
+    }
+
+    private func access<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        do { return try body() } catch { throw StoreError(path: path, reason: "\(error)") }
+    }
+
+    private static func write(_ day: DayRecord, into db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO days
+                    (day, start_ms, end_ms, snoozes, extensions, emergencies, phrase_misses, cooldown_until_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                day.day.key, day.day.start.milliseconds, day.day.end.milliseconds, day.snoozes, day.extensions,
+                day.emergencies, day.phraseMisses, day.cooldownUntil?.milliseconds,
+            ])
+        for (app, used) in day.used {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO usage (day, app, used_ms) VALUES (?, ?, ?)",
+                arguments: [day.day.key, app, used.milliseconds])
+        }
+        for (budget, extra) in day.extraBudget {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO extra_budget (day, budget, extra_ms) VALUES (?, ?, ?)",
+                arguments: [day.day.key, budget, extra.milliseconds])
+        }
+    }
+
+    private static func day(_ key: String, in db: Database) throws -> DayRecord? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM days WHERE day = ?", arguments: [key]) else {
+            return nil
+        }
+        var record = DayRecord(
+            day: PolicyDay(
+                key: key, start: Instant(milliseconds: row["start_ms"]), end: Instant(milliseconds: row["end_ms"])))
+        record.snoozes = row["snoozes"]
+        record.extensions = row["extensions"]
+        record.emergencies = row["emergencies"]
+        record.phraseMisses = row["phrase_misses"]
+        record.cooldownUntil = (row["cooldown_until_ms"] as Int64?).map(Instant.init(milliseconds:))
+        record.used = try usage(key, in: db)
+        for row in try Row.fetchAll(db, sql: "SELECT budget, extra_ms FROM extra_budget WHERE day = ?", arguments: [key]) {
+            let extra: Int64 = row["extra_ms"]
+            record.extraBudget[row["budget"]] = Duration.milliseconds(extra)
+        }
+        return record
+    }
+
+    private static func usage(_ key: String, in db: Database) throws -> [String: Duration] {
+        var used: [String: Duration] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT app, used_ms FROM usage WHERE day = ?", arguments: [key]) {
+            let milliseconds: Int64 = row["used_ms"]
+            used[row["app"]] = Duration.milliseconds(milliseconds)
+        }
+        return used
+    }
+
+    private static func meta(from overlay: SettingsOverlay) -> [String: String] {
+        var meta: [String: String] = [:]
+        if let mode = overlay.mode { meta["mode"] = mode.rawValue }
+        if let budget = overlay.budget { meta["budget_ms"] = String(budget.milliseconds) }
+        if let perApp = overlay.perApp { meta["per_app"] = perApp ? "1" : "0" }
+        if let window = overlay.hourlyWindow { meta["hourly_window_ms"] = String(window.milliseconds) }
+        if let window = overlay.extremeWindow { meta["extreme_window_ms"] = String(window.milliseconds) }
+        if !overlay.guardAdded.isEmpty { meta["guard_added"] = overlay.guardAdded.joined(separator: ",") }
+        if !overlay.guardRemoved.isEmpty { meta["guard_removed"] = overlay.guardRemoved.joined(separator: ",") }
+        return meta
+    }
+
+    private static func overlay(from meta: [String: String]) -> SettingsOverlay {
+        func duration(_ key: String) -> Duration? { meta[key].flatMap(Int64.init).map { .milliseconds($0) } }
+        func list(_ key: String) -> [String] { meta[key]?.split(separator: ",").map(String.init) ?? [] }
+        var overlay = SettingsOverlay()
+        overlay.mode = meta["mode"].flatMap(Mode.init(rawValue:))
+        overlay.budget = duration("budget_ms")
+        overlay.perApp = meta["per_app"].map { $0 == "1" }
+        overlay.hourlyWindow = duration("hourly_window_ms")
+        overlay.extremeWindow = duration("extreme_window_ms")
+        overlay.guardAdded = list("guard_added")
+        overlay.guardRemoved = list("guard_removed")
+        return overlay
+    }
+}

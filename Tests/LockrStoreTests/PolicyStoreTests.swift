@@ -1,0 +1,102 @@
+import Foundation
+import LockrPolicy
+import LockrStore
+import Testing
+
+@Suite struct PolicyStoreTests {
+    func temporaryPath() -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockr-store-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("state.sqlite").path
+    }
+
+    let day = PolicyDay(
+        key: "2026-06-01", start: Instant(milliseconds: 1_780_272_000_000), end: Instant(milliseconds: 1_780_358_400_000))
+
+    func sampleState() -> PolicyState {
+        var today = DayRecord(day: day)
+        today.snoozes = 1
+        today.extensions = 1
+        today.emergencies = 2
+        today.phraseMisses = 4
+        today.cooldownUntil = Instant(milliseconds: 1_780_300_045_000)
+        today.used = ["instagram": .milliseconds(123_456), "*": .milliseconds(200_000)]
+        today.extraBudget = ["*": .seconds(600)]
+        var state = PolicyState(today: today, lastSeen: Instant(milliseconds: 1_780_300_000_123))
+        state.windows = [
+            UnlockWindow(
+                app: "tiktok", kind: .hourly, opened: Instant(milliseconds: 1_780_300_000_000),
+                ends: Instant(milliseconds: 1_780_300_600_000), hourResets: Instant(milliseconds: 1_780_303_200_000)),
+            UnlockWindow(
+                app: nil, kind: .emergency, opened: Instant(milliseconds: 1_780_300_000_000),
+                ends: Instant(milliseconds: 1_780_300_300_000)),
+        ]
+        state.overlay.mode = .extreme
+        state.overlay.extremeWindow = .seconds(600)
+        state.overlay.budget = .seconds(2700)
+        state.overlay.perApp = true
+        state.overlay.guardAdded = ["reddit", "x"]
+        state.overlay.guardRemoved = ["youtube"]
+        return state
+    }
+
+    @Test func anEmptyStoreHasNoState() throws {
+        let store = try PolicyStore(path: temporaryPath())
+        #expect(try store.load() == nil)
+        #expect(try store.events(since: Instant(milliseconds: 0)).isEmpty)
+    }
+
+    @Test func everythingSavedComesBackAfterReopening() throws {
+        let path = temporaryPath()
+        let state = sampleState()
+        let event = PolicyEvent(at: state.lastSeen, type: .gateFail, app: "youtube", detail: "wrong phrase #4")
+        try PolicyStore(path: path).save(state, events: [event])
+        let reopened = try PolicyStore(path: path)
+        #expect(try reopened.load() == state)
+        #expect(try reopened.events(since: Instant(milliseconds: 0)) == [event])
+    }
+
+    @Test func laterSavesReplaceWindowsAndKeepClosedDays() throws {
+        let store = try PolicyStore(path: temporaryPath())
+        var state = sampleState()
+        try store.save(state)
+        var closed = state.today
+        closed.used["*"] = .seconds(1800)
+        let next = PolicyDay(key: "2026-06-02", start: day.end, end: day.end + .seconds(86400))
+        state.today = DayRecord(day: next)
+        state.windows.removeFirst()
+        try store.save(state, closedDays: [closed])
+        #expect(try store.load() == state)
+        #expect(try store.usage(day: "2026-06-01")["*"] == .seconds(1800))
+        #expect(try store.usage(day: "2026-06-02").isEmpty)
+    }
+
+    @Test func eventsAreReadSinceATimeOldestFirstUpToALimit() throws {
+        let store = try PolicyStore(path: temporaryPath())
+        let events = (0..<10).map { index in
+            PolicyEvent(at: Instant(milliseconds: Int64(index) * 1000), type: .unlock, app: "x", detail: "#\(index)")
+        }
+        try store.save(sampleState(), events: events)
+        #expect(try store.events(since: Instant(milliseconds: 5000)).map(\.detail) == ["#5", "#6", "#7", "#8", "#9"])
+        #expect(try store.events(since: Instant(milliseconds: 0), limit: 2).map(\.detail) == ["#8", "#9"])
+    }
+
+    @Test func anEngineRestoredFromTheStoreDecidesAsBefore() throws {
+        let store = try PolicyStore(path: temporaryPath())
+        let start = Instant(milliseconds: 1_780_300_000_000)
+        let settings = PolicySettings(mode: .hourly, calendar: DayCalendar(timeZone: TimeZone(identifier: "UTC")!))
+        let apps = ["tiktok": "TikTok"]
+        var engine = PolicyEngine(settings: settings, guarded: ["tiktok"], apps: apps, state: nil, now: start)
+        _ = try engine.unlock("tiktok", phrase: nil, at: start)
+        try store.save(engine.snapshot(at: start + .seconds(5)), events: engine.drainEvents())
+        var restored = PolicyEngine(
+            settings: settings, guarded: ["tiktok"], apps: apps, state: try store.load(), now: start + .seconds(5))
+        #expect(restored.admit("tiktok", at: start + .seconds(599)) == .allow(ttl: .seconds(1)))
+        #expect(restored.admit("tiktok", at: start + .seconds(600)) != .allow(ttl: .seconds(1)))
+        #expect(try store.events(since: start).map(\.type) == [.unlock])
+    }
+
+    @Test func anUnusablePathIsAClearError() {
+        #expect(throws: StoreError.self) { try PolicyStore(path: "/proc/lockr-cannot-be-here/state.sqlite") }
+    }
+}
