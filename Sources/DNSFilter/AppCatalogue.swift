@@ -10,8 +10,26 @@ public struct App: Sendable {
     public let group: String
     /// The app's domain rules, ready for lookups.
     public let rules: RuleSet
-    /// The file it was read from.
+    /// The rules as written, to combine them with other apps' (see `GuardSet`).
+    public let ruleText: [UInt8]
+    /// The file it was read from, or where it was defined.
     public let path: String
+
+    /// Parses an app's rules (any format `RuleListParser` reads). The first bad line, or having no
+    /// rule at all, is an error naming `path`.
+    public init(id: String, name: String, group: String, ruleText: [UInt8], path: String) throws(CatalogueError) {
+        var builder = RuleSetBuilder()
+        let source = builder.addSource("app:\(id)")
+        let report = RuleListParser.parse(ruleText, role: .block, source: source, into: &builder)
+        if let issue = report.issues.first { throw CatalogueError(path: path, reason: issue.description) }
+        guard report.rules > 0 else { throw CatalogueError(path: path, reason: "no domain rules") }
+        self.id = id
+        self.name = name
+        self.group = group
+        self.rules = builder.build()
+        self.ruleText = ruleText
+        self.path = path
+    }
 }
 
 /// A catalogue file that cannot be used.
@@ -58,12 +76,7 @@ public struct AppCatalogue: Sendable {
         guard let group = header["group"] else {
             throw CatalogueError(path: path, reason: "missing '# group:' header line")
         }
-        var builder = RuleSetBuilder()
-        let source = builder.addSource("app:\(id)")
-        let report = RuleListParser.parse(bytes, role: .block, source: source, into: &builder)
-        if let issue = report.issues.first { throw CatalogueError(path: path, reason: issue.description) }
-        guard report.rules > 0 else { throw CatalogueError(path: path, reason: "no domain rules") }
-        return App(id: id, name: name, group: group, rules: builder.build(), path: path)
+        return try App(id: id, name: name, group: group, ruleText: bytes, path: path)
     }
 
     /// The `# key: value` lines at the top of a file, before the first rule.

@@ -151,6 +151,9 @@ public struct DomainTable: Sendable {
         }
     }
 
+    /// Length in wire form (labels and root byte) of the listed name behind a match.
+    public func wireLength(of match: DomainMatch) -> Int { Int(storage[match.entry + 3]) }
+
     /// The source index recorded with an entry.
     public func source(of match: DomainMatch) -> Int {
         Int(storage[match.entry + 1]) << 8 | Int(storage[match.entry + 2])

@@ -85,14 +85,30 @@ public final class RuleSet: Sendable {
         }
     }
 
+    /// The source number (as `RuleSetBuilder.addSource` returned it) of the rule behind a hit.
+    public func sourceIndex(of hit: RuleHit) -> Int {
+        switch hit {
+        case .blockedByDomain(let match): blockedDomains.source(of: match)
+        case .allowedByDomain(let match): allowedDomains.source(of: match)
+        case .blockedByRegex(let index): blockRegexes[index].source
+        case .allowedByRegex(let index): allowRegexes[index].source
+        }
+    }
+
+    /// How specific the rule behind a hit is: the wire length of the listed name it matched, so
+    /// `a.b.example.com` beats `example.com`. A regular expression matches whole names and counts as
+    /// more specific than any listed name.
+    public func specificity(of hit: RuleHit) -> Int {
+        switch hit {
+        case .blockedByDomain(let match): blockedDomains.wireLength(of: match)
+        case .allowedByDomain(let match): allowedDomains.wireLength(of: match)
+        case .blockedByRegex, .allowedByRegex: Int.max
+        }
+    }
+
     /// The source name ("ads.txt") of the rule behind a hit.
     public func source(of hit: RuleHit) -> String {
-        switch hit {
-        case .blockedByDomain(let match): sources[blockedDomains.source(of: match)]
-        case .allowedByDomain(let match): sources[allowedDomains.source(of: match)]
-        case .blockedByRegex(let index): sources[blockRegexes[index].source]
-        case .allowedByRegex(let index): sources[allowRegexes[index].source]
-        }
+        sources[sourceIndex(of: hit)]
     }
 
     private func describe(_ match: DomainMatch, in table: DomainTable, prefix: String) -> String {

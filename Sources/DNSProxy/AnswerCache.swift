@@ -12,6 +12,16 @@ public enum CacheResult: Sendable {
     case miss
 }
 
+/// What the caller knows of the policy's verdict on a query's name when it asks the cache.
+public enum CacheCheck: Sendable {
+    /// Nothing yet: serve a fresh answer only if the policy of this generation allowed the name before.
+    case unchecked(policy: UInt64)
+    /// The policy of this generation has just allowed the name: remember that, and serve.
+    case allowed(policy: UInt64)
+    /// An app's name, allowed for now only: serve with TTLs of at most `ttlCap`, remember nothing.
+    case appName(ttlCap: UInt32?)
+}
+
 /// An answer past its lifetime but within the stale window (RFC 8767).
 public struct StaleAnswer: Sendable {
     public let answer: CachedAnswer
@@ -60,24 +70,19 @@ public final class AnswerCache: Sendable {
     /// Number of answers held.
     public var count: Int { shards.reduce(0) { $0 + $1.withLockedValue { $0.count } } }
 
-    /// What the cache holds for `query`.
-    /// - Parameters:
-    ///   - policy: the generation of the policy in force.
-    ///   - allowed: the caller has just run that policy on the name and it allowed it; the entry is
-    ///     stamped with the generation and a fresh answer is returned even if it was unverified.
-    public func answer(
-        _ query: DNSQuery, now: UInt64, udpLimit: Int?, policy: UInt64, allowed: Bool = false
-    )
-        -> CacheResult
-    {
+    /// What the cache holds for `query`, given what is known of the policy's verdict.
+    public func answer(_ query: DNSQuery, now: UInt64, udpLimit: Int?, check: CacheCheck) -> CacheResult {
         let key = CacheKey(query)
         return shard(for: key).withLockedValue {
-            $0.answer(key, query, now: now, udpLimit: udpLimit, policy: policy, allowed: allowed)
+            $0.answer(key, query, now: now, udpLimit: udpLimit, check: check)
         }
     }
 
-    /// Stores `answer` for `query`, allowed by the policy of generation `policy`, unless its lifetime
-    /// is zero.
+    /// A `policy` value no policy has: the entry's name must go through the policy on every hit.
+    public static let alwaysCheck: UInt64 = 0
+
+    /// Stores `answer` for `query`, allowed by the policy of generation `policy` (or `alwaysCheck`),
+    /// unless its lifetime is zero.
     public func store(_ answer: CachedAnswer, for query: DNSQuery, now: UInt64, policy: UInt64) {
         guard answer.lifetime > 0 else { return }
         let key = CacheKey(query)
@@ -125,24 +130,23 @@ struct CacheTable: Sendable {
 
     var count: Int { entries.count }
 
-    mutating func answer(
-        _ key: CacheKey, _ query: DNSQuery, now: UInt64, udpLimit: Int?, policy: UInt64, allowed: Bool
-    )
+    mutating func answer(_ key: CacheKey, _ query: DNSQuery, now: UInt64, udpLimit: Int?, check: CacheCheck)
         -> CacheResult
     {
         guard let slot = find(key, query) else { return .miss }
         let expiresAt = entries[slot].expiresAt
         let storedAt = entries[slot].storedAt
         if now >= expiresAt, now - expiresAt >= staleNanoseconds { return .miss }
-        if allowed {
-            entries[slot].allowedBy = policy
-        } else if entries[slot].allowedBy != policy {
-            return .unverified
+        var ttlCap: UInt32?
+        switch check {
+        case .unchecked(let policy): if entries[slot].allowedBy != policy { return .unverified }
+        case .allowed(let policy): entries[slot].allowedBy = policy
+        case .appName(let cap): ttlCap = cap
         }
         if !entries[slot].referenced { entries[slot].referenced = true }
         let age = now > storedAt ? UInt32(min((now - storedAt) / 1_000_000_000, UInt64(UInt32.max))) : 0
         if now >= expiresAt { return .stale(StaleAnswer(answer: entries[slot].answer, age: age)) }
-        return .fresh(entries[slot].answer.render(for: query, age: age, udpLimit: udpLimit))
+        return .fresh(entries[slot].answer.render(for: query, age: age, ttlCap: ttlCap, udpLimit: udpLimit))
     }
 
     mutating func store(_ answer: CachedAnswer, _ key: CacheKey, _ query: DNSQuery, now: UInt64, policy: UInt64) {

@@ -49,37 +49,75 @@ public enum BlockAnswer: Sendable, Equatable, CustomStringConvertible {
 public enum BlockReason: Sendable, Equatable {
     case rule(RuleHit)
     case antiBypass(String)
+    /// A guarded app, closed by the rationing policy; the text says why.
+    case guarded(String)
 }
 
 /// The outcome of the policy stage for one query.
 public enum FilterDecision: Sendable, Equatable {
-    /// Resolve normally (cache, then upstream).
+    /// Resolve normally (cache, then upstream). The verdict holds for as long as this policy does.
     case resolve
+    /// Resolve a name of an app. The verdict may change at any moment, so it must be asked again on
+    /// every query; a guarded app's answer may be cached by clients for at most `ttlCap` seconds.
+    case resolveAppName(ttlCap: UInt32?)
     /// Answer locally.
     case answer(SynthesizedAnswer, ttl: UInt32, reason: BlockReason)
 }
 
-/// The blocking stage that runs before the cache: anti-bypass names, then the rule lists.
+/// The rationing policy's verdict on a query for an app's name.
+public enum GuardAdmission: Sendable, Equatable {
+    /// The app is not guarded.
+    case notGuarded
+    /// The app is open; clients may cache the answer for at most `ttl` seconds.
+    case allow(ttl: UInt32)
+    case block(reason: String)
+}
+
+/// Decides queries for the names of guarded apps, by app id. Called on the DNS hot path for every
+/// query of an app's name, so it must be quick; it also meters the app's use.
+public protocol GuardGate: Sendable {
+    func admit(app: String) -> GuardAdmission
+}
+
+/// The guard stage: which names belong to apps, and who decides them.
+public struct GuardStage: Sendable {
+    public let apps: GuardSet
+    public let gate: any GuardGate
+    /// TTL of a guarded app's blocked answer: short, so that an unlock takes effect quickly.
+    public let blockTTL: UInt32
+
+    public init(apps: GuardSet, gate: any GuardGate, blockTTL: UInt32 = 5) {
+        self.apps = apps
+        self.gate = gate
+        self.blockTTL = blockTTL
+    }
+}
+
+/// The blocking stage that runs before the cache: anti-bypass names, the rule lists, then the guard
+/// stage for the names of apps.
 ///
-/// A policy's verdict depends on the name alone, so the cache may remember that a name was allowed
-/// by the policy of a given `generation` (every policy made gets a new one).
+/// Apart from app names, a policy's verdict depends on the name alone, so the cache may remember
+/// that a name was allowed by the policy of a given `generation` (every policy made gets a new one).
 public struct FilterPolicy: Sendable {
     public let rules: RuleSet
     public let blockAnswer: BlockAnswer
     public let blockTTL: UInt32
     public let antiBypass: Bool
+    public let guardStage: GuardStage?
     /// Identifies this policy among all made in the process.
     public let generation: UInt64
 
     private static let generations = Atomic<UInt64>(0)
 
     public init(
-        rules: RuleSet = RuleSet(), blockAnswer: BlockAnswer = .null, blockTTL: UInt32 = 60, antiBypass: Bool = true
+        rules: RuleSet = RuleSet(), blockAnswer: BlockAnswer = .null, blockTTL: UInt32 = 60, antiBypass: Bool = true,
+        guardStage: GuardStage? = nil
     ) {
         self.rules = rules
         self.blockAnswer = blockAnswer
         self.blockTTL = blockTTL
         self.antiBypass = antiBypass
+        self.guardStage = guardStage
         generation = Self.generations.add(1, ordering: .relaxed).newValue
     }
 
@@ -89,9 +127,17 @@ public struct FilterPolicy: Sendable {
             if antiBypass, let bypass = AntiBypass.rule(for: name) {
                 return .answer(bypass.answer, ttl: blockTTL, reason: .antiBypass(bypass.reason))
             }
-            guard let hit = rules.hit(wireName: name), hit.isBlock else { return .resolve }
             let isServiceBinding = query.type == RecordType.https || query.type == RecordType.svcb
-            return .answer(isServiceBinding ? .noData : blockAnswer.synthesized, ttl: blockTTL, reason: .rule(hit))
+            let answer = isServiceBinding ? .noData : blockAnswer.synthesized
+            if let hit = rules.hit(wireName: name), hit.isBlock {
+                return .answer(answer, ttl: blockTTL, reason: .rule(hit))
+            }
+            guard let guardStage, let app = guardStage.apps.app(forWireName: name) else { return .resolve }
+            switch guardStage.gate.admit(app: guardStage.apps.appIDs[app]) {
+            case .notGuarded: return .resolveAppName(ttlCap: nil)
+            case .allow(let ttl): return .resolveAppName(ttlCap: ttl)
+            case .block(let reason): return .answer(answer, ttl: guardStage.blockTTL, reason: .guarded(reason))
+            }
         }
     }
 
@@ -99,7 +145,7 @@ public struct FilterPolicy: Sendable {
     public func extendedError(for reason: BlockReason) -> ExtendedError {
         switch reason {
         case .rule(let hit): ExtendedError(code: .blocked, text: "blocked by \(rules.describe(hit))")
-        case .antiBypass(let text): ExtendedError(code: .blocked, text: text)
+        case .antiBypass(let text), .guarded(let text): ExtendedError(code: .blocked, text: text)
         }
     }
 }

@@ -29,12 +29,13 @@ final class LoopContext: @unchecked Sendable {
             return .reply(bytes)
         case .drop:
             return .nothing
-        case .forward(let query, let stale):
+        case .forward(let query, let stale, let verdict):
             let pipeline = self.pipeline
             let answer = eventLoop.makePromise(of: [UInt8].self)
             forwarder.resolve(query, bounds: pipeline.cacheSettings.bounds).whenComplete { result in
                 answer.succeed(
-                    pipeline.finish(query, upstream: result, stale: stale, transport: transport, now: Self.now()))
+                    pipeline.finish(
+                        query, upstream: result, stale: stale, verdict: verdict, transport: transport, now: Self.now()))
             }
             return .later(answer.futureResult)
         }

@@ -13,9 +13,17 @@ public enum PipelineStep: Sendable {
     case reply([UInt8])
     /// Send nothing (not a query, or not worth an answer).
     case drop
-    /// Ask upstream, then call `QueryPipeline.finish`. `stale` is an expired cached answer to fall
-    /// back on if no upstream answers.
-    case forward(DNSQuery, stale: StaleAnswer?)
+    /// Ask upstream, then call `QueryPipeline.finish` with `verdict`. `stale` is an expired cached
+    /// answer to fall back on if no upstream answers.
+    case forward(DNSQuery, stale: StaleAnswer?, verdict: ResolveVerdict)
+}
+
+/// What the policy said about a name it let through, carried to `QueryPipeline.finish`.
+public enum ResolveVerdict: Sendable, Equatable {
+    /// Allowed for as long as the policy stands: the cache may remember it.
+    case allowed
+    /// An app's name, allowed for now: TTLs capped at `ttlCap`, checked again on every query.
+    case appName(ttlCap: UInt32?)
 }
 
 /// The order in which a query is handled, from the wire to an answer:
@@ -25,7 +33,8 @@ public enum PipelineStep: Sendable {
 /// 3. what lockr never forwards: non-IN classes (REFUSED), zone transfers (NOTIMP), EDNS versions
 ///    other than 0 (BADVERS);
 /// 4. the filter policy, before the cache, so a cached answer can never outlive a block (a fresh
-///    cached answer whose name this very policy already allowed skips the rule lookup);
+///    cached answer whose name this very policy already allowed skips the rule lookup; names of apps
+///    are decided on every query, as their verdict changes with time);
 /// 5. ANY gets the minimal RFC 8482 answer;
 /// 6. the cache; 7. the upstreams; and if they all fail, a stale answer or SERVFAIL.
 ///
@@ -87,27 +96,35 @@ public final class QueryPipeline: Sendable {
         if let edns = query.edns, edns.version != 0 { return .reply(Responses.badVersion(to: query)) }
 
         let limit = udpLimit(query, transport)
-        let cached = cache.answer(query, now: now, udpLimit: limit, policy: policy.generation)
+        let cached = cache.answer(query, now: now, udpLimit: limit, check: .unchecked(policy: policy.generation))
         if case .fresh(let bytes) = cached { return .reply(bytes) }
 
+        let verdict: ResolveVerdict
         switch policy.decide(query) {
         case .answer(let answer, let ttl, let reason):
             let explanation = query.edns == nil ? nil : policy.extendedError(for: reason)
             return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: explanation))
         case .resolve:
-            break
+            verdict = .allowed
+        case .resolveAppName(let ttlCap):
+            verdict = .appName(ttlCap: ttlCap)
         }
         if query.type == RecordType.any { return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL)) }
 
         switch cached {
         case .unverified:
-            switch cache.answer(query, now: now, udpLimit: limit, policy: policy.generation, allowed: true) {
-            case .fresh(let bytes): return .reply(bytes)
-            case .stale(let stale): return .forward(query, stale: stale)
-            case .unverified, .miss: return .forward(query, stale: nil)
+            let check: CacheCheck
+            switch verdict {
+            case .allowed: check = .allowed(policy: policy.generation)
+            case .appName(let ttlCap): check = .appName(ttlCap: ttlCap)
             }
-        case .stale(let stale): return .forward(query, stale: stale)
-        case .fresh, .miss: return .forward(query, stale: nil)
+            switch cache.answer(query, now: now, udpLimit: limit, check: check) {
+            case .fresh(let bytes): return .reply(bytes)
+            case .stale(let stale): return .forward(query, stale: stale, verdict: verdict)
+            case .unverified, .miss: return .forward(query, stale: nil, verdict: verdict)
+            }
+        case .stale(let stale): return .forward(query, stale: stale, verdict: verdict)
+        case .fresh, .miss: return .forward(query, stale: nil, verdict: verdict)
         }
     }
 
@@ -116,17 +133,25 @@ public final class QueryPipeline: Sendable {
         _ query: DNSQuery,
         upstream: Result<CachedAnswer, Error>,
         stale: StaleAnswer?,
+        verdict: ResolveVerdict,
         transport: Transport,
         now: UInt64
     ) -> [UInt8] {
+        var ttlCap: UInt32?
+        var stamp = policy.generation
+        if case .appName(let cap) = verdict {
+            ttlCap = cap
+            stamp = AnswerCache.alwaysCheck
+        }
         switch upstream {
         case .success(let answer):
-            cache.store(answer, for: query, now: now, policy: policy.generation)
-            return answer.render(for: query, age: 0, udpLimit: udpLimit(query, transport))
+            cache.store(answer, for: query, now: now, policy: stamp)
+            return answer.render(for: query, age: 0, ttlCap: ttlCap, udpLimit: udpLimit(query, transport))
         case .failure:
             if let stale {
                 return stale.answer.render(
-                    for: query, age: stale.age, staleTTL: Self.staleTTL, udpLimit: udpLimit(query, transport))
+                    for: query, age: stale.age, ttlCap: ttlCap, staleTTL: Self.staleTTL,
+                    udpLimit: udpLimit(query, transport))
             }
             return Responses.rcode(
                 .serverFailure, to: query,

@@ -17,7 +17,7 @@ import Testing
 
     /// The answer's records as ldns prints them, or nil for a miss; "stale" for an expired one.
     private func lookup(_ cache: AnswerCache, _ packet: [UInt8], at now: UInt64) throws -> [String]? {
-        switch cache.answer(try DNSQuery(packet: packet), now: now, udpLimit: nil, policy: 1) {
+        switch cache.answer(try DNSQuery(packet: packet), now: now, udpLimit: nil, check: .unchecked(policy: 1)) {
         case .fresh(let bytes):
             try LdnsPacket(wire: bytes).answerRecords + ["rcode \(try LdnsPacket(wire: bytes).rcode)"]
         case .stale: ["stale"]
@@ -82,15 +82,15 @@ import Testing
         let cache = AnswerCache(settings: CacheSettings())
         let (query, answer) = try stored("www.test.", ttl: 60)
         cache.store(answer, for: query, now: 0, policy: 1)
-        guard case .unverified = cache.answer(query, now: 0, udpLimit: nil, policy: 2) else {
+        guard case .unverified = cache.answer(query, now: 0, udpLimit: nil, check: .unchecked(policy: 2)) else {
             Issue.record("an answer allowed under policy 1 must not be served under policy 2 unchecked")
             return
         }
-        guard case .fresh = cache.answer(query, now: 0, udpLimit: nil, policy: 2, allowed: true) else {
+        guard case .fresh = cache.answer(query, now: 0, udpLimit: nil, check: .allowed(policy: 2)) else {
             Issue.record("once policy 2 allows the name the answer is served")
             return
         }
-        guard case .fresh = cache.answer(query, now: 0, udpLimit: nil, policy: 2) else {
+        guard case .fresh = cache.answer(query, now: 0, udpLimit: nil, check: .unchecked(policy: 2)) else {
             Issue.record("and stays verified under policy 2")
             return
         }
