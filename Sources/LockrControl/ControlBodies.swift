@@ -1,0 +1,85 @@
+import LockrPolicy
+
+extension TimeBody {
+    init(_ instant: Instant, now: Instant, calendar: DayCalendar) {
+        at = instant.description
+        local = calendar.clockText(instant)
+        inSeconds = (instant - now).secondsRoundedUp
+    }
+}
+
+extension StatusBody {
+    init(_ status: PolicyStatus, summary: String, calendar: DayCalendar) {
+        let now = status.now
+        func time(_ instant: Instant) -> TimeBody { TimeBody(instant, now: now, calendar: calendar) }
+        self.now = now.description
+        mode = status.mode.rawValue
+        self.summary = summary
+        day = status.day.key
+        dayEnds = time(status.day.end)
+        budgetMinutes = status.budget.milliseconds / 60_000
+        perApp = status.perAppBudget
+        windowMinutes = status.window.milliseconds / 60_000
+        snoozes = CounterBody(used: status.snoozes.used, perDay: status.snoozes.perDay)
+        extensions = CounterBody(used: status.extensions.used, perDay: status.extensions.perDay)
+        emergencies = CounterBody(used: status.emergencies.used, perDay: status.emergencies.perDay)
+        phraseMisses = status.phraseMisses
+        cooldownEnds = status.cooldownUntil.map(time)
+        totalUsedSeconds = status.totalUsed.milliseconds / 1000
+        apps = status.apps.map { app in
+            AppBody(
+                id: app.id, name: app.name, open: app.open, reason: app.reason,
+                usedSeconds: app.used.milliseconds / 1000, budgetSeconds: app.budget.map { $0.milliseconds / 1000 },
+                leftSeconds: app.left.map { $0.secondsRoundedUp }, windowEnds: app.windowEnds.map(time),
+                nextReset: time(app.nextReset))
+        }
+    }
+}
+
+extension WindowBody {
+    init(_ window: UnlockWindow, now: Instant, calendar: DayCalendar) {
+        app = window.app
+        kind = window.kind.rawValue
+        ends = TimeBody(window.ends, now: now, calendar: calendar)
+    }
+}
+
+extension EventBody {
+    init(_ event: PolicyEvent, calendar: DayCalendar) {
+        at = event.at.description
+        local = calendar.clockText(event.at)
+        type = event.type.rawValue
+        app = event.app
+        detail = event.detail
+    }
+}
+
+extension ControlFailure {
+    /// The HTTP status and JSON body that report this failure.
+    var response: (status: Int, body: ErrorBody) {
+        switch self {
+        case .storage(let message): return (500, ErrorBody(error: message, code: "storage"))
+        case .refused(let refusal):
+            let (status, code): (Int, String)
+            var retry: Int64?
+            switch refusal {
+            case .unknownApp: (status, code) = (404, "unknown_app")
+            case .notGuarded: (status, code) = (409, "not_guarded")
+            case .notInThisMode: (status, code) = (409, "not_in_this_mode")
+            case .limitReached: (status, code) = (429, "limit_reached")
+            case .nothingToDo: (status, code) = (409, "nothing_to_do")
+            case .phraseRequired: (status, code) = (403, "phrase_required")
+            case .wrongPhrase(_, _, let cooldown):
+                (status, code) = (403, "wrong_phrase")
+                retry = cooldown?.secondsRoundedUp
+            case .coolingDown(let remaining, _):
+                (status, code) = (429, "cooling_down")
+                retry = remaining.secondsRoundedUp
+            case .windowUsed: (status, code) = (409, "window_used")
+            case .holdIncomplete: (status, code) = (409, "hold_incomplete")
+            case .invalidSettings: (status, code) = (400, "invalid_settings")
+            }
+            return (status, ErrorBody(error: refusal.message, code: code, retryAfterSeconds: retry))
+        }
+    }
+}

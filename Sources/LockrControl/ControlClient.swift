@@ -1,0 +1,71 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Why a control call got no answer the CLI can use.
+public enum ControlClientError: Error, CustomStringConvertible, Sendable {
+    /// The daemon could not be reached.
+    case unreachable(String)
+    /// The daemon answered with an error.
+    case refused(status: Int, ErrorBody)
+    /// The daemon's answer was not what this CLI understands.
+    case badAnswer(String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let message), .badAnswer(let message): message
+        case .refused(_, let body): body.error
+        }
+    }
+}
+
+/// The CLI's side of the control API.
+public struct ControlClient: Sendable {
+    public let baseURL: String
+    private let token: String
+    private static let timeout: TimeAmount = .seconds(10)
+
+    public init(baseURL: String, token: String) {
+        self.baseURL = baseURL
+        self.token = token
+    }
+
+    /// Sends a request and decodes the answer as `Answer`.
+    public func call<Answer: Decodable>(
+        _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
+        as: Answer.Type = Answer.self
+    ) async throws(ControlClientError) -> Answer {
+        var request = HTTPClientRequest(url: baseURL + "/api/v1/" + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if let body {
+            do {
+                request.body = .bytes(ByteBuffer(bytes: try ControlJSON.encoder().encode(body)))
+            } catch {
+                throw .badAnswer("cannot encode the request: \(error)")
+            }
+            request.headers.add(name: "Content-Type", value: "application/json")
+        }
+        let status: Int
+        let bytes: ByteBuffer
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: Self.timeout)
+            status = Int(response.status.code)
+            bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        } catch {
+            throw .unreachable("cannot reach the lockr daemon at \(baseURL): \(error)")
+        }
+        let data = Data(bytes.readableBytesView)
+        guard (200..<300).contains(status) else {
+            let body = (try? ControlJSON.decoder().decode(ErrorBody.self, from: data))
+                ?? ErrorBody(error: "HTTP \(status) from the daemon", code: "http_\(status)")
+            throw .refused(status: status, body)
+        }
+        do {
+            return try ControlJSON.decoder().decode(Answer.self, from: data)
+        } catch {
+            throw .badAnswer("the daemon's answer to \(path) was not understood: \(error)")
+        }
+    }
+}

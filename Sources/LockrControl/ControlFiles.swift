@@ -1,0 +1,72 @@
+import Foundation
+
+/// How the CLI finds the daemon: two files the daemon writes into its state directory, the bearer
+/// token (`control.token`, mode 0600, made at first start and kept) and the address the control API
+/// listens on (`control.address`, "127.0.0.1:5380").
+public enum ControlFiles {
+    public static let tokenFile = "control.token"
+    public static let addressFile = "control.address"
+
+    /// The directory's token, made (32 random bytes, hex) if there is none yet. A token file that
+    /// others could read is narrowed to 0600.
+    public static func token(in directory: String) throws(ControlFilesError) -> String {
+        let path = join(directory, tokenFile)
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
+            let token = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+            if token.count >= 32 {
+                var info = stat()
+                if stat(path, &info) == 0, info.st_mode & 0o077 != 0 { chmod(path, 0o600) }
+                return token
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        try write(token + "\n", to: path, mode: 0o600)
+        return token
+    }
+
+    /// Records where the control API listens.
+    public static func writeAddress(_ address: String, in directory: String) throws(ControlFilesError) {
+        try write(address + "\n", to: join(directory, addressFile), mode: 0o644)
+    }
+
+    /// The daemon's control URL and token, read from `directory`.
+    public static func endpoint(in directory: String) throws(ControlFilesError) -> (url: String, token: String) {
+        let addressPath = join(directory, addressFile)
+        guard let address = try? String(contentsOfFile: addressPath, encoding: .utf8) else {
+            throw ControlFilesError("no lockr daemon found: \(addressPath) is missing (is `lockr serve` running "
+                + "with this state directory? pass --state-dir or --config)")
+        }
+        let tokenPath = join(directory, tokenFile)
+        guard access(tokenPath, R_OK) == 0, let token = try? String(contentsOfFile: tokenPath, encoding: .utf8) else {
+            throw ControlFilesError("cannot read the control token \(tokenPath): \(String(cString: strerror(errno))) "
+                + "(run as the daemon's user, e.g. with sudo)")
+        }
+        return ("http://" + address.trimmingCharacters(in: .whitespacesAndNewlines),
+            token.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    private static func join(_ directory: String, _ name: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// Writes through a temporary file and a rename, so a reader never sees half a file.
+    private static func write(_ text: String, to path: String, mode: mode_t) throws(ControlFilesError) {
+        let temporary = path + ".tmp"
+        unlink(temporary)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
+        guard descriptor >= 0 else { throw ControlFilesError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+        guard written == bytes.count, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw ControlFilesError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+public struct ControlFilesError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

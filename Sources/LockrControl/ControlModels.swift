@@ -1,0 +1,157 @@
+import Foundation
+import LockrPolicy
+
+// The JSON bodies of the control API (`/api/v1/...`). Keys are snake_case on the wire.
+
+/// A moment as the API shows it: ISO 8601 (UTC), local clock time in the policy's time zone, and
+/// seconds from the response's `now` (policy time, which `--time-scale` speeds up).
+public struct TimeBody: Codable, Sendable, Equatable {
+    public let at: String
+    public let local: String
+    public let inSeconds: Int64
+}
+
+public struct CounterBody: Codable, Sendable, Equatable {
+    public let used: Int
+    public let perDay: Int
+}
+
+public struct AppBody: Codable, Sendable, Equatable {
+    public let id: String
+    public let name: String
+    public let open: Bool
+    public let reason: String
+    public let usedSeconds: Int64
+    public let budgetSeconds: Int64?
+    public let leftSeconds: Int64?
+    public let windowEnds: TimeBody?
+    public let nextReset: TimeBody
+}
+
+public struct StatusBody: Codable, Sendable, Equatable {
+    public let now: String
+    public let mode: String
+    public let summary: String
+    public let day: String
+    public let dayEnds: TimeBody
+    public let budgetMinutes: Int64
+    public let perApp: Bool
+    public let windowMinutes: Int64
+    public let snoozes: CounterBody
+    public let extensions: CounterBody
+    public let emergencies: CounterBody
+    public let phraseMisses: Int
+    public let cooldownEnds: TimeBody?
+    public let totalUsedSeconds: Int64
+    public let apps: [AppBody]
+}
+
+public struct WindowBody: Codable, Sendable, Equatable {
+    /// The app, or nil for every guarded app.
+    public let app: String?
+    public let kind: String
+    public let ends: TimeBody
+}
+
+public struct AppRequest: Codable, Sendable, Equatable {
+    public let app: String?
+    public init(app: String?) { self.app = app }
+}
+
+public struct UnlockRequest: Codable, Sendable, Equatable {
+    /// The app, or nil with `all` for every guarded app.
+    public let app: String?
+    public let all: Bool?
+    /// Extreme mode: the sentence as typed.
+    public let phrase: String?
+
+    public init(app: String?, all: Bool? = nil, phrase: String? = nil) {
+        self.app = app
+        self.all = all
+        self.phrase = phrase
+    }
+}
+
+public struct UnlockResponse: Codable, Sendable, Equatable {
+    public let opened: [WindowBody]
+    public let alreadyOpen: [WindowBody]
+}
+
+public struct ModeRequest: Codable, Sendable, Equatable {
+    public let mode: String
+    public let budgetMinutes: Int?
+    public let windowMinutes: Int?
+    public let perApp: Bool?
+
+    public init(mode: String, budgetMinutes: Int? = nil, windowMinutes: Int? = nil, perApp: Bool? = nil) {
+        self.mode = mode
+        self.budgetMinutes = budgetMinutes
+        self.windowMinutes = windowMinutes
+        self.perApp = perApp
+    }
+}
+
+public struct ModeResponse: Codable, Sendable, Equatable {
+    public let mode: String
+    public let summary: String
+}
+
+public struct GuardResponse: Codable, Sendable, Equatable {
+    public let guarded: [String]
+}
+
+public struct ExtendResponse: Codable, Sendable, Equatable {
+    public let budgetMinutes: Int64
+}
+
+public struct HoldResponse: Codable, Sendable, Equatable {
+    public let hold: UInt64
+    /// Real time to wait before completing the hold (the policy's hold, divided by the time scale).
+    public let waitMilliseconds: Int64
+}
+
+public struct EmergencyRequest: Codable, Sendable, Equatable {
+    public let hold: UInt64
+    public init(hold: UInt64) { self.hold = hold }
+}
+
+public struct EventBody: Codable, Sendable, Equatable {
+    public let at: String
+    public let local: String
+    public let type: String
+    public let app: String?
+    public let detail: String
+}
+
+public struct LogResponse: Codable, Sendable, Equatable {
+    public let events: [EventBody]
+}
+
+public struct ErrorBody: Codable, Sendable, Equatable, Error {
+    public let error: String
+    /// A stable word for scripts: unauthorized, bad_request, unknown_app, not_guarded, wrong_phrase, ...
+    public let code: String
+    public let retryAfterSeconds: Int64?
+
+    public init(error: String, code: String, retryAfterSeconds: Int64? = nil) {
+        self.error = error
+        self.code = code
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+}
+
+/// The API's JSON coders: snake_case keys, sorted for stable output.
+public enum ControlJSON {
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import Hummingbird
+import LockrPolicy
+
+/// The control API's routes, all under `/api/v1` and all behind the bearer token.
+///
+/// | method | path | body | answer |
+/// |---|---|---|---|
+/// | GET | status | | `StatusBody` |
+/// | PUT | mode | `ModeRequest` | `ModeResponse` |
+/// | POST | guard | `AppRequest` | `GuardResponse` |
+/// | DELETE | guard/{app} | | `GuardResponse` |
+/// | POST | unlock | `UnlockRequest` | `UnlockResponse` |
+/// | POST | snooze | `AppRequest` | `WindowBody` |
+/// | POST | extend | `AppRequest` | `ExtendResponse` |
+/// | POST | emergency/hold | | `HoldResponse` |
+/// | POST | emergency | `EmergencyRequest` | `WindowBody` |
+/// | GET | log?since=SECONDS&limit=N | | `LogResponse` |
+///
+/// Failures answer `ErrorBody` JSON: 401 bad token, 400 bad JSON or settings, 404 unknown app, 403
+/// wrong phrase, 409 not possible now, 429 limit or cooldown (with Retry-After).
+public enum ControlRouter {
+    /// Largest request body accepted.
+    static let maximumBody = 64 * 1024
+
+    public static func build(policy: some PolicyAccess, token: String) -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: BearerTokenMiddleware(token: token))
+        let api = router.group("api/v1")
+
+        api.get("status") { _, _ in
+            json(policy.read { engine, now in status(engine, now) })
+        }
+        api.put("mode") { request, _ in
+            try await respond {
+                let body = try await decode(ModeRequest.self, from: request)
+                guard let mode = Mode(rawValue: body.mode) else {
+                    throw ErrorBody(error: "mode must be time, hourly or extreme, not '\(body.mode)'", code: "bad_request")
+                }
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    try engine.setMode(
+                        mode, budget: body.budgetMinutes.map { .seconds($0 * 60) }, perApp: body.perApp,
+                        window: body.windowMinutes.map { .seconds($0 * 60) }, at: now)
+                    return ModeResponse(mode: engine.settings.mode.rawValue, summary: engine.modeSummary)
+                }
+            }
+        }
+        api.post("guard") { request, _ in
+            try await respond {
+                let body = try await decode(AppRequest.self, from: request)
+                guard let app = body.app else { throw ErrorBody(error: "'app' is required", code: "bad_request") }
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    try engine.guardApp(app, at: now)
+                    return GuardResponse(guarded: engine.guarded)
+                }
+            }
+        }
+        api.delete("guard/:app") { _, context in
+            try await respond {
+                let app = try context.parameters.require("app")
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    try engine.unguardApp(app, at: now)
+                    return GuardResponse(guarded: engine.guarded)
+                }
+            }
+        }
+        api.post("unlock") { request, _ in
+            try await respond {
+                let body = try await decode(UnlockRequest.self, from: request)
+                guard (body.app == nil) == (body.all == true) else {
+                    throw ErrorBody(error: "give either 'app' or \"all\": true", code: "bad_request")
+                }
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    let result = try engine.unlock(body.app, phrase: body.phrase, at: now)
+                    let calendar = engine.settings.calendar
+                    return UnlockResponse(
+                        opened: result.opened.map { WindowBody($0, now: now, calendar: calendar) },
+                        alreadyOpen: result.alreadyOpen.map { WindowBody($0, now: now, calendar: calendar) })
+                }
+            }
+        }
+        api.post("snooze") { request, _ in
+            try await respond {
+                let body = try await decode(AppRequest.self, from: request, emptyIs: AppRequest(app: nil))
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    WindowBody(try engine.snooze(body.app, at: now), now: now, calendar: engine.settings.calendar)
+                }
+            }
+        }
+        api.post("extend") { request, _ in
+            try await respond {
+                let body = try await decode(AppRequest.self, from: request, emptyIs: AppRequest(app: nil))
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    ExtendResponse(budgetMinutes: try engine.extend(body.app, at: now).milliseconds / 60_000)
+                }
+            }
+        }
+        api.post("emergency/hold") { _, _ in
+            try await respond {
+                try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    let hold = try engine.beginEmergency(at: now)
+                    let wait = Double(engine.settings.emergencyHold.milliseconds) / policy.timeScale
+                    return HoldResponse(hold: hold, waitMilliseconds: Int64(wait.rounded(.up)))
+                }
+            }
+        }
+        api.post("emergency") { request, _ in
+            try await respond {
+                let body = try await decode(EmergencyRequest.self, from: request)
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    WindowBody(
+                        try engine.completeEmergency(hold: body.hold, at: now), now: now,
+                        calendar: engine.settings.calendar)
+                }
+            }
+        }
+        api.get("log") { request, _ in
+            try await respond {
+                let parameters = request.uri.queryParameters
+                let since = try integer(parameters["since"], name: "since") ?? 86_400
+                let limit = try integer(parameters["limit"], name: "limit") ?? 1000
+                let (now, calendar) = policy.read { engine, now in (now, engine.settings.calendar) }
+                let events = try policy.events(since: now - .seconds(since), limit: Int(min(limit, 10_000)))
+                return LogResponse(events: events.map { EventBody($0, calendar: calendar) })
+            }
+        }
+        return router
+    }
+
+    static func status(_ engine: PolicyEngine, _ now: Instant) -> StatusBody {
+        StatusBody(engine.status(at: now), summary: engine.modeSummary, calendar: engine.settings.calendar)
+    }
+
+    private static func integer(_ text: Substring?, name: String) throws -> Int64? {
+        guard let text else { return nil }
+        guard let value = Int64(text), value >= 0 else {
+            throw ErrorBody(error: "'\(name)' must be a whole number of seconds or events", code: "bad_request")
+        }
+        return value
+    }
+
+    /// Reads a JSON body; an empty body is `emptyIs` when given.
+    private static func decode<Body: Decodable>(
+        _ type: Body.Type, from request: Request, emptyIs empty: Body? = nil
+    ) async throws -> Body {
+        var request = request
+        let buffer: ByteBuffer
+        do { buffer = try await request.collectBody(upTo: maximumBody) } catch {
+            throw ErrorBody(error: "request body larger than \(maximumBody) bytes", code: "bad_request")
+        }
+        if buffer.readableBytes == 0, let empty { return empty }
+        do {
+            return try ControlJSON.decoder().decode(Body.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw ErrorBody(error: "bad JSON: \(describe(error))", code: "bad_request")
+        } catch {
+            throw ErrorBody(error: "bad JSON", code: "bad_request")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? snakeCase($0.stringValue) }
+            return keys.isEmpty ? "the body" : "'\(keys.joined(separator: "."))'"
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "\(path(context)) must be \(typeName(type))"
+        case .valueNotFound(let type, let context): return "\(path(context)) must be \(typeName(type))"
+        case .keyNotFound(let key, _): return "'\(snakeCase(key.stringValue))' is required"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context)) is not valid"
+        @unknown default: return "not understood"
+        }
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is UInt64.Type, is Int64.Type: "a whole number"
+        default: "an object"
+        }
+    }
+
+    private static func snakeCase(_ key: String) -> String {
+        key.reduce(into: "") { result, character in
+            if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
+        }
+    }
+
+    /// Runs a handler, turning failures into JSON error responses.
+    private static func respond(_ body: () async throws -> some Encodable) async throws -> Response {
+        do {
+            return json(try await body())
+        } catch let failure as ControlFailure {
+            let (status, errorBody) = failure.response
+            return json(errorBody, status: status)
+        } catch let errorBody as ErrorBody {
+            return json(errorBody, status: 400)
+        } catch let error as HTTPError {
+            return json(ErrorBody(error: error.body ?? "\(error.status)", code: "bad_request"), status: error.status.code)
+        }
+    }
+
+    static func json(_ value: some Encodable, status: Int = 200) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        if let error = value as? ErrorBody, let retry = error.retryAfterSeconds {
+            headers[.retryAfter] = String(retry)
+        }
+        let data = (try? ControlJSON.encoder().encode(value)) ?? Data("{}".utf8)
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Refuses every request without `Authorization: Bearer <token>` (compared in constant time).
+struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    let token: [UInt8]
+
+    init(token: String) { self.token = Array(token.utf8) }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        let presented = request.headers[.authorization].map { Array($0.utf8) } ?? []
+        let expected = Array("Bearer ".utf8) + token
+        guard presented.count == expected.count,
+            zip(presented, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
+        else {
+            return ControlRouter.json(
+                ErrorBody(error: "missing or wrong control token", code: "unauthorized"), status: 401)
+        }
+        return try await next(request, context)
+    }
+}

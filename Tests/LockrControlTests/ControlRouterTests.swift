@@ -1,0 +1,172 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LockrControl
+import LockrPolicy
+import Synchronization
+import Testing
+
+/// The engine in memory, on a clock the test moves.
+final class MemoryPolicy: PolicyAccess {
+    let engine: Mutex<PolicyEngine>
+    let clock: Mutex<Instant>
+    let logged = Mutex<[PolicyEvent]>([])
+    let timeScale = 1.0
+
+    init(mode: Mode, now: Instant) {
+        let settings = PolicySettings(mode: mode, calendar: DayCalendar(timeZone: TimeZone(identifier: "UTC")!))
+        engine = Mutex(
+            PolicyEngine(
+                settings: settings, guarded: ["tiktok", "youtube"],
+                apps: ["tiktok": "TikTok", "youtube": "YouTube", "reddit": "Reddit"], state: nil, now: now))
+        clock = Mutex(now)
+    }
+
+    func advance(by duration: Duration) { clock.withLock { $0 = $0 + duration } }
+
+    func perform<Result: Sendable>(_ action: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result)
+        throws(ControlFailure) -> Result
+    {
+        let now = clock.withLock { $0 }
+        let outcome: Swift.Result<Result, PolicyRefusal> = engine.withLock { engine in
+            defer { logged.withLock { $0 += engine.drainEvents() } }
+            do throws(PolicyRefusal) { return .success(try action(&engine, now)) } catch { return .failure(error) }
+        }
+        switch outcome {
+        case .success(let result): return result
+        case .failure(let refusal): throw .refused(refusal)
+        }
+    }
+
+    func read<Result: Sendable>(_ body: (PolicyEngine, Instant) -> Result) -> Result {
+        let now = clock.withLock { $0 }
+        return engine.withLock { body($0, now) }
+    }
+
+    func events(since: Instant, limit: Int) throws(ControlFailure) -> [PolicyEvent] {
+        logged.withLock { Array($0.filter { $0.at >= since }.suffix(limit)) }
+    }
+}
+
+@Suite struct ControlRouterTests {
+    let token = String(repeating: "ab", count: 32)
+    let start = Instant(Date(timeIntervalSince1970: 1_780_308_000))  // 2026-06-01 10:00 UTC
+
+    func withAPI(
+        _ mode: Mode = .hourly, _ body: @escaping @Sendable (MemoryPolicy, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let policy = MemoryPolicy(mode: mode, now: start)
+        let app = Application(router: ControlRouter.build(policy: policy, token: token))
+        try await app.test(.router) { client in try await body(policy, client) }
+    }
+
+    var auth: HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
+
+    func json(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+    func decode<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {
+        try ControlJSON.decoder().decode(T.self, from: Data(response.body.readableBytesView))
+    }
+
+    @Test func everyCallNeedsTheToken() async throws {
+        try await withAPI { _, client in
+            let missing = try await client.execute(uri: "/api/v1/status", method: .get)
+            #expect(missing.status == .unauthorized)
+            #expect(try decode(ErrorBody.self, missing).code == "unauthorized")
+            let wrong = try await client.execute(
+                uri: "/api/v1/unlock", method: .post, headers: [.authorization: "Bearer nope"],
+                body: json(#"{"app":"tiktok"}"#))
+            #expect(wrong.status == .unauthorized)
+            let right = try await client.execute(uri: "/api/v1/status", method: .get, headers: auth)
+            #expect(right.status == .ok)
+        }
+    }
+
+    @Test func unlockOpensAWindowThatStatusShows() async throws {
+        try await withAPI { _, client in
+            let unlock = try await client.execute(
+                uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
+            #expect(unlock.status == .ok)
+            let opened = try decode(UnlockResponse.self, unlock).opened
+            #expect(opened.map(\.ends.local) == ["10:10"])
+            #expect(opened.first?.ends.inSeconds == 600)
+            let status = try decode(StatusBody.self, try await client.execute(uri: "/api/v1/status", method: .get, headers: auth))
+            #expect(status.mode == "hourly")
+            #expect(status.apps.map(\.open) == [true, false])
+            #expect(status.apps.first?.windowEnds?.local == "10:10")
+            let again = try await client.execute(
+                uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"all":true}"#))
+            #expect(try decode(UnlockResponse.self, again).alreadyOpen.map(\.app) == ["tiktok"])
+        }
+    }
+
+    @Test func badRequestsGetClearErrors() async throws {
+        try await withAPI { _, client in
+            let notJSON = try await client.execute(uri: "/api/v1/unlock", method: .post, headers: auth, body: json("{app"))
+            #expect(notJSON.status == .badRequest)
+            #expect(try decode(ErrorBody.self, notJSON).error == "bad JSON: not valid JSON")
+            let wrongType = try await client.execute(
+                uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app": 3}"#))
+            #expect(try decode(ErrorBody.self, wrongType).error == "bad JSON: 'app' must be a string")
+            let neither = try await client.execute(uri: "/api/v1/unlock", method: .post, headers: auth, body: json("{}"))
+            #expect(neither.status == .badRequest)
+            let unknown = try await client.execute(
+                uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"myspace"}"#))
+            #expect(unknown.status == .notFound)
+            #expect(try decode(ErrorBody.self, unknown).error == "no app 'myspace' in the catalogue")
+            let mode = try await client.execute(
+                uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":7}"#))
+            #expect(mode.status == .badRequest)
+            #expect(try decode(ErrorBody.self, mode).code == "invalid_settings")
+            let since = try await client.execute(uri: "/api/v1/log?since=soon", method: .get, headers: auth)
+            #expect(since.status == .badRequest)
+        }
+    }
+
+    @Test func wrongPhrasesAreForbiddenThenCooledDown() async throws {
+        try await withAPI(.extreme) { policy, client in
+            for _ in 1...3 {
+                let wrong = try await client.execute(
+                    uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"youtube","phrase":"x"}"#))
+                #expect(wrong.status == .forbidden)
+            }
+            let cooling = try await client.execute(
+                uri: "/api/v1/unlock", method: .post, headers: auth,
+                body: json(#"{"app":"youtube","phrase":"I am stupid enough to waste more time. Please give me another 15 minutes."}"#))
+            #expect(cooling.status == .tooManyRequests)
+            #expect(cooling.headers[.retryAfter] == "15")
+            policy.advance(by: .seconds(15))
+            let right = try await client.execute(
+                uri: "/api/v1/unlock", method: .post, headers: auth,
+                body: json(#"{"app":"youtube","phrase":"i am stupid enough to waste more time please give me another 15 minutes"}"#))
+            #expect(right.status == .ok)
+            let log = try decode(LogResponse.self, try await client.execute(uri: "/api/v1/log?since=60", method: .get, headers: auth))
+            #expect(log.events.map(\.type) == ["gate_fail", "gate_fail", "gate_fail", "gate_pass", "unlock"])
+        }
+    }
+
+    @Test func guardModeSnoozeExtendAndEmergency() async throws {
+        try await withAPI(.time) { policy, client in
+            let added = try await client.execute(uri: "/api/v1/guard", method: .post, headers: auth, body: json(#"{"app":"reddit"}"#))
+            #expect(try decode(GuardResponse.self, added).guarded == ["tiktok", "youtube", "reddit"])
+            let removed = try await client.execute(uri: "/api/v1/guard/youtube", method: .delete, headers: auth)
+            #expect(try decode(GuardResponse.self, removed).guarded == ["tiktok", "reddit"])
+            let snooze = try await client.execute(uri: "/api/v1/snooze", method: .post, headers: auth)
+            #expect(snooze.status == .conflict)
+            let extend = try await client.execute(uri: "/api/v1/extend", method: .post, headers: auth)
+            #expect(try decode(ExtendResponse.self, extend).budgetMinutes == 40)
+            let hold = try decode(HoldResponse.self, try await client.execute(uri: "/api/v1/emergency/hold", method: .post, headers: auth))
+            #expect(hold.waitMilliseconds == 8000)
+            let early = try await client.execute(
+                uri: "/api/v1/emergency", method: .post, headers: auth, body: json(#"{"hold":\#(hold.hold)}"#))
+            #expect(early.status == .conflict)
+            policy.advance(by: .seconds(8))
+            let granted = try await client.execute(
+                uri: "/api/v1/emergency", method: .post, headers: auth, body: json(#"{"hold":\#(hold.hold)}"#))
+            #expect(try decode(WindowBody.self, granted).ends.inSeconds == 300)
+            let mode = try await client.execute(
+                uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":15}"#))
+            #expect(try decode(ModeResponse.self, mode).summary == "hourly, 15 min per hour")
+        }
+    }
+}
