@@ -130,7 +130,9 @@ struct CacheTable: Sendable {
 
     var count: Int { entries.count }
 
-    mutating func answer(_ key: CacheKey, _ query: DNSQuery, now: UInt64, udpLimit: Int?, check: CacheCheck)
+    mutating func answer(
+        _ key: CacheKey, _ query: DNSQuery, now: UInt64, udpLimit: Int?, check: CacheCheck
+    )
         -> CacheResult
     {
         guard let slot = find(key, query) else { return .miss }

@@ -58,7 +58,8 @@ public struct ControlClient: Sendable {
         }
         let data = Data(bytes.readableBytesView)
         guard (200..<300).contains(status) else {
-            let body = (try? ControlJSON.decoder().decode(ErrorBody.self, from: data))
+            let body =
+                (try? ControlJSON.decoder().decode(ErrorBody.self, from: data))
                 ?? ErrorBody(error: "HTTP \(status) from the daemon", code: "http_\(status)")
             throw .refused(status: status, body)
         }

@@ -34,16 +34,20 @@ public enum ControlFiles {
     public static func endpoint(in directory: String) throws(ControlFilesError) -> (url: String, token: String) {
         let addressPath = join(directory, addressFile)
         guard let address = try? String(contentsOfFile: addressPath, encoding: .utf8) else {
-            throw ControlFilesError("no lockr daemon found: \(addressPath) is missing (is `lockr serve` running "
-                + "with this state directory? pass --state-dir or --config)")
+            throw ControlFilesError(
+                "no lockr daemon found: \(addressPath) is missing (is `lockr serve` running "
+                    + "with this state directory? pass --state-dir or --config)")
         }
         let tokenPath = join(directory, tokenFile)
         guard access(tokenPath, R_OK) == 0, let token = try? String(contentsOfFile: tokenPath, encoding: .utf8) else {
-            throw ControlFilesError("cannot read the control token \(tokenPath): \(String(cString: strerror(errno))) "
-                + "(run as the daemon's user, e.g. with sudo)")
+            throw ControlFilesError(
+                "cannot read the control token \(tokenPath): \(String(cString: strerror(errno))) "
+                    + "(run as the daemon's user, e.g. with sudo)")
         }
-        return ("http://" + address.trimmingCharacters(in: .whitespacesAndNewlines),
-            token.trimmingCharacters(in: .whitespacesAndNewlines))
+        return (
+            "http://" + address.trimmingCharacters(in: .whitespacesAndNewlines),
+            token.trimmingCharacters(in: .whitespacesAndNewlines)
+        )
     }
 
     private static func join(_ directory: String, _ name: String) -> String {
@@ -55,7 +59,9 @@ public enum ControlFiles {
         let temporary = path + ".tmp"
         unlink(temporary)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
-        guard descriptor >= 0 else { throw ControlFilesError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw ControlFilesError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
         close(descriptor)

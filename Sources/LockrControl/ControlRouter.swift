@@ -35,7 +35,8 @@ public enum ControlRouter {
             try await respond {
                 let body = try await decode(ModeRequest.self, from: request)
                 guard let mode = Mode(rawValue: body.mode) else {
-                    throw ErrorBody(error: "mode must be time, hourly or extreme, not '\(body.mode)'", code: "bad_request")
+                    throw ErrorBody(
+                        error: "mode must be time, hourly or extreme, not '\(body.mode)'", code: "bad_request")
                 }
                 return try policy.perform { (engine, now) throws(PolicyRefusal) in
                     try engine.setMode(
@@ -198,7 +199,8 @@ public enum ControlRouter {
         } catch let errorBody as ErrorBody {
             return json(errorBody, status: 400)
         } catch let error as HTTPError {
-            return json(ErrorBody(error: error.body ?? "\(error.status)", code: "bad_request"), status: error.status.code)
+            return json(
+                ErrorBody(error: error.body ?? "\(error.status)", code: "bad_request"), status: error.status.code)
         }
     }
 
@@ -210,7 +212,8 @@ public enum ControlRouter {
         }
         let data = (try? ControlJSON.encoder().encode(value)) ?? Data("{}".utf8)
         return Response(
-            status: HTTPResponse.Status(code: status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            status: HTTPResponse.Status(code: status), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 
@@ -220,7 +223,9 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
 
     init(token: String) { self.token = Array(token.utf8) }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
         -> Response
     {
         let presented = request.headers[.authorization].map { Array($0.utf8) } ?? []

@@ -1,5 +1,6 @@
 import DNSProxy
 import Foundation
+import LockrPolicy
 import NIOCore
 import TOMLKit
 
@@ -59,7 +60,7 @@ public enum ConfigFile {
 extension ConfigFile {
     /// Every key lockr reads, dotted ("cache.size"), tables excluded.
     static var knownKeys: [String] {
-        ConfigReader.topLevel.filter { ConfigReader.sections[$0] == nil }
+        ConfigReader.topLevel.filter { ConfigReader.sections[$0] == nil && $0 != "apps" }
             + ConfigReader.sections.flatMap { section, keys in keys.map { "\(section).\($0)" } }
     }
 }
@@ -72,7 +73,8 @@ private struct ConfigReader {
 
     static let topLevel: Set<String> = [
         "listen", "upstreams", "state-dir", "blocklists", "allowlists", "catalogue", "log-level", "threads",
-        "blocking", "cache", "upstream", "access", "tcp",
+        "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "apps", "policy", "time",
+        "hourly", "extreme", "snooze", "extend", "emergency",
     ]
     static let sections: [String: Set<String>] = [
         "blocking": ["mode", "ttl", "anti-bypass"],
@@ -80,6 +82,13 @@ private struct ConfigReader {
         "upstream": ["timeout-ms", "attempts"],
         "access": ["allow"],
         "tcp": ["max-connections", "idle-timeout-ms"],
+        "policy": ["mode", "time-zone", "day-start", "max-ttl", "block-ttl"],
+        "time": ["budget-minutes", "per-app", "slice-seconds", "min-queries", "neighbourhood", "grace-seconds"],
+        "hourly": ["window-minutes", "open-on-first-query"],
+        "extreme": ["phrase", "strictness", "window-minutes"],
+        "snooze": ["minutes", "per-day"],
+        "extend": ["minutes", "per-day"],
+        "emergency": ["minutes", "per-day", "hold-seconds"],
     ]
 
     mutating func apply(to config: inout LockrConfiguration) {
@@ -154,6 +163,125 @@ private struct ConfigReader {
         if let value = integer("tcp.idle-timeout-ms", in: 100...600_000) {
             config.tcpIdleTimeout = .milliseconds(Int64(value))
         }
+        applyGuard(to: &config)
+        applyPolicy(to: &config.policy)
+        if let value = integer("policy.block-ttl", in: 0...3600) { config.guardBlockTTL = UInt32(value) }
+        for problem in config.policy.problems() { issue("policy", problem) }
+    }
+
+    private mutating func applyGuard(to config: inout LockrConfiguration) {
+        if let list = strings("guard") { config.guarded = list }
+        if let list = strings("always-allow") { config.alwaysAllow = list }
+        if let value = string("control") {
+            if let address = AddressText.parse(value, defaultPort: nil) {
+                config.control = address
+            } else {
+                issue("control", "'\(value)' is not ADDR:PORT or [V6]:PORT")
+            }
+        }
+        if let value = table["apps"] {
+            guard let apps = value.table else {
+                issue("apps", "expected a table ([apps]) of app id = [domains]")
+                return
+            }
+            for id in apps.keys.sorted() {
+                guard id.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" }), id.first?.isLetter == true else {
+                    issue("apps.\(id)", "an app id is lower-case letters, digits and '-'")
+                    continue
+                }
+                if let domains = strings("apps.\(id)") {
+                    if domains.isEmpty { issue("apps.\(id)", "needs at least one domain") }
+                    config.extraApps[id] = domains
+                }
+            }
+        }
+    }
+
+    private mutating func applyPolicy(to policy: inout PolicySettings) {
+        if let value = string("policy.mode") {
+            if let mode = Mode(rawValue: value) {
+                policy.mode = mode
+            } else {
+                issue("policy.mode", "expected time, hourly or extreme, not '\(value)'")
+            }
+        }
+        var timeZone = policy.calendar.timeZone
+        var dayStart = policy.calendar.dayStartMinutes
+        if let value = string("policy.time-zone") {
+            if let zone = TimeZone(identifier: value) {
+                timeZone = zone
+            } else {
+                issue("policy.time-zone", "unknown time zone '\(value)' (use a name such as Europe/Berlin)")
+            }
+        }
+        if let value = string("policy.day-start") {
+            if let minutes = Self.clockMinutes(value) {
+                dayStart = minutes
+            } else {
+                issue("policy.day-start", "expected a time of day HH:MM, not '\(value)'")
+            }
+        }
+        policy.calendar = DayCalendar(timeZone: timeZone, dayStartMinutes: dayStart)
+        if let value = integer("policy.max-ttl", in: 1...86_400) { policy.maximumTTL = .seconds(value) }
+
+        if let value = integer("time.budget-minutes", in: 5...180) { policy.time.budget = .seconds(value * 60) }
+        if let value = bool("time.per-app") { policy.time.perApp = value }
+        if let value = integer("time.slice-seconds", in: 1...60) {
+            if 60 % value == 0 {
+                policy.time.metering.slice = .seconds(value)
+            } else {
+                issue("time.slice-seconds", "must divide a minute (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60)")
+            }
+        }
+        if let value = integer("time.min-queries", in: 1...1000) { policy.time.metering.minimumQueries = value }
+        if let value = integer("time.neighbourhood", in: 0...60) { policy.time.metering.neighbourhood = value }
+        if let value = integer("time.grace-seconds", in: 0...600) { policy.time.metering.grace = .seconds(value) }
+
+        if let value = windowMinutes("hourly.window-minutes") { policy.hourly.window = value }
+        if let value = bool("hourly.open-on-first-query") { policy.hourly.openOnFirstQuery = value }
+        if let value = string("extreme.phrase") {
+            if PhraseGate.normalize(value).isEmpty {
+                issue("extreme.phrase", "must contain letters")
+            } else {
+                policy.extreme.phrase = value
+            }
+        }
+        if let value = string("extreme.strictness") {
+            if let strictness = Strictness(rawValue: value) {
+                policy.extreme.strictness = strictness
+            } else {
+                issue("extreme.strictness", "expected strict, normal or lenient, not '\(value)'")
+            }
+        }
+        if let value = windowMinutes("extreme.window-minutes") { policy.extreme.window = value }
+
+        for (section, allowance) in [
+            ("snooze", \PolicySettings.snooze), ("extend", \.extend), ("emergency", \.emergency),
+        ] {
+            if let value = integer("\(section).minutes", in: 1...60) {
+                policy[keyPath: allowance].length = .seconds(value * 60)
+            }
+            if let value = integer("\(section).per-day", in: 0...100) { policy[keyPath: allowance].perDay = value }
+        }
+        if let value = integer("emergency.hold-seconds", in: 0...60) { policy.emergencyHold = .seconds(value) }
+    }
+
+    private mutating func windowMinutes(_ key: String) -> Duration? {
+        guard let value = integer(key, in: 1...60) else { return nil }
+        guard [5, 10, 15].contains(value) else {
+            issue(key, "must be 5, 10 or 15")
+            return nil
+        }
+        return .seconds(value * 60)
+    }
+
+    /// Minutes after midnight of "HH:MM".
+    static func clockMinutes(_ text: String) -> Int? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
+            (0..<24).contains(hour), (0..<60).contains(minute)
+        else { return nil }
+        return hour * 60 + minute
     }
 
     private mutating func issue(_ key: String, _ message: String) {

@@ -1,13 +1,18 @@
 import DNSFilter
 import DNSProxy
 import Foundation
+import Hummingbird
+import LockrControl
+import LockrStore
 import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
-/// `lockr serve`: loads the configuration, runs the DNS engine, reloads on SIGHUP, stops on SIGTERM.
+/// `lockr serve`: loads the configuration, restores the policy, runs the DNS engine and the control
+/// API, reloads on SIGHUP, stops on SIGTERM.
 public final class Daemon: Service {
     /// Produces the configuration anew (config file + command-line overrides) for start and reload.
     public typealias ConfigurationSource = @Sendable () throws -> LockrConfiguration
@@ -25,6 +30,15 @@ public final class Daemon: Service {
         try StateDirectory.prepare(config.stateDirectory)
         let loaded = try PolicyLoader.load(config)
         report(loaded, config)
+        let runtime: PolicyRuntime
+        let token: String
+        do {
+            let store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
+            runtime = try PolicyRuntime(config: config, loaded: loaded, store: store, logger: logger)
+            token = try ControlFiles.token(in: config.stateDirectory)
+        } catch {
+            throw LoadError("\(error)")
+        }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
         let cache = AnswerCache(settings: config.cache)
         let server: DNSServer
@@ -33,7 +47,7 @@ public final class Daemon: Service {
                 listeners: ListenerSettings(
                     addresses: listenAddresses(config), maxTCPConnections: config.maxTCPConnections,
                     tcpIdleTimeout: config.tcpIdleTimeout),
-                pipeline: Self.pipeline(config, loaded, cache: cache),
+                pipeline: Self.pipeline(config, loaded, cache: cache, gate: runtime),
                 upstreams: UpstreamPool(servers: loaded.upstreams),
                 forwarding: config.forwarding,
                 group: group)
@@ -41,22 +55,75 @@ public final class Daemon: Service {
             try? await group.shutdownGracefully()
             throw LoadError("cannot listen: \(error)")
         }
-        // Trap SIGHUP before saying ready, so that a reload asked for right away is never fatal.
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
-        for address in server.boundAddresses {
-            logger.notice("listening", metadata: ["address": "\(AddressText.format(address))", "transport": "udp+tcp"])
-        }
-        logger.notice(
-            "ready", metadata: ["upstreams": "\(loaded.upstreams.map(AddressText.format).joined(separator: ","))"])
-
-        await cancelWhenGracefulShutdown {
-            for await _ in hangups {
-                self.reload(server: server, cache: cache, running: config)
-            }
+        do {
+            try await serve(
+                config: config, loaded: loaded, server: server, cache: cache, runtime: runtime, token: token)
+        } catch {
+            await server.close()
+            try? await group.shutdownGracefully()
+            throw error
         }
         logger.notice("shutting down")
         await server.close()
         try await group.shutdownGracefully()
+        unlink(config.stateDirectory + "/" + ControlFiles.addressFile)
+    }
+
+    /// Runs the control API and the policy's clock beside the DNS server until shutdown.
+    private func serve(
+        config: LockrConfiguration, loaded: LoadedPolicy, server: DNSServer, cache: AnswerCache,
+        runtime: PolicyRuntime, token: String
+    ) async throws {
+        let controlText = AddressText.format(config.control)
+        let (bound, boundSink) = AsyncStream.makeStream(of: SocketAddress?.self)
+        let control = Application(
+            router: ControlRouter.build(policy: runtime, token: token),
+            configuration: .init(
+                address: .hostname(config.control.ipAddress ?? "127.0.0.1", port: config.control.port ?? 0)),
+            onServerRunning: { channel in boundSink.yield(channel.localAddress) },
+            logger: logger)
+        let stopping = StopFlag()
+        try await withThrowingDiscardingTaskGroup { tasks in
+            tasks.addTask {
+                defer { boundSink.finish() }
+                do { try await control.run() } catch {
+                    if stopping.isSet { return }
+                    throw LoadError("cannot serve the control API on \(controlText): \(error)")
+                }
+            }
+            var addresses = bound.makeAsyncIterator()
+            guard let address = await addresses.next(), let address else { return }
+            do { try ControlFiles.writeAddress(AddressText.format(address), in: config.stateDirectory) } catch {
+                throw LoadError("\(error)")
+            }
+            tasks.addTask { await runtime.run() }
+            // Trap SIGHUP before saying ready, so that a reload asked for right away is never fatal.
+            let hangups = await UnixSignalsSequence(trapping: .sighup)
+            for address in server.boundAddresses {
+                logger.notice(
+                    "listening", metadata: ["address": "\(AddressText.format(address))", "transport": "udp+tcp"])
+            }
+            let policy = runtime.summary()
+            logger.notice(
+                "control API",
+                metadata: ["address": "\(AddressText.format(address))", "state-dir": "\(config.stateDirectory)"])
+            logger.notice(
+                "policy",
+                metadata: [
+                    "mode": "\(policy.mode)", "guarded": "\(policy.guarded.joined(separator: ","))",
+                    "open-windows": "\(policy.openWindows)", "time-scale": "\(config.timeScale)",
+                ])
+            logger.notice(
+                "ready", metadata: ["upstreams": "\(loaded.upstreams.map(AddressText.format).joined(separator: ","))"])
+
+            await cancelWhenGracefulShutdown {
+                for await _ in hangups {
+                    self.reload(server: server, cache: cache, runtime: runtime, running: config)
+                }
+            }
+            stopping.set()
+            tasks.cancelAll()
+        }
     }
 
     /// The configured addresses; on a machine without IPv6 the embedded default drops `[::1]`
@@ -69,7 +136,7 @@ public final class Daemon: Service {
         return config.listen.filter { $0.protocol == .inet }
     }
 
-    private func reload(server: DNSServer, cache: AnswerCache, running: LockrConfiguration) {
+    private func reload(server: DNSServer, cache: AnswerCache, runtime: PolicyRuntime, running: LockrConfiguration) {
         do {
             let config = try configure()
             let loaded = try PolicyLoader.load(config)
@@ -77,12 +144,16 @@ public final class Daemon: Service {
                 || config.cache.staleSeconds != running.cache.staleSeconds
                 || config.maxTCPConnections != running.maxTCPConnections
                 || config.tcpIdleTimeout != running.tcpIdleTimeout || config.threads != running.threads
+                || config.control != running.control || config.stateDirectory != running.stateDirectory
+                || config.timeScale != running.timeScale
             {
                 logger.warning(
-                    "listen addresses, threads, cache size, serve-stale and tcp settings change only on restart")
+                    "listen and control addresses, state directory, threads, cache size, serve-stale, tcp settings and the time scale change only on restart"
+                )
             }
+            runtime.reload(config: config, loaded: loaded)
             server.update(
-                pipeline: Self.pipeline(config, loaded, cache: cache),
+                pipeline: Self.pipeline(config, loaded, cache: cache, gate: runtime),
                 upstreams: UpstreamPool(servers: loaded.upstreams),
                 forwarding: config.forwarding)
             report(loaded, config)
@@ -92,11 +163,14 @@ public final class Daemon: Service {
         }
     }
 
-    static func pipeline(_ config: LockrConfiguration, _ loaded: LoadedPolicy, cache: AnswerCache) -> QueryPipeline {
+    static func pipeline(
+        _ config: LockrConfiguration, _ loaded: LoadedPolicy, cache: AnswerCache, gate: any GuardGate
+    ) -> QueryPipeline {
         QueryPipeline(
             policy: FilterPolicy(
                 rules: loaded.rules, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
-                antiBypass: config.antiBypass),
+                antiBypass: config.antiBypass,
+                guardStage: GuardStage(apps: loaded.guardSet, gate: gate, blockTTL: config.guardBlockTTL)),
             access: config.access, cacheSettings: config.cache, cache: cache)
     }
 
@@ -122,4 +196,11 @@ public final class Daemon: Service {
                 "block-mode": "\(config.blockAnswer)",
             ])
     }
+}
+
+/// Set once shutdown has begun, so that tasks ending because of it are not taken for failures.
+private final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .relaxed) }
+    func set() { flag.store(true, ordering: .relaxed) }
 }

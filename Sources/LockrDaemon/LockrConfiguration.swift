@@ -1,5 +1,7 @@
 import DNSProxy
 import DNSWire
+import Foundation
+import LockrPolicy
 import NIOCore
 
 /// Everything `lockr serve` runs with. Defaults are the embedded configuration.
@@ -31,6 +33,21 @@ public struct LockrConfiguration: Sendable, Equatable {
 
     public var maxTCPConnections = 256
     public var tcpIdleTimeout: TimeAmount = .seconds(10)
+
+    /// Catalogue ids of the guarded apps.
+    public var guarded: [String] = []
+    /// Catalogue ids or domain rules that guards never block.
+    public var alwaysAllow: [String] = []
+    /// Apps defined in the configuration rather than the catalogue: id to domain rules.
+    public var extraApps: [String: [String]] = [:]
+    /// Modes, budgets, windows, gates and the day's calendar.
+    public var policy = PolicySettings()
+    /// TTL of a guarded app's blocked answer: short, so that an unlock takes effect quickly.
+    public var guardBlockTTL: UInt32 = 5
+    /// Where the control API listens.
+    public var control = try! SocketAddress(ipAddress: "127.0.0.1", port: 5380)
+    /// How much faster than real time policy time runs (demos and tests).
+    public var timeScale = 1.0
 
     public init() {}
 

@@ -16,6 +16,10 @@ public struct LoadedPolicy: Sendable {
     public let reports: [(path: String, report: ListReport)]
     public let catalogue: AppCatalogue
     public let catalogueDirectory: String?
+    /// The names of every app that may be guarded (catalogue and configuration), with the overrides.
+    public let guardSet: GuardSet
+    /// Every app that may be guarded: id to display name.
+    public let appNames: [String: String]
     public let upstreams: [SocketAddress]
     /// Wall-clock seconds spent reading lists.
     public let listLoadSeconds: Double
@@ -38,10 +42,58 @@ public enum PolicyLoader {
         let rules = builder.build()
         let elapsed = ContinuousClock.now - started
         let (catalogue, directory) = try loadCatalogue(config)
+        let apps = try guardableApps(config, catalogue)
         return LoadedPolicy(
             rules: rules, reports: reports, catalogue: catalogue, catalogueDirectory: directory,
+            guardSet: GuardSet(apps: apps, overrides: try overrides(config, catalogue)),
+            appNames: Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first }),
             upstreams: try upstreams(config),
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// The catalogue's apps and those the configuration defines; every guarded id must be one of them.
+    static func guardableApps(_ config: LockrConfiguration, _ catalogue: AppCatalogue) throws(LoadError) -> [App] {
+        var apps = catalogue.apps.values.sorted { $0.id < $1.id }
+        for (id, domains) in config.extraApps.sorted(by: { $0.key < $1.key }) {
+            guard catalogue.apps[id] == nil else {
+                throw LoadError("[apps] \(id): the catalogue already has an app '\(id)'; pick another id")
+            }
+            do {
+                apps.append(
+                    try App(
+                        id: id, name: id, group: "custom", ruleText: Array(domains.joined(separator: "\n").utf8),
+                        path: "config [apps] \(id)"))
+            } catch { throw LoadError("\(error)") }
+        }
+        let known = Set(apps.map(\.id))
+        for id in config.guarded where !known.contains(id) {
+            throw LoadError(
+                "guard: no app '\(id)' in the catalogue\(catalogue.apps.isEmpty ? " (none was found)" : "") or [apps]")
+        }
+        return apps
+    }
+
+    /// `always-allow` entries: a catalogue app's rules, or a domain rule.
+    static func overrides(
+        _ config: LockrConfiguration, _ catalogue: AppCatalogue
+    ) throws(LoadError)
+        -> [(source: String, ruleText: [UInt8])]
+    {
+        var overrides: [(source: String, ruleText: [UInt8])] = []
+        for entry in config.alwaysAllow {
+            if let app = catalogue.apps[entry] {
+                overrides.append(("app:\(entry)", app.ruleText))
+                continue
+            }
+            var builder = RuleSetBuilder()
+            let report = RuleListParser.parse(
+                Array(entry.utf8), role: .block, source: builder.addSource(entry), into: &builder)
+            guard report.rules == 1, report.issues.isEmpty else {
+                throw LoadError("always-allow: '\(entry)' is neither a catalogue app nor a domain rule")
+            }
+            overrides.append((entry, Array(entry.utf8)))
+        }
+        return overrides
     }
 
     /// The configured upstreams, or else the name servers of /etc/resolv.conf that are not lockr itself.

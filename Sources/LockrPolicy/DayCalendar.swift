@@ -69,6 +69,7 @@ public struct DayCalendar: Sendable, Equatable {
         let hour = dayStartMinutes / 60
         let minute = dayStartMinutes % 60
         if hour == 0, minute == 0 { return localMidnight }
-        return calendar.date(bySettingHour: hour, minute: minute, second: 0, of: localMidnight, matchingPolicy: .nextTime)!
+        return calendar.date(
+            bySettingHour: hour, minute: minute, second: 0, of: localMidnight, matchingPolicy: .nextTime)!
     }
 }

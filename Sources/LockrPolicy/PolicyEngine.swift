@@ -28,7 +28,7 @@ public struct PolicyEngine: Sendable {
     /// Settings in force: the configuration with the control API's changes applied.
     public private(set) var settings: PolicySettings
     /// Every app that may be guarded: id to display name.
-    public let apps: [String: String]
+    public private(set) var apps: [String: String]
     /// Apps guarded by the configuration file.
     private var baseGuarded: [String]
     /// Apps guarded now, in configuration order.
@@ -107,14 +107,17 @@ public struct PolicyEngine: Sendable {
 
     /// Opens the hour's window for `app`, or for every guarded app when nil. Hourly and extreme modes
     /// only; extreme mode needs `phrase`.
-    public mutating func unlock(_ app: String?, phrase: String?, at now: Instant) throws(PolicyRefusal)
+    public mutating func unlock(
+        _ app: String?, phrase: String?, at now: Instant
+    ) throws(PolicyRefusal)
         -> UnlockResult
     {
         let now = advance(to: now)
         let targets = try targets(app)
         guard settings.mode != .time else {
             throw .notInThisMode(
-                "time mode: guarded apps are open while today's budget lasts; `lockr snooze` or `lockr extend` give more")
+                "time mode: guarded apps are open while today's budget lasts; `lockr snooze` or `lockr extend` give more"
+            )
         }
         let alreadyOpen = targets.compactMap { target in state.windows.last { $0.covers(target, at: now) } }
         let closed = targets.filter { target in !state.windows.contains { $0.covers(target, at: now) } }
@@ -237,7 +240,9 @@ public struct PolicyEngine: Sendable {
         let window = UnlockWindow(app: nil, kind: .emergency, opened: now, ends: now + settings.emergency.length)
         state.windows.append(window)
         let count = "\(state.today.emergencies)/\(settings.emergency.perDay) today"
-        log(.emergency, nil, "all guarded apps open until \(settings.calendar.clockText(window.ends)) (\(count))", at: now)
+        log(
+            .emergency, nil, "all guarded apps open until \(settings.calendar.clockText(window.ends)) (\(count))",
+            at: now)
         for app in guarded { wasOpen[app] = true }
         return window
     }
@@ -310,10 +315,13 @@ public struct PolicyEngine: Sendable {
         wasOpen = wasOpen.filter { guardedSet.contains($0.key) }
     }
 
-    /// Takes new settings and guarded apps from a reloaded configuration; changes made through the
-    /// control API stay on top.
-    public mutating func rebase(settings newBase: PolicySettings, guarded newGuarded: [String], at now: Instant) {
+    /// Takes new settings, guarded apps and known apps from a reloaded configuration; changes made
+    /// through the control API stay on top.
+    public mutating func rebase(
+        settings newBase: PolicySettings, guarded newGuarded: [String], apps newApps: [String: String], at now: Instant
+    ) {
         let now = advance(to: now)
+        apps = newApps
         base = newBase
         baseGuarded = newGuarded.filter { apps[$0] != nil }
         let oldSlice = slice
@@ -426,7 +434,8 @@ public struct PolicyEngine: Sendable {
             let key = budgetKey(for: app)
             let budget = budget(forKey: key)
             let used = buckets[key]?.used(at: now) ?? .zero
-            return used < budget ? .open(until: now + (budget - used)) : .blocked(.budgetSpent(used: used, budget: budget))
+            return used < budget
+                ? .open(until: now + (budget - used)) : .blocked(.budgetSpent(used: used, budget: budget))
         case .hourly, .extreme:
             if settings.mode == .extreme, let until = state.today.cooldownUntil, now < until {
                 return .blocked(.cooldown(remaining: until - now, misses: state.today.phraseMisses))

@@ -54,7 +54,9 @@ public struct MeteringSettings: Sendable, Equatable {
     /// A gap between used slices no longer than this is counted too (the user switched apps briefly).
     public var grace: Duration
 
-    public init(slice: Duration = .seconds(10), minimumQueries: Int = 3, neighbourhood: Int = 2, grace: Duration = .seconds(30)) {
+    public init(
+        slice: Duration = .seconds(10), minimumQueries: Int = 3, neighbourhood: Int = 2, grace: Duration = .seconds(30)
+    ) {
         self.slice = slice
         self.minimumQueries = minimumQueries
         self.neighbourhood = neighbourhood
@@ -96,7 +98,9 @@ public struct ExtremeSettings: Sendable, Equatable {
     public static let defaultPhrase =
         "I am stupid enough to waste more time. Please give me another 15 minutes."
 
-    public init(phrase: String = Self.defaultPhrase, strictness: Strictness = .normal, window: Duration = .seconds(15 * 60)) {
+    public init(
+        phrase: String = Self.defaultPhrase, strictness: Strictness = .normal, window: Duration = .seconds(15 * 60)
+    ) {
         self.phrase = phrase
         self.strictness = strictness
         self.window = window

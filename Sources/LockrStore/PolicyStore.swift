@@ -109,7 +109,9 @@ public final class PolicyStore: Sendable {
     }
 
     /// Writes `state` (as of its `lastSeen`), the final records of days that ended, and new events.
-    public func save(_ state: PolicyState, closedDays: [DayRecord] = [], events: [PolicyEvent] = [])
+    public func save(
+        _ state: PolicyState, closedDays: [DayRecord] = [], events: [PolicyEvent] = []
+    )
         throws(StoreError)
     {
         try access {
@@ -119,7 +121,8 @@ public final class PolicyStore: Sendable {
                 try db.execute(sql: "DELETE FROM windows")
                 for window in state.windows {
                     try db.execute(
-                        sql: "INSERT INTO windows (app, kind, opened_ms, ends_ms, hour_resets_ms) VALUES (?, ?, ?, ?, ?)",
+                        sql:
+                            "INSERT INTO windows (app, kind, opened_ms, ends_ms, hour_resets_ms) VALUES (?, ?, ?, ?, ?)",
                         arguments: [
                             window.app, window.kind.rawValue, window.opened.milliseconds, window.ends.milliseconds,
                             window.hourResets?.milliseconds,
@@ -207,7 +210,9 @@ public final class PolicyStore: Sendable {
         record.phraseMisses = row["phrase_misses"]
         record.cooldownUntil = (row["cooldown_until_ms"] as Int64?).map(Instant.init(milliseconds:))
         record.used = try usage(key, in: db)
-        for row in try Row.fetchAll(db, sql: "SELECT budget, extra_ms FROM extra_budget WHERE day = ?", arguments: [key]) {
+        for row in try Row.fetchAll(
+            db, sql: "SELECT budget, extra_ms FROM extra_budget WHERE day = ?", arguments: [key])
+        {
             let extra: Int64 = row["extra_ms"]
             record.extraBudget[row["budget"]] = Duration.milliseconds(extra)
         }

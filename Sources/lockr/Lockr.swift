@@ -10,6 +10,9 @@ struct Lockr: AsyncParsableCommand {
             DNS decides only new lookups: a connection an app already has open stays open until the app \
             reconnects. Short TTLs and firewall rules narrow that gap.
             """,
-        subcommands: [Serve.self, CheckConfig.self]
+        subcommands: [
+            Serve.self, StatusCommand.self, UnlockCommand.self, ModeCommand.self, GuardCommand.self, SnoozeCommand.self,
+            ExtendCommand.self, EmergencyCommand.self, LogCommand.self, CheckConfig.self,
+        ]
     )
 }

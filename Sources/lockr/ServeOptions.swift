@@ -39,12 +39,36 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning or error.", valueName: "LEVEL"))
     var logLevel: String?
 
+    @Option(
+        name: .customLong("guard"),
+        help: ArgumentHelp(
+            "Guard a catalogue app, e.g. instagram (repeatable; adds to the config's).", valueName: "APP"))
+    var guardedApps: [String] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Address of the control API the CLI verbs use (default 127.0.0.1:5380).", valueName: "ADDR:PORT"))
+    var control: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Run policy time this many times faster, for demos and tests (60: an hour a minute).", valueName: "N"))
+    var timeScale: Double?
+
     func validate() throws {
         for text in listen where AddressText.parse(text, defaultPort: nil) == nil {
             throw ValidationError("--listen '\(text)' is not ADDR:PORT or [V6]:PORT")
         }
         for text in upstream where AddressText.parse(text, defaultPort: 53) == nil {
             throw ValidationError("--upstream '\(text)' is not ADDR or ADDR:PORT")
+        }
+        if let control, AddressText.parse(control, defaultPort: nil) == nil {
+            throw ValidationError("--control '\(control)' is not ADDR:PORT or [V6]:PORT")
+        }
+        if let timeScale, !(1...3600).contains(timeScale) {
+            throw ValidationError("--time-scale must be between 1 and 3600")
         }
         if let blockMode, BlockAnswer(blockMode) == nil {
             throw ValidationError("--block-mode '\(blockMode)' is not null, nxdomain, refused or an IP address")
@@ -68,6 +92,9 @@ struct ServeOptions: ParsableArguments {
         if let stateDir { result.stateDirectory = stateDir }
         if let blockMode, let answer = BlockAnswer(blockMode) { result.blockAnswer = answer }
         if let logLevel { result.logLevel = logLevel }
+        for app in guardedApps where !result.guarded.contains(app) { result.guarded.append(app) }
+        if let control, let address = AddressText.parse(control, defaultPort: nil) { result.control = address }
+        if let timeScale { result.timeScale = timeScale }
         return result
     }
 }

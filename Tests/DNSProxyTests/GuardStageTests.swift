@@ -43,7 +43,9 @@ final class ScriptedGate: GuardGate {
     }
 
     func forwardAndAnswer(_ pipeline: QueryPipeline, _ query: [UInt8], ttl: Int = 3600) throws -> LdnsPacket {
-        guard case .forward(let parsed, _, let verdict) = pipeline.begin(packet: query, client: local, transport: .udp, now: 0)
+        guard
+            case .forward(let parsed, _, let verdict) = pipeline.begin(
+                packet: query, client: local, transport: .udp, now: 0)
         else {
             Issue.record("expected the query to be forwarded")
             throw DNSClient.Timeout()
@@ -52,7 +54,8 @@ final class ScriptedGate: GuardGate {
         let upstream = try #require(LdnsBuild.answer(to: query, records: ["\(name). \(ttl) IN A 192.0.2.7"]))
         let answer = try CachedAnswer(reply: upstream, toQuery: query, bounds: TTLBounds())
         return try LdnsPacket(
-            wire: pipeline.finish(parsed, upstream: .success(answer), stale: nil, verdict: verdict, transport: .udp, now: 0))
+            wire: pipeline.finish(
+                parsed, upstream: .success(answer), stale: nil, verdict: verdict, transport: .udp, now: 0))
     }
 
     func reply(_ step: PipelineStep) throws -> LdnsPacket {
@@ -73,7 +76,8 @@ final class ScriptedGate: GuardGate {
         #expect(gate.asked == ["social"])
         // HTTPS records of a blocked app are blocked too.
         let https = LdnsBuild.query("social.test.", type: "HTTPS", ednsPayload: 1232)
-        #expect(try reply(pipeline().begin(packet: https, client: local, transport: .udp, now: 0)).answerRecords.isEmpty)
+        #expect(
+            try reply(pipeline().begin(packet: https, client: local, transport: .udp, now: 0)).answerRecords.isEmpty)
     }
 
     @Test func anOpenAppIsCappedAndAskedAgainEvenWhenCached() throws {
@@ -99,8 +103,9 @@ final class ScriptedGate: GuardGate {
         _ = try reply(pipe.begin(packet: query, client: local, transport: .udp, now: 1))
         // Guarding it now must take effect on the cached answer at once.
         gate.verdict = .block(reason: "chat: locked")
-        #expect(try reply(pipe.begin(packet: query, client: local, transport: .udp, now: 2)).answerRecords.first?
-            .hasSuffix("0.0.0.0") == true)
+        #expect(
+            try reply(pipe.begin(packet: query, client: local, transport: .udp, now: 2)).answerRecords.first?
+                .hasSuffix("0.0.0.0") == true)
         #expect(gate.asked == ["chat", "chat", "chat"])
     }
 
@@ -111,8 +116,10 @@ final class ScriptedGate: GuardGate {
 
     @Test func overridesWinAtEqualSpecificityOnly() throws {
         let apps = GuardSet(
-            apps: [app("social", "social.test\nimg.shared.test\n/^media\\.[a-z0-9]+\\.cdn\\.test$/\n"),
-                app("video", "shared.test\n")],
+            apps: [
+                app("social", "social.test\nimg.shared.test\n/^media\\.[a-z0-9]+\\.cdn\\.test$/\n"),
+                app("video", "shared.test\n"),
+            ],
             overrides: [("always_allow", Array("shared.test\ncdn.test\n".utf8))])
         #expect(apps.app(forName: "www.social.test") == "social")
         #expect(apps.app(forName: "x.img.shared.test") == "social")  // more specific than the override

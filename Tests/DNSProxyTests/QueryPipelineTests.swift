@@ -138,7 +138,8 @@ import Testing
         let query = try DNSQuery(packet: LdnsBuild.query("www.test.", ednsPayload: 1232))
         let failed = try LdnsPacket(
             wire: pipe.finish(
-                query, upstream: .failure(ForwardError.noUpstreamAnswered), stale: nil, verdict: .allowed, transport: .udp, now: 0))
+                query, upstream: .failure(ForwardError.noUpstreamAnswered), stale: nil, verdict: .allowed,
+                transport: .udp, now: 0))
         #expect(failed.rcode == 2)
         #expect(failed.extendedErrors.map(\.code) == [22])
     }

@@ -5,6 +5,9 @@ import Testing
 final class LockrProcess {
     let process = Process()
     let logPath: String
+    /// Its state directory; made for this process unless the test passed one (to restart in it).
+    let stateDirectory: String
+    private let ownsStateDirectory: Bool
     private(set) var port = 0
 
     /// The `lockr` built next to this test bundle.
@@ -12,22 +15,34 @@ final class LockrProcess {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("lockr").path
     }
 
-    /// Starts `lockr serve` on a free loopback port with `arguments` and waits until it listens.
-    init(_ arguments: [String]) throws {
+    /// A new empty directory for a daemon's state.
+    static func makeStateDirectory() -> String {
+        let path = NSTemporaryDirectory() + "lockr-e2e-state-\(UUID())"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Starts `lockr serve` on free loopback ports (DNS and control) with `arguments` and waits until
+    /// it is ready.
+    init(_ arguments: [String], stateDirectory: String? = nil) throws {
         logPath = NSTemporaryDirectory() + "lockr-e2e-\(UUID()).log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        self.stateDirectory = stateDirectory ?? Self.makeStateDirectory()
+        ownsStateDirectory = stateDirectory == nil
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw Failure("no lockr binary at \(Self.binary): run `swift build` before the tests")
         }
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["serve", "--listen", "127.0.0.1:0"] + arguments
+        process.arguments =
+            ["serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--state-dir", self.stateDirectory]
+            + arguments
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             let text = log
-            if text.contains("] ready"), let match = text.firstMatch(of: /address=127\.0\.0\.1:(\d+)/) {
+            if text.contains("] ready"), let match = text.firstMatch(of: /address=127\.0\.0\.1:(\d+) transport=/) {
                 port = Int(match.1)!
                 return
             }
@@ -42,6 +57,17 @@ final class LockrProcess {
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
+    /// Kills it with SIGKILL: no chance to save anything.
+    func kill9() {
+        signal(SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Runs a CLI verb against this daemon: `cli("unlock", "tiktok")`.
+    func cli(_ arguments: String...) throws -> (status: Int32, output: String) {
+        try run(Self.binary, arguments + ["--state-dir", stateDirectory])
+    }
+
     /// Stops with SIGTERM and returns the exit status.
     @discardableResult
     func stop() -> Int32 {
@@ -50,6 +76,7 @@ final class LockrProcess {
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(atPath: logPath)
+        if ownsStateDirectory { try? FileManager.default.removeItem(atPath: stateDirectory) }
         return process.terminationStatus
     }
 

@@ -16,8 +16,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: listPath) }
         let lockr = try LockrProcess(
             [
-                "--upstream", "127.0.0.1:\(upstream.port)", "--blocklist", listPath, "--state-dir",
-                NSTemporaryDirectory(),
+                "--upstream", "127.0.0.1:\(upstream.port)", "--blocklist", listPath,
             ] + extra)
         do {
             try await body(lockr, upstream, listPath)

@@ -24,7 +24,9 @@ final class MemoryPolicy: PolicyAccess {
 
     func advance(by duration: Duration) { clock.withLock { $0 = $0 + duration } }
 
-    func perform<Result: Sendable>(_ action: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result)
+    func perform<Result: Sendable>(
+        _ action: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
+    )
         throws(ControlFailure) -> Result
     {
         let now = clock.withLock { $0 }
@@ -90,7 +92,8 @@ final class MemoryPolicy: PolicyAccess {
             let opened = try decode(UnlockResponse.self, unlock).opened
             #expect(opened.map(\.ends.local) == ["10:10"])
             #expect(opened.first?.ends.inSeconds == 600)
-            let status = try decode(StatusBody.self, try await client.execute(uri: "/api/v1/status", method: .get, headers: auth))
+            let status = try decode(
+                StatusBody.self, try await client.execute(uri: "/api/v1/status", method: .get, headers: auth))
             #expect(status.mode == "hourly")
             #expect(status.apps.map(\.open) == [true, false])
             #expect(status.apps.first?.windowEnds?.local == "10:10")
@@ -102,13 +105,15 @@ final class MemoryPolicy: PolicyAccess {
 
     @Test func badRequestsGetClearErrors() async throws {
         try await withAPI { _, client in
-            let notJSON = try await client.execute(uri: "/api/v1/unlock", method: .post, headers: auth, body: json("{app"))
+            let notJSON = try await client.execute(
+                uri: "/api/v1/unlock", method: .post, headers: auth, body: json("{app"))
             #expect(notJSON.status == .badRequest)
             #expect(try decode(ErrorBody.self, notJSON).error == "bad JSON: not valid JSON")
             let wrongType = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app": 3}"#))
             #expect(try decode(ErrorBody.self, wrongType).error == "bad JSON: 'app' must be a string")
-            let neither = try await client.execute(uri: "/api/v1/unlock", method: .post, headers: auth, body: json("{}"))
+            let neither = try await client.execute(
+                uri: "/api/v1/unlock", method: .post, headers: auth, body: json("{}"))
             #expect(neither.status == .badRequest)
             let unknown = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"myspace"}"#))
@@ -132,22 +137,28 @@ final class MemoryPolicy: PolicyAccess {
             }
             let cooling = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth,
-                body: json(#"{"app":"youtube","phrase":"I am stupid enough to waste more time. Please give me another 15 minutes."}"#))
+                body: json(
+                    #"{"app":"youtube","phrase":"I am stupid enough to waste more time. Please give me another 15 minutes."}"#
+                ))
             #expect(cooling.status == .tooManyRequests)
             #expect(cooling.headers[.retryAfter] == "15")
             policy.advance(by: .seconds(15))
             let right = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth,
-                body: json(#"{"app":"youtube","phrase":"i am stupid enough to waste more time please give me another 15 minutes"}"#))
+                body: json(
+                    #"{"app":"youtube","phrase":"i am stupid enough to waste more time please give me another 15 minutes"}"#
+                ))
             #expect(right.status == .ok)
-            let log = try decode(LogResponse.self, try await client.execute(uri: "/api/v1/log?since=60", method: .get, headers: auth))
+            let log = try decode(
+                LogResponse.self, try await client.execute(uri: "/api/v1/log?since=60", method: .get, headers: auth))
             #expect(log.events.map(\.type) == ["gate_fail", "gate_fail", "gate_fail", "gate_pass", "unlock"])
         }
     }
 
     @Test func guardModeSnoozeExtendAndEmergency() async throws {
         try await withAPI(.time) { policy, client in
-            let added = try await client.execute(uri: "/api/v1/guard", method: .post, headers: auth, body: json(#"{"app":"reddit"}"#))
+            let added = try await client.execute(
+                uri: "/api/v1/guard", method: .post, headers: auth, body: json(#"{"app":"reddit"}"#))
             #expect(try decode(GuardResponse.self, added).guarded == ["tiktok", "youtube", "reddit"])
             let removed = try await client.execute(uri: "/api/v1/guard/youtube", method: .delete, headers: auth)
             #expect(try decode(GuardResponse.self, removed).guarded == ["tiktok", "reddit"])
@@ -155,7 +166,9 @@ final class MemoryPolicy: PolicyAccess {
             #expect(snooze.status == .conflict)
             let extend = try await client.execute(uri: "/api/v1/extend", method: .post, headers: auth)
             #expect(try decode(ExtendResponse.self, extend).budgetMinutes == 40)
-            let hold = try decode(HoldResponse.self, try await client.execute(uri: "/api/v1/emergency/hold", method: .post, headers: auth))
+            let hold = try decode(
+                HoldResponse.self, try await client.execute(uri: "/api/v1/emergency/hold", method: .post, headers: auth)
+            )
             #expect(hold.waitMilliseconds == 8000)
             let early = try await client.execute(
                 uri: "/api/v1/emergency", method: .post, headers: auth, body: json(#"{"hold":\#(hold.hold)}"#))

@@ -58,7 +58,8 @@ import Testing
             try policy.unlock("youtube", phrase: "nope", at: start + .seconds(5))
         }
         _ = try? policy.unlock("youtube", phrase: "nope", at: start + .seconds(15))
-        #expect(policy.admit("youtube", at: start + .seconds(16)).reason == "youtube: cooldown 44 s after 4 wrong phrases")
+        #expect(
+            policy.admit("youtube", at: start + .seconds(16)).reason == "youtube: cooldown 44 s after 4 wrong phrases")
         // Even the right phrase waits.
         #expect(throws: PolicyRefusal.coolingDown(remaining: .seconds(35), misses: 4)) {
             try policy.unlock("youtube", phrase: phrase, at: start + .seconds(25))

@@ -27,8 +27,9 @@ import Testing
         _ = try policy.unlock("youtube", phrase: nil, at: start)
         #expect(policy.admit("youtube", at: start) == .allow(ttl: .seconds(30)))
         #expect(policy.admit("youtube", at: at("2026-06-01T14:29:48Z")) == .allow(ttl: .seconds(12)))
-        #expect(policy.admit("youtube", at: Instant(milliseconds: at("2026-06-01T14:29:59Z").milliseconds + 500))
-            == .allow(ttl: .seconds(1)))
+        #expect(
+            policy.admit("youtube", at: Instant(milliseconds: at("2026-06-01T14:29:59Z").milliseconds + 500))
+                == .allow(ttl: .seconds(1)))
     }
 
     @Test func aWindowOpenedAt55LastsItsFullLengthAndBelongsToItsHour() throws {
@@ -54,7 +55,10 @@ import Testing
 
     @Test func theFirstQueryOfTheHourOpensTheWindowWhenConfigured() {
         let start = at("2026-06-01T09:10:00Z")
-        var policy = engine(settings(.hourly) { $0.hourly.openOnFirstQuery = true; $0.hourly.window = .seconds(300) }, now: start)
+        var policy = engine(
+            settings(.hourly) {
+                $0.hourly.openOnFirstQuery = true; $0.hourly.window = .seconds(300)
+            }, now: start)
         #expect(policy.admit("tiktok", at: start).isAllowed)
         #expect(policy.admit("tiktok", at: start + .seconds(299)).isAllowed)
         #expect(policy.admit("tiktok", at: start + .seconds(300)).reason == "tiktok: hourly window used, next at 10:00")
@@ -68,9 +72,11 @@ import Testing
         var state = policy.snapshot(at: start + .seconds(60))
         // Whatever the calendar would compute now, the boundary kept with the window decides.
         state.windows[0].hourResets = at("2026-06-01T10:30:00Z")
-        var restored = PolicyEngine(settings: policy.base, guarded: ["tiktok"], apps: testApps, state: state, now: start + .seconds(60))
-        #expect(restored.admit("tiktok", at: at("2026-06-01T10:10:00Z")).reason
-            == "tiktok: hourly window used, next at 10:30")
+        var restored = PolicyEngine(
+            settings: policy.base, guarded: ["tiktok"], apps: testApps, state: state, now: start + .seconds(60))
+        #expect(
+            restored.admit("tiktok", at: at("2026-06-01T10:10:00Z")).reason
+                == "tiktok: hourly window used, next at 10:30")
     }
 
     @Test func aWindowSurvivesARestartAndEndsAtTheSameTime() throws {

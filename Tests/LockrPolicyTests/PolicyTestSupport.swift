@@ -12,7 +12,9 @@ let testApps = ["instagram": "Instagram", "tiktok": "TikTok", "youtube": "YouTub
 
 let utc = DayCalendar(timeZone: TimeZone(identifier: "UTC")!, dayStartMinutes: 0)
 
-func settings(_ mode: Mode, calendar: DayCalendar = utc, _ change: (inout PolicySettings) -> Void = { _ in })
+func settings(
+    _ mode: Mode, calendar: DayCalendar = utc, _ change: (inout PolicySettings) -> Void = { _ in }
+)
     -> PolicySettings
 {
     var settings = PolicySettings(mode: mode, calendar: calendar)
@@ -45,7 +47,8 @@ extension PolicyEngine {
 
     /// Restarts from what a store would have kept.
     func restarted(at now: Instant) -> PolicyEngine {
-        PolicyEngine(settings: base, guarded: ["instagram", "tiktok", "youtube"], apps: apps, state: snapshot(at: now), now: now)
+        PolicyEngine(
+            settings: base, guarded: ["instagram", "tiktok", "youtube"], apps: apps, state: snapshot(at: now), now: now)
     }
 }
 

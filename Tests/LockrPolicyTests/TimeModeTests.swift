@@ -67,8 +67,9 @@ import Testing
         var policy = engine(fiveMinutes(), now: start)
         let last = policy.query("instagram", from: start, every: .seconds(2), count: 150)  // up to 298 s
         #expect(last == .allow(ttl: .seconds(2)))
-        #expect(policy.admit("instagram", at: start + .seconds(300)).reason
-            == "instagram: daily budget spent (5/5 min)")
+        #expect(
+            policy.admit("instagram", at: start + .seconds(300)).reason
+                == "instagram: daily budget spent (5/5 min)")
         // The budget is shared by default: other apps are blocked too.
         #expect(!policy.admit("youtube", at: start + .seconds(301)).isAllowed)
         #expect(policy.admit("instagram", at: at("2026-06-02T00:00:00Z")).isAllowed)
@@ -174,7 +175,9 @@ import Testing
         #expect(!policy.admit("tiktok", at: start + .seconds(7)).isAllowed)
         let window = try policy.completeEmergency(hold: hold, at: start + .seconds(8))
         #expect(window.ends == start + .seconds(308))
-        for app in ["tiktok", "instagram", "youtube"] { #expect(policy.admit(app, at: start + .seconds(307)).isAllowed) }
+        for app in ["tiktok", "instagram", "youtube"] {
+            #expect(policy.admit(app, at: start + .seconds(307)).isAllowed)
+        }
         #expect(!policy.admit("tiktok", at: start + .seconds(308)).isAllowed)
         // An emergency does not use up the hour's window.
         #expect(try policy.unlock("tiktok", phrase: nil, at: start + .seconds(308)).opened.count == 1)
@@ -220,7 +223,8 @@ import Testing
         #expect(policy.admit("instagram", at: start) == .notGuarded)
         #expect(throws: PolicyRefusal.unknownApp("myspace")) { try policy.guardApp("myspace", at: start) }
         let state = policy.snapshot(at: start)
-        let restored = PolicyEngine(settings: policy.base, guarded: ["instagram"], apps: testApps, state: state, now: start)
+        let restored = PolicyEngine(
+            settings: policy.base, guarded: ["instagram"], apps: testApps, state: state, now: start)
         #expect(restored.guarded == ["tiktok"])
     }
 

@@ -5,13 +5,15 @@ import Testing
 
 @Suite struct PolicyStoreTests {
     func temporaryPath() -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockr-store-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lockr-store-\(UUID().uuidString)")
         try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("state.sqlite").path
     }
 
     let day = PolicyDay(
-        key: "2026-06-01", start: Instant(milliseconds: 1_780_272_000_000), end: Instant(milliseconds: 1_780_358_400_000))
+        key: "2026-06-01", start: Instant(milliseconds: 1_780_272_000_000),
+        end: Instant(milliseconds: 1_780_358_400_000))
 
     func sampleState() -> PolicyState {
         var today = DayRecord(day: day)

@@ -1,0 +1,61 @@
+import Foundation
+import LockrPolicy
+
+/// The daemon's source of policy time.
+///
+/// Policy time starts at the wall-clock time (or, if the clock now reads earlier, at the last time
+/// the policy saw before a restart, so setting the clock back gains nothing) and then advances with
+/// the boot-time clock, which counts suspended time and is never set. A wall-clock jump while running
+/// therefore moves no window, budget or day boundary; it is only noticed (`wallOffset`) and logged.
+/// `scale` speeds policy time up for demos and tests.
+struct PolicyClock: Sendable {
+    /// Reads a clock: the wall clock in milliseconds since 1970, or the boot clock in nanoseconds.
+    typealias Source = @Sendable () -> Int64
+
+    private let startPolicy: Int64
+    private let startBoot: Int64
+    private let startWall: Int64
+    private let wall: Source
+    private let boot: Source
+    let scale: Double
+
+    init(
+        resumingAfter lastSeen: Instant?, scale: Double, wall: @escaping Source = Self.wallMilliseconds,
+        boot: @escaping Source = Self.bootNanoseconds
+    ) {
+        self.wall = wall
+        self.boot = boot
+        startWall = wall()
+        startPolicy = max(startWall, lastSeen?.milliseconds ?? startWall)
+        startBoot = boot()
+        self.scale = scale
+    }
+
+    func now() -> Instant {
+        let elapsed = Double(boot() - startBoot) / 1_000_000 * scale
+        return Instant(milliseconds: startPolicy + Int64(elapsed))
+    }
+
+    /// How far the wall clock has moved against the boot clock since start, in real time. It stays
+    /// near zero; a step in it is a jump of the wall clock.
+    func wallOffset() -> Duration {
+        .milliseconds((wall() - startWall) - (boot() - startBoot) / 1_000_000)
+    }
+
+    /// Real seconds for `duration` of policy time, rounded up.
+    func realSeconds(_ duration: Duration) -> UInt32 {
+        UInt32(clamping: Int64((Double(duration.milliseconds) / 1000 / scale).rounded(.up)))
+    }
+
+    static func wallMilliseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
+    static func bootNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+}

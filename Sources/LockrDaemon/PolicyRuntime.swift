@@ -1,0 +1,161 @@
+import DNSProxy
+import Foundation
+import LockrControl
+import LockrPolicy
+import LockrStore
+import Logging
+import Synchronization
+
+/// The running policy: the engine behind a lock, its clock and its store.
+///
+/// DNS queries for app names (`admit`) and control calls (`perform`) go through the same engine.
+/// Control calls are saved before they answer; metering and events are saved by `tick` (usage while
+/// it grows, every second; otherwise at least once a minute), so a kill loses at most a second or
+/// two of metering.
+final class PolicyRuntime: PolicyAccess, GuardGate {
+    private let engine: Mutex<PolicyEngine>
+    private let store: PolicyStore
+    private let clock: PolicyClock
+    private let logger: Logger
+    private let saving: Mutex<SaveState>
+
+    /// What has not reached the store yet, and what it holds.
+    private struct SaveState {
+        var events: [PolicyEvent] = []
+        var closedDays: [DayRecord] = []
+        var saved: PolicyState?
+        var savedAt = ContinuousClock.now
+        var wallOffset: Duration = .zero
+        var failing = false
+    }
+
+    var timeScale: Double { clock.scale }
+
+    /// Restores the policy from `store`, or starts it afresh.
+    init(config: LockrConfiguration, loaded: LoadedPolicy, store: PolicyStore, logger: Logger) throws(StoreError) {
+        let state = try store.load()
+        clock = PolicyClock(resumingAfter: state?.lastSeen, scale: config.timeScale)
+        engine = Mutex(
+            PolicyEngine(
+                settings: config.policy, guarded: config.guarded, apps: loaded.appNames, state: state, now: clock.now())
+        )
+        self.store = store
+        self.logger = logger
+        saving = Mutex(SaveState(saved: state))
+    }
+
+    /// The engine's view for the start-up log line.
+    func summary() -> (mode: String, guarded: [String], openWindows: Int) {
+        let now = clock.now()
+        return engine.withLock { engine in
+            (engine.modeSummary, engine.guarded, engine.state.windows.filter { $0.ends > now }.count)
+        }
+    }
+
+    // MARK: GuardGate
+
+    func admit(app: String) -> GuardAdmission {
+        let now = clock.now()
+        switch engine.withLock({ $0.admit(app, at: now) }) {
+        case .notGuarded: return .notGuarded
+        case .allow(let ttl): return .allow(ttl: clock.realSeconds(ttl))
+        case .block(let reason): return .block(reason: reason)
+        }
+    }
+
+    // MARK: PolicyAccess
+
+    func perform<Result: Sendable>(
+        _ action: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
+    )
+        throws(ControlFailure) -> Result
+    {
+        let now = clock.now()
+        let outcome: Swift.Result<Result, PolicyRefusal> = engine.withLock { engine in
+            do throws(PolicyRefusal) { return .success(try action(&engine, now)) } catch { return .failure(error) }
+        }
+        do { try save(force: true) } catch { throw .storage("\(error)") }
+        switch outcome {
+        case .success(let result): return result
+        case .failure(let refusal): throw .refused(refusal)
+        }
+    }
+
+    func read<Result: Sendable>(_ body: (PolicyEngine, Instant) -> Result) -> Result {
+        let now = clock.now()
+        return engine.withLock { body($0, now) }
+    }
+
+    func events(since: Instant, limit: Int) throws(ControlFailure) -> [PolicyEvent] {
+        do { return try store.events(since: since, limit: limit) } catch { throw .storage("\(error)") }
+    }
+
+    // MARK: Running
+
+    /// Takes a reloaded configuration.
+    func reload(config: LockrConfiguration, loaded: LoadedPolicy) {
+        let now = clock.now()
+        engine.withLock {
+            $0.rebase(settings: config.policy, guarded: config.guarded, apps: loaded.appNames, at: now)
+        }
+        try? save(force: true)
+    }
+
+    /// Moves the policy on and saves, until cancelled; then saves a last time.
+    func run() async {
+        let interval: Duration = timeScale > 1 ? .milliseconds(100) : .seconds(1)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            tick()
+        }
+        try? save(force: true)
+    }
+
+    func tick() {
+        let now = clock.now()
+        let offset = clock.wallOffset()
+        let jump = saving.withLock { state -> Duration? in
+            let step = offset - state.wallOffset
+            state.wallOffset = offset
+            return abs(step.milliseconds) > 2000 ? step : nil
+        }
+        engine.withLock { engine in
+            if let jump { engine.noteClockJump(by: jump, at: now) }
+            engine.tick(at: now)
+        }
+        try? save(force: timeScale != 1)
+    }
+
+    /// Writes what changed. Without `force`, an unchanged state is written once a minute only.
+    private func save(force: Bool) throws(StoreError) {
+        try saving.withLock { (pending: inout SaveState) throws(StoreError) in
+            let now = clock.now()
+            let (snapshot, events, closedDays) = engine.withLock { engine in
+                (engine.snapshot(at: now), engine.drainEvents(), engine.drainClosedDays())
+            }
+            for event in events {
+                logger.notice(
+                    "\(event.type.rawValue)", metadata: ["app": "\(event.app ?? "all")", "detail": "\(event.detail)"])
+            }
+            pending.events += events
+            pending.closedDays += closedDays
+            var comparable = snapshot
+            comparable.lastSeen = pending.saved?.lastSeen ?? snapshot.lastSeen
+            let due = ContinuousClock.now - pending.savedAt >= .seconds(60)
+            guard force || due || comparable != pending.saved || !pending.events.isEmpty || !pending.closedDays.isEmpty
+            else { return }
+            do throws(StoreError) {
+                try store.save(snapshot, closedDays: pending.closedDays, events: pending.events)
+            } catch {
+                if !pending.failing {
+                    logger.error("cannot save the policy state; retrying", metadata: ["error": "\(error)"])
+                }
+                pending.failing = true
+                throw error
+            }
+            if pending.failing { logger.notice("policy state saved again") }
+            pending = SaveState(
+                saved: snapshot, savedAt: ContinuousClock.now, wallOffset: pending.wallOffset, failing: false)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import LockrControl
+
+struct SnoozeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snooze",
+        abstract: "Time mode, budget spent: \"remind me in 5 min\", a short grace (a few per day)."
+    )
+
+    @Argument(help: ArgumentHelp("Only this app (default: every app out of budget).", valueName: "APP")) var app:
+        String?
+    @OptionGroup var client: ClientOptions
+
+    func run() async throws {
+        let window = try await client.call(.POST, "snooze", body: AppRequest(app: app), as: WindowBody.self)
+        client.show(window) { "\($0.app ?? "Guarded apps") open until \($0.ends.spokenTime)." }
+    }
+}
+
+struct ExtendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extend",
+        abstract: "Time mode: \"add 10 min today\" to the budget (once a day)."
+    )
+
+    @Argument(help: ArgumentHelp("The app, when budgets are per app.", valueName: "APP")) var app: String?
+    @OptionGroup var client: ClientOptions
+
+    func run() async throws {
+        let answer = try await client.call(.POST, "extend", body: AppRequest(app: app), as: ExtendResponse.self)
+        client.show(answer) { "Today's budget is now \($0.budgetMinutes) min." }
+    }
+}
+
+struct EmergencyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "emergency",
+        abstract: "Hold for 8 seconds to open every guarded app for 5 minutes (logged, a few per day).",
+        discussion: "A countdown runs; Ctrl-C cancels it and nothing is granted."
+    )
+
+    @OptionGroup var client: ClientOptions
+
+    func run() async throws {
+        let hold = try await client.call(.POST, "emergency/hold", as: HoldResponse.self)
+        let deadline = ContinuousClock.now + .milliseconds(hold.waitMilliseconds)
+        if !client.json {
+            while ContinuousClock.now < deadline {
+                let left = deadline - ContinuousClock.now
+                let seconds =
+                    (left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 999) / 1000
+                FileHandle.standardOutput.write(Data("\rEmergency unlock in \(seconds) s... Ctrl-C cancels ".utf8))
+                try await Task.sleep(for: min(left, .milliseconds(250)))
+            }
+            print("")
+        } else {
+            try await Task.sleep(until: deadline)
+        }
+        let window = try await client.call(
+            .POST, "emergency", body: EmergencyRequest(hold: hold.hold), as: WindowBody.self)
+        client.show(window) { "Every guarded app is open until \($0.ends.spokenTime). This was logged." }
+    }
+}
+
+struct LogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "Show events: locks, unlocks, gate passes and failures, emergencies, mode changes."
+    )
+
+    @Option(help: ArgumentHelp("How far back: 90s, 30m, 1h, 2d (default 1d).", valueName: "DURATION"))
+    var since = "1d"
+    @OptionGroup var client: ClientOptions
+
+    func validate() throws {
+        guard parseDuration(since, defaultUnit: 1) != nil else {
+            throw ValidationError("--since must be a duration such as 30m, 1h or 2d")
+        }
+    }
+
+    func run() async throws {
+        let seconds = parseDuration(since, defaultUnit: 1)!
+        let log = try await client.call(.GET, "log?since=\(seconds)", as: LogResponse.self)
+        client.show(log) { log in
+            guard !log.events.isEmpty else { return "No events in the last \(since)." }
+            return log.events.map { event in
+                "\(event.local)  \(event.type.padding(toLength: 11, withPad: " ", startingAt: 0))  \((event.app ?? "all").padding(toLength: 10, withPad: " ", startingAt: 0))  \(event.detail)"
+            }.joined(separator: "\n")
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import LockrControl
+import LockrDaemon
+import NIOHTTP1
+
+/// How a CLI verb finds the daemon, and how it prints.
+struct ClientOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The daemon's state directory (default: yours, else /var/lib/lockr).", valueName: "DIR"))
+    var stateDir: String?
+
+    @Option(
+        name: .long, help: ArgumentHelp("The daemon's config file, to find its state directory.", valueName: "FILE"))
+    var config: String?
+
+    @Flag(name: .long, help: "Print the API's JSON instead of text.")
+    var json = false
+
+    /// The state directory named, or the caller's own if a daemon runs there, else the system one.
+    func stateDirectory() throws -> String {
+        if let stateDir { return stateDir }
+        if let config {
+            let text: String
+            do { text = try String(contentsOfFile: config, encoding: .utf8) } catch {
+                throw LoadError("cannot read config file \(config)")
+            }
+            return try ConfigFile.parse(text, path: config).stateDirectory
+        }
+        let own = LockrConfiguration.defaultStateDirectory()
+        let system = LockrConfiguration.defaultStateDirectory(isRoot: true)
+        if access(own + "/" + ControlFiles.addressFile, F_OK) != 0,
+            access(system + "/" + ControlFiles.addressFile, F_OK) == 0
+        {
+            return system
+        }
+        return own
+    }
+
+    /// Calls the daemon; prints and exits non-zero on failure.
+    func call<Answer: Codable & Sendable>(
+        _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
+        as type: Answer.Type = Answer.self
+    ) async throws -> Answer {
+        do {
+            let endpoint = try ControlFiles.endpoint(in: try stateDirectory())
+            let client = ControlClient(baseURL: endpoint.url, token: endpoint.token)
+            return try await client.call(method, path, body: body, as: type)
+        } catch let ControlClientError.refused(_, body) {
+            fail(body.error, body: body)
+        } catch {
+            fail("\(error)", body: ErrorBody(error: "\(error)", code: "unreachable"))
+        }
+    }
+
+    /// Prints `answer` as JSON when asked to, else the text `human` makes.
+    func show<Answer: Encodable>(_ answer: Answer, _ human: (Answer) -> String) {
+        if json {
+            print(Self.prettyJSON(answer))
+        } else {
+            print(human(answer))
+        }
+    }
+
+    func fail(_ message: String, body: ErrorBody) -> Never {
+        if json { print(Self.prettyJSON(body)) } else { printError("lockr: \(message)") }
+        Foundation.exit(1)
+    }
+
+    static func prettyJSON(_ value: some Encodable) -> String {
+        let encoder = ControlJSON.encoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self)
+    }
+}
+
+/// Reads "30m", "1h", "90s", "2d" or plain minutes ("30").
+func parseDuration(_ text: String, defaultUnit: Int = 60) -> Int? {
+    let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+    if let unit = text.last.flatMap({ units[$0] }) {
+        return Int(text.dropLast()).flatMap { $0 >= 0 ? $0 * unit : nil }
+    }
+    return Int(text).flatMap { $0 >= 0 ? $0 * defaultUnit : nil }
+}
+
+/// "12 min", "45 s", "1 h 5 min".
+func spoken(seconds: Int64) -> String {
+    if seconds < 60 { return "\(max(seconds, 0)) s" }
+    let minutes = (seconds + 59) / 60
+    if minutes < 60 { return "\(minutes) min" }
+    return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
+}
+
+extension TimeBody {
+    /// "14:40 (in 6 min)".
+    var spokenTime: String { inSeconds > 0 ? "\(local) (in \(spoken(seconds: inSeconds)))" : local }
+}

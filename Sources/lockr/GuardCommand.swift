@@ -1,0 +1,36 @@
+import ArgumentParser
+import LockrControl
+
+struct GuardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "guard",
+        abstract: "Start or stop guarding a catalogue app (kept across restarts, on top of the config).",
+        subcommands: [Add.self, Remove.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Guard an app, e.g. `lockr guard add tiktok`.")
+
+        @Argument(help: ArgumentHelp("Catalogue id (see blocklists/).", valueName: "APP")) var app: String
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let answer = try await client.call(.POST, "guard", body: AppRequest(app: app), as: GuardResponse.self)
+            client.show(answer) { "Guarding \(app). Guarded: \($0.guarded.joined(separator: ", "))." }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop guarding an app.")
+
+        @Argument(help: ArgumentHelp("Catalogue id.", valueName: "APP")) var app: String
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let answer = try await client.call(.DELETE, "guard/\(app)", as: GuardResponse.self)
+            client.show(answer) { answer in
+                "No longer guarding \(app). Guarded: \(answer.guarded.isEmpty ? "none" : answer.guarded.joined(separator: ", "))."
+            }
+        }
+    }
+}

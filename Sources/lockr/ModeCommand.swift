@@ -1,0 +1,35 @@
+import ArgumentParser
+import LockrControl
+
+struct ModeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mode",
+        abstract: "Switch mode: time (daily budget), hourly (a window each hour) or extreme (hourly behind a phrase).",
+        discussion: "Examples: `lockr mode time --budget 45m`, `lockr mode hourly --window 10m`, `lockr mode extreme`."
+    )
+
+    @Argument(help: ArgumentHelp("time, hourly or extreme.", valueName: "MODE")) var mode: String
+    @Option(help: ArgumentHelp("Time mode: the daily budget, 5m to 3h.", valueName: "DURATION")) var budget: String?
+    @Option(help: ArgumentHelp("Hourly and extreme: the window, 5m, 10m or 15m.", valueName: "DURATION")) var window:
+        String?
+    @Flag(inversion: .prefixedNo, help: "Time mode: one budget per app instead of one for all.") var perApp: Bool?
+    @OptionGroup var client: ClientOptions
+
+    func validate() throws {
+        guard ["time", "hourly", "extreme"].contains(mode) else {
+            throw ValidationError("mode must be time, hourly or extreme")
+        }
+        for (name, value) in [("--budget", budget), ("--window", window)] {
+            if let value, let seconds = parseDuration(value), seconds % 60 == 0 { continue }
+            if value != nil { throw ValidationError("\(name) must be whole minutes, such as 30m or 1h") }
+        }
+    }
+
+    func run() async throws {
+        let request = ModeRequest(
+            mode: mode, budgetMinutes: budget.flatMap { parseDuration($0) }.map { $0 / 60 },
+            windowMinutes: window.flatMap { parseDuration($0) }.map { $0 / 60 }, perApp: perApp)
+        let answer = try await client.call(.PUT, "mode", body: request, as: ModeResponse.self)
+        client.show(answer) { "Mode: \($0.summary)." }
+    }
+}

@@ -1,0 +1,193 @@
+import DNSTestSupport
+import Foundation
+import Testing
+
+/// Modes, windows and gates through the real binary: the CLI verbs drive the daemon, drill checks
+/// what a client gets. `--time-scale 60` makes a 5-minute window last 5 real seconds.
+@Suite(.serialized) struct PolicyEndToEndTests {
+    static let records: [String: [String]] = [
+        "tiktok.com.": ["tiktok.com. 300 IN A 192.0.2.21"],
+        "www.youtube.com.": ["www.youtube.com. 300 IN A 192.0.2.22"],
+        "instagram.com.": ["instagram.com. 300 IN A 192.0.2.23"],
+    ]
+
+    /// Runs `body` with an upstream and a lockr guarding tiktok, youtube and instagram under `policy`
+    /// (TOML), policy time 60 times faster.
+    func withLockr(
+        policy: String, stateDirectory: String? = nil, timeScale: Int = 60,
+        _ body: (LockrProcess, ScriptedUpstream, [String]) async throws -> Void
+    ) async throws {
+        let upstream = try await ScriptedUpstream(records: Self.records)
+        let configPath = NSTemporaryDirectory() + "lockr-e2e-policy-\(UUID()).toml"
+        try ("guard = [\"tiktok\", \"youtube\", \"instagram\"]\n" + policy).write(
+            toFile: configPath, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: configPath) }
+        let arguments = [
+            "--config", configPath, "--upstream", "127.0.0.1:\(upstream.port)", "--time-scale", "\(timeScale)",
+        ]
+        let lockr = try LockrProcess(arguments, stateDirectory: stateDirectory)
+        do {
+            try await body(lockr, upstream, arguments)
+        } catch {
+            lockr.stop()
+            await upstream.stop()
+            throw error
+        }
+        lockr.stop()
+        await upstream.stop()
+    }
+
+    /// The A record drill gets for `name`.
+    func address(_ name: String, _ lockr: LockrProcess) throws -> String? {
+        let output = try drill(lockr.port, name, "A")
+        return output.split(separator: "\n").first { $0.hasPrefix(name) && $0.contains("\tA\t") }
+            .map { String($0.split(separator: "\t").last!) }
+    }
+
+    /// Polls until `name` is sinkholed; returns the seconds it took, or nil after `limit` seconds.
+    func secondsUntilBlocked(_ name: String, _ lockr: LockrProcess, limit: Double = 15) async throws -> Double? {
+        let start = Date()
+        while Date().timeIntervalSince(start) < limit {
+            if try address(name, lockr) == "0.0.0.0" { return Date().timeIntervalSince(start) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
+    @Test func hourlyUnlockOpensAWindowThatClosesWhenItEnds() async throws {
+        try await withLockr(policy: "[policy]\nmode = \"hourly\"\n[hourly]\nwindow-minutes = 5\n") { lockr, _, _ in
+            #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
+            let reason = try dig(lockr.port, "tiktok.com", "A")
+            #expect(reason.contains("tiktok: locked; `lockr unlock tiktok` opens 5 min"))
+            // Names outside guarded apps are untouched.
+            #expect(try address("www.youtube.com.", lockr) == "0.0.0.0")
+
+            let unlock = try lockr.cli("unlock", "tiktok")
+            #expect(unlock.status == 0)
+            #expect(unlock.output.contains("tiktok: open until"))
+            let unlockedAt = Date()
+            #expect(try address("tiktok.com.", lockr) == "192.0.2.21")
+            // The answer's TTL is clamped to the window (5 policy minutes are 5 real seconds).
+            let open = try dig(lockr.port, "tiktok.com", "A", "+noall", "+answer")
+            let ttl = Int(open.split(whereSeparator: \.isWhitespace)[1]) ?? 999
+            #expect(ttl <= 5)
+            #expect(try address("www.youtube.com.", lockr) == "0.0.0.0")
+
+            let blockedAfter = try await secondsUntilBlocked("tiktok.com.", lockr)
+            let elapsed = blockedAfter.map { _ in Date().timeIntervalSince(unlockedAt) }
+            #expect(
+                elapsed != nil && elapsed! > 3.5 && elapsed! < 7.5,
+                "window closed after \(String(describing: elapsed)) s")
+            #expect(try dig(lockr.port, "tiktok.com", "A").contains("tiktok: hourly window used, next at"))
+            let again = try lockr.cli("unlock", "tiktok")
+            #expect(again.status == 1)
+            #expect(again.output.contains("hourly window used"))
+            let log = try lockr.cli("log")
+            #expect(log.output.contains("unlock") && log.output.contains("lock "))
+        }
+    }
+
+    @Test func aWindowSurvivesKill9AndEndsOnTime() async throws {
+        let state = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let policy = "[policy]\nmode = \"hourly\"\n[hourly]\nwindow-minutes = 10\n"
+        var unlockedAt = Date()
+        try await withLockr(policy: policy, stateDirectory: state) { lockr, _, _ in
+            #expect(try lockr.cli("unlock", "youtube").status == 0)
+            unlockedAt = Date()
+            #expect(try address("www.youtube.com.", lockr) == "192.0.2.22")
+            try await Task.sleep(for: .seconds(3))
+            lockr.kill9()
+        }
+        try await withLockr(policy: policy, stateDirectory: state) { lockr, _, _ in
+            #expect(try address("www.youtube.com.", lockr) == "192.0.2.22")
+            let status = try lockr.cli("status")
+            #expect(status.output.contains("youtube") && status.output.contains("open"))
+            _ = try await secondsUntilBlocked("www.youtube.com.", lockr)
+            let elapsed = Date().timeIntervalSince(unlockedAt)
+            // 10 policy minutes are 10 real seconds; a kill loses at most a tick of policy time.
+            #expect(elapsed > 8.5 && elapsed < 13.5, "window closed \(elapsed) s after the unlock")
+        }
+    }
+
+    @Test func extremeModeRefusesAWrongPhraseAndAcceptsOneWithATypo() async throws {
+        try await withLockr(policy: "[policy]\nmode = \"extreme\"\n") { lockr, _, _ in
+            let missing = try lockr.cli("unlock", "instagram")
+            #expect(missing.status == 1)
+            #expect(missing.output.contains("type the phrase"))
+            let wrong = try lockr.cli("unlock", "instagram", "--phrase", "please let me in")
+            #expect(wrong.status == 1)
+            #expect(try address("instagram.com.", lockr) == "0.0.0.0")
+            let typo = "I am stupid enuogh to waste more time. Please give me another 15 minutes."
+            let right = try lockr.cli("unlock", "instagram", "--phrase", typo)
+            #expect(right.status == 0, "\(right.output)")
+            #expect(try address("instagram.com.", lockr) == "192.0.2.23")
+            let json = try lockr.cli("status", "--json")
+            #expect(json.output.contains("\"phrase_misses\" : 0"))
+        }
+    }
+
+    @Test func timeModeMetersUseAndBlocksWhenTheBudgetIsSpent() async throws {
+        let policy = "[policy]\nmode = \"time\"\n[time]\nbudget-minutes = 5\n"
+        try await withLockr(policy: policy) { lockr, _, _ in
+            #expect(try address("tiktok.com.", lockr) == "192.0.2.21")
+            // Query like an app in the foreground until blocked; 5 policy minutes are 5 real seconds.
+            let start = Date()
+            var blocked = false
+            while Date().timeIntervalSince(start) < 15, !blocked {
+                blocked = try address("tiktok.com.", lockr) == "0.0.0.0"
+            }
+            let elapsed = Date().timeIntervalSince(start)
+            #expect(blocked && elapsed > 3.5 && elapsed < 8, "blocked after \(elapsed) s")
+            #expect(try dig(lockr.port, "instagram.com", "A").contains("daily budget spent (5/5 min)"))
+            let extend = try lockr.cli("extend")
+            #expect(extend.status == 0 && extend.output.contains("15 min"))
+            #expect(try address("instagram.com.", lockr) == "192.0.2.23")
+        }
+    }
+
+    @Test func emergencyOpensEverythingAfterTheHold() async throws {
+        try await withLockr(policy: "[policy]\nmode = \"hourly\"\n") { lockr, _, _ in
+            #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
+            let emergency = try lockr.cli("emergency")
+            #expect(emergency.status == 0, "\(emergency.output)")
+            #expect(emergency.output.contains("Every guarded app is open until"))
+            #expect(try address("tiktok.com.", lockr) == "192.0.2.21")
+            #expect(try address("instagram.com.", lockr) == "192.0.2.23")
+            #expect(try lockr.cli("status").output.contains("emergencies 1/2"))
+        }
+    }
+
+    @Test func ctrlCDuringTheEmergencyHoldGrantsNothing() async throws {
+        try await withLockr(policy: "[policy]\nmode = \"hourly\"\n", timeScale: 1) { lockr, _, _ in
+            let holder = Process()
+            holder.executableURL = URL(fileURLWithPath: LockrProcess.binary)
+            holder.arguments = ["emergency", "--state-dir", lockr.stateDirectory]
+            holder.standardOutput = FileHandle.nullDevice
+            try holder.run()
+            try await Task.sleep(for: .milliseconds(1500))
+            kill(holder.processIdentifier, SIGINT)
+            holder.waitUntilExit()
+            #expect(holder.terminationStatus != 0)
+            #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
+            #expect(try lockr.cli("status").output.contains("emergencies 0/2"))
+        }
+    }
+
+    @Test func theCLIReportsFailuresClearly() async throws {
+        try await withLockr(policy: "") { lockr, _, _ in
+            let unknown = try lockr.cli("guard", "add", "myspace")
+            #expect(unknown.status == 1)
+            #expect(unknown.output.contains("no app 'myspace' in the catalogue"))
+            let added = try lockr.cli("guard", "add", "reddit", "--json")
+            #expect(added.status == 0 && added.output.contains("\"reddit\""))
+            let unlock = try lockr.cli("unlock", "tiktok")
+            #expect(unlock.status == 1 && unlock.output.contains("time mode"))
+        }
+        let empty = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let none = try run(LockrProcess.binary, ["status", "--state-dir", empty])
+        #expect(none.status == 1)
+        #expect(none.output.contains("no lockr daemon found"))
+    }
+}
