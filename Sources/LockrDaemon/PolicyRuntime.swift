@@ -31,10 +31,14 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
 
     var timeScale: Double { clock.scale }
 
-    /// Restores the policy from `store`, or starts it afresh.
-    init(config: LockrConfiguration, loaded: LoadedPolicy, store: PolicyStore, logger: Logger) throws(StoreError) {
+    /// Restores the policy from `store`, or starts it afresh. `clock` makes the policy clock from the
+    /// last time seen and the time scale (tests pass fake clock sources).
+    init(
+        config: LockrConfiguration, loaded: LoadedPolicy, store: PolicyStore, logger: Logger,
+        clock makeClock: (Instant?, Double) -> PolicyClock = { PolicyClock(resumingAfter: $0, scale: $1) }
+    ) throws(StoreError) {
         let state = try store.load()
-        clock = PolicyClock(resumingAfter: state?.lastSeen, scale: config.timeScale)
+        clock = makeClock(state?.lastSeen, config.timeScale)
         engine = Mutex(
             PolicyEngine(
                 settings: config.policy, guarded: config.guarded, apps: loaded.appNames, state: state, now: clock.now())

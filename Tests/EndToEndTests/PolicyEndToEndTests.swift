@@ -146,6 +146,35 @@ import Testing
         }
     }
 
+    @Test func meteredUseSurvivesKill9() async throws {
+        let state = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let policy = "[policy]\nmode = \"time\"\n[time]\nbudget-minutes = 20\n"
+        var usedBeforeKill: Int64 = 0
+        try await withLockr(policy: policy, stateDirectory: state) { lockr, _, _ in
+            let start = Date()
+            while Date().timeIntervalSince(start) < 3 { _ = try address("tiktok.com.", lockr) }
+            usedBeforeKill = try usedSeconds("tiktok", lockr)
+            lockr.kill9()
+        }
+        // About 3 minutes of policy time were used (3 real seconds at 60x).
+        #expect(usedBeforeKill >= 120 && usedBeforeKill <= 240, "used \(usedBeforeKill) s")
+        try await withLockr(policy: policy, stateDirectory: state) { lockr, _, _ in
+            let used = try usedSeconds("tiktok", lockr)
+            // Saves run every 100 ms at 60x: at most a few policy seconds are lost.
+            #expect(
+                used >= usedBeforeKill - 10 && used <= usedBeforeKill + 10,
+                "\(usedBeforeKill) s before, \(used) s after")
+        }
+    }
+
+    func usedSeconds(_ app: String, _ lockr: LockrProcess) throws -> Int64 {
+        let json = try lockr.cli("status", "--json").output
+        let status = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let apps = status?["apps"] as? [[String: Any]] ?? []
+        return (apps.first { $0["id"] as? String == app }?["used_seconds"] as? NSNumber)?.int64Value ?? -1
+    }
+
     @Test func emergencyOpensEverythingAfterTheHold() async throws {
         try await withLockr(policy: "[policy]\nmode = \"hourly\"\n") { lockr, _, _ in
             #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
