@@ -32,9 +32,6 @@ public final class GuardSet: Sendable {
         self.overrides = overrideRules.build()
     }
 
-    /// An empty set: no name belongs to an app.
-    public convenience init() { self.init(apps: []) }
-
     /// The index in `appIDs` of the app `wireName` belongs to, or nil.
     public func app(forWireName wireName: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let hit = apps.hit(wireName: wireName), hit.isBlock else { return nil }

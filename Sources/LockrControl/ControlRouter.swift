@@ -25,6 +25,7 @@ public enum ControlRouter {
 
     public static func build(policy: some PolicyAccess, token: String) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: BearerTokenMiddleware(token: token))
         let api = router.group("api/v1")
 
@@ -214,6 +215,27 @@ public enum ControlRouter {
         return Response(
             status: HTTPResponse.Status(code: status), headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Answers requests no route takes (unknown path or method) with a JSON error like every other.
+struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError {
+            let message =
+                error.status == .notFound
+                ? "no endpoint \(request.method) \(request.uri.path) (see README: Control API)"
+                : error.body ?? error.status.reasonPhrase
+            return ControlRouter.json(
+                ErrorBody(error: message, code: error.status == .notFound ? "not_found" : "bad_request"),
+                status: error.status.code)
+        }
     }
 }
 

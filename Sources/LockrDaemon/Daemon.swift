@@ -145,7 +145,7 @@ public final class Daemon: Service {
                 || config.maxTCPConnections != running.maxTCPConnections
                 || config.tcpIdleTimeout != running.tcpIdleTimeout || config.threads != running.threads
                 || config.control != running.control || config.stateDirectory != running.stateDirectory
-                || config.timeScale != running.timeScale
+                || config.timeScale != running.timeScale || config.startAt != running.startAt
             {
                 logger.warning(
                     "listen and control addresses, state directory, threads, cache size, serve-stale, tcp settings and the time scale change only on restart"

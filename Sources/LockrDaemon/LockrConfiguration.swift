@@ -48,6 +48,8 @@ public struct LockrConfiguration: Sendable, Equatable {
     public var control = try! SocketAddress(ipAddress: "127.0.0.1", port: 5380)
     /// How much faster than real time policy time runs (demos and tests).
     public var timeScale = 1.0
+    /// Where policy time starts instead of the wall clock (demos and tests).
+    public var startAt: Instant?
 
     public init() {}
 

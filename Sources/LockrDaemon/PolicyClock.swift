@@ -19,14 +19,17 @@ struct PolicyClock: Sendable {
     private let boot: Source
     let scale: Double
 
+    /// - Parameter startAt: where policy time starts instead of the wall clock (demos and tests); it
+    ///   too never goes back behind `lastSeen`.
     init(
-        resumingAfter lastSeen: Instant?, scale: Double, wall: @escaping Source = Self.wallMilliseconds,
-        boot: @escaping Source = Self.bootNanoseconds
+        resumingAfter lastSeen: Instant?, scale: Double, startAt: Instant? = nil,
+        wall: @escaping Source = Self.wallMilliseconds, boot: @escaping Source = Self.bootNanoseconds
     ) {
         self.wall = wall
         self.boot = boot
         startWall = wall()
-        startPolicy = max(startWall, lastSeen?.milliseconds ?? startWall)
+        let start = startAt?.milliseconds ?? startWall
+        startPolicy = max(start, lastSeen?.milliseconds ?? start)
         startBoot = boot()
         self.scale = scale
     }

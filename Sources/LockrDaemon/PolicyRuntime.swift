@@ -35,10 +35,12 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     /// last time seen and the time scale (tests pass fake clock sources).
     init(
         config: LockrConfiguration, loaded: LoadedPolicy, store: PolicyStore, logger: Logger,
-        clock makeClock: (Instant?, Double) -> PolicyClock = { PolicyClock(resumingAfter: $0, scale: $1) }
+        clock makeClock: (Instant?, LockrConfiguration) -> PolicyClock = {
+            PolicyClock(resumingAfter: $0, scale: $1.timeScale, startAt: $1.startAt)
+        }
     ) throws(StoreError) {
         let state = try store.load()
-        clock = makeClock(state?.lastSeen, config.timeScale)
+        clock = makeClock(state?.lastSeen, config)
         engine = Mutex(
             PolicyEngine(
                 settings: config.policy, guarded: config.guarded, apps: loaded.appNames, state: state, now: clock.now())

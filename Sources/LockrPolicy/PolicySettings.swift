@@ -1,7 +1,7 @@
 import Foundation
 
 /// How guarded apps are rationed.
-public enum Mode: String, Sendable, CaseIterable, Codable {
+public enum Mode: String, Sendable {
     /// A daily budget, metered from DNS activity.
     case time
     /// One window of a few minutes per clock hour, opened on request.
@@ -11,7 +11,7 @@ public enum Mode: String, Sendable, CaseIterable, Codable {
 }
 
 /// How close a typed phrase must be to the set sentence.
-public enum Strictness: String, Sendable, CaseIterable, Codable {
+public enum Strictness: String, Sendable {
     case strict
     case normal
     case lenient

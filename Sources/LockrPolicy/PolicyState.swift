@@ -1,5 +1,5 @@
 /// Why a window is open.
-public enum WindowKind: String, Sendable, Codable, CaseIterable {
+public enum WindowKind: String, Sendable {
     /// Hourly or extreme mode: the hour's window (by `lockr unlock`, the phrase, or the first query).
     case hourly
     /// Time mode: the short grace after the budget is spent.
@@ -96,7 +96,7 @@ public struct PolicyState: Sendable, Equatable {
 }
 
 /// What happened, for the event log.
-public enum EventType: String, Sendable, Codable, CaseIterable {
+public enum EventType: String, Sendable {
     case lock
     case unlock
     case gatePass = "gate_pass"

@@ -1,5 +1,5 @@
 /// Where one guarded app stands.
-public struct AppStatus: Sendable, Equatable {
+public struct AppStatus: Sendable {
     public let id: String
     public let name: String
     /// Whether its names resolve right now.
@@ -19,7 +19,7 @@ public struct AppStatus: Sendable, Equatable {
 }
 
 /// A snapshot of the policy for `lockr status`.
-public struct PolicyStatus: Sendable, Equatable {
+public struct PolicyStatus: Sendable {
     public let now: Instant
     public let mode: Mode
     public let day: PolicyDay
@@ -34,10 +34,4 @@ public struct PolicyStatus: Sendable, Equatable {
     /// Time any guarded app was in use today.
     public let totalUsed: Duration
     public let apps: [AppStatus]
-
-    public static func == (lhs: PolicyStatus, rhs: PolicyStatus) -> Bool {
-        lhs.now == rhs.now && lhs.mode == rhs.mode && lhs.apps == rhs.apps && lhs.totalUsed == rhs.totalUsed
-            && lhs.snoozes == rhs.snoozes && lhs.extensions == rhs.extensions && lhs.emergencies == rhs.emergencies
-            && lhs.cooldownUntil == rhs.cooldownUntil && lhs.phraseMisses == rhs.phraseMisses
-    }
 }

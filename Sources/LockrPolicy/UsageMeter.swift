@@ -3,7 +3,7 @@
 /// Slices are charged in order. The newest charged slice accrues in real time, so a budget can run
 /// out in the middle of a slice; earlier ones count whole. A gap of at most `graceSlices` between two
 /// charged slices is charged too.
-public struct UsageBucket: Sendable, Equatable {
+public struct UsageBucket: Sendable {
     /// Milliseconds charged before the accruing slice (may start negative when a day begins inside
     /// a slice, so that only the new day's part of it counts).
     private(set) var settled: Int64
@@ -59,16 +59,12 @@ public struct UsageBucket: Sendable, Equatable {
 /// neighbourhood that had queries count with it (the start of the burst). A background ping (one
 /// query every few minutes) never reaches the threshold. A gap no longer than `grace` between
 /// counted slices is counted as well, so switching apps for a moment does not split a session.
-public struct UsageMeter: Sendable, Equatable {
+public struct UsageMeter: Sendable {
     /// Query counts of recent slices, oldest first, at most `neighbourhood + 1` of them.
     private var recent: [(slice: Int64, queries: Int)] = []
     private let settings: MeteringSettings
 
     public init(settings: MeteringSettings) { self.settings = settings }
-
-    public static func == (lhs: UsageMeter, rhs: UsageMeter) -> Bool {
-        lhs.settings == rhs.settings && lhs.recent.elementsEqual(rhs.recent) { $0 == $1 }
-    }
 
     var sliceMilliseconds: Int64 { settings.slice.milliseconds }
 

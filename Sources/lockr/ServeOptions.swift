@@ -1,6 +1,8 @@
 import ArgumentParser
 import DNSProxy
+import Foundation
 import LockrDaemon
+import LockrPolicy
 
 /// The settings `serve` and `check-config` share: a config file and the flags that override it.
 struct ServeOptions: ParsableArguments {
@@ -57,6 +59,13 @@ struct ServeOptions: ParsableArguments {
             "Run policy time this many times faster, for demos and tests (60: an hour a minute).", valueName: "N"))
     var timeScale: Double?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Start policy time at this ISO 8601 time instead of now, for demos and tests (never before the last "
+                + "time the state saw).", valueName: "TIME"))
+    var startAt: String?
+
     func validate() throws {
         for text in listen where AddressText.parse(text, defaultPort: nil) == nil {
             throw ValidationError("--listen '\(text)' is not ADDR:PORT or [V6]:PORT")
@@ -69,6 +78,9 @@ struct ServeOptions: ParsableArguments {
         }
         if let timeScale, !(1...3600).contains(timeScale) {
             throw ValidationError("--time-scale must be between 1 and 3600")
+        }
+        if let startAt, ISO8601DateFormatter().date(from: startAt) == nil {
+            throw ValidationError("--start-at '\(startAt)' is not an ISO 8601 time such as 2026-06-01T14:55:00Z")
         }
         if let blockMode, BlockAnswer(blockMode) == nil {
             throw ValidationError("--block-mode '\(blockMode)' is not null, nxdomain, refused or an IP address")
@@ -95,6 +107,7 @@ struct ServeOptions: ParsableArguments {
         for app in guardedApps where !result.guarded.contains(app) { result.guarded.append(app) }
         if let control, let address = AddressText.parse(control, defaultPort: nil) { result.control = address }
         if let timeScale { result.timeScale = timeScale }
+        if let startAt, let date = ISO8601DateFormatter().date(from: startAt) { result.startAt = Instant(date) }
         return result
     }
 }

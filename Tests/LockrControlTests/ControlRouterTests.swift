@@ -125,6 +125,11 @@ final class MemoryPolicy: PolicyAccess {
             #expect(try decode(ErrorBody.self, mode).code == "invalid_settings")
             let since = try await client.execute(uri: "/api/v1/log?since=soon", method: .get, headers: auth)
             #expect(since.status == .badRequest)
+            let nowhere = try await client.execute(uri: "/api/v1/teleport", method: .post, headers: auth)
+            #expect(nowhere.status == .notFound)
+            #expect(try decode(ErrorBody.self, nowhere).error.hasPrefix("no endpoint POST /api/v1/teleport"))
+            let wrongMethod = try await client.execute(uri: "/api/v1/unlock", method: .get, headers: auth)
+            #expect(try decode(ErrorBody.self, wrongMethod).code == "not_found")
         }
     }
 

@@ -20,7 +20,7 @@ import Testing
         config.policy = PolicySettings(mode: mode, calendar: DayCalendar(timeZone: TimeZone(identifier: "UTC")!))
         return try PolicyRuntime(
             config: config, loaded: try PolicyLoader.load(config), store: store, logger: Logger(label: "test"),
-            clock: { clocks.clock(resumingAfter: $0, scale: $1) })
+            clock: { clocks.clock(resumingAfter: $0, scale: $1.timeScale) })
     }
 
     func store() throws -> PolicyStore {
