@@ -21,7 +21,8 @@ PORT = 5341
 def lockr_argv(size):
     return [LOCKR, "serve", "--listen", f"127.0.0.1:{PORT}", "--upstream", f"127.0.0.1:{run_bench.UPSTREAM_PORT}",
             "--blocklist", os.path.join(run_bench.DATA, f"block-{size}.domains"),
-            "--state-dir", os.path.join(run_bench.RUN, "lockr-state"), "--log-level", "warning"]
+            "--state-dir", os.path.join(run_bench.RUN, "lockr-state"), "--control", "127.0.0.1:0",
+            "--log-level", "warning"]
 
 
 run_bench.PEERS["lockr"] = (PORT, lockr_argv)
