@@ -174,7 +174,11 @@ private struct ConfigReader {
         if let list = strings("always-allow") { config.alwaysAllow = list }
         if let value = string("control") {
             if let address = AddressText.parse(value, defaultPort: nil) {
-                config.control = address
+                if AddressText.isLoopback(address) {
+                    config.control = address
+                } else {
+                    issue("control", "must be a loopback address (127.0.0.1 or [::1]): the API has no TLS")
+                }
             } else {
                 issue("control", "'\(value)' is not ADDR:PORT or [V6]:PORT")
             }

@@ -86,6 +86,12 @@ public enum AddressText {
         return try? SocketAddress(ipAddress: host, port: port)
     }
 
+    /// Whether `address` is on 127.0.0.0/8 or ::1.
+    public static func isLoopback(_ address: SocketAddress) -> Bool {
+        guard let host = address.ipAddress else { return false }
+        return address.protocol == .inet ? host.hasPrefix("127.") : host == "::1"
+    }
+
     /// "127.0.0.1:5335" or "[::1]:5335".
     public static func format(_ address: SocketAddress) -> String {
         let host = address.ipAddress ?? "?"

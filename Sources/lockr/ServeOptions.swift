@@ -73,8 +73,13 @@ struct ServeOptions: ParsableArguments {
         for text in upstream where AddressText.parse(text, defaultPort: 53) == nil {
             throw ValidationError("--upstream '\(text)' is not ADDR or ADDR:PORT")
         }
-        if let control, AddressText.parse(control, defaultPort: nil) == nil {
-            throw ValidationError("--control '\(control)' is not ADDR:PORT or [V6]:PORT")
+        if let control {
+            guard let address = AddressText.parse(control, defaultPort: nil) else {
+                throw ValidationError("--control '\(control)' is not ADDR:PORT or [V6]:PORT")
+            }
+            guard AddressText.isLoopback(address) else {
+                throw ValidationError("--control must be a loopback address (127.0.0.1 or [::1]): the API has no TLS")
+            }
         }
         if let timeScale, !(1...3600).contains(timeScale) {
             throw ValidationError("--time-scale must be between 1 and 3600")
