@@ -18,7 +18,7 @@ import LockrPolicy
 /// | GET | log?since=SECONDS&limit=N | | `LogResponse` |
 ///
 /// Failures answer `ErrorBody` JSON: 401 bad token, 400 bad JSON or settings, 404 unknown app, 403
-/// wrong phrase, 409 not possible now, 429 limit or cooldown (with Retry-After).
+/// wrong phrase, 409 not possible now, 429 allowance used up or cooldown (a cooldown with Retry-After).
 public enum ControlRouter {
     /// Largest request body accepted.
     static let maximumBody = 64 * 1024
