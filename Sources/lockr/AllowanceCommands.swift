@@ -36,7 +36,7 @@ struct ExtendCommand: AsyncParsableCommand {
 struct EmergencyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "emergency",
-        abstract: "Hold for 8 seconds to open every guarded app for 5 minutes (logged, a few per day).",
+        abstract: "Hold for 8 seconds to open every guarded app for 5 minutes (defaults; logged, twice a day).",
         discussion: "A countdown runs; Ctrl-C cancels it and nothing is granted."
     )
 

@@ -5,9 +5,10 @@ import ServiceLifecycle
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the DNS forwarder (embedded defaults: 127.0.0.1 and ::1 port 5335).",
+        abstract: "Run the DNS forwarder, the app policy and its control API (DNS on 127.0.0.1 and ::1 port 5335).",
         discussion: """
-            Upstreams default to the name servers of /etc/resolv.conf (lockr skips itself). \
+            Upstreams default to the name servers of /etc/resolv.conf (lockr skips itself). The control API \
+            that the other verbs use listens on 127.0.0.1:5380; state is kept in --state-dir. \
             SIGHUP reloads the config file and lists without dropping queries; SIGTERM stops cleanly.
             """
     )
