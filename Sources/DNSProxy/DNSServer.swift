@@ -62,14 +62,28 @@ public final class DNSServer: Sendable {
         var bound: [SocketAddress] = []
         do {
             for requested in listeners.addresses {
-                var address = requested
-                for context in contexts {
-                    let channel = try await bindUDP(address, context: context)
-                    channels.append(channel)
-                    if let local = channel.localAddress { address = local }
+                // Port 0: UDP picks a free port and TCP takes the same number, which a TCP socket may
+                // already hold; then both are tried again on another port.
+                var attempts = requested.port == 0 ? 20 : 1
+                while true {
+                    attempts -= 1
+                    var address = requested
+                    var udp: [Channel] = []
+                    do {
+                        for context in contexts {
+                            let channel = try await bindUDP(address, context: context)
+                            udp.append(channel)
+                            if let local = channel.localAddress { address = local }
+                        }
+                        let tcp = try await bindTCP(address, listeners: listeners, contexts: contexts, group: group)
+                        channels += udp + [tcp]
+                        bound.append(address)
+                        break
+                    } catch {
+                        for channel in udp { try? await channel.close() }
+                        if attempts == 0 { throw error }
+                    }
                 }
-                channels.append(try await bindTCP(address, listeners: listeners, contexts: contexts, group: group))
-                bound.append(address)
             }
         } catch {
             for channel in channels { try? await channel.close() }

@@ -40,26 +40,40 @@ public final class ScriptedUpstream: Sendable {
     public init(records: [String: [String]] = ScriptedUpstream.defaultRecords) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let state = NIOLockedValueBox(State(records: records))
-        let udp = try await DatagramBootstrap(group: group)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(UDPResponder(state: state))
+        // UDP picks a free port; TCP wants the same number, which another socket may hold: try again.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let udp = try await DatagramBootstrap(group: group)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(UDPResponder(state: state))
+                    }
+                }
+                .bind(host: "127.0.0.1", port: 0).get()
+            let port = udp.localAddress!.port!
+            do {
+                let tcp = try await ServerBootstrap(group: group)
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .childChannelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(TCPResponder(state: state))
+                        }
+                    }
+                    .bind(host: "127.0.0.1", port: port).get()
+                self.channels = [udp, tcp]
+                self.port = port
+                break
+            } catch {
+                try? await udp.close()
+                if attempt == 20 {
+                    try? await group.shutdownGracefully()
+                    throw error
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
-        let port = udp.localAddress!.port!
-        let tcp = try await ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(TCPResponder(state: state))
-                }
-            }
-            .bind(host: "127.0.0.1", port: port).get()
+        }
         self.group = group
         self.state = state
-        self.channels = [udp, tcp]
-        self.port = port
     }
 
     public static let defaultRecords: [String: [String]] = [
