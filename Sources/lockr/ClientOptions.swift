@@ -43,15 +43,23 @@ struct ClientOptions: ParsableArguments {
         _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
         as type: Answer.Type = Answer.self
     ) async throws -> Answer {
-        do {
-            let endpoint = try ControlFiles.endpoint(in: try stateDirectory())
-            let client = ControlClient(baseURL: endpoint.url, token: endpoint.token)
-            return try await client.call(method, path, body: body, as: type)
-        } catch let ControlClientError.refused(_, body) {
-            fail(body.error, body: body)
-        } catch {
-            fail("\(error)", body: ErrorBody(error: "\(error)", code: "unreachable"))
-        }
+        do { return try await send(method, path, body: body, as: type) } catch { fail(error) }
+    }
+
+    /// Calls the daemon; failures are thrown, for a verb that handles some itself.
+    func send<Answer: Codable & Sendable>(
+        _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
+        as type: Answer.Type = Answer.self
+    ) async throws -> Answer {
+        let endpoint = try ControlFiles.endpoint(in: try stateDirectory())
+        return try await ControlClient(baseURL: endpoint.url, token: endpoint.token).call(
+            method, path, body: body, as: type)
+    }
+
+    /// Prints why a call failed (as JSON with `--json`) and exits 1.
+    func fail(_ error: any Error) -> Never {
+        if case ControlClientError.refused(_, let body) = error { fail(body.error, body: body) }
+        fail("\(error)", body: ErrorBody(error: "\(error)", code: "unreachable"))
     }
 
     /// Prints `answer` as JSON when asked to, else the text `human` makes.

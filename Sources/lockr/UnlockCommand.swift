@@ -44,18 +44,14 @@ struct UnlockCommand: AsyncParsableCommand {
 
     private enum PhraseNeeded: Error { case prompt(String) }
 
-    /// Sends the request; a missing phrase on a terminal becomes a prompt.
+    /// Sends the request; a missing phrase becomes `PhraseNeeded`, any other failure ends the command.
     private func send(_ request: UnlockRequest) async throws -> UnlockResponse {
         do {
-            let endpoint = try ControlFiles.endpoint(in: try client.stateDirectory())
-            return try await ControlClient(baseURL: endpoint.url, token: endpoint.token).call(
-                .POST, "unlock", body: request, as: UnlockResponse.self)
+            return try await client.send(.POST, "unlock", body: request, as: UnlockResponse.self)
         } catch let ControlClientError.refused(_, body) where body.code == "phrase_required" && request.phrase == nil {
             throw PhraseNeeded.prompt(body.error)
-        } catch let ControlClientError.refused(_, body) {
-            client.fail(body.error, body: body)
         } catch {
-            client.fail("\(error)", body: ErrorBody(error: "\(error)", code: "unreachable"))
+            client.fail(error)
         }
     }
 }

@@ -1,3 +1,4 @@
+import DNSTestSupport
 import Foundation
 import Testing
 
@@ -84,6 +85,23 @@ final class LockrProcess {
         let description: String
         init(_ description: String) { self.description = description }
     }
+}
+
+/// Runs `body`, then stops `lockr` and `upstream` whether it succeeded or threw.
+func stoppingAfterwards(
+    _ lockr: LockrProcess, _ upstream: ScriptedUpstream, _ body: () async throws -> Void
+)
+    async throws
+{
+    do {
+        try await body()
+    } catch {
+        lockr.stop()
+        await upstream.stop()
+        throw error
+    }
+    lockr.stop()
+    await upstream.stop()
 }
 
 /// Runs a command-line tool and returns its exit status and output (stdout and stderr together).

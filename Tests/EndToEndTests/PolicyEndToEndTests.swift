@@ -34,15 +34,7 @@ import Testing
             "--start-at", "2026-06-01T10:00:00Z",
         ]
         let lockr = try LockrProcess(arguments, stateDirectory: stateDirectory)
-        do {
-            try await body(lockr, upstream)
-        } catch {
-            lockr.stop()
-            await upstream.stop()
-            throw error
-        }
-        lockr.stop()
-        await upstream.stop()
+        try await stoppingAfterwards(lockr, upstream) { try await body(lockr, upstream) }
     }
 
     /// The A record drill gets for `name`.

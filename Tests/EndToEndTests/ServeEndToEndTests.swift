@@ -18,15 +18,7 @@ import Testing
             [
                 "--upstream", "127.0.0.1:\(upstream.port)", "--blocklist", listPath,
             ] + extra)
-        do {
-            try await body(lockr, upstream, listPath)
-        } catch {
-            lockr.stop()
-            await upstream.stop()
-            throw error
-        }
-        lockr.stop()
-        await upstream.stop()
+        try await stoppingAfterwards(lockr, upstream) { try await body(lockr, upstream, listPath) }
     }
 
     /// True once `name` is answered 0.0.0.0, polled for up to 5 s (a reload runs in the background).
