@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // The C library, wrapped once. Only DNSWire imports it (tests use it as an oracle).
@@ -57,11 +58,23 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
+        // Drives other blockers (Pi-hole v6/v5, AdGuard Home, NextDNS, a webhook) from the policy's
+        // block set: one persisted outbox per backend, retries with backoff, reconciling, query logs.
+        .target(
+            name: "LockrAdapters",
+            dependencies: [
+                "DNSFilter", "LockrStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Configuration (TOML + flags) and composition of the running daemon.
         .target(
             name: "LockrDaemon",
             dependencies: [
-                "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrStore", "LockrControl",
+                "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrStore", "LockrControl", "LockrAdapters",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -88,6 +101,20 @@ let package = Package(
             ],
             path: "Tests/Support"
         ),
+        // Fake Pi-hole v6/v5, AdGuard Home, NextDNS and webhook servers on loopback, with every request
+        // checked against the OpenAPI files in ../shared/specs, and faults to inject.
+        .target(
+            name: "BackendFakes",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Tests/BackendFakes"
+        ),
+        .testTarget(
+            name: "LockrAdaptersTests",
+            dependencies: ["LockrAdapters", "LockrStore", "DNSFilter", "BackendFakes"]
+        ),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "CLdns", "DNSTestSupport"]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter"]),
         .testTarget(
@@ -109,7 +136,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DNSTestSupport", "DNSWire"]
+            dependencies: ["DNSTestSupport", "DNSWire", "BackendFakes"]
         ),
     ]
 )

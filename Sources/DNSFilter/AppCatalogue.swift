@@ -12,6 +12,8 @@ public struct App: Sendable {
     public let rules: RuleSet
     /// The rules as written, to combine them with other apps' (see `GuardSet`).
     public let ruleText: [UInt8]
+    /// The block rules one by one, for other blockers (the adapters).
+    public let domainRules: [DomainRule]
     /// The file it was read from, or where it was defined.
     public let path: String
 
@@ -19,6 +21,7 @@ public struct App: Sendable {
     /// rule at all, is an error naming `path`.
     public init(id: String, name: String, group: String, ruleText: [UInt8], path: String) throws(CatalogueError) {
         var builder = RuleSetBuilder()
+        builder.keepsBlockRules = true
         let source = builder.addSource("app:\(id)")
         let report = RuleListParser.parse(ruleText, role: .block, source: source, into: &builder)
         if let issue = report.issues.first { throw CatalogueError(path: path, reason: issue.description) }
@@ -26,6 +29,7 @@ public struct App: Sendable {
         self.id = id
         self.name = name
         self.group = group
+        self.domainRules = builder.keptBlockRules
         self.rules = builder.build()
         self.ruleText = ruleText
         self.path = path

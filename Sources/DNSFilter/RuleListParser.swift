@@ -191,7 +191,10 @@ public enum RuleListParser {
             allow
             ? builder.allowed.add(presentation: name, coverage: coverage, source: source)
             : builder.blocked.add(presentation: name, coverage: coverage, source: source)
-        guard let problem else { return .rules(1) }
+        guard let problem else {
+            if !allow { builder.keep(DomainRule(name: name, coverage: coverage)) }
+            return .rules(1)
+        }
         switch problem {
         case .empty, .emptyLabel: return .problem("empty name or label")
         case .labelTooLong: return .problem("label longer than 63 bytes")
@@ -214,6 +217,7 @@ public enum RuleListParser {
                 builder.allowRegexes.append((regex, source))
             } else {
                 builder.blockRegexes.append((regex, source))
+                builder.keep(.regex(pattern))
             }
             return .rules(1)
         } catch {

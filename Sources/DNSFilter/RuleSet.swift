@@ -130,8 +130,16 @@ public struct RuleSetBuilder: Sendable {
     var blockRegexes: [(regex: PosixRegex, source: Int)] = []
     var allowRegexes: [(regex: PosixRegex, source: Int)] = []
     var sources: [String] = []
+    /// Block rules as written, kept only when `keepsBlockRules` is set (for app lists, which other
+    /// blockers are given; large lists are not kept).
+    public var keepsBlockRules = false
+    public private(set) var keptBlockRules: [DomainRule] = []
 
     public init() {}
+
+    mutating func keep(_ rule: DomainRule) {
+        if keepsBlockRules { keptBlockRules.append(rule) }
+    }
 
     /// Registers a list by the name reasons will show, and returns its source number.
     public mutating func addSource(_ name: String) -> Int {
@@ -141,4 +149,22 @@ public struct RuleSetBuilder: Sendable {
 
     /// Compiles the gathered rules.
     public consuming func build() -> RuleSet { RuleSet(self) }
+}
+
+/// One block rule in a form other blockers understand (Pi-hole, AdGuard Home, NextDNS).
+public enum DomainRule: Sendable, Hashable, Codable {
+    /// The name and every subdomain (`example.com`, `||example.com^`, hosts lines).
+    case domain(String)
+    /// Subdomains only (`*.example.com`).
+    case subdomains(String)
+    /// A POSIX extended regex over the lower-case name without the final dot.
+    case regex(String)
+}
+
+extension DomainRule {
+    init(name: UnsafeBufferPointer<UInt8>, coverage: Coverage) {
+        var text = String(decoding: name, as: UTF8.self).lowercased()
+        if text.hasSuffix(".") { text.removeLast() }
+        self = coverage.contains(.name) ? .domain(text) : .subdomains(text)
+    }
 }

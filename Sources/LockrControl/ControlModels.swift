@@ -44,6 +44,44 @@ public struct StatusBody: Codable, Sendable, Equatable {
     public let cooldownEnds: TimeBody?
     public let totalUsedSeconds: Int64
     public let apps: [AppBody]
+    /// Other blockers lockr drives (empty when lockr only answers DNS itself).
+    public var backends: [BackendBody] = []
+}
+
+/// How one backend (Pi-hole, AdGuard Home, NextDNS, webhook) is doing.
+public struct BackendBody: Codable, Sendable, Equatable {
+    public let name: String
+    /// ok, failing or starting.
+    public let state: String
+    /// Changes queued and not delivered yet.
+    public let pending: Int
+    /// Age of the oldest undelivered change, in seconds (0 when in sync).
+    public let lagSeconds: Int64
+    public let lastSuccess: String?
+    public let lastError: String?
+    public let retryInSeconds: Int64?
+    /// Entries rewritten because the backend had drifted (deleted or edited by hand).
+    public let repairs: Int
+    /// What was left alone, and why.
+    public let notes: [String]
+    /// Whether usage is metered from this backend's query log.
+    public let metering: Bool
+
+    public init(
+        name: String, state: String, pending: Int, lagSeconds: Int64, lastSuccess: String?, lastError: String?,
+        retryInSeconds: Int64?, repairs: Int, notes: [String], metering: Bool
+    ) {
+        self.name = name
+        self.state = state
+        self.pending = pending
+        self.lagSeconds = lagSeconds
+        self.lastSuccess = lastSuccess
+        self.lastError = lastError
+        self.retryInSeconds = retryInSeconds
+        self.repairs = repairs
+        self.notes = notes
+        self.metering = metering
+    }
 }
 
 public struct WindowBody: Codable, Sendable, Equatable {

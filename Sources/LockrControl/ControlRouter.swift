@@ -30,7 +30,9 @@ public enum ControlRouter {
         let api = router.group("api/v1")
 
         api.get("status") { _, _ in
-            json(policy.read { engine, now in status(engine, now) })
+            var body = policy.read { engine, now in status(engine, now) }
+            body.backends = policy.backends()
+            return json(body)
         }
         api.put("mode") { request, _ in
             try await respond {

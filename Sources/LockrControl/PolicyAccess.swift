@@ -22,4 +22,7 @@ public protocol PolicyAccess: Sendable {
 
     /// Logged events at or after `since`, oldest first, at most the `limit` newest.
     func events(since: Instant, limit: Int) throws(ControlFailure) -> [PolicyEvent]
+
+    /// The backends lockr drives and how each is doing.
+    func backends() -> [BackendBody]
 }

@@ -1,5 +1,6 @@
 import DNSProxy
 import Foundation
+import LockrAdapters
 import LockrPolicy
 import NIOCore
 import TOMLKit
@@ -74,7 +75,8 @@ private struct ConfigReader {
     static let topLevel: Set<String> = [
         "listen", "upstreams", "state-dir", "blocklists", "allowlists", "catalogue", "log-level", "threads",
         "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "apps", "policy", "time",
-        "hourly", "extreme", "snooze", "extend", "emergency",
+        "hourly", "extreme", "snooze", "extend", "emergency", "backends", "meter-from", "pihole6", "pihole5",
+        "adguardhome", "nextdns", "webhook", "adapters",
     ]
     static let sections: [String: Set<String>] = [
         "blocking": ["mode", "ttl", "anti-bypass"],
@@ -89,6 +91,12 @@ private struct ConfigReader {
         "snooze": ["minutes", "per-day"],
         "extend": ["minutes", "per-day"],
         "emergency": ["minutes", "per-day", "hold-seconds"],
+        "pihole6": ["url", "password-file", "password-env", "clients", "group"],
+        "pihole5": ["url", "token-file", "token-env"],
+        "adguardhome": ["url", "username", "password-file", "password-env", "clients"],
+        "nextdns": ["url", "profile", "api-key-file", "api-key-env"],
+        "webhook": ["url", "token-file", "token-env"],
+        "adapters": ["reconcile-seconds", "retry-max-seconds", "log-seconds", "timeout-seconds"],
     ]
 
     mutating func apply(to config: inout LockrConfiguration) {
@@ -164,6 +172,7 @@ private struct ConfigReader {
             config.tcpIdleTimeout = .milliseconds(Int64(value))
         }
         applyGuard(to: &config)
+        applyBackends(to: &config)
         applyPolicy(to: &config.policy)
         if let value = integer("policy.block-ttl", in: 0...3600) { config.guardBlockTTL = UInt32(value) }
         for problem in config.policy.problems() { issue("policy", problem) }
@@ -199,6 +208,91 @@ private struct ConfigReader {
                 }
             }
         }
+    }
+
+    /// `backends`, each backend's section, `meter-from` and `[adapters]`.
+    private mutating func applyBackends(to config: inout LockrConfiguration) {
+        if let list = strings("backends") {
+            var kinds: [BackendKind] = []
+            var answersDNS = false
+            for name in list {
+                if name == "dns" {
+                    answersDNS = true
+                } else if let kind = BackendKind(rawValue: name) {
+                    if !kinds.contains(kind) { kinds.append(kind) }
+                } else {
+                    issue("backends", "unknown backend '\(name)' (dns, pihole6, pihole5, adguardhome, nextdns, webhook)")
+                }
+            }
+            if list.isEmpty { issue("backends", "needs at least one backend") }
+            config.answersDNS = answersDNS
+            config.backends = kinds.compactMap { backend($0) }
+        }
+        for kind in BackendKind.allCases where table[kind.rawValue] != nil && !config.backends.contains(where: { $0.kind == kind }) {
+            issue(kind.rawValue, "is configured but not listed in backends")
+        }
+        if let value = string("meter-from") {
+            if value == "dns" {
+                config.meterFrom = nil
+            } else if let backend = config.backends.first(where: { $0.name == value }), backend.kind != .webhook {
+                config.meterFrom = backend.name
+            } else {
+                issue("meter-from", "expected dns or a backend with a query log listed in backends, not '\(value)'")
+            }
+        }
+        if let value = integer("adapters.reconcile-seconds", in: 1...86_400) {
+            config.adapterTiming.reconcileInterval = .seconds(value)
+        }
+        if let value = integer("adapters.retry-max-seconds", in: 1...3600) {
+            config.adapterTiming.maximumBackoff = .seconds(value)
+        }
+        if let value = integer("adapters.log-seconds", in: 1...3600) { config.adapterTiming.logInterval = .seconds(value) }
+        if let value = integer("adapters.timeout-seconds", in: 1...300) {
+            for index in config.backends.indices { config.backends[index].timeout = .seconds(value) }
+        }
+    }
+
+    /// One backend's section.
+    private mutating func backend(_ kind: BackendKind) -> BackendSettings? {
+        let section = kind.rawValue
+        let secretName: String
+        switch kind {
+        case .pihole6, .adguardhome: secretName = "password"
+        case .pihole5, .webhook: secretName = "token"
+        case .nextdns: secretName = "api-key"
+        }
+        let url = string("\(section).url") ?? (kind == .nextdns ? "https://api.nextdns.io" : nil)
+        guard let url else {
+            issue(section, "[\(section)] needs url")
+            return nil
+        }
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+            issue("\(section).url", "expected an http:// or https:// URL, not '\(url)'")
+            return nil
+        }
+        var settings = BackendSettings(name: section, kind: kind, url: url)
+        let file = string("\(section).\(secretName)-file")
+        let environment = string("\(section).\(secretName)-env")
+        switch (file, environment) {
+        case (let file?, nil): settings.secret = .file(file)
+        case (nil, let name?): settings.secret = .environment(name)
+        case (_?, _?): issue("\(section).\(secretName)-file", "set \(secretName)-file or \(secretName)-env, not both")
+        case (nil, nil):
+            if [.pihole5, .nextdns].contains(kind) {
+                issue(section, "needs \(secretName)-file or \(secretName)-env (secrets are never given on the command line)")
+            }
+        }
+        if kind == .nextdns {
+            guard let profile = string("nextdns.profile"), !profile.isEmpty else {
+                issue("nextdns", "needs profile (the NextDNS configuration id)")
+                return nil
+            }
+            settings.profile = profile
+        }
+        if let clients = strings("\(section).clients") { settings.clients = clients }
+        if let group = string("\(section).group") { settings.group = group }
+        if let username = string("\(section).username") { settings.username = username }
+        return settings
     }
 
     private mutating func applyPolicy(to policy: inout PolicySettings) {

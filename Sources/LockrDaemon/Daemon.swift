@@ -2,6 +2,7 @@ import DNSFilter
 import DNSProxy
 import Foundation
 import Hummingbird
+import LockrAdapters
 import LockrControl
 import LockrStore
 import Logging
@@ -34,44 +35,48 @@ public final class Daemon: Service {
         let token: String
         do {
             let store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
-            runtime = try PolicyRuntime(config: config, loaded: loaded, store: store, logger: logger)
+            runtime = try PolicyRuntime(
+                config: config, loaded: loaded, store: store, logger: logger,
+                publisher: Self.publisher(config, loaded, outbox: OutboxStore(sharing: store), logger: logger))
             token = try ControlFiles.token(in: config.stateDirectory)
         } catch {
             throw LoadError("\(error)")
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
         let cache = AnswerCache(settings: config.cache)
-        let server: DNSServer
-        do {
-            server = try await DNSServer.start(
+        var server: DNSServer?
+        if config.answersDNS {
+            do {
+                server = try await DNSServer.start(
                 listeners: ListenerSettings(
                     addresses: listenAddresses(config), maxTCPConnections: config.maxTCPConnections,
                     tcpIdleTimeout: config.tcpIdleTimeout),
-                pipeline: Self.pipeline(config, loaded, cache: cache, gate: runtime),
-                upstreams: UpstreamPool(servers: loaded.upstreams),
-                forwarding: config.forwarding,
-                group: group)
-        } catch {
-            try? await group.shutdownGracefully()
-            throw LoadError("cannot listen: \(error)")
+                    pipeline: Self.pipeline(config, loaded, cache: cache, gate: runtime),
+                    upstreams: UpstreamPool(servers: loaded.upstreams),
+                    forwarding: config.forwarding,
+                    group: group)
+            } catch {
+                try? await group.shutdownGracefully()
+                throw LoadError("cannot listen: \(error)")
+            }
         }
         do {
             try await serve(
                 config: config, loaded: loaded, server: server, cache: cache, runtime: runtime, token: token)
         } catch {
-            await server.close()
+            await server?.close()
             try? await group.shutdownGracefully()
             throw error
         }
         logger.notice("shutting down")
-        await server.close()
+        await server?.close()
         try await group.shutdownGracefully()
         unlink(config.stateDirectory + "/" + ControlFiles.addressFile)
     }
 
     /// Runs the control API and the policy's clock beside the DNS server until shutdown.
     private func serve(
-        config: LockrConfiguration, loaded: LoadedPolicy, server: DNSServer, cache: AnswerCache,
+        config: LockrConfiguration, loaded: LoadedPolicy, server: DNSServer?, cache: AnswerCache,
         runtime: PolicyRuntime, token: String
     ) async throws {
         let controlText = AddressText.format(config.control)
@@ -97,11 +102,24 @@ public final class Daemon: Service {
                 throw LoadError("\(error)")
             }
             tasks.addTask { await runtime.run() }
+            if let hub = runtime.publisher?.hub {
+                runtime.publish()
+                tasks.addTask { await hub.run(observe: { backend, queries in runtime.observe(queries, from: backend) }) }
+            }
             // Trap SIGHUP before saying ready, so that a reload asked for right away is never fatal.
             let hangups = await UnixSignalsSequence(trapping: .sighup)
-            for address in server.boundAddresses {
+            for address in server?.boundAddresses ?? [] {
                 logger.notice(
                     "listening", metadata: ["address": "\(AddressText.format(address))", "transport": "udp+tcp"])
+            }
+            if server == nil { logger.notice("not answering DNS: backends enforce the policy") }
+            for backend in config.backends {
+                logger.notice(
+                    "backend",
+                    metadata: [
+                        "name": "\(backend.name)", "url": "\(backend.url)",
+                        "meters-usage": "\(config.meterFrom == backend.name)",
+                    ])
             }
             let policy = runtime.summary()
             logger.notice(
@@ -136,7 +154,7 @@ public final class Daemon: Service {
         return config.listen.filter { $0.protocol == .inet }
     }
 
-    private func reload(server: DNSServer, cache: AnswerCache, runtime: PolicyRuntime, running: LockrConfiguration) {
+    private func reload(server: DNSServer?, cache: AnswerCache, runtime: PolicyRuntime, running: LockrConfiguration) {
         do {
             let config = try configure()
             let loaded = try PolicyLoader.load(config)
@@ -146,13 +164,15 @@ public final class Daemon: Service {
                 || config.tcpIdleTimeout != running.tcpIdleTimeout || config.threads != running.threads
                 || config.control != running.control || config.stateDirectory != running.stateDirectory
                 || config.timeScale != running.timeScale || config.startAt != running.startAt
+                || config.answersDNS != running.answersDNS || config.backends != running.backends
+                || config.meterFrom != running.meterFrom || config.adapterTiming != running.adapterTiming
             {
                 logger.warning(
-                    "listen and control addresses, state directory, threads, cache size, serve-stale, tcp settings and the time scale change only on restart"
+                    "listen and control addresses, state directory, threads, cache size, serve-stale, tcp settings, the time scale and backends change only on restart"
                 )
             }
             runtime.reload(config: config, loaded: loaded)
-            server.update(
+            server?.update(
                 pipeline: Self.pipeline(config, loaded, cache: cache, gate: runtime),
                 upstreams: UpstreamPool(servers: loaded.upstreams),
                 forwarding: config.forwarding)
@@ -161,6 +181,26 @@ public final class Daemon: Service {
         } catch {
             logger.error("reload failed; still running the previous configuration", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// The adapter layer for the configured backends, or nil when lockr only answers DNS.
+    static func publisher(
+        _ config: LockrConfiguration, _ loaded: LoadedPolicy, outbox: OutboxStore, logger: Logger
+    ) -> BlockSetPublisher? {
+        guard !config.backends.isEmpty else { return nil }
+        let backends: [(any Backend, BackendKind)] = config.backends.map { settings in
+            switch settings.kind {
+            case .pihole6: (PiHole6Backend(settings: settings), settings.kind)
+            case .pihole5: (PiHole5Backend(settings: settings), settings.kind)
+            case .adguardhome: (AdGuardHomeBackend(settings: settings), settings.kind)
+            case .nextdns: (NextDNSBackend(settings: settings, memory: outbox), settings.kind)
+            case .webhook: (WebhookBackend(settings: settings), settings.kind)
+            }
+        }
+        let hub = AdapterHub(
+            backends: backends, outbox: outbox, timing: config.adapterTiming,
+            metering: Set([config.meterFrom].compactMap { $0 }), logger: logger)
+        return BlockSetPublisher(hub: hub, rules: loaded.appRules, logger: logger)
     }
 
     static func pipeline(

@@ -1,6 +1,7 @@
 import DNSProxy
 import DNSWire
 import Foundation
+import LockrAdapters
 import LockrPolicy
 import NIOCore
 
@@ -50,6 +51,13 @@ public struct LockrConfiguration: Sendable, Equatable {
     public var timeScale = 1.0
     /// Where policy time starts instead of the wall clock (demos and tests).
     public var startAt: Instant?
+    /// Whether lockr answers DNS itself (`dns` in `backends`; the default).
+    public var answersDNS = true
+    /// Other blockers lockr drives.
+    public var backends: [BackendSettings] = []
+    /// The backend whose query log meters usage, or nil when lockr meters the DNS it answers.
+    public var meterFrom: String?
+    public var adapterTiming = AdapterTiming()
 
     public init() {}
 

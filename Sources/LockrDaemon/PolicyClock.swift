@@ -39,6 +39,12 @@ struct PolicyClock: Sendable {
         return Instant(milliseconds: startPolicy + Int64(elapsed))
     }
 
+    /// The policy time of a wall-clock moment shortly before now (a backend's query log entry).
+    func instant(atWall date: Date) -> Instant {
+        let ago = Double(wall()) - date.timeIntervalSince1970 * 1000
+        return Instant(milliseconds: now().milliseconds - Int64(ago * scale))
+    }
+
     /// How far the wall clock has moved against the boot clock since start, in real time. It stays
     /// near zero; a step in it is a jump of the wall clock.
     func wallOffset() -> Duration {

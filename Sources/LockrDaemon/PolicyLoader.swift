@@ -20,6 +20,8 @@ public struct LoadedPolicy: Sendable {
     public let guardSet: GuardSet
     /// Every app that may be guarded: id to display name.
     public let appNames: [String: String]
+    /// Each app's block rules for other blockers, without those `always-allow` frees.
+    public let appRules: [String: [DomainRule]]
     public let upstreams: [SocketAddress]
     /// Wall-clock seconds spent reading lists.
     public let listLoadSeconds: Double
@@ -43,11 +45,15 @@ public enum PolicyLoader {
         let elapsed = ContinuousClock.now - started
         let (catalogue, directory) = try loadCatalogue(config)
         let apps = try guardableApps(config, catalogue)
+        let guardSet = GuardSet(apps: apps, overrides: try overrides(config, catalogue))
         return LoadedPolicy(
             rules: rules, reports: reports, catalogue: catalogue, catalogueDirectory: directory,
-            guardSet: GuardSet(apps: apps, overrides: try overrides(config, catalogue)),
+            guardSet: guardSet,
             appNames: Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first }),
-            upstreams: try upstreams(config),
+            appRules: Dictionary(
+                apps.map { app in (app.id, app.domainRules.filter { Self.stillGuarded($0, of: app.id, in: guardSet) }) },
+                uniquingKeysWith: { first, _ in first }),
+            upstreams: config.answersDNS ? try upstreams(config) : [],
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
@@ -71,6 +77,15 @@ public enum PolicyLoader {
                 "guard: no app '\(id)' in the catalogue\(catalogue.apps.isEmpty ? " (none was found)" : "") or [apps]")
         }
         return apps
+    }
+
+    /// Whether `rule` still belongs to `app` once `always-allow` is applied (regexes always do).
+    private static func stillGuarded(_ rule: DomainRule, of app: String, in guardSet: GuardSet) -> Bool {
+        switch rule {
+        case .domain(let name): guardSet.app(forName: name) == app
+        case .subdomains(let name): guardSet.app(forName: "lockr-probe." + name) == app
+        case .regex: true
+        }
     }
 
     /// `always-allow` entries: a catalogue app's rules, or a domain rule.

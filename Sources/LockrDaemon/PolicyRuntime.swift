@@ -1,5 +1,7 @@
+import DNSFilter
 import DNSProxy
 import Foundation
+import LockrAdapters
 import LockrControl
 import LockrPolicy
 import LockrStore
@@ -18,6 +20,12 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     private let clock: PolicyClock
     private let logger: Logger
     private let saving: Mutex<SaveState>
+    /// Hands block-set changes to the adapters, when backends are configured.
+    let publisher: BlockSetPublisher?
+    /// Whether the DNS lockr answers meters usage (false when a backend's query log does).
+    private let metersDNS: Bool
+    /// What query-log metering needs: which app a name is, which clients each backend counts.
+    private let metering: Mutex<(guardSet: GuardSet, clients: [String: [String]])>
 
     /// What has not reached the store yet, and what it holds.
     private struct SaveState {
@@ -35,6 +43,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     /// last time seen and the time scale (tests pass fake clock sources).
     init(
         config: LockrConfiguration, loaded: LoadedPolicy, store: PolicyStore, logger: Logger,
+        publisher: BlockSetPublisher? = nil,
         clock makeClock: (Instant?, LockrConfiguration) -> PolicyClock = {
             PolicyClock(resumingAfter: $0, scale: $1.timeScale, startAt: $1.startAt)
         }
@@ -47,6 +56,9 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
         )
         self.store = store
         self.logger = logger
+        self.publisher = publisher
+        metersDNS = config.meterFrom == nil
+        metering = Mutex((loaded.guardSet, Self.clients(config)))
         saving = Mutex(SaveState(saved: state))
     }
 
@@ -62,11 +74,42 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
 
     func admit(app: String) -> GuardAdmission {
         let now = clock.now()
-        switch engine.withLock({ $0.admit(app, at: now) }) {
+        let admission = engine.withLock { $0.admit(app, at: now, metering: metersDNS) }
+        switch admission {
         case .notGuarded: return .notGuarded
         case .allow(let ttl): return .allow(ttl: clock.realSeconds(ttl))
         case .block(let reason): return .block(reason: reason)
         }
+    }
+
+    /// Takes the queries `backend` logged (its query log) for metering: those for guarded apps' names,
+    /// from the backend's configured clients (all when none are).
+    func observe(_ queries: [LoggedQuery], from backend: String) {
+        let (guardSet, clients) = metering.withLock { ($0.guardSet, $0.clients[backend] ?? []) }
+        let ours = queries.compactMap { query -> (app: String, at: Date)? in
+            guard clients.isEmpty || clients.contains(query.client), let app = guardSet.app(forName: query.name) else {
+                return nil
+            }
+            return (app, query.at)
+        }
+        guard !ours.isEmpty else { return }
+        let now = clock.now()
+        engine.withLock { engine in
+            for query in ours { engine.observe(query.app, queriedAt: clock.instant(atWall: query.at), now: now) }
+        }
+        publish()
+    }
+
+    private static func clients(_ config: LockrConfiguration) -> [String: [String]] {
+        Dictionary(config.backends.map { ($0.name, $0.clients) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Hands the current block set to the adapters (which queue it only when it changed).
+    func publish() {
+        guard let publisher else { return }
+        let now = clock.now()
+        let (guarded, blocked) = engine.withLock { ($0.guarded, $0.blockedApps(at: now)) }
+        publisher.publish(guarded: guarded, blocked: blocked)
     }
 
     // MARK: PolicyAccess
@@ -81,6 +124,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
             do throws(PolicyRefusal) { return .success(try action(&engine, now)) } catch { return .failure(error) }
         }
         do { try save(force: true) } catch { throw .storage("\(error)") }
+        publish()
         switch outcome {
         case .success(let result): return result
         case .failure(let refusal): throw .refused(refusal)
@@ -96,6 +140,21 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
         do { return try store.events(since: since, limit: limit) } catch { throw .storage("\(error)") }
     }
 
+    func backends() -> [BackendBody] {
+        guard let publisher else { return [] }
+        let now = Date()
+        return publisher.hub.health().map { health in
+            BackendBody(
+                name: health.name, state: health.state.rawValue, pending: health.pending,
+                lagSeconds: health.oldestPending.map { Int64(max(0, now.timeIntervalSince($0))) } ?? 0,
+                lastSuccess: health.lastSuccess.map { ISO8601DateFormatter().string(from: $0) },
+                lastError: health.lastError,
+                retryInSeconds: health.state == .failing
+                    ? health.nextRetry.map { Int64(max(0, $0.timeIntervalSince(now)).rounded(.up)) } : nil,
+                repairs: health.repairs, notes: health.notes, metering: health.metering)
+        }
+    }
+
     // MARK: Running
 
     /// Takes a reloaded configuration.
@@ -105,6 +164,9 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
             $0.rebase(settings: config.policy, guarded: config.guarded, apps: loaded.appNames, at: now)
         }
         try? save(force: true)
+        publisher?.update(rules: loaded.appRules)
+        metering.withLock { $0 = (loaded.guardSet, Self.clients(config)) }
+        publish()
     }
 
     /// Moves the policy on and saves, until cancelled; then saves a last time.
@@ -130,6 +192,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
             engine.tick(at: now)
         }
         try? save(force: timeScale != 1)
+        publish()
     }
 
     /// Writes what changed. Without `force`, an unchanged state is written once a minute only.

@@ -70,8 +70,23 @@ public struct PolicyEngine: Sendable {
 
     // MARK: - Queries
 
-    /// Decides a query for `app`'s names at `now` and meters it.
-    public mutating func admit(_ app: String, at now: Instant) -> Admission {
+    /// Decides a query for `app`'s names at `now` and, unless `metering` is false (usage is metered
+    /// from another blocker's query log), meters it.
+    public mutating func admit(_ app: String, at now: Instant, metering: Bool = true) -> Admission {
+        decide(app, queriedAt: metering ? now : nil, now: now)
+    }
+
+    /// Takes a query that another blocker logged at `time` (from its query log) as if lockr had
+    /// answered it at `now`: it is metered at its own time (never before the app's last metered
+    /// query or today's start), and in hourly mode with open-on-first-query it opens the window.
+    /// Returns what lockr would answer now.
+    @discardableResult
+    public mutating func observe(_ app: String, queriedAt time: Instant, now: Instant) -> Admission {
+        decide(app, queriedAt: time, now: now)
+    }
+
+    /// Decides at `now`; meters a query at `time` unless it is nil.
+    private mutating func decide(_ app: String, queriedAt time: Instant?, now: Instant) -> Admission {
         guard guardedSet.contains(app) else { return .notGuarded }
         let now = advance(to: now)
         var access = access(app, at: now)
@@ -79,8 +94,9 @@ public struct PolicyEngine: Sendable {
             openHourlyWindow(for: app, at: now, detail: "first query of the hour")
             access = self.access(app, at: now)
         }
-        if case .open = access {
-            meter(app, at: now)
+        if case .open = access, let time {
+            let earliest = max(state.today.day.start, meters[app]?.latestSliceStart ?? state.today.day.start)
+            meter(app, at: min(now, max(time, earliest)))
             if settings.mode == .time { access = self.access(app, at: now) }
         }
         noteTransition(app, access, at: now)
@@ -370,6 +386,13 @@ public struct PolicyEngine: Sendable {
         snapshot.lastSeen = max(now, state.lastSeen)
         snapshot.today.used = buckets.mapValues { $0.used(at: snapshot.lastSeen) }
         return snapshot
+    }
+
+    /// The guarded apps that are blocked at `now`, in configuration order: the set other blockers
+    /// must enforce (an app that is open, or not guarded, is never in it).
+    public func blockedApps(at now: Instant) -> [String] {
+        let now = max(now, state.lastSeen)
+        return guarded.filter { !access($0, at: now).isOpen }
     }
 
     /// Where each guarded app stands at `now`.

@@ -70,6 +70,9 @@ public struct UsageMeter: Sendable {
 
     var graceSlices: Int64 { settings.grace.milliseconds / sliceMilliseconds }
 
+    /// The start of the newest slice with a query: a later query must not be recorded before it.
+    var latestSliceStart: Instant? { recent.last.map { Instant(milliseconds: $0.slice * sliceMilliseconds) } }
+
     /// Records one query at `now` and returns the slices that now count as use, oldest first.
     mutating func record(at now: Instant) -> [Int64] {
         let slice = now.milliseconds / sliceMilliseconds

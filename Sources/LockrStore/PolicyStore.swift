@@ -15,7 +15,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 /// leaves either the previous save or this one. The schema is built by numbered migrations; a shipped
 /// migration is never edited, a change is a new one.
 public final class PolicyStore: Sendable {
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
     public let path: String
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
@@ -78,6 +78,26 @@ public final class PolicyStore: Sendable {
                         detail TEXT NOT NULL
                     );
                     CREATE INDEX events_by_time ON events (at_ms);
+                    """)
+        }
+        migrator.registerMigration("2 adapter outbox and backend state") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE outbox (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        backend TEXT NOT NULL,
+                        created_ms INTEGER NOT NULL,
+                        payload BLOB NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        last_error TEXT
+                    );
+                    CREATE INDEX outbox_by_backend ON outbox (backend, id);
+                    CREATE TABLE backend_state (
+                        backend TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        value TEXT NOT NULL,
+                        PRIMARY KEY (backend, key)
+                    );
                     """)
         }
         return migrator
@@ -170,7 +190,7 @@ public final class PolicyStore: Sendable {
         }
     }
 
-    private func access<T>(_ body: () throws -> T) throws(StoreError) -> T {
+    func access<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do { return try body() } catch { throw StoreError(path: path, reason: "\(error)") }
     }
 

@@ -49,6 +49,29 @@ struct StatusCommand: AsyncParsableCommand {
         if let cooldown = status.cooldownEnds {
             lines.append("Cooldown until \(cooldown.spokenTime) after \(status.phraseMisses) wrong phrases.")
         }
+        if !status.backends.isEmpty { lines.append("Backends:") }
+        for backend in status.backends { lines.append("  " + Self.text(backend)) }
         return lines.joined(separator: "\n")
+    }
+
+    /// One backend's line: `pihole6  ok, in sync · repaired 2` or `pihole6  FAILING: ... · 3 changes
+    /// waiting for 45 s · retry in 8 s`.
+    static func text(_ backend: BackendBody) -> String {
+        var parts: [String] = []
+        switch backend.state {
+        case "ok": parts.append(backend.pending == 0 ? "ok, in sync" : "ok")
+        case "failing": parts.append("FAILING: \(backend.lastError ?? "unknown error")")
+        default: parts.append("starting")
+        }
+        if backend.pending > 0 {
+            let changes = backend.pending == 1 ? "1 change" : "\(backend.pending) changes"
+            parts.append("\(changes) waiting for \(spoken(seconds: backend.lagSeconds))")
+        }
+        if let retry = backend.retryInSeconds { parts.append("retry in \(spoken(seconds: retry))") }
+        if backend.repairs > 0 { parts.append("repaired \(backend.repairs) drifted entries") }
+        if backend.metering { parts.append("meters usage from its query log") }
+        var line = backend.name.padding(toLength: 12, withPad: " ", startingAt: 0) + parts.joined(separator: " · ")
+        for note in backend.notes { line += "\n      note: \(note)" }
+        return line
     }
 }

@@ -48,6 +48,10 @@ final class MemoryPolicy: PolicyAccess {
     func events(since: Instant, limit: Int) throws(ControlFailure) -> [PolicyEvent] {
         logged.withLock { Array($0.filter { $0.at >= since }.suffix(limit)) }
     }
+
+    let backendList = Mutex<[BackendBody]>([])
+
+    func backends() -> [BackendBody] { backendList.withLock { $0 } }
 }
 
 @Suite struct ControlRouterTests {

@@ -1,0 +1,179 @@
+import Foundation
+import NIOHTTP1
+
+/// AdGuard Home (`/control`, basic auth).
+///
+/// `set_rules` replaces the whole user rule list, so lockr reads the list, replaces only its own
+/// block of lines between `! lockr:begin` and `! lockr:end` (appended at the end the first time), and
+/// writes the list back with every other line as it was. The block holds the rules of the apps that
+/// are blocked now (`||example.com^`, with `$client=...` when clients are configured); an open app has
+/// no lines. A user edit made between lockr's read and write is lost: AdGuard Home has no finer API.
+public struct AdGuardHomeBackend: Backend {
+    public let name: String
+    private let settings: BackendSettings
+    private let http: BackendHTTP
+
+    static let begin = "! lockr:begin (managed by lockr; lines up to lockr:end are replaced)"
+    static let end = "! lockr:end"
+
+    public init(settings: BackendSettings) {
+        name = settings.name
+        self.settings = settings
+        http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
+    }
+
+    public var hasQueryLog: Bool { true }
+
+    public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport {
+        let status = try await get("/control/filtering/status", as: FilteringStatus.self)
+        let current = status.user_rules ?? []
+        var report = SyncReport()
+        let merged = Self.merge(current, block: block(for: snapshot, &report))
+        guard merged != current else { return report }
+        let reply = try await send(.POST, "/control/filtering/set_rules", json: BackendHTTP.json(["rules": merged]))
+        guard reply.status == 200 else { throw unexpected(reply, "set_rules") }
+        report.writes += 1
+        return report
+    }
+
+    /// lockr's lines for `snapshot`: empty when nothing is blocked.
+    func block(for snapshot: BlockSnapshot, _ report: inout SyncReport) -> [String] {
+        let blocked = snapshot.blocked
+        guard !blocked.isEmpty else { return [] }
+        let modifier = settings.clients.isEmpty ? "" : "$client=" + settings.clients.joined(separator: "|")
+        var lines = [Self.begin]
+        for app in blocked {
+            lines.append("! lockr: \(app.app)")
+            for rule in app.rules {
+                switch rule {
+                case .domain(let name): lines.append("||\(name)^\(modifier)")
+                case .subdomains(let name): lines.append("/\\.\(name.replacingOccurrences(of: ".", with: "\\."))$/\(modifier)")
+                case .regex(let pattern):
+                    guard !pattern.contains("/") else {
+                        report.notes.append("\(app.app): regex \(pattern) holds a '/', which AdGuard rules cannot")
+                        continue
+                    }
+                    lines.append("/\(pattern)/\(modifier)")
+                }
+            }
+        }
+        lines.append(Self.end)
+        return lines
+    }
+
+    /// `rules` with lockr's block replaced by `block` (or removed when it is empty), every other line
+    /// kept in place. A begin marker without its end (hand-edited) takes only lockr's own lines with it.
+    static func merge(_ rules: [String], block: [String]) -> [String] {
+        var kept: [String] = []
+        var index = rules.startIndex
+        var insertAt: Int?
+        while index < rules.endIndex {
+            let line = rules[index]
+            guard line.hasPrefix("! lockr:begin") else {
+                kept.append(line)
+                index += 1
+                continue
+            }
+            if insertAt == nil { insertAt = kept.count }
+            let end = rules[index...].firstIndex(of: Self.end)
+            if let end {
+                index = end + 1
+            } else {
+                index += 1
+                while index < rules.endIndex, Self.looksLikeLockrLine(rules[index]) { index += 1 }
+            }
+        }
+        guard !block.isEmpty else { return kept }
+        var merged = kept
+        merged.insert(contentsOf: block, at: insertAt ?? kept.count)
+        return merged
+    }
+
+    private static func looksLikeLockrLine(_ line: String) -> Bool {
+        line.hasPrefix("! lockr:") || line.hasPrefix("||") || line.hasPrefix("/")
+    }
+
+    // MARK: Query log
+
+    public func queries(after time: Date) async throws(BackendError) -> [LoggedQuery] {
+        var found: [LoggedQuery] = []
+        var olderThan: String?
+        for _ in 0..<20 {
+            var query = [("limit", "500")]
+            if let olderThan { query.append(("older_than", olderThan)) }
+            let page = try await get("/control/querylog", query: query, as: QueryLog.self)
+            let entries = page.data ?? []
+            var reachedOld = false
+            for entry in entries {
+                guard let at = Self.parseTime(entry.time) else { continue }
+                guard at > time else {
+                    reachedOld = true
+                    continue
+                }
+                found.append(LoggedQuery(name: entry.question?.name ?? "", at: at, client: entry.client ?? ""))
+            }
+            guard !reachedOld, entries.count == 500, let oldest = page.oldest, !oldest.isEmpty else { break }
+            olderThan = oldest
+        }
+        return found.filter { !$0.name.isEmpty }.sorted { $0.at < $1.at }
+    }
+
+    static func parseTime(_ text: String?) -> Date? {
+        guard let text else { return nil }
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = fractional.date(from: text) { return date }
+        // Go writes up to nine fractional digits; Foundation reads three at most.
+        if let dot = text.firstIndex(of: "."), let zone = text[dot...].firstIndex(where: { $0 == "Z" || $0 == "+" || $0 == "-" }) {
+            let digits = text[text.index(after: dot)..<zone].prefix(3)
+            if let date = fractional.date(from: text[..<dot] + "." + digits + text[zone...]) { return date }
+        }
+        return ISO8601DateFormatter().date(from: text)
+    }
+
+    // MARK: HTTP
+
+    private func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil)
+        async throws(BackendError) -> HTTPReply
+    {
+        var headers: [(String, String)] = []
+        if let secret = settings.secret {
+            let credentials = "\(settings.username ?? "admin"):\(try secret.read())"
+            headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
+        }
+        let reply = try await http.send(method, path, query: query, headers: headers, json: body)
+        switch reply.status {
+        case 401, 403: throw .unauthorized("AdGuard Home refused the user name or password")
+        case 429: throw .rateLimited("AdGuard Home answered 429")
+        case 500...: throw unexpected(reply, "\(method) \(path)")
+        default: return reply
+        }
+    }
+
+    private func get<T: Decodable>(_ path: String, query: [(String, String)] = [], as type: T.Type)
+        async throws(BackendError) -> T
+    {
+        let reply = try await send(.GET, path, query: query)
+        guard reply.status == 200 else { throw unexpected(reply, "GET \(path)") }
+        return try reply.decode(T.self, "GET \(path)")
+    }
+
+    private func unexpected(_ reply: HTTPReply, _ what: String) -> BackendError {
+        .failed("AdGuard Home \(what): HTTP \(reply.status) \(reply.text)")
+    }
+}
+
+private struct FilteringStatus: Decodable {
+    let user_rules: [String]?
+}
+
+private struct QueryLog: Decodable {
+    struct Entry: Decodable {
+        struct Question: Decodable { let name: String? }
+        let time: String?
+        let question: Question?
+        let client: String?
+    }
+    let oldest: String?
+    let data: [Entry]?
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// A generic JSON POST, for home automation: each change with the full active set.
+///
+/// Body: `{"event": "sync"|"change", "at": ISO 8601, "changed": [{"app", "blocked"}],
+/// "blocked": [{"app", "rules"}]}` (`blocked` null in `changed` means no longer guarded; rules as
+/// lockr's lists write them). A `token` is sent as `Authorization: Bearer`. Any 2xx is success;
+/// changes are delivered in order, each until it succeeds. There is nothing to read back, so
+/// reconciling sends nothing.
+public struct WebhookBackend: Backend {
+    public let name: String
+    private let settings: BackendSettings
+    private let http: BackendHTTP
+
+    public init(settings: BackendSettings) {
+        name = settings.name
+        self.settings = settings
+        http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
+    }
+
+    public func apply(_ change: BlockChange) async throws(BackendError) -> SyncReport {
+        var headers: [(String, String)] = []
+        if let secret = settings.secret { headers.append(("Authorization", "Bearer \(try secret.read())")) }
+        let body = WebhookBody(
+            event: change.event, at: ISO8601DateFormatter().string(from: change.at), changed: change.changed,
+            blocked: change.snapshot.blocked.map { WebhookBody.App(app: $0.app, rules: $0.rules.map(\.listText)) })
+        let reply = try await http.send(.POST, "", headers: headers, json: BackendHTTP.json(body))
+        switch reply.status {
+        case 200..<300: return SyncReport(writes: 1)
+        case 401, 403: throw .unauthorized("the webhook refused the token")
+        case 429: throw .rateLimited("the webhook answered 429")
+        default: throw .failed("webhook: HTTP \(reply.status)")
+        }
+    }
+
+    public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport { SyncReport() }
+}
+
+/// What the webhook receives.
+public struct WebhookBody: Codable, Sendable, Equatable {
+    public struct App: Codable, Sendable, Equatable {
+        public let app: String
+        public let rules: [String]
+    }
+    public let event: String
+    public let at: String
+    public let changed: [AppChange]
+    public let blocked: [App]
+}
