@@ -107,6 +107,7 @@ let package = Package(
             name: "BackendFakes",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ],
             path: "Tests/BackendFakes"

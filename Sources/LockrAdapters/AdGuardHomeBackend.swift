@@ -97,6 +97,7 @@ public struct AdGuardHomeBackend: Backend {
 
     public func queries(after time: Date) async throws(BackendError) -> [LoggedQuery] {
         var found: [LoggedQuery] = []
+        var seen: Set<String> = []
         var olderThan: String?
         for _ in 0..<20 {
             var query = [("limit", "500")]
@@ -110,6 +111,9 @@ public struct AdGuardHomeBackend: Backend {
                     reachedOld = true
                     continue
                 }
+                // Pages overlap where `older_than` rounds; an entry is taken once.
+                let key = "\(entry.time ?? "")|\(entry.question?.name ?? "")|\(entry.client ?? "")"
+                guard seen.insert(key).inserted else { continue }
                 found.append(LoggedQuery(name: entry.question?.name ?? "", at: at, client: entry.client ?? ""))
             }
             guard !reachedOld, entries.count == 500, let oldest = page.oldest, !oldest.isEmpty else { break }

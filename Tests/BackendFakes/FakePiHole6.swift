@@ -41,6 +41,7 @@ public final class FakePiHole6: FakeBackend {
         var groups = [Group(id: 0, name: "Default", comment: "The default group")]
         var clients: [Client] = []
         var queries: [(time: Double, domain: String, client: String)] = []
+        var hidden: Set<String> = []
     }
 
     public init(specDirectory: String, password: String? = "secret", seats: Int = 4) throws {
@@ -66,6 +67,12 @@ public final class FakePiHole6: FakeBackend {
                     enabled: true))
             state.nextID += 1
         }
+    }
+
+    /// Adds an entry that listings do not show yet, as one added between lockr's read and write.
+    public func addUnlistedDomain(_ domain: String, kind: String = "regex") {
+        addUserDomain(domain, kind: kind)
+        state.withLock { _ = $0.hidden.insert(domain) }
     }
 
     /// Deletes an entry by hand.
@@ -204,7 +211,7 @@ public final class FakePiHole6: FakeBackend {
             let kind = filters.count > 1 ? filters[1] : nil
             let domain = filters.count > 2 ? filters[2] : nil
             let found = state.domains.filter {
-                (type == nil || $0.type == type) && (kind == nil || $0.kind == kind) && (domain == nil || $0.domain == domain)
+                !state.hidden.contains($0.domain) && (type == nil || $0.type == type) && (kind == nil || $0.kind == kind) && (domain == nil || $0.domain == domain)
             }
             return .json(200, ["domains": found.map(Self.object), "took": 0.001])
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import Synchronization
 
@@ -94,7 +95,8 @@ public final class FakeServer<Backend: FakeBackend>: Sendable {
             onServerRunning: { channel in
                 sink.yield(channel.localAddress?.port ?? 0)
                 sink.finish()
-            })
+            },
+            logger: Logger(label: "fake-backend", factory: { _ in SwiftLogNoOpLogHandler() }))
         let task = Task {
             do { try await app.runService(gracefulShutdownSignals: []) } catch {}
             sink.finish()

@@ -1,0 +1,172 @@
+import BackendFakes
+import DNSFilter
+import Foundation
+import LockrAdapters
+import Testing
+
+@Suite struct PiHole6BackendTests {
+    let fake = try! FakePiHole6(specDirectory: Fixtures.specs + "/pihole-v6")
+
+    func backend(_ server: FakeServer<FakePiHole6>, clients: [String] = [], password: String = "secret") -> PiHole6Backend {
+        var settings = Fixtures.settings(.pihole6, server.url, secret: password)
+        settings.clients = clients
+        return PiHole6Backend(settings: settings)
+    }
+
+    func withServer(_ body: (FakeServer<FakePiHole6>) async throws -> Void) async throws {
+        let server = FakeServer(fake)
+        try await server.start()
+        do { try await body(server) } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        #expect(server.violations == [])
+    }
+
+    @Test func blockToggleAndRemoveOwnEntries() async throws {
+        try await withServer { server in
+            let pihole = backend(server)
+            var report = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            let group = try #require(fake.groups.first { $0.name == "lockr" })
+            #expect(report.writes == 3)  // the group and two entries
+            #expect(fake.domains.count == 2)
+            #expect(fake.domains.allSatisfy { $0.comment?.hasPrefix("lockr:tiktok") == true && $0.kind == "regex" })
+            #expect(fake.domains.allSatisfy { Set($0.groups) == [group.id, 0] && $0.enabled })
+            #expect(fake.blocks("www.tiktok.com") && fake.blocks("tiktok.com") && !fake.blocks("nottiktok.com"))
+
+            // Opening disables the entries rather than deleting them.
+            report = try await pihole.reconcile(Fixtures.snapshot(Fixtures.open(Fixtures.tiktok)))
+            #expect(report.writes == 2)
+            #expect(fake.domains.count == 2 && fake.domains.allSatisfy { !$0.enabled })
+            #expect(!fake.blocks("www.tiktok.com"))
+
+            // In sync: nothing written.
+            #expect(try await pihole.reconcile(Fixtures.snapshot(Fixtures.open(Fixtures.tiktok))).writes == 0)
+
+            // Relocking enables them again; unguarding deletes them.
+            _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            #expect(fake.domains.allSatisfy(\.enabled) && fake.blocks("v16.tiktokcdn.com"))
+            _ = try await pihole.reconcile(Fixtures.snapshot())
+            #expect(fake.domains.isEmpty)
+            #expect(fake.logins == 1, "the session is reused")
+            await pihole.close()
+            #expect(fake.openSessions == 0, "the seat is released")
+        }
+    }
+
+    @Test func userEntriesAreNeverTouched() async throws {
+        try await withServer { server in
+            fake.addUserDomain("tiktok.com", kind: "exact")
+            fake.addUserDomain("(\\.|^)tiktok\\.com$", kind: "regex", comment: nil)
+            fake.addUserDomain("ads.example", kind: "exact")
+            let before = fake.domains
+            let pihole = backend(server)
+            let report = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            #expect(report.notes.contains { $0.contains("user's own entry") })
+            _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.open(Fixtures.tiktok)))
+            _ = try await pihole.reconcile(Fixtures.snapshot())
+            #expect(fake.domains == before)
+        }
+    }
+
+    @Test func handDeletedEntryIsRestored() async throws {
+        try await withServer { server in
+            let pihole = backend(server)
+            _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            fake.deleteDomain("(\\.|^)tiktok\\.com$")
+            #expect(!fake.blocks("tiktok.com"))
+            let report = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            #expect(report.writes == 1)
+            #expect(fake.blocks("tiktok.com"))
+        }
+    }
+
+    @Test func duplicateAddReportedFromProcessedErrors() async throws {
+        try await withServer { server in
+            // Someone adds the same regex between lockr's read and its write: FTL answers 201 and
+            // names the failure only in processed.errors.
+            fake.addUnlistedDomain("(\\.|^)tiktok\\.com$")
+            let report = try await backend(server).reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            #expect(report.notes.contains { $0.contains("not added") && $0.contains("UNIQUE") })
+            #expect(report.writes == 2)  // the group and the other entry
+        }
+    }
+
+    @Test func clientsAreBoundThroughLockrsGroup() async throws {
+        try await withServer { server in
+            let pihole = backend(server, clients: ["192.168.1.23"])
+            _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            let group = try #require(fake.groups.first { $0.name == "lockr" })
+            #expect(fake.clients.map(\.client) == ["192.168.1.23"])
+            #expect(Set(fake.clients[0].groups) == [0, group.id])
+            #expect(fake.domains.allSatisfy { $0.groups == [group.id] })
+            #expect(fake.blocks("tiktok.com", groups: [0, group.id]))
+            #expect(!fake.blocks("tiktok.com", groups: [0]), "other clients are not blocked")
+        }
+    }
+
+    @Test func sessionIsRenewedWhenDropped() async throws {
+        try await withServer { server in
+            let pihole = backend(server)
+            _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            fake.dropSessions()
+            _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.open(Fixtures.tiktok)))
+            #expect(fake.logins == 2)
+            #expect(!fake.blocks("tiktok.com"))
+        }
+    }
+
+    @Test func authFailuresAreClearAndHoldNoSecret() async throws {
+        try await withServer { server in
+            do {
+                _ = try await backend(server, password: "wrong-password-123").reconcile(Fixtures.snapshot(Fixtures.tiktok))
+                Issue.record("a wrong password must fail")
+            } catch {
+                guard case .unauthorized? = error as? BackendError else { throw error }
+                #expect(!"\(error)".contains("wrong-password-123"))
+            }
+            let full = FakeServer(try FakePiHole6(specDirectory: Fixtures.specs + "/pihole-v6", seats: 0))
+            try await full.start()
+            await #expect(throws: BackendError.self) { _ = try await backend(full).reconcile(Fixtures.snapshot()) }
+            do { _ = try await backend(full).reconcile(Fixtures.snapshot()) } catch {
+                guard case .rateLimited? = error as? BackendError else { throw error }
+            }
+            await full.stop()
+            #expect(full.violations == [])
+        }
+    }
+
+    @Test func injectedFaultsBecomeErrors() async throws {
+        try await withServer { server in
+            let pihole = backend(server)
+            server.inject(.status(500))
+            await #expect(throws: BackendError.self) { _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok)) }
+            server.inject(.delay(.seconds(4)))
+            do {
+                _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+                Issue.record("a hung backend must time out")
+            } catch {
+                guard case .unreachable? = error as? BackendError else { throw error }
+            }
+            _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            #expect(fake.blocks("tiktok.com"))
+        }
+        let gone = backend(FakeServer(fake))
+        do { _ = try await gone.reconcile(Fixtures.snapshot()) } catch {
+            guard case .unreachable? = error as? BackendError else { throw error }
+        }
+    }
+
+    @Test func readsTheQueryLog() async throws {
+        try await withServer { server in
+            let now = Date()
+            fake.logQuery("old.tiktok.com", at: now - 60)
+            fake.logQuery("www.TikTok.com.", at: now - 5)
+            fake.logQuery("example.org", at: now - 4)
+            let queries = try await backend(server).queries(after: now - 30)
+            #expect(queries.map(\.name) == ["www.tiktok.com", "example.org"])
+            #expect(queries.first?.client == "192.168.1.23")
+        }
+    }
+}

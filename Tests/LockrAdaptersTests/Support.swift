@@ -1,0 +1,47 @@
+import BackendFakes
+import DNSFilter
+import Foundation
+import LockrAdapters
+import LockrStore
+
+enum Fixtures {
+    static let specs = SpecCheckTests.specs
+
+    static let tiktok = AppBlock(app: "tiktok", blocked: true, rules: [.domain("tiktok.com"), .domain("tiktokcdn.com")])
+    static let youtube = AppBlock(
+        app: "youtube", blocked: true, rules: [.domain("youtube.com"), .subdomains("googlevideo.com"), .regex("^yt[0-9]+\\.ggpht\\.com$")])
+
+    static func snapshot(_ apps: AppBlock...) -> BlockSnapshot { BlockSnapshot(apps: apps) }
+
+    static func open(_ app: AppBlock) -> AppBlock { AppBlock(app: app.app, blocked: false, rules: app.rules) }
+
+    static func settings(_ kind: BackendKind, _ url: String, secret: String? = nil) -> BackendSettings {
+        var settings = BackendSettings(name: kind.rawValue, kind: kind, url: url)
+        if let secret { settings.secret = .environment(secretVariable(secret)) }
+        settings.timeout = .seconds(2)
+        return settings
+    }
+
+    /// Puts `secret` in an environment variable of this process and returns its name.
+    static func secretVariable(_ secret: String) -> String {
+        let name = "LOCKR_TEST_SECRET_\(abs(secret.hashValue))"
+        setenv(name, secret, 1)
+        return name
+    }
+
+    static func store() throws -> OutboxStore {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockr-adapters-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return OutboxStore(sharing: try PolicyStore(path: directory.appendingPathComponent("state.sqlite").path))
+    }
+
+    /// Waits up to `seconds` for `condition`.
+    static func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
+        let deadline = Date() + seconds
+        while Date() < deadline {
+            if try condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return try condition()
+    }
+}
