@@ -114,7 +114,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LockrAdaptersTests",
-            dependencies: ["LockrAdapters", "LockrStore", "DNSFilter", "BackendFakes"]
+            dependencies: [
+                "LockrAdapters", "LockrStore", "DNSFilter", "BackendFakes",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "CLdns", "DNSTestSupport"]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter"]),
