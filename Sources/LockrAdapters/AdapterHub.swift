@@ -83,13 +83,17 @@ public final class AdapterHub: Sendable {
                     cursor = last
                     try? outbox.setValue(String(cursor.timeIntervalSince1970), key, for: backend.name)
                 }
-                worker.health.withLock { $0.lastLogRead = Date() }
+                worker.health.withLock {
+                    $0.lastLogRead = Date()
+                    $0.logError = nil
+                }
                 if failing { logger.notice("query log readable again", metadata: ["backend": "\(backend.name)"]) }
                 failing = false
             } catch {
                 if !failing {
                     logger.warning("cannot read the query log", metadata: ["backend": "\(backend.name)", "error": "\(error)"])
                 }
+                worker.health.withLock { $0.logError = error.description }
                 failing = true
             }
             try? await Task.sleep(for: timing.logInterval)

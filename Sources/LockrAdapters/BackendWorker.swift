@@ -31,6 +31,8 @@ public struct BackendHealth: Sendable, Equatable {
     /// Whether lockr meters usage from this backend's query log, and when it last read it.
     public var metering = false
     public var lastLogRead: Date?
+    /// Why the query log could not be read last time, if it could not.
+    public var logError: String?
 }
 
 /// Timing of delivery, retries and reconciling.

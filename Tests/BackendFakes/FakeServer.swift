@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import NIOCore
 import Synchronization
 
@@ -68,7 +69,7 @@ public final class FakeServer<Backend: FakeBackend>: Sendable {
         var violations: [String] = []
         var faults: [Fault] = []
         var port = 0
-        var task: Task<Void, Never>?
+        var running: (group: ServiceGroup, task: Task<Void, Never>)?
     }
 
     public init(_ backend: Backend) { self.backend = backend }
@@ -97,26 +98,30 @@ public final class FakeServer<Backend: FakeBackend>: Sendable {
                 sink.finish()
             },
             logger: Logger(label: "fake-backend", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let quiet = Logger(label: "fake-backend", factory: { _ in SwiftLogNoOpLogHandler() })
+        let group = ServiceGroup(services: [app], logger: quiet)
         let task = Task {
-            do { try await app.runService(gracefulShutdownSignals: []) } catch {}
+            do { try await group.run() } catch {}
             sink.finish()
         }
         var iterator = ports.makeAsyncIterator()
         guard let bound = await iterator.next() else { throw SpecError("fake backend could not listen on \(port)") }
         state.withLock {
             $0.port = bound
-            $0.task = task
+            $0.running = (group, task)
         }
     }
 
-    /// Stops listening: connections are refused until `start`.
+    /// Stops listening and closes open connections (a graceful shutdown, as a restarting backend
+    /// does): connections are refused until `start`.
     public func stop() async {
-        let task = state.withLock { state -> Task<Void, Never>? in
-            defer { state.task = nil }
-            return state.task
+        let running = state.withLock { state -> (group: ServiceGroup, task: Task<Void, Never>)? in
+            defer { state.running = nil }
+            return state.running
         }
-        task?.cancel()
-        await task?.value
+        guard let running else { return }
+        await running.group.triggerGracefulShutdown()
+        await running.task.value
     }
 
     fileprivate func serve(_ request: FakeRequest) async -> FakeResponse {
