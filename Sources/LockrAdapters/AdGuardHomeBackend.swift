@@ -47,7 +47,8 @@ public struct AdGuardHomeBackend: Backend {
             for rule in app.rules {
                 switch rule {
                 case .domain(let name): lines.append("||\(name)^\(modifier)")
-                case .subdomains(let name): lines.append("/\\.\(name.replacingOccurrences(of: ".", with: "\\."))$/\(modifier)")
+                case .subdomains(let name):
+                    lines.append("/\\.\(name.replacingOccurrences(of: ".", with: "\\."))$/\(modifier)")
                 case .regex(let pattern):
                     guard !pattern.contains("/") else {
                         report.notes.append("\(app.app): regex \(pattern) holds a '/', which AdGuard rules cannot")
@@ -128,7 +129,9 @@ public struct AdGuardHomeBackend: Backend {
         fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = fractional.date(from: text) { return date }
         // Go writes up to nine fractional digits; Foundation reads three at most.
-        if let dot = text.firstIndex(of: "."), let zone = text[dot...].firstIndex(where: { $0 == "Z" || $0 == "+" || $0 == "-" }) {
+        if let dot = text.firstIndex(of: "."),
+            let zone = text[dot...].firstIndex(where: { $0 == "Z" || $0 == "+" || $0 == "-" })
+        {
             let digits = text[text.index(after: dot)..<zone].prefix(3)
             if let date = fractional.date(from: text[..<dot] + "." + digits + text[zone...]) { return date }
         }
@@ -137,7 +140,9 @@ public struct AdGuardHomeBackend: Backend {
 
     // MARK: HTTP
 
-    private func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil)
+    private func send(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil
+    )
         async throws(BackendError) -> HTTPReply
     {
         var headers: [(String, String)] = []
@@ -154,7 +159,9 @@ public struct AdGuardHomeBackend: Backend {
         }
     }
 
-    private func get<T: Decodable>(_ path: String, query: [(String, String)] = [], as type: T.Type)
+    private func get<T: Decodable>(
+        _ path: String, query: [(String, String)] = [], as type: T.Type
+    )
         async throws(BackendError) -> T
     {
         let reply = try await send(.GET, path, query: query)

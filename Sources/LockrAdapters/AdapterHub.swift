@@ -54,7 +54,8 @@ public final class AdapterHub: Sendable {
     /// Each backend's health, in configuration order.
     public func health() -> [BackendHealth] { workers.map { $0.health.withLock { $0 } } }
 
-    /// Delivers and reconciles until cancelled; `observe` gets each metering backend's new queries.
+    /// Delivers and reconciles until cancelled, then ends the backends' sessions; `observe` gets
+    /// each metering backend's new queries.
     public func run(observe: @escaping @Sendable (String, [LoggedQuery]) -> Void) async {
         await withDiscardingTaskGroup { tasks in
             for worker in workers {
@@ -64,6 +65,11 @@ public final class AdapterHub: Sendable {
                 }
             }
         }
+        // Cancellation would abort the logout requests themselves: end the sessions outside it.
+        let backends = workers.map(\.backend)
+        await Task {
+            for backend in backends { await backend.close() }
+        }.value
     }
 
     /// Reads a backend's query log every `logInterval`, from where the last read stopped (kept in
@@ -71,9 +77,10 @@ public final class AdapterHub: Sendable {
     private func readLog(of worker: BackendWorker, observe: @Sendable (String, [LoggedQuery]) -> Void) async {
         let backend = worker.backend
         let key = "log-cursor"
-        var cursor = (try? outbox.value(key, for: backend.name)).flatMap(Double.init).map {
-            Date(timeIntervalSince1970: $0)
-        } ?? Date()
+        var cursor =
+            (try? outbox.value(key, for: backend.name)).flatMap(Double.init).map {
+                Date(timeIntervalSince1970: $0)
+            } ?? Date()
         var failing = false
         while !Task.isCancelled {
             do throws(BackendError) {
@@ -91,7 +98,8 @@ public final class AdapterHub: Sendable {
                 failing = false
             } catch {
                 if !failing {
-                    logger.warning("cannot read the query log", metadata: ["backend": "\(backend.name)", "error": "\(error)"])
+                    logger.warning(
+                        "cannot read the query log", metadata: ["backend": "\(backend.name)", "error": "\(error)"])
                 }
                 worker.health.withLock { $0.logError = error.description }
                 failing = true

@@ -12,7 +12,8 @@ struct HTTPReply: Sendable {
     /// The body as JSON of type `T`, or a `failed` error naming `what`.
     func decode<T: Decodable>(_ type: T.Type, _ what: String) throws(BackendError) -> T {
         do { return try JSONDecoder().decode(T.self, from: body) } catch {
-            throw .failed("\(what): unexpected reply (HTTP \(status)): \(String(decoding: body.prefix(200), as: UTF8.self))")
+            throw .failed(
+                "\(what): unexpected reply (HTTP \(status)): \(String(decoding: body.prefix(200), as: UTF8.self))")
         }
     }
 
@@ -51,7 +52,8 @@ struct BackendHTTP: Sendable {
         do {
             let response = try await HTTPClient.shared.execute(request, timeout: .milliseconds(timeout.milliseconds))
             let bytes = try await response.body.collect(upTo: Self.maximumBody)
-            return HTTPReply(status: Int(response.status.code), body: Data(bytes.readableBytesView), headers: response.headers)
+            return HTTPReply(
+                status: Int(response.status.code), body: Data(bytes.readableBytesView), headers: response.headers)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw .unreachable("no answer within \(timeout.components.seconds) s")
         } catch {

@@ -116,7 +116,6 @@ final class BackendWorker: Sendable {
                 group.cancelAll()
             }
         }
-        await backend.close()
     }
 
     private enum Outcome {
@@ -132,7 +131,9 @@ final class BackendWorker: Sendable {
         updatePending(pending)
         if let entry = pending.first {
             guard let change = try? JSONDecoder().decode(BlockChange.self, from: entry.payload) else {
-                logger.error("dropping an unreadable outbox entry", metadata: ["backend": "\(backend.name)", "id": "\(entry.id)"])
+                logger.error(
+                    "dropping an unreadable outbox entry",
+                    metadata: ["backend": "\(backend.name)", "id": "\(entry.id)"])
                 try? outbox.complete(entry.id)
                 return .delivered
             }
@@ -183,7 +184,9 @@ final class BackendWorker: Sendable {
             return recovered
         }
         if recovered { logger.notice("backend reachable again", metadata: ["backend": "\(backend.name)"]) }
-        for note in report.notes.prefix(5) { logger.info("left alone", metadata: ["backend": "\(backend.name)", "note": "\(note)"]) }
+        for note in report.notes.prefix(5) {
+            logger.info("left alone", metadata: ["backend": "\(backend.name)", "note": "\(note)"])
+        }
     }
 
     private func fail(_ reason: String, entry: OutboxEntry?) {
@@ -194,7 +197,10 @@ final class BackendWorker: Sendable {
             health.lastError = reason
             return first
         }
-        if first { logger.warning("backend call failed; retrying", metadata: ["backend": "\(backend.name)", "error": "\(reason)"]) }
+        if first {
+            logger.warning(
+                "backend call failed; retrying", metadata: ["backend": "\(backend.name)", "error": "\(reason)"])
+        }
     }
 }
 

@@ -50,7 +50,8 @@ public struct NextDNSBackend: Backend {
                     continue
                 }
                 guard current != active else { continue }
-                try await write(.PATCH, "/profiles/\(profile)/denylist/\(BackendHTTP.escape(domain))", ["active": active])
+                try await write(
+                    .PATCH, "/profiles/\(profile)/denylist/\(BackendHTTP.escape(domain))", ["active": active])
                 report.writes += 1
             } else if active {
                 try await write(.POST, "/profiles/\(profile)/denylist", Entry(id: domain, active: true))
@@ -106,11 +107,16 @@ public struct NextDNSBackend: Backend {
 
     // MARK: HTTP
 
-    private func send(_ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil)
+    private func send(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil
+    )
         async throws(BackendError) -> HTTPReply
     {
-        guard let secret = settings.secret else { throw .misconfigured("NextDNS needs an API key (api-key-file or api-key-env)") }
-        let reply = try await http.send(method, path, query: query, headers: [("X-Api-Key", try secret.read())], json: body)
+        guard let secret = settings.secret else {
+            throw .misconfigured("NextDNS needs an API key (api-key-file or api-key-env)")
+        }
+        let reply = try await http.send(
+            method, path, query: query, headers: [("X-Api-Key", try secret.read())], json: body)
         switch reply.status {
         case 401, 403: throw .unauthorized("NextDNS refused the API key")
         case 429: throw .rateLimited("NextDNS answered 429")
@@ -119,7 +125,9 @@ public struct NextDNSBackend: Backend {
         }
     }
 
-    private func get<T: Decodable>(_ path: String, query: [(String, String)] = [], as type: T.Type)
+    private func get<T: Decodable>(
+        _ path: String, query: [(String, String)] = [], as type: T.Type
+    )
         async throws(BackendError) -> T
     {
         let reply = try await send(.GET, path, query: query)
@@ -127,7 +135,8 @@ public struct NextDNSBackend: Backend {
         return try reply.decode(T.self, "NextDNS GET \(path)")
     }
 
-    private func write<Body: Encodable>(_ method: HTTPMethod, _ path: String, _ body: Body?) async throws(BackendError) {
+    private func write<Body: Encodable>(_ method: HTTPMethod, _ path: String, _ body: Body?) async throws(BackendError)
+    {
         let reply = try await send(method, path, json: body.map { BackendHTTP.json($0) })
         guard (200..<300).contains(reply.status) || (method == .DELETE && reply.status == 404) else {
             throw .failed("NextDNS \(method) \(path): HTTP \(reply.status) \(reply.text)")

@@ -26,7 +26,11 @@ public struct PiHole5Backend: Backend {
         var owned: [String: ListReply.Entry] = [:]
         var users: Set<String> = []
         for entry in entries {
-            if entry.comment?.hasPrefix(PiHole6Backend.marker) == true { owned[entry.domain] = entry } else { users.insert(entry.domain) }
+            if entry.comment?.hasPrefix(PiHole6Backend.marker) == true {
+                owned[entry.domain] = entry
+            } else {
+                users.insert(entry.domain)
+            }
         }
         var wanted: Set<String> = []
         for app in snapshot.blocked {
@@ -51,8 +55,10 @@ public struct PiHole5Backend: Backend {
 
     public func queries(after time: Date) async throws(BackendError) -> [LoggedQuery] {
         let reply = try await call(
-            [("getAllQueries", ""), ("from", String(Int64(time.timeIntervalSince1970))),
-             ("until", String(Int64(Date().timeIntervalSince1970) + 1))],
+            [
+                ("getAllQueries", ""), ("from", String(Int64(time.timeIntervalSince1970))),
+                ("until", String(Int64(Date().timeIntervalSince1970) + 1)),
+            ],
             as: QueryReply.self)
         return reply.data.compactMap { row in
             guard row.count > 3, let seconds = Double(row[0]) else { return nil }
@@ -68,7 +74,9 @@ public struct PiHole5Backend: Backend {
     }
 
     private func call<T: Decodable>(_ query: [(String, String)], as type: T.Type) async throws(BackendError) -> T {
-        guard let secret = settings.secret else { throw .misconfigured("Pi-hole v5 needs its API token (token-file or token-env)") }
+        guard let secret = settings.secret else {
+            throw .misconfigured("Pi-hole v5 needs its API token (token-file or token-env)")
+        }
         let reply = try await http.send(.GET, "/admin/api.php", query: query + [("auth", try secret.read())])
         if reply.text.hasPrefix("Not authorized") { throw .unauthorized("Pi-hole v5 did not accept the API token") }
         switch reply.status {

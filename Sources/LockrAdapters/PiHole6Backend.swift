@@ -19,6 +19,8 @@ public final class PiHole6Backend: Backend {
     private let settings: BackendSettings
     private let http: BackendHTTP
     private let session = Mutex<String?>(nil)
+    /// The login in flight, which concurrent callers share (each login takes one of few seats).
+    private let pendingLogin = Mutex<Task<String?, any Error>?>(nil)
     /// Set once a login found that no password is needed.
     private let needsNoLogin = Mutex(false)
 
@@ -44,7 +46,11 @@ public final class PiHole6Backend: Backend {
         var owned: [EntryKey: DomainEntry] = [:]
         var users: Set<EntryKey> = []
         for entry in entries {
-            if entry.comment?.hasPrefix(Self.marker) == true { owned[entry.key] = entry } else { users.insert(entry.key) }
+            if entry.comment?.hasPrefix(Self.marker) == true {
+                owned[entry.key] = entry
+            } else {
+                users.insert(entry.key)
+            }
         }
         var wanted: Set<EntryKey> = []
         for app in snapshot.apps {
@@ -71,7 +77,8 @@ public final class PiHole6Backend: Backend {
                     "/api/domains/deny/\(kind)", NewDomains(domain: domains, comment: comment, groups: groups))
                 report.writes += added.processed?.success?.count ?? domains.count
                 for error in added.processed?.errors ?? [] {
-                    report.notes.append("\(app.app): \(error.item ?? "?") not added: \(error.error ?? "no reason given")")
+                    report.notes.append(
+                        "\(app.app): \(error.item ?? "?") not added: \(error.error ?? "no reason given")")
                 }
             }
         }
@@ -96,7 +103,10 @@ public final class PiHole6Backend: Backend {
             NewGroup(name: settings.group, comment: "lockr: guarded apps (managed by lockr)", enabled: true),
             as: GroupList.self)
         report.writes += 1
-        guard let group = created.groups.first(where: { $0.name == settings.group }) else {
+        // Created by someone else meanwhile: the reply names it only in processed.errors.
+        if let group = created.groups.first(where: { $0.name == settings.group }) { return group.id }
+        let listed = try await get(path, as: GroupList.self).groups
+        guard let group = listed.first(where: { $0.name == settings.group }) else {
             throw .failed("Pi-hole did not create the group \(settings.group)")
         }
         return group.id
@@ -129,7 +139,8 @@ public final class PiHole6Backend: Backend {
         let page = try await get(
             "/api/queries",
             query: [
-                ("from", String(Int64(time.timeIntervalSince1970))), ("until", String(Int64(until.timeIntervalSince1970) + 1)),
+                ("from", String(Int64(time.timeIntervalSince1970))),
+                ("until", String(Int64(until.timeIntervalSince1970) + 1)),
                 ("length", "10000"),
             ], as: QueryList.self)
         return page.queries.compactMap { query in
@@ -167,21 +178,39 @@ public final class PiHole6Backend: Backend {
             session.withLock { $0 = state.sid }
             return state.sid
         case 401: throw .unauthorized("Pi-hole did not accept the password from \(secret)")
-        case 429: throw .rateLimited("Pi-hole has no free API session seat (close other sessions or raise webserver.api.max_sessions)")
+        case 429:
+            throw .rateLimited(
+                "Pi-hole has no free API session seat (close other sessions or raise webserver.api.max_sessions)")
         default: throw unexpected(reply, "login")
+        }
+    }
+
+    /// A session id to use: the current one unless it is `rejected`, else one from a (shared) login.
+    private func sessionID(replacing rejected: String? = nil) async throws(BackendError) -> String? {
+        if let current = session.withLock({ $0 }), current != rejected { return current }
+        if rejected == nil, needsNoLogin.withLock({ $0 }) { return nil }
+        let task = pendingLogin.withLock { pending in
+            if let pending { return pending }
+            let task = Task { () async throws -> String? in try await self.login() }
+            pending = task
+            return task
+        }
+        defer { pendingLogin.withLock { if $0 == task { $0 = nil } } }
+        do { return try await task.value } catch let error as BackendError { throw error } catch {
+            throw .failed("Pi-hole login: \(error)")
         }
     }
 
     private func send(
         _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], json body: Data? = nil
     ) async throws(BackendError) -> HTTPReply {
-        var sid = session.withLock { $0 }
-        if sid == nil, !needsNoLogin.withLock({ $0 }) { sid = try await login() }
-        var reply = try await http.send(method, path, query: query, headers: sid.map { [("X-FTL-SID", $0)] } ?? [], json: body)
+        var sid = try await sessionID()
+        var reply = try await http.send(
+            method, path, query: query, headers: sid.map { [("X-FTL-SID", $0)] } ?? [], json: body)
         if reply.status == 401 {
-            session.withLock { $0 = nil }
+            session.withLock { if $0 == sid { $0 = nil } }
             needsNoLogin.withLock { $0 = false }
-            sid = try await login()
+            sid = try await sessionID(replacing: sid)
             reply = try await http.send(
                 method, path, query: query, headers: sid.map { [("X-FTL-SID", $0)] } ?? [], json: body)
         }
@@ -193,14 +222,18 @@ public final class PiHole6Backend: Backend {
         }
     }
 
-    private func get<T: Decodable>(_ path: String, query: [(String, String)] = [], as type: T.Type) async throws(BackendError) -> T {
+    private func get<T: Decodable>(
+        _ path: String, query: [(String, String)] = [], as type: T.Type
+    ) async throws(BackendError) -> T {
         let reply = try await send(.GET, path, query: query)
         if reply.status == 404, let empty = T.self as? EmptyListing.Type { return empty.empty as! T }
         guard reply.status == 200 else { throw unexpected(reply, "GET \(path)") }
         return try reply.decode(T.self, "GET \(path)")
     }
 
-    private func post<Body: Encodable, T: Decodable>(_ path: String, _ body: Body, as type: T.Type) async throws(BackendError) -> T {
+    private func post<Body: Encodable, T: Decodable>(
+        _ path: String, _ body: Body, as type: T.Type
+    ) async throws(BackendError) -> T {
         let reply = try await send(.POST, path, json: BackendHTTP.json(body))
         guard reply.status == 201 || reply.status == 200 else { throw unexpected(reply, "POST \(path)") }
         return try reply.decode(T.self, "POST \(path)")

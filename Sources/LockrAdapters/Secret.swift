@@ -7,7 +7,9 @@ public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
     case environment(String)
 
     /// The secret, without a final newline.
-    public func read(environment: [String: String] = ProcessInfo.processInfo.environment) throws(BackendError)
+    public func read(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(BackendError)
         -> String
     {
         let text: String

@@ -29,8 +29,12 @@ final class BlockSetPublisher: Sendable {
         }
         do {
             if let change = try hub.publish(snapshot) {
-                let text = change.changed.map { "\($0.app)=\($0.blocked.map { $0 ? "blocked" : "open" } ?? "unguarded")" }
-                logger.info("block set queued for backends", metadata: ["event": "\(change.event)", "changed": "\(text.joined(separator: ","))"])
+                let text = change.changed.map {
+                    "\($0.app)=\($0.blocked.map { $0 ? "blocked" : "open" } ?? "unguarded")"
+                }
+                logger.info(
+                    "block set queued for backends",
+                    metadata: ["event": "\(change.event)", "changed": "\(text.joined(separator: ","))"])
             }
             if failing.withLock({ $0 }) { logger.notice("outbox writable again") }
             failing.withLock { $0 = false }

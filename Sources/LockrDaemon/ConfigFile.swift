@@ -221,14 +221,16 @@ private struct ConfigReader {
                 } else if let kind = BackendKind(rawValue: name) {
                     if !kinds.contains(kind) { kinds.append(kind) }
                 } else {
-                    issue("backends", "unknown backend '\(name)' (dns, pihole6, pihole5, adguardhome, nextdns, webhook)")
+                    issue(
+                        "backends", "unknown backend '\(name)' (dns, pihole6, pihole5, adguardhome, nextdns, webhook)")
                 }
             }
             if list.isEmpty { issue("backends", "needs at least one backend") }
             config.answersDNS = answersDNS
             config.backends = kinds.compactMap { backend($0) }
         }
-        for kind in BackendKind.allCases where table[kind.rawValue] != nil && !config.backends.contains(where: { $0.kind == kind }) {
+        for kind in BackendKind.allCases
+        where table[kind.rawValue] != nil && !config.backends.contains(where: { $0.kind == kind }) {
             issue(kind.rawValue, "is configured but not listed in backends")
         }
         if let value = string("meter-from") {
@@ -246,7 +248,9 @@ private struct ConfigReader {
         if let value = integer("adapters.retry-max-seconds", in: 1...3600) {
             config.adapterTiming.maximumBackoff = .seconds(value)
         }
-        if let value = integer("adapters.log-seconds", in: 1...3600) { config.adapterTiming.logInterval = .seconds(value) }
+        if let value = integer("adapters.log-seconds", in: 1...3600) {
+            config.adapterTiming.logInterval = .seconds(value)
+        }
         if let value = integer("adapters.timeout-seconds", in: 1...300) {
             for index in config.backends.indices { config.backends[index].timeout = .seconds(value) }
         }
@@ -279,7 +283,9 @@ private struct ConfigReader {
         case (_?, _?): issue("\(section).\(secretName)-file", "set \(secretName)-file or \(secretName)-env, not both")
         case (nil, nil):
             if [.pihole5, .nextdns].contains(kind) {
-                issue(section, "needs \(secretName)-file or \(secretName)-env (secrets are never given on the command line)")
+                issue(
+                    section,
+                    "needs \(secretName)-file or \(secretName)-env (secrets are never given on the command line)")
             }
         }
         if kind == .nextdns {

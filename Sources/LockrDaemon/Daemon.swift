@@ -48,9 +48,9 @@ public final class Daemon: Service {
         if config.answersDNS {
             do {
                 server = try await DNSServer.start(
-                listeners: ListenerSettings(
-                    addresses: listenAddresses(config), maxTCPConnections: config.maxTCPConnections,
-                    tcpIdleTimeout: config.tcpIdleTimeout),
+                    listeners: ListenerSettings(
+                        addresses: listenAddresses(config), maxTCPConnections: config.maxTCPConnections,
+                        tcpIdleTimeout: config.tcpIdleTimeout),
                     pipeline: Self.pipeline(config, loaded, cache: cache, gate: runtime),
                     upstreams: UpstreamPool(servers: loaded.upstreams),
                     forwarding: config.forwarding,
@@ -104,7 +104,9 @@ public final class Daemon: Service {
             tasks.addTask { await runtime.run() }
             if let hub = runtime.publisher?.hub {
                 runtime.publish()
-                tasks.addTask { await hub.run(observe: { backend, queries in runtime.observe(queries, from: backend) }) }
+                tasks.addTask {
+                    await hub.run(observe: { backend, queries in runtime.observe(queries, from: backend) })
+                }
             }
             // Trap SIGHUP before saying ready, so that a reload asked for right away is never fatal.
             let hangups = await UnixSignalsSequence(trapping: .sighup)

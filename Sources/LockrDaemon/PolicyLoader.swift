@@ -51,7 +51,8 @@ public enum PolicyLoader {
             guardSet: guardSet,
             appNames: Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first }),
             appRules: Dictionary(
-                apps.map { app in (app.id, app.domainRules.filter { Self.stillGuarded($0, of: app.id, in: guardSet) }) },
+                apps.map { app in (app.id, app.domainRules.filter { Self.stillGuarded($0, of: app.id, in: guardSet) })
+                },
                 uniquingKeysWith: { first, _ in first }),
             upstreams: config.answersDNS ? try upstreams(config) : [],
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)

@@ -9,7 +9,9 @@ public final class FakeAdGuardHome: FakeBackend {
     private let credentials: String
     private let state: Mutex<(rules: [String], log: [(time: Date, name: String, client: String)])>
 
-    public init(specDirectory: String, user: String = "admin", password: String = "secret", rules: [String] = [])
+    public init(
+        specDirectory: String, user: String = "admin", password: String = "secret", rules: [String] = []
+    )
         throws
     {
         spec = try OpenAPISpec(directory: specDirectory, file: "openapi.yaml", prefix: "/control")
@@ -38,7 +40,8 @@ public final class FakeAdGuardHome: FakeBackend {
         }
         switch (request.method, request.path) {
         case ("GET", "/control/filtering/status"):
-            return .json(200, ["enabled": true, "interval": 24, "filters": [], "whitelist_filters": [], "user_rules": rules])
+            return .json(
+                200, ["enabled": true, "interval": 24, "filters": [], "whitelist_filters": [], "user_rules": rules])
         case ("POST", "/control/filtering/set_rules"):
             guard let body = request.json() as? [String: Any], let rules = body["rules"] as? [String] else {
                 return .text(400, "json: cannot decode\n")
@@ -53,9 +56,11 @@ public final class FakeAdGuardHome: FakeBackend {
             let entries = state.withLock { $0.log }.filter { olderThan == nil || $0.time < olderThan! }
                 .sorted { $0.time > $1.time }.prefix(limit)
             let data: [[String: Any]] = entries.map { entry in
-                ["time": formatter.string(from: entry.time), "client": entry.client, "elapsedMs": "0.1",
-                 "question": ["name": entry.name, "type": "A", "class": "IN"], "reason": "NotFilteredNotFound",
-                 "status": "NOERROR", "upstream": "127.0.0.1:53", "cached": false, "answer_dnssec": false]
+                [
+                    "time": formatter.string(from: entry.time), "client": entry.client, "elapsedMs": "0.1",
+                    "question": ["name": entry.name, "type": "A", "class": "IN"], "reason": "NotFilteredNotFound",
+                    "status": "NOERROR", "upstream": "127.0.0.1:53", "cached": false, "answer_dnssec": false,
+                ]
             }
             return .json(200, ["oldest": entries.last.map { formatter.string(from: $0.time) } ?? "", "data": data])
         default:

@@ -57,7 +57,8 @@ public final class FakeNextDNS: FakeBackend {
             return state.withLock { state in
                 let before = state.denylist.count
                 state.denylist.removeAll { $0.id == rest[1] }
-                return before == state.denylist.count ? .json(404, ["errors": [["code": "notFound"]]]) : FakeResponse(status: 204)
+                return before == state.denylist.count
+                    ? .json(404, ["errors": [["code": "notFound"]]]) : FakeResponse(status: 204)
             }
         case ("GET", ["logs"]):
             let formatter = ISO8601DateFormatter()
@@ -68,10 +69,17 @@ public final class FakeNextDNS: FakeBackend {
             let all = state.withLock { $0.log }.filter { $0.time >= from }.sorted { $0.time < $1.time }
             let page = all.dropFirst(start).prefix(limit)
             let next = start + page.count < all.count ? String(start + page.count) : nil
-            return .json(200, [
-                "data": page.map { ["timestamp": formatter.string(from: $0.time), "domain": $0.name, "root": $0.name, "status": "default"] },
-                "meta": ["pagination": ["cursor": next as Any? ?? NSNull()]],
-            ])
+            return .json(
+                200,
+                [
+                    "data": page.map {
+                        [
+                            "timestamp": formatter.string(from: $0.time), "domain": $0.name, "root": $0.name,
+                            "status": "default",
+                        ]
+                    },
+                    "meta": ["pagination": ["cursor": next as Any? ?? NSNull()]],
+                ])
         default:
             return .json(404, ["errors": [["code": "notFound"]]])
         }

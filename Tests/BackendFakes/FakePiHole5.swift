@@ -6,7 +6,9 @@ import Synchronization
 public final class FakePiHole5: FakeBackend {
     public let spec: OpenAPISpec? = nil
     private let token: String
-    private let state = Mutex<(regex: [(domain: String, comment: String)], log: [(time: Date, name: String, client: String)])>(([], []))
+    private let state = Mutex<
+        (regex: [(domain: String, comment: String)], log: [(time: Date, name: String, client: String)])
+    >(([], []))
 
     public init(token: String = "token-1") { self.token = token }
 
@@ -29,7 +31,9 @@ public final class FakePiHole5: FakeBackend {
             }
             return .json(200, ["data": rows])
         }
-        guard request.query["list"] == "regex_black" else { return .json(200, ["success": false, "message": "unsupported list"]) }
+        guard request.query["list"] == "regex_black" else {
+            return .json(200, ["success": false, "message": "unsupported list"])
+        }
         if let regex = request.query["add"] {
             return state.withLock { state in
                 if state.regex.contains(where: { $0.domain == regex }) {
@@ -43,6 +47,8 @@ public final class FakePiHole5: FakeBackend {
             state.withLock { $0.regex.removeAll { $0.domain == regex } }
             return .json(200, ["success": true, "message": "Removed \(regex)"])
         }
-        return .json(200, ["data": state.withLock { $0.regex.map { ["domain": $0.domain, "comment": $0.comment, "enabled": 1] } }])
+        return .json(
+            200,
+            ["data": state.withLock { $0.regex.map { ["domain": $0.domain, "comment": $0.comment, "enabled": 1] } }])
     }
 }

@@ -107,7 +107,8 @@ public final class FakePiHole6: FakeBackend {
             switch request.method {
             case "POST": return login(request)
             case "DELETE":
-                guard let sid = request.headers["x-ftl-sid"], state.withLock({ $0.sessions.removeValue(forKey: sid) }) != nil
+                guard let sid = request.headers["x-ftl-sid"],
+                    state.withLock({ $0.sessions.removeValue(forKey: sid) }) != nil
                 else { return unauthorized() }
                 return FakeResponse(status: 204)
             default:
@@ -140,7 +141,9 @@ public final class FakePiHole6: FakeBackend {
         guard let body = request.json() as? [String: Any], let given = body["password"] as? String else {
             return .json(400, error("bad_request", "No password found in JSON payload"))
         }
-        guard given == password else { return .json(401, session(valid: false, sid: nil, message: "password incorrect")) }
+        guard given == password else {
+            return .json(401, session(valid: false, sid: nil, message: "password incorrect"))
+        }
         return state.withLock { state in
             guard state.sessions.count < seats else {
                 return .json(429, error("api_seats_exceeded", "API seats exceeded"))
@@ -154,7 +157,8 @@ public final class FakePiHole6: FakeBackend {
 
     private func getGroups(_ name: String?) -> FakeResponse {
         state.withLock { state in
-            .json(200, ["groups": state.groups.filter { name == nil || $0.name == name }.map(Self.object), "took": 0.001])
+            .json(
+                200, ["groups": state.groups.filter { name == nil || $0.name == name }.map(Self.object), "took": 0.001])
         }
     }
 
@@ -164,18 +168,35 @@ public final class FakePiHole6: FakeBackend {
         }
         return state.withLock { state in
             if state.groups.contains(where: { $0.name == name }) {
-                return .json(201, ["groups": [], "processed": ["success": [], "errors": [["item": name, "error": "UNIQUE constraint failed: group.name"]]], "took": 0.001])
+                return .json(
+                    201,
+                    [
+                        "groups": [],
+                        "processed": [
+                            "success": [], "errors": [["item": name, "error": "UNIQUE constraint failed: group.name"]],
+                        ], "took": 0.001,
+                    ])
             }
             let group = Group(id: state.nextID, name: name, comment: body["comment"] as? String)
             state.nextID += 1
             state.groups.append(group)
-            return .json(201, ["groups": [Self.object(group)], "processed": ["success": [["item": name]], "errors": []], "took": 0.001])
+            return .json(
+                201,
+                [
+                    "groups": [Self.object(group)], "processed": ["success": [["item": name]], "errors": []],
+                    "took": 0.001,
+                ])
         }
     }
 
     private func getClients(_ client: String?) -> FakeResponse {
         state.withLock { state in
-            .json(200, ["clients": state.clients.filter { client == nil || $0.client == client }.map(Self.object), "took": 0.001])
+            .json(
+                200,
+                [
+                    "clients": state.clients.filter { client == nil || $0.client == client }.map(Self.object),
+                    "took": 0.001,
+                ])
         }
     }
 
@@ -184,10 +205,17 @@ public final class FakePiHole6: FakeBackend {
             return .json(400, error("bad_request", "Invalid request body data (no valid JSON)"))
         }
         return state.withLock { state in
-            let entry = Client(id: state.nextID, client: client, comment: body["comment"] as? String, groups: body["groups"] as? [Int] ?? [0])
+            let entry = Client(
+                id: state.nextID, client: client, comment: body["comment"] as? String,
+                groups: body["groups"] as? [Int] ?? [0])
             state.nextID += 1
             state.clients.append(entry)
-            return .json(201, ["clients": [Self.object(entry)], "processed": ["success": [["item": client]], "errors": []], "took": 0.001])
+            return .json(
+                201,
+                [
+                    "clients": [Self.object(entry)], "processed": ["success": [["item": client]], "errors": []],
+                    "took": 0.001,
+                ])
         }
     }
 
@@ -201,7 +229,12 @@ public final class FakePiHole6: FakeBackend {
             }
             state.clients[index].comment = body["comment"] as? String
             state.clients[index].groups = body["groups"] as? [Int] ?? [0]
-            return .json(200, ["clients": [Self.object(state.clients[index])], "processed": ["success": [["item": client]], "errors": []], "took": 0.001])
+            return .json(
+                200,
+                [
+                    "clients": [Self.object(state.clients[index])],
+                    "processed": ["success": [["item": client]], "errors": []], "took": 0.001,
+                ])
         }
     }
 
@@ -211,7 +244,8 @@ public final class FakePiHole6: FakeBackend {
             let kind = filters.count > 1 ? filters[1] : nil
             let domain = filters.count > 2 ? filters[2] : nil
             let found = state.domains.filter {
-                !state.hidden.contains($0.domain) && (type == nil || $0.type == type) && (kind == nil || $0.kind == kind) && (domain == nil || $0.domain == domain)
+                !state.hidden.contains($0.domain) && (type == nil || $0.type == type)
+                    && (kind == nil || $0.kind == kind) && (domain == nil || $0.domain == domain)
             }
             return .json(200, ["domains": found.map(Self.object), "took": 0.001])
         }
@@ -228,7 +262,9 @@ public final class FakePiHole6: FakeBackend {
             var errors: [[String: Any]] = []
             for name in names {
                 if state.domains.contains(where: { $0.domain == name && $0.type == type && $0.kind == kind }) {
-                    errors.append(["item": name, "error": "UNIQUE constraint failed: domainlist.domain, domainlist.type"])
+                    errors.append([
+                        "item": name, "error": "UNIQUE constraint failed: domainlist.domain, domainlist.type",
+                    ])
                     continue
                 }
                 let entry = Domain(
@@ -239,7 +275,12 @@ public final class FakePiHole6: FakeBackend {
                 created.append(entry)
                 success.append(["item": name])
             }
-            return .json(201, ["domains": created.map(Self.object), "processed": ["success": success, "errors": errors], "took": 0.001])
+            return .json(
+                201,
+                [
+                    "domains": created.map(Self.object), "processed": ["success": success, "errors": errors],
+                    "took": 0.001,
+                ])
         }
     }
 
@@ -249,11 +290,13 @@ public final class FakePiHole6: FakeBackend {
         }
         return state.withLock { state in
             var entry: Domain
-            if let index = state.domains.firstIndex(where: { $0.domain == domain && $0.type == type && $0.kind == kind }) {
+            if let index = state.domains.firstIndex(where: { $0.domain == domain && $0.type == type && $0.kind == kind }
+            ) {
                 entry = state.domains[index]
                 state.domains.remove(at: index)
             } else {
-                entry = Domain(id: state.nextID, domain: domain, type: type, kind: kind, comment: nil, groups: [0], enabled: true)
+                entry = Domain(
+                    id: state.nextID, domain: domain, type: type, kind: kind, comment: nil, groups: [0], enabled: true)
                 state.nextID += 1
             }
             entry.type = body["type"] as? String ?? type
@@ -262,7 +305,12 @@ public final class FakePiHole6: FakeBackend {
             entry.groups = body["groups"] as? [Int] ?? [0]
             entry.enabled = body["enabled"] as? Bool ?? true
             state.domains.append(entry)
-            return .json(200, ["domains": [Self.object(entry)], "processed": ["success": [["item": domain]], "errors": []], "took": 0.001])
+            return .json(
+                200,
+                [
+                    "domains": [Self.object(entry)], "processed": ["success": [["item": domain]], "errors": []],
+                    "took": 0.001,
+                ])
         }
     }
 
@@ -274,7 +322,8 @@ public final class FakePiHole6: FakeBackend {
             let before = state.domains.count
             for item in items {
                 state.domains.removeAll {
-                    $0.domain == item["item"] as? String && $0.type == item["type"] as? String && $0.kind == item["kind"] as? String
+                    $0.domain == item["item"] as? String && $0.type == item["type"] as? String
+                        && $0.kind == item["kind"] as? String
                 }
             }
             return before == state.domains.count ? .json(404, ["took": 0.001]) : FakeResponse(status: 204)
@@ -287,18 +336,29 @@ public final class FakePiHole6: FakeBackend {
         return state.withLock { state in
             let found = state.queries.enumerated().filter { $0.element.time >= from && $0.element.time <= until }
                 .reversed().map { index, query -> [String: Any] in
-                    ["id": index + 1, "time": query.time, "type": "A", "domain": query.domain, "status": "FORWARDED",
-                     "client": ["ip": query.client, "name": NSNull()]]
+                    [
+                        "id": index + 1, "time": query.time, "type": "A", "domain": query.domain, "status": "FORWARDED",
+                        "client": ["ip": query.client, "name": NSNull()],
+                    ]
                 }
-            return .json(200, ["queries": found, "cursor": found.count, "recordsTotal": found.count, "recordsFiltered": found.count, "draw": 0, "took": 0.001])
+            return .json(
+                200,
+                [
+                    "queries": found, "cursor": found.count, "recordsTotal": found.count,
+                    "recordsFiltered": found.count, "draw": 0, "took": 0.001,
+                ])
         }
     }
 
     // MARK: Shapes
 
     private func session(valid: Bool, sid: String?, message: String? = nil) -> [String: Any] {
-        ["session": ["valid": valid, "totp": false, "sid": sid as Any? ?? NSNull(), "csrf": sid == nil ? NSNull() : "csrf",
-                     "validity": valid ? 1800 : -1, "message": message as Any? ?? NSNull()], "took": 0.001]
+        [
+            "session": [
+                "valid": valid, "totp": false, "sid": sid as Any? ?? NSNull(), "csrf": sid == nil ? NSNull() : "csrf",
+                "validity": valid ? 1800 : -1, "message": message as Any? ?? NSNull(),
+            ], "took": 0.001,
+        ]
     }
 
     private func unauthorized() -> FakeResponse { .json(401, error("unauthorized", "Unauthorized")) }
@@ -308,18 +368,26 @@ public final class FakePiHole6: FakeBackend {
     }
 
     private static func object(_ domain: Domain) -> [String: Any] {
-        ["id": domain.id, "domain": domain.domain, "unicode": domain.domain, "type": domain.type, "kind": domain.kind,
-         "comment": domain.comment as Any? ?? NSNull(), "groups": domain.groups, "enabled": domain.enabled,
-         "date_added": 1_700_000_000, "date_modified": 1_700_000_000]
+        [
+            "id": domain.id, "domain": domain.domain, "unicode": domain.domain, "type": domain.type,
+            "kind": domain.kind,
+            "comment": domain.comment as Any? ?? NSNull(), "groups": domain.groups, "enabled": domain.enabled,
+            "date_added": 1_700_000_000, "date_modified": 1_700_000_000,
+        ]
     }
 
     private static func object(_ group: Group) -> [String: Any] {
-        ["id": group.id, "name": group.name, "comment": group.comment as Any? ?? NSNull(), "enabled": true,
-         "date_added": 1_700_000_000, "date_modified": 1_700_000_000]
+        [
+            "id": group.id, "name": group.name, "comment": group.comment as Any? ?? NSNull(), "enabled": true,
+            "date_added": 1_700_000_000, "date_modified": 1_700_000_000,
+        ]
     }
 
     private static func object(_ client: Client) -> [String: Any] {
-        ["id": client.id, "client": client.client, "comment": client.comment as Any? ?? NSNull(), "groups": client.groups,
-         "name": NSNull(), "date_added": 1_700_000_000, "date_modified": 1_700_000_000]
+        [
+            "id": client.id, "client": client.client, "comment": client.comment as Any? ?? NSNull(),
+            "groups": client.groups,
+            "name": NSNull(), "date_added": 1_700_000_000, "date_modified": 1_700_000_000,
+        ]
     }
 }

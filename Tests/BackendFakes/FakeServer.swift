@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import Logging
-import ServiceLifecycle
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// One request as a fake backend saw it.
@@ -35,7 +35,8 @@ public struct FakeResponse: Sendable {
 
     public static func json(_ status: Int, _ value: Any) -> FakeResponse {
         FakeResponse(
-            status: status, body: (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data(),
+            status: status,
+            body: (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])) ?? Data(),
             contentType: "application/json")
     }
 

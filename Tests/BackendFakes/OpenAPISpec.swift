@@ -8,32 +8,41 @@ import Yams
 /// `anyOf`, `type`, `nullable`, `enum`, `properties`, `required`, `items`, `additionalProperties`
 /// and `readOnly` (a read-only property in a request is a violation).
 public final class OpenAPISpec: Sendable {
-    private let directory: URL
-    private let documents: [String: [String: any Sendable]]
+    /// The parsed files: plain YAML values, never changed after `init`.
+    nonisolated(unsafe) private let documents: [String: [String: Any]]
+    /// Every path template of the root file, split, with its path item and the file it lives in.
+    nonisolated(unsafe) private let templates: [(parts: [String], item: [String: Any], file: String)]
     private let root: String
     /// Path prefix the server adds (`/api` for Pi-hole, `/control` for AdGuard Home).
     public let prefix: String
 
     /// Reads `file` and every file it refers to, from `directory`.
     public init(directory: String, file: String, prefix: String) throws {
-        self.directory = URL(fileURLWithPath: directory)
+        let directoryURL = URL(fileURLWithPath: directory)
         self.prefix = prefix
         root = file
-        var documents: [String: [String: any Sendable]] = [:]
+        var documents: [String: [String: Any]] = [:]
         var queue = [file]
         while let next = queue.popLast() {
             guard documents[next] == nil else { continue }
-            let text = try String(contentsOf: self.directory.appendingPathComponent(next), encoding: .utf8)
+            let text = try String(contentsOf: directoryURL.appendingPathComponent(next), encoding: .utf8)
             guard let document = try Yams.load(yaml: text) as? [String: Any] else {
                 throw SpecError("\(next) is not a YAML mapping")
             }
-            documents[next] = Self.sendable(document) as? [String: any Sendable]
+            documents[next] = document
             for reference in Self.references(in: document) {
                 let fileName = String(reference.prefix { $0 != "#" })
                 if !fileName.isEmpty, documents[fileName] == nil { queue.append(fileName) }
             }
         }
         self.documents = documents
+        var templates: [(parts: [String], item: [String: Any], file: String)] = []
+        for (template, raw) in documents[file]?["paths"] as? [String: Any] ?? [:] {
+            guard let (item, itemFile) = Self.resolve(raw, in: file, documents: documents) else { continue }
+            let parts = template.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+            templates.append((parts, item, itemFile))
+        }
+        self.templates = templates
     }
 
     /// Problems with one request; empty when it is what the spec allows.
@@ -122,19 +131,15 @@ public final class OpenAPISpec: Sendable {
     // MARK: Paths
 
     private func match(_ path: String, method: String) -> ([String: Any], String, [String: String])? {
-        guard let paths = documents[root]?["paths"] as? [String: Any] else { return nil }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
         var best: (score: Int, item: [String: Any], file: String, parameters: [String: String])?
-        for (template, raw) in paths {
-            guard let (item, file) = resolve(raw, in: root) as ([String: Any], String)?, item[method] != nil else {
-                continue
-            }
-            let parts = template.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        for (parts, item, file) in templates where item[method] != nil {
             let description = (item[method] as? [String: Any])?["description"] as? String ?? ""
             let optionalTail = description.contains("is optional") || description.contains("are optional")
-            guard segments.count == parts.count
-                || (optionalTail && segments.count < parts.count
-                    && parts[segments.count...].allSatisfy { $0.hasPrefix("{") })
+            guard
+                segments.count == parts.count
+                    || (optionalTail && segments.count < parts.count
+                        && parts[segments.count...].allSatisfy { $0.hasPrefix("{") })
             else { continue }
             var parameters: [String: String] = [:]
             var score = 0
@@ -157,10 +162,11 @@ public final class OpenAPISpec: Sendable {
     /// Query parameters that carry credentials (security schemes `in: query`).
     private func queryKeys() -> Set<String> {
         let schemes = ((documents[root]?["components"] as? [String: Any])?["securitySchemes"] as? [String: Any]) ?? [:]
-        return Set(schemes.values.compactMap { scheme in
-            guard let scheme = scheme as? [String: Any], scheme["in"] as? String == "query" else { return nil }
-            return scheme["name"] as? String
-        })
+        return Set(
+            schemes.values.compactMap { scheme in
+                guard let scheme = scheme as? [String: Any], scheme["in"] as? String == "query" else { return nil }
+                return scheme["name"] as? String
+            })
     }
 
     // MARK: Schemas
@@ -169,9 +175,12 @@ public final class OpenAPISpec: Sendable {
         guard let (schema, file) = resolve(schema, in: file) as ([String: Any], String)? else { return [] }
         let value: Any
         switch schema["type"] as? String {
-        case "integer": guard let number = Int(text) else { return ["\(place): '\(text)' is not an integer"] }; value = number
-        case "number": guard let number = Double(text) else { return ["\(place): '\(text)' is not a number"] }; value = number
-        case "boolean": guard let flag = Bool(text) else { return ["\(place): '\(text)' is not a boolean"] }; value = flag
+        case "integer":
+            guard let number = Int(text) else { return ["\(place): '\(text)' is not an integer"] }; value = number
+        case "number":
+            guard let number = Double(text) else { return ["\(place): '\(text)' is not a number"] }; value = number
+        case "boolean":
+            guard let flag = Bool(text) else { return ["\(place): '\(text)' is not a boolean"] }; value = flag
         case "array": return []
         default: value = text
         }
@@ -192,7 +201,9 @@ public final class OpenAPISpec: Sendable {
         }
         for key in ["oneOf", "anyOf"] {
             guard let options = schema[key] as? [Any] else { continue }
-            let passing = options.filter { validate(value, schema: $0, file: file, at: place, request: request).isEmpty }
+            let passing = options.filter {
+                validate(value, schema: $0, file: file, at: place, request: request).isEmpty
+            }
             if passing.isEmpty || (key == "oneOf" && passing.count > 1) {
                 problems.append("\(place): matches \(passing.count) of the \(key) schemas")
             }
@@ -258,6 +269,14 @@ public final class OpenAPISpec: Sendable {
 
     /// Follows `$ref`s from `value` found in `file`; returns the mapping and the file it lives in.
     private func resolve(_ value: Any, in file: String) -> ([String: Any], String)? {
+        Self.resolve(value, in: file, documents: documents)
+    }
+
+    private static func resolve(
+        _ value: Any, in file: String, documents: [String: [String: Any]]
+    ) -> (
+        [String: Any], String
+    )? {
         var current = value
         var currentFile = file
         for _ in 0..<20 {
@@ -283,19 +302,6 @@ public final class OpenAPISpec: Sendable {
             return mapping.values.flatMap(references)
         case let list as [Any]: return list.flatMap(references)
         default: return []
-        }
-    }
-
-    /// Yams' values as Sendable ones (all of them are plain data).
-    private static func sendable(_ value: Any) -> any Sendable {
-        switch value {
-        case let mapping as [String: Any]: return mapping.mapValues(sendable)
-        case let list as [Any]: return list.map(sendable)
-        case let text as String: return text
-        case let number as Int: return number
-        case let number as Double: return number
-        case let flag as Bool: return flag
-        default: return "\(value)"
         }
     }
 }

@@ -24,8 +24,8 @@ final class LockrProcess {
     }
 
     /// Starts `lockr serve` on free loopback ports (DNS and control) with `arguments` and waits until
-    /// it is ready.
-    init(_ arguments: [String], stateDirectory: String? = nil) throws {
+    /// it is ready. `answersDNS` false: the configuration has no `dns` backend, so there is no port.
+    init(_ arguments: [String], stateDirectory: String? = nil, answersDNS: Bool = true) throws {
         logPath = NSTemporaryDirectory() + "lockr-e2e-\(UUID()).log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         self.stateDirectory = stateDirectory ?? Self.makeStateDirectory()
@@ -47,6 +47,7 @@ final class LockrProcess {
                 port = Int(match.1)!
                 return
             }
+            if !answersDNS, text.contains("] ready") { return }
             guard process.isRunning else { throw Failure("lockr exited: \(log)") }
             Thread.sleep(forTimeInterval: 0.02)
         }

@@ -44,7 +44,10 @@ import Testing
         try await hookServer.start()
         let outbox = try Fixtures.store()
         let hub = AdapterHub(
-            backends: [(pihole(server.url), .pihole6), (WebhookBackend(settings: Fixtures.settings(.webhook, hookServer.url)), .webhook)],
+            backends: [
+                (pihole(server.url), .pihole6),
+                (WebhookBackend(settings: Fixtures.settings(.webhook, hookServer.url)), .webhook),
+            ],
             outbox: outbox, timing: timing(), metering: [], logger: logger)
         try await running(hub) {
             try hub.publish(Fixtures.snapshot(Fixtures.tiktok))
@@ -79,7 +82,9 @@ import Testing
         let server = FakeServer(fake)
         let outbox = try Fixtures.store()
         // First run: the backend is down the whole time.
-        let first = AdapterHub(backends: [(pihole("http://127.0.0.1:1"), .pihole6)], outbox: outbox, timing: timing(), metering: [], logger: logger)
+        let first = AdapterHub(
+            backends: [(pihole("http://127.0.0.1:1"), .pihole6)], outbox: outbox, timing: timing(), metering: [],
+            logger: logger)
         try await running(first) {
             try first.publish(Fixtures.snapshot(Fixtures.tiktok))
             #expect(await Fixtures.eventually { first.health()[0].state == .failing })
@@ -89,7 +94,8 @@ import Testing
 
         // Second run, backend up: the kept change is delivered before anything new is published.
         try await server.start()
-        let second = AdapterHub(backends: [(pihole(server.url), .pihole6)], outbox: outbox, timing: timing(), metering: [], logger: logger)
+        let second = AdapterHub(
+            backends: [(pihole(server.url), .pihole6)], outbox: outbox, timing: timing(), metering: [], logger: logger)
         try await running(second) {
             #expect(await Fixtures.eventually { fake.blocks("tiktok.com") })
             let left = try outbox.pending(for: "pihole6")
@@ -121,7 +127,9 @@ import Testing
         let server = FakeServer(fake)
         try await server.start()
         server.inject(.status(500), .status(429), .status(503))
-        let hub = AdapterHub(backends: [(pihole(server.url), .pihole6)], outbox: try Fixtures.store(), timing: timing(), metering: [], logger: logger)
+        let hub = AdapterHub(
+            backends: [(pihole(server.url), .pihole6)], outbox: try Fixtures.store(), timing: timing(), metering: [],
+            logger: logger)
         try await running(hub) {
             try hub.publish(Fixtures.snapshot(Fixtures.tiktok))
             #expect(await Fixtures.eventually { fake.blocks("tiktok.com") && hub.health()[0].state == .ok })
@@ -132,7 +140,9 @@ import Testing
 
     @Test func identicalSnapshotsQueueNothing() throws {
         let outbox = try Fixtures.store()
-        let hub = AdapterHub(backends: [(pihole("http://127.0.0.1:1"), .pihole6)], outbox: outbox, timing: timing(), metering: [], logger: logger)
+        let hub = AdapterHub(
+            backends: [(pihole("http://127.0.0.1:1"), .pihole6)], outbox: outbox, timing: timing(), metering: [],
+            logger: logger)
         #expect(try hub.publish(Fixtures.snapshot(Fixtures.tiktok))?.event == "sync")
         #expect(try hub.publish(Fixtures.snapshot(Fixtures.tiktok)) == nil)
         let change = try #require(try hub.publish(Fixtures.snapshot()))
@@ -147,7 +157,9 @@ import Testing
         var timing = timing()
         timing.logInterval = .milliseconds(100)
         let seen = LockedList()
-        let hub = AdapterHub(backends: [(pihole(server.url), .pihole6)], outbox: try Fixtures.store(), timing: timing, metering: ["pihole6"], logger: logger)
+        let hub = AdapterHub(
+            backends: [(pihole(server.url), .pihole6)], outbox: try Fixtures.store(), timing: timing,
+            metering: ["pihole6"], logger: logger)
         let task = Task { await hub.run(observe: { _, queries in seen.append(queries.map(\.name)) }) }
         fake.logQuery("before.start.tiktok.com", at: Date() - 30)
         // The reader starts from its first read: what came before lockr started is not counted.

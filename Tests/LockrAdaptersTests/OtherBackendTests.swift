@@ -1,9 +1,10 @@
 import BackendFakes
 import DNSFilter
 import Foundation
-@testable import LockrAdapters
 import LockrStore
 import Testing
+
+@testable import LockrAdapters
 
 /// Runs `body` against `fake` on a loopback socket and checks no request broke its spec.
 func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async throws -> Void) async throws {
@@ -55,7 +56,8 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
         try await serving(fake) { server in
             let adguard = backend(server.url, clients: ["192.168.1.23", "192.168.1.24"])
             _ = try await adguard.reconcile(Fixtures.snapshot(Fixtures.tiktok))
-            #expect(fake.blocks("tiktok.com", client: "192.168.1.24") && !fake.blocks("tiktok.com", client: "192.168.1.50"))
+            #expect(
+                fake.blocks("tiktok.com", client: "192.168.1.24") && !fake.blocks("tiktok.com", client: "192.168.1.50"))
             fake.setRules(userRules)
             let report = try await adguard.reconcile(Fixtures.snapshot(Fixtures.tiktok))
             #expect(report.writes == 1 && fake.blocks("tiktok.com"))
@@ -123,14 +125,20 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
         try await serving(fake) { server in
             let nextdns = backend(server.url, memory: memory)
             let report = try await nextdns.reconcile(Fixtures.snapshot(Fixtures.tiktok, Fixtures.youtube))
-            #expect(fake.denylist == ["tiktok.com": true, "tiktokcdn.com": true, "youtube.com": true, "googlevideo.com": true])
-            #expect(report.notes.contains { $0.contains("regex") } && report.notes.contains { $0.contains("user's own") })
+            #expect(
+                fake.denylist == [
+                    "tiktok.com": true, "tiktokcdn.com": true, "youtube.com": true, "googlevideo.com": true,
+                ])
+            #expect(
+                report.notes.contains { $0.contains("regex") } && report.notes.contains { $0.contains("user's own") })
 
             _ = try await nextdns.reconcile(Fixtures.snapshot(Fixtures.open(Fixtures.tiktok), Fixtures.youtube))
             #expect(fake.denylist["tiktokcdn.com"] == false && fake.denylist["tiktok.com"] == true)
 
             fake.deleteEntry("youtube.com")
-            #expect(try await nextdns.reconcile(Fixtures.snapshot(Fixtures.open(Fixtures.tiktok), Fixtures.youtube)).writes == 1)
+            #expect(
+                try await nextdns.reconcile(Fixtures.snapshot(Fixtures.open(Fixtures.tiktok), Fixtures.youtube)).writes
+                    == 1)
             #expect(fake.denylist["youtube.com"] == true)
 
             _ = try await nextdns.reconcile(Fixtures.snapshot())
@@ -183,9 +191,13 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
     @Test func postsEachChangeWithTheFullSet() async throws {
         let fake = FakeWebhook(token: "hook-token")
         try await serving(fake) { server in
-            let hook = WebhookBackend(settings: Fixtures.settings(.webhook, server.url + "/lockr", secret: "hook-token"))
-            let first = try #require(BlockChange.between(nil, Fixtures.snapshot(Fixtures.tiktok, Fixtures.open(Fixtures.youtube)), at: Date()))
-            let second = try #require(BlockChange.between(first.snapshot, Fixtures.snapshot(Fixtures.tiktok), at: Date()))
+            let hook = WebhookBackend(
+                settings: Fixtures.settings(.webhook, server.url + "/lockr", secret: "hook-token"))
+            let first = try #require(
+                BlockChange.between(
+                    nil, Fixtures.snapshot(Fixtures.tiktok, Fixtures.open(Fixtures.youtube)), at: Date()))
+            let second = try #require(
+                BlockChange.between(first.snapshot, Fixtures.snapshot(Fixtures.tiktok), at: Date()))
             _ = try await hook.apply(first)
             _ = try await hook.apply(second)
             let bodies = fake.bodies

@@ -7,9 +7,13 @@ import Testing
 @Suite struct PiHole6BackendTests {
     let fake = try! FakePiHole6(specDirectory: Fixtures.specs + "/pihole-v6")
 
-    func backend(_ server: FakeServer<FakePiHole6>, clients: [String] = [], password: String = "secret") -> PiHole6Backend {
+    func backend(
+        _ server: FakeServer<FakePiHole6>, clients: [String] = [], password: String = "secret",
+        timeout: Duration = .seconds(5)
+    ) -> PiHole6Backend {
         var settings = Fixtures.settings(.pihole6, server.url, secret: password)
         settings.clients = clients
+        settings.timeout = timeout
         return PiHole6Backend(settings: settings)
     }
 
@@ -106,6 +110,19 @@ import Testing
         }
     }
 
+    @Test func concurrentCallsShareOneLogin() async throws {
+        try await withServer { server in
+            let pihole = backend(server)
+            async let first = pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            async let second = pihole.queries(after: Date() - 5)
+            async let third = pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            _ = try await (first, second, third)
+            #expect(fake.logins == 1, "one seat, whatever the concurrency")
+            await pihole.close()
+            #expect(fake.openSessions == 0)
+        }
+    }
+
     @Test func sessionIsRenewedWhenDropped() async throws {
         try await withServer { server in
             let pihole = backend(server)
@@ -120,7 +137,8 @@ import Testing
     @Test func authFailuresAreClearAndHoldNoSecret() async throws {
         try await withServer { server in
             do {
-                _ = try await backend(server, password: "wrong-password-123").reconcile(Fixtures.snapshot(Fixtures.tiktok))
+                _ = try await backend(server, password: "wrong-password-123").reconcile(
+                    Fixtures.snapshot(Fixtures.tiktok))
                 Issue.record("a wrong password must fail")
             } catch {
                 guard case .unauthorized? = error as? BackendError else { throw error }
@@ -141,10 +159,12 @@ import Testing
         try await withServer { server in
             let pihole = backend(server)
             server.inject(.status(500))
-            await #expect(throws: BackendError.self) { _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok)) }
-            server.inject(.delay(.seconds(4)))
-            do {
+            await #expect(throws: BackendError.self) {
                 _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            }
+            server.inject(.delay(.seconds(3)))
+            do {
+                _ = try await backend(server, timeout: .seconds(1)).reconcile(Fixtures.snapshot(Fixtures.tiktok))
                 Issue.record("a hung backend must time out")
             } catch {
                 guard case .unreachable? = error as? BackendError else { throw error }

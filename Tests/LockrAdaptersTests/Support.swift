@@ -7,9 +7,11 @@ import LockrStore
 enum Fixtures {
     static let specs = SpecCheckTests.specs
 
-    static let tiktok = AppBlock(app: "tiktok", blocked: true, rules: [.domain("tiktok.com"), .domain("tiktokcdn.com")])
+    static let tiktok = AppBlock(
+        app: "tiktok", blocked: true, rules: [.domain("tiktok.com"), .domain("tiktokcdn.com")])
     static let youtube = AppBlock(
-        app: "youtube", blocked: true, rules: [.domain("youtube.com"), .subdomains("googlevideo.com"), .regex("^yt[0-9]+\\.ggpht\\.com$")])
+        app: "youtube", blocked: true,
+        rules: [.domain("youtube.com"), .subdomains("googlevideo.com"), .regex("^yt[0-9]+\\.ggpht\\.com$")])
 
     static func snapshot(_ apps: AppBlock...) -> BlockSnapshot { BlockSnapshot(apps: apps) }
 
@@ -18,7 +20,7 @@ enum Fixtures {
     static func settings(_ kind: BackendKind, _ url: String, secret: String? = nil) -> BackendSettings {
         var settings = BackendSettings(name: kind.rawValue, kind: kind, url: url)
         if let secret { settings.secret = .environment(secretVariable(secret)) }
-        settings.timeout = .seconds(2)
+        settings.timeout = .seconds(5)
         return settings
     }
 

@@ -1,0 +1,176 @@
+import BackendFakes
+import DNSTestSupport
+import Foundation
+import Testing
+
+/// lockr driving a Pi-hole v6 (the spec-checked fake, on loopback) through the real binary, with
+/// policy time 60 times faster: a 5-minute window lasts 5 real seconds.
+@Suite(.serialized) struct AdapterEndToEndTests {
+    static let specs = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../shared/specs/pihole-v6").standardized.path
+
+    /// Runs `body` with a fake Pi-hole and a lockr guarding tiktok and youtube through it.
+    func withPiHole(
+        mode: String, sections: String = "", backends: String = #"["dns", "pihole6"]"#, meterFrom: String = "dns",
+        _ body: (LockrProcess, FakePiHole6, FakeServer<FakePiHole6>) async throws -> Void
+    ) async throws {
+        let fake = try FakePiHole6(specDirectory: Self.specs)
+        let server = FakeServer(fake)
+        try await server.start()
+        let upstream = try await ScriptedUpstream(records: ["tiktok.com.": ["tiktok.com. 300 IN A 192.0.2.21"]])
+        let directory = NSTemporaryDirectory() + "lockr-e2e-adapters-\(UUID())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "secret\n".write(toFile: directory + "/pihole.password", atomically: true, encoding: .utf8)
+        let config = """
+            guard = ["tiktok", "youtube"]
+            backends = \(backends)
+            meter-from = "\(meterFrom)"
+
+            [policy]
+            mode = "\(mode)"
+            time-zone = "UTC"
+
+            [pihole6]
+            url = "\(server.url)"
+            password-file = "\(directory)/pihole.password"
+
+            [adapters]
+            reconcile-seconds = 1
+            retry-max-seconds = 1
+            log-seconds = 1
+            timeout-seconds = 2
+
+            """
+        try (config + sections).write(toFile: directory + "/lockr.toml", atomically: true, encoding: .utf8)
+        let lockr = try LockrProcess(
+            [
+                "--config", directory + "/lockr.toml", "--upstream", "127.0.0.1:\(upstream.port)", "--time-scale", "60",
+                "--start-at", "2026-06-01T10:00:00Z",
+            ], answersDNS: backends.contains("dns"))
+        do {
+            try await stoppingAfterwards(lockr, upstream) { try await body(lockr, fake, server) }
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+        #expect(server.violations == [], "every request lockr made is in Pi-hole's OpenAPI spec")
+        #expect(fake.openSessions == 0, "lockr logs out when it stops")
+    }
+
+    func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
+        let deadline = Date() + seconds
+        while Date() < deadline {
+            if try condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return try condition()
+    }
+
+    func status(_ lockr: LockrProcess) throws -> [String: Any] {
+        let output = try lockr.cli("status", "--json").output
+        return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
+    }
+
+    func backend(_ lockr: LockrProcess) throws -> [String: Any] {
+        (try status(lockr)["backends"] as? [[String: Any]])?.first ?? [:]
+    }
+
+    @Test func anHourlyWindowTogglesTheBackendRule() async throws {
+        try await withPiHole(mode: "hourly", sections: "[hourly]\nwindow-minutes = 5\n") {
+            (lockr, fake, _) async throws in
+            fake.addUserDomain("ads.example")
+            #expect(try await eventually { fake.blocks("tiktok.com") && fake.blocks("www.youtube.com") })
+            let ours = fake.domains.filter { $0.comment?.hasPrefix("lockr:") == true }
+            #expect(!ours.isEmpty && ours.allSatisfy(\.enabled))
+
+            #expect(try lockr.cli("unlock", "tiktok").status == 0)
+            let opened = Date()
+            #expect(try await eventually(3) { !fake.blocks("tiktok.com") })
+            #expect(
+                try await eventually(3) {
+                    let entries = fake.domains.filter { $0.comment?.hasPrefix("lockr:tiktok") == true }
+                    return !entries.isEmpty && entries.allSatisfy { !$0.enabled }
+                }, "disabled, not deleted")
+            #expect(fake.blocks("www.youtube.com"))
+
+            // The 5-minute window ends after 5 real seconds; the rule is enabled again.
+            #expect(try await eventually(15) { fake.blocks("tiktok.com") })
+            let closedAfter = Date().timeIntervalSince(opened)
+            #expect(closedAfter > 3.5 && closedAfter < 8, "closed after \(closedAfter) s")
+            #expect(
+                fake.domains.contains { $0.domain == "ads.example" && $0.comment == "mine" && $0.enabled },
+                "the user's rule is untouched")
+            #expect(try await eventually(3) { try lockr.cli("status").output.contains("pihole6     ok, in sync") })
+        }
+    }
+
+    @Test func aHandDeletedRuleIsRestored() async throws {
+        try await withPiHole(mode: "hourly") { (lockr, fake, _) async throws in
+            #expect(try await eventually { fake.blocks("tiktok.com") })
+            fake.deleteDomain("(\\.|^)tiktok\\.com$")
+            #expect(!fake.blocks("tiktok.com"))
+            #expect(try await eventually(5) { fake.blocks("tiktok.com") })
+            #expect(try await eventually(3) { try backend(lockr)["repairs"] as? Int ?? 0 >= 1 })
+        }
+    }
+
+    @Test func aBackendDownDuringAChangeConvergesWhenItReturns() async throws {
+        try await withPiHole(mode: "hourly", sections: "[hourly]\nwindow-minutes = 15\n") {
+            (lockr, fake, server) async throws in
+            #expect(try await eventually { fake.blocks("tiktok.com") })
+            await server.stop()
+            #expect(try lockr.cli("unlock", "tiktok").status == 0)
+            let failing = try await eventually(5) {
+                let state = try backend(lockr)
+                return state["state"] as? String == "failing" && state["pending"] as? Int == 1
+            }
+            #expect(failing)
+            let down = try lockr.cli("status").output
+            #expect(down.contains("FAILING: unreachable") && down.contains("1 change waiting"), "\(down)")
+            #expect(fake.blocks("tiktok.com"), "nothing reached the backend yet")
+
+            try await server.start()
+            #expect(try await eventually(10) { !fake.blocks("tiktok.com") })
+            #expect(
+                try await eventually(3) {
+                    let state = try backend(lockr)
+                    return state["state"] as? String == "ok" && state["pending"] as? Int == 0
+                })
+            #expect(fake.blocks("www.youtube.com"))
+        }
+    }
+
+    @Test func meteringFromTheQueryLogUsesTheBudget() async throws {
+        // lockr answers no DNS here: Pi-hole does, and lockr meters from its query log. A 5-minute
+        // budget lasts 5 real seconds.
+        try await withPiHole(
+            mode: "time", sections: "[time]\nbudget-minutes = 5\nper-app = true\n", backends: #"["pihole6"]"#,
+            meterFrom: "pihole6"
+        ) { (lockr, fake, _) async throws in
+            #expect(lockr.log.contains("not answering DNS"))
+            #expect(try await eventually { try backend(lockr)["state"] as? String == "ok" })
+            #expect(!fake.blocks("tiktok.com"), "an app with budget left is not blocked on the backend")
+            // A device uses TikTok: a query every 0.1 s (6 policy seconds) for up to 12 s. Budgets are
+            // per app, so YouTube stays open.
+            let start = Date()
+            var blockedAfter: Double?
+            while Date().timeIntervalSince(start) < 12 {
+                fake.logQuery("api.tiktok.com")
+                if fake.blocks("tiktok.com") {
+                    blockedAfter = Date().timeIntervalSince(start)
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let app = try #require(
+                (try status(lockr)["apps"] as? [[String: Any]])?.first { $0["id"] as? String == "tiktok" })
+            #expect((app["used_seconds"] as? Int ?? 0) >= 280, "\(app)")
+            #expect(app["open"] as? Bool == false)
+            let after = try #require(blockedAfter, "the spent budget blocks tiktok on the backend")
+            #expect(after > 4 && after < 9, "blocked after \(after) s")
+            #expect(!fake.blocks("www.youtube.com"), "youtube was not used")
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import LockrAdapters
+import Testing
+
+@testable import LockrDaemon
+
+@Suite struct BackendConfigTests {
+    @Test func backendsAndTheirSections() throws {
+        let config = try ConfigFile.parse(
+            """
+            backends = ["pihole6", "webhook", "nextdns"]
+            meter-from = "pihole6"
+
+            [pihole6]
+            url = "http://192.168.1.2"
+            password-env = "PIHOLE_PASSWORD"
+            clients = ["192.168.1.23"]
+            group = "kids"
+
+            [webhook]
+            url = "http://127.0.0.1:8123/hook"
+
+            [nextdns]
+            profile = "abc123"
+            api-key-file = "/etc/lockr/nextdns.key"
+
+            [adapters]
+            reconcile-seconds = 5
+            timeout-seconds = 3
+            """, path: "t.toml")
+        #expect(!config.answersDNS)
+        #expect(config.backends.map(\.kind) == [.pihole6, .webhook, .nextdns])
+        #expect(config.backends[0].secret == .environment("PIHOLE_PASSWORD"))
+        #expect(config.backends[0].clients == ["192.168.1.23"] && config.backends[0].group == "kids")
+        #expect(config.backends[1].secret == nil)
+        #expect(config.backends[2].url == "https://api.nextdns.io" && config.backends[2].profile == "abc123")
+        #expect(config.backends.allSatisfy { $0.timeout == .seconds(3) })
+        #expect(config.meterFrom == "pihole6")
+        #expect(config.adapterTiming.reconcileInterval == .seconds(5))
+    }
+
+    @Test func mistakesAreNamed() {
+        let text = """
+            backends = ["dns", "pihole7", "pihole5", "nextdns", "adguardhome"]
+            meter-from = "webhook"
+
+            [pihole5]
+            url = "http://pi.hole"
+
+            [nextdns]
+            api-key-env = "KEY"
+
+            [adguardhome]
+            url = "ftp://x"
+            password-file = "/a"
+            password-env = "B"
+
+            [webhook]
+            url = "http://x"
+            """
+        do {
+            _ = try ConfigFile.parse(text, path: "bad.toml")
+            Issue.record("must fail")
+        } catch {
+            let messages = error.issues.map(\.description)
+            #expect(messages.contains { $0.contains("unknown backend 'pihole7'") })
+            #expect(messages.contains { $0.contains("pihole5") && $0.contains("token-file or token-env") })
+            #expect(messages.contains { $0.contains("needs profile") })
+            #expect(messages.contains { $0.contains("adguardhome.url") })
+            #expect(messages.contains { $0.contains("webhook") && $0.contains("not listed in backends") })
+            #expect(messages.contains { $0.contains("meter-from") })
+        }
+    }
+
+    @Test func secretsAreReadFromFilesAndTheEnvironment() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID())").path
+        try "s3cret\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try SecretSource.file(path).read() == "s3cret")
+        #expect(try SecretSource.environment("X").read(environment: ["X": "v"]) == "v")
+        #expect(throws: BackendError.self) { try SecretSource.environment("MISSING").read(environment: [:]) }
+        #expect(throws: BackendError.self) { try SecretSource.file(path + ".none").read() }
+        #expect("\(SecretSource.file(path))" == "file \(path)")
+    }
+}
