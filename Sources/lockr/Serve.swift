@@ -9,7 +9,9 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Upstreams default to the name servers of /etc/resolv.conf (lockr skips itself). The control API \
             that the other verbs use listens on 127.0.0.1:5380; state is kept in --state-dir. \
-            SIGHUP reloads the config file and lists without dropping queries; SIGTERM stops cleanly.
+            SIGHUP reloads the config file and lists without dropping queries; SIGTERM stops cleanly. \
+            With `backends` in the config file, lockr also pushes its decisions to Pi-hole, AdGuard Home, \
+            NextDNS or a webhook (their passwords and keys come from files or the environment only).
             """
     )
 
