@@ -22,8 +22,6 @@ public struct AdGuardHomeBackend: Backend {
         http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
     }
 
-    public var hasQueryLog: Bool { true }
-
     public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport {
         let status = try await get("/control/filtering/status", as: FilteringStatus.self)
         let current = status.user_rules ?? []

@@ -42,12 +42,15 @@ public final class AdapterHub: Sendable {
     @discardableResult
     public func publish(_ snapshot: BlockSnapshot, at now: Date = Date()) throws(StoreError) -> BlockChange? {
         guard !workers.isEmpty else { return nil }
-        let previous = latest.value.withLock { $0 }
-        guard let change = BlockChange.between(previous, snapshot, at: now) else { return nil }
-        try outbox.enqueue(
-            (try? JSONEncoder().encode(change)) ?? Data(), for: workers.map(\.backend.name), at: now)
-        latest.value.withLock { $0 = snapshot }
-        for worker in workers { worker.nudge() }
+        let names = workers.map(\.backend.name)
+        // Compare, queue and remember under one lock, so that two publishers never queue one change twice.
+        let change = try latest.value.withLock { (previous: inout BlockSnapshot?) throws(StoreError) -> BlockChange? in
+            guard let change = BlockChange.between(previous, snapshot, at: now) else { return nil }
+            try outbox.enqueue((try? JSONEncoder().encode(change)) ?? Data(), for: names, at: now)
+            previous = snapshot
+            return change
+        }
+        if change != nil { for worker in workers { worker.nudge() } }
         return change
     }
 
@@ -90,10 +93,7 @@ public final class AdapterHub: Sendable {
                     cursor = last
                     try? outbox.setValue(String(cursor.timeIntervalSince1970), key, for: backend.name)
                 }
-                worker.health.withLock {
-                    $0.lastLogRead = Date()
-                    $0.logError = nil
-                }
+                worker.health.withLock { $0.logError = nil }
                 if failing { logger.notice("query log readable again", metadata: ["backend": "\(backend.name)"]) }
                 failing = false
             } catch {

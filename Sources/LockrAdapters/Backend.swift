@@ -30,10 +30,7 @@ public protocol Backend: Sendable {
     /// Compares the backend with `snapshot` and repairs what drifted (a rule deleted by hand).
     func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport
 
-    /// Whether `queries(after:)` can be called.
-    var hasQueryLog: Bool { get }
-
-    /// Queries logged after `time`, oldest first.
+    /// Queries logged after `time`, oldest first (none for a backend without a query log).
     func queries(after time: Date) async throws(BackendError) -> [LoggedQuery]
 
     /// Ends the session, if the backend holds one.
@@ -41,8 +38,6 @@ public protocol Backend: Sendable {
 }
 
 extension Backend {
-    public var hasQueryLog: Bool { false }
-
     public func queries(after time: Date) async throws(BackendError) -> [LoggedQuery] { [] }
 
     public func close() async {}

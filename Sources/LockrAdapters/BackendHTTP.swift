@@ -74,8 +74,9 @@ struct BackendHTTP: Sendable {
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
+    /// A transport error in words, without any query string (Pi-hole v5 carries its token there).
     private static func describe(_ error: any Error) -> String {
-        let text = "\(error)"
+        let text = "\(error)".replacing(/\?[^\s"')]*/, with: "?...")
         if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
         if text.contains("connectTimeout") { return "connect timeout" }
         if text.contains("remoteConnectionClosed") { return "connection closed by the backend" }

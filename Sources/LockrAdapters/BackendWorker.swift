@@ -28,9 +28,8 @@ public struct BackendHealth: Sendable, Equatable {
     public var repairs = 0
     /// What the last sync left alone, and why (at most 5).
     public var notes: [String] = []
-    /// Whether lockr meters usage from this backend's query log, and when it last read it.
+    /// Whether lockr meters usage from this backend's query log.
     public var metering = false
-    public var lastLogRead: Date?
     /// Why the query log could not be read last time, if it could not.
     public var logError: String?
 }

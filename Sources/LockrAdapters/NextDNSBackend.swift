@@ -24,8 +24,6 @@ public struct NextDNSBackend: Backend {
         http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
     }
 
-    public var hasQueryLog: Bool { true }
-
     public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport {
         var report = SyncReport()
         let listing = try await get("/profiles/\(profile)/denylist", as: Denylist.self).data

@@ -18,8 +18,6 @@ public struct PiHole5Backend: Backend {
         http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
     }
 
-    public var hasQueryLog: Bool { true }
-
     public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport {
         var report = SyncReport()
         let entries = try await call([("list", "regex_black")], as: ListReply.self).data

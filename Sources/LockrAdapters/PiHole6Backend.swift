@@ -33,8 +33,6 @@ public final class PiHole6Backend: Backend {
         http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
     }
 
-    public var hasQueryLog: Bool { true }
-
     // MARK: Sync
 
     public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport {

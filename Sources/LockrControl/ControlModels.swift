@@ -64,12 +64,13 @@ public struct BackendBody: Codable, Sendable, Equatable {
     public let repairs: Int
     /// What was left alone, and why.
     public let notes: [String]
-    /// Whether usage is metered from this backend's query log.
+    /// Whether usage is metered from this backend's query log, and why it could not be read last.
     public let metering: Bool
+    public let logError: String?
 
     public init(
         name: String, state: String, pending: Int, lagSeconds: Int64, lastSuccess: String?, lastError: String?,
-        retryInSeconds: Int64?, repairs: Int, notes: [String], metering: Bool
+        retryInSeconds: Int64?, repairs: Int, notes: [String], metering: Bool, logError: String?
     ) {
         self.name = name
         self.state = state
@@ -81,6 +82,7 @@ public struct BackendBody: Codable, Sendable, Equatable {
         self.repairs = repairs
         self.notes = notes
         self.metering = metering
+        self.logError = logError
     }
 }
 

@@ -119,7 +119,7 @@ public final class Daemon: Service {
                 logger.notice(
                     "backend",
                     metadata: [
-                        "name": "\(backend.name)", "url": "\(backend.url)",
+                        "name": "\(backend.name)", "url": "\(backend.url.replacing(/\/\/[^\/@]*@/, with: "//"))",
                         "meters-usage": "\(config.meterFrom == backend.name)",
                     ])
             }

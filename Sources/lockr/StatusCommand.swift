@@ -69,7 +69,9 @@ struct StatusCommand: AsyncParsableCommand {
         }
         if let retry = backend.retryInSeconds { parts.append("retry in \(spoken(seconds: retry))") }
         if backend.repairs > 0 { parts.append("repaired \(backend.repairs) drifted entries") }
-        if backend.metering { parts.append("meters usage from its query log") }
+        if backend.metering {
+            parts.append(backend.logError.map { "query log UNREADABLE: \($0)" } ?? "meters usage from its query log")
+        }
         var line = backend.name.padding(toLength: 12, withPad: " ", startingAt: 0) + parts.joined(separator: " · ")
         for note in backend.notes { line += "\n      note: \(note)" }
         return line

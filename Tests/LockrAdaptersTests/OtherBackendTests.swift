@@ -184,6 +184,14 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
                 #expect(!"\(error)".contains("token-2"))
             }
         }
+        // A transport error names no URL query either: v5's token travels in it.
+        let gone = PiHole5Backend(settings: Fixtures.settings(.pihole5, "http://127.0.0.1:1", secret: "token-3"))
+        do {
+            _ = try await gone.reconcile(Fixtures.snapshot())
+            Issue.record("nothing listens on port 1")
+        } catch {
+            #expect(!"\(error)".contains("token-3"))
+        }
     }
 }
 
