@@ -212,6 +212,7 @@ private struct ConfigReader {
 
     /// `backends`, each backend's section, `meter-from` and `[adapters]`.
     private mutating func applyBackends(to config: inout LockrConfiguration) {
+        var listed: [BackendKind] = []
         if let list = strings("backends") {
             var kinds: [BackendKind] = []
             var answersDNS = false
