@@ -229,9 +229,9 @@ private struct ConfigReader {
             if list.isEmpty { issue("backends", "needs at least one backend") }
             config.answersDNS = answersDNS
             config.backends = kinds.compactMap { backend($0) }
+            listed = kinds
         }
-        for kind in BackendKind.allCases
-        where table[kind.rawValue] != nil && !config.backends.contains(where: { $0.kind == kind }) {
+        for kind in BackendKind.allCases where table[kind.rawValue] != nil && !listed.contains(kind) {
             issue(kind.rawValue, "is configured but not listed in backends")
         }
         if let value = string("meter-from") {
