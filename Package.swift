@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "LockrAdapters",
             dependencies: [
-                "DNSFilter", "LockrStore",
+                "DNSFilter", "LockrPolicy", "LockrStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LockrPolicy
 import NIOCore
 import NIOHTTP1
 
@@ -82,8 +83,4 @@ struct BackendHTTP: Sendable {
         if text.contains("remoteConnectionClosed") { return "connection closed by the backend" }
         return text.count > 160 ? String(text.prefix(160)) + "..." : text
     }
-}
-
-extension Duration {
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }

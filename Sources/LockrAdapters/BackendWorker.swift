@@ -1,4 +1,5 @@
 import Foundation
+import LockrPolicy
 import LockrStore
 import Logging
 import Synchronization
@@ -100,7 +101,7 @@ final class BackendWorker: Sendable {
             case .failed:
                 failures += 1
                 let delay = timing.backoff(after: failures)
-                health.withLock { $0.nextRetry = Date() + delay.seconds }
+                health.withLock { $0.nextRetry = Date() + Double(delay.milliseconds) / 1000 }
                 try? await Task.sleep(for: delay)
                 continue
             }
@@ -201,9 +202,4 @@ final class BackendWorker: Sendable {
                 "backend call failed; retrying", metadata: ["backend": "\(backend.name)", "error": "\(reason)"])
         }
     }
-}
-
-extension Duration {
-    /// Seconds as a `TimeInterval`.
-    var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

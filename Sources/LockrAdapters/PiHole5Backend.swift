@@ -21,30 +21,22 @@ public struct PiHole5Backend: Backend {
     public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport {
         var report = SyncReport()
         let entries = try await call([("list", "regex_black")], as: ListReply.self).data
-        var owned: [String: ListReply.Entry] = [:]
-        var users: Set<String> = []
-        for entry in entries {
-            if entry.comment?.hasPrefix(PiHole6Backend.marker) == true {
-                owned[entry.domain] = entry
-            } else {
-                users.insert(entry.domain)
-            }
-        }
+        let split = OwnedEntries(entries, key: \.domain, comment: \.comment)
         var wanted: Set<String> = []
         for app in snapshot.blocked {
             for rule in app.rules {
                 let regex = rule.posixRegex
                 wanted.insert(regex)
-                if users.contains(regex) {
+                if split.users.contains(regex) {
                     report.notes.append("\(app.app): kept the user's own entry \(regex)")
-                } else if owned[regex] == nil {
-                    let comment = "\(PiHole6Backend.marker)\(app.app) (managed by lockr)"
+                } else if split.owned[regex] == nil {
+                    let comment = EntryComment.forApp(app.app, note: "managed by lockr")
                     try await change([("list", "regex_black"), ("add", regex), ("comment", comment)])
                     report.writes += 1
                 }
             }
         }
-        for regex in owned.keys.sorted() where !wanted.contains(regex) {
+        for regex in split.owned.keys.sorted() where !wanted.contains(regex) {
             try await change([("list", "regex_black"), ("sub", regex)])
             report.writes += 1
         }

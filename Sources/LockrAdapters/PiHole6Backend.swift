@@ -24,7 +24,6 @@ public final class PiHole6Backend: Backend {
     /// Set once a login found that no password is needed.
     private let needsNoLogin = Mutex(false)
 
-    static let marker = "lockr:"
     static let defaultGroup = 0
 
     public init(settings: BackendSettings) {
@@ -41,27 +40,19 @@ public final class PiHole6Backend: Backend {
         if !settings.clients.isEmpty { try await bindClients(to: group, &report) }
         let groups = settings.clients.isEmpty ? [group, Self.defaultGroup] : [group]
         let entries = try await get("/api/domains/deny", as: DomainList.self).domains
-        var owned: [EntryKey: DomainEntry] = [:]
-        var users: Set<EntryKey> = []
-        for entry in entries {
-            if entry.comment?.hasPrefix(Self.marker) == true {
-                owned[entry.key] = entry
-            } else {
-                users.insert(entry.key)
-            }
-        }
+        let split = OwnedEntries(entries, key: \.key, comment: \.comment)
         var wanted: Set<EntryKey> = []
         for app in snapshot.apps {
-            let comment = "\(Self.marker)\(app.app) (managed by lockr; changes are undone)"
+            let comment = EntryComment.forApp(app.app, note: "managed by lockr; changes are undone")
             var missing: [String: [String]] = [:]
             for rule in app.rules {
                 let key = EntryKey(kind: "regex", domain: rule.posixRegex)
                 wanted.insert(key)
-                if users.contains(key) {
+                if split.users.contains(key) {
                     report.notes.append("\(app.app): kept the user's own entry \(key.domain)")
                     continue
                 }
-                if let entry = owned[key] {
+                if let entry = split.owned[key] {
                     if entry.enabled != app.blocked || Set(entry.groups) != Set(groups) || entry.comment != comment {
                         try await put(key, DomainUpdate(comment: comment, groups: groups, enabled: app.blocked))
                         report.writes += 1
@@ -80,7 +71,7 @@ public final class PiHole6Backend: Backend {
                 }
             }
         }
-        let stale = owned.keys.filter { !wanted.contains($0) }.sorted { $0.domain < $1.domain }
+        let stale = split.owned.keys.filter { !wanted.contains($0) }.sorted { $0.domain < $1.domain }
         if !stale.isEmpty {
             let items = stale.map { BatchItem(item: $0.domain, type: "deny", kind: $0.kind) }
             let reply = try await send(.POST, "/api/domains:batchDelete", json: BackendHTTP.json(items))

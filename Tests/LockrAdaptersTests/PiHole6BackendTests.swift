@@ -18,14 +18,7 @@ import Testing
     }
 
     func withServer(_ body: (FakeServer<FakePiHole6>) async throws -> Void) async throws {
-        let server = FakeServer(fake)
-        try await server.start()
-        do { try await body(server) } catch {
-            await server.stop()
-            throw error
-        }
-        await server.stop()
-        #expect(server.violations == [])
+        try await serving(fake, body)
     }
 
     @Test func blockToggleAndRemoveOwnEntries() async throws {
