@@ -47,11 +47,19 @@ let package = Package(
             name: "LockrStore",
             dependencies: ["LockrPolicy", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // The one HTTP client for outgoing calls: reports a refused connection at once, errors in words.
+        .target(
+            name: "OutboundHTTP",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The JSON control API: its models, the Hummingbird server routes and the client the CLI uses.
         .target(
             name: "LockrControl",
             dependencies: [
-                "LockrPolicy",
+                "LockrPolicy", "OutboundHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -63,7 +71,7 @@ let package = Package(
         .target(
             name: "LockrAdapters",
             dependencies: [
-                "DNSFilter", "LockrPolicy", "LockrStore",
+                "DNSFilter", "LockrPolicy", "LockrStore", "OutboundHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -3,6 +3,7 @@ import Foundation
 import LockrPolicy
 import NIOCore
 import NIOHTTP1
+import OutboundHTTP
 
 /// A reply from a backend: status and body.
 struct HTTPReply: Sendable {
@@ -51,14 +52,14 @@ struct BackendHTTP: Sendable {
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .milliseconds(timeout.milliseconds))
+            let response = try await OutboundHTTP.client.execute(request, timeout: .milliseconds(timeout.milliseconds))
             let bytes = try await response.body.collect(upTo: Self.maximumBody)
             return HTTPReply(
                 status: Int(response.status.code), body: Data(bytes.readableBytesView), headers: response.headers)
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw .unreachable("no answer within \(timeout.components.seconds) s")
         } catch {
-            throw .unreachable(Self.describe(error))
+            throw .unreachable(OutboundHTTP.describe(error))
         }
     }
 
@@ -74,13 +75,4 @@ struct BackendHTTP: Sendable {
 
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    /// A transport error in words, without any query string (Pi-hole v5 carries its token there).
-    private static func describe(_ error: any Error) -> String {
-        let text = "\(error)".replacing(/\?[^\s"')]*/, with: "?...")
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        if text.contains("connectTimeout") { return "connect timeout" }
-        if text.contains("remoteConnectionClosed") { return "connection closed by the backend" }
-        return text.count > 160 ? String(text.prefix(160)) + "..." : text
-    }
 }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import OutboundHTTP
 
 /// Why a control call got no answer the CLI can use.
 public enum ControlClientError: Error, CustomStringConvertible, Sendable {
@@ -50,11 +51,13 @@ public struct ControlClient: Sendable {
         let status: Int
         let bytes: ByteBuffer
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: Self.timeout)
+            let response = try await OutboundHTTP.client.execute(request, timeout: Self.timeout)
             status = Int(response.status.code)
             bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
         } catch {
-            throw .unreachable("cannot reach the lockr daemon at \(baseURL): \(error)")
+            throw .unreachable(
+                "cannot reach the lockr daemon at \(baseURL): \(OutboundHTTP.describe(error)) (is `lockr serve` running?)"
+            )
         }
         let data = Data(bytes.readableBytesView)
         guard (200..<300).contains(status) else {

@@ -14,7 +14,7 @@ public final class FakeAdGuardHome: FakeBackend {
     )
         throws
     {
-        spec = try OpenAPISpec(directory: specDirectory, file: "openapi.yaml", prefix: "/control")
+        spec = try OpenAPISpec.shared(directory: specDirectory, file: "openapi.yaml", prefix: "/control")
         credentials = "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
         state = Mutex((rules, []))
     }

@@ -45,7 +45,7 @@ public final class FakePiHole6: FakeBackend {
     }
 
     public init(specDirectory: String, password: String? = "secret", seats: Int = 4) throws {
-        spec = try OpenAPISpec(directory: specDirectory, file: "main.yaml", prefix: "/api")
+        spec = try OpenAPISpec.shared(directory: specDirectory, file: "main.yaml", prefix: "/api")
         self.password = password
         self.seats = seats
     }

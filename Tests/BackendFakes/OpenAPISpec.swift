@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Yams
 
 /// An OpenAPI 3 description read from YAML (split over several files, as Pi-hole's is), used to check
@@ -16,8 +17,23 @@ public final class OpenAPISpec: Sendable {
     /// Path prefix the server adds (`/api` for Pi-hole, `/control` for AdGuard Home).
     public let prefix: String
 
+    /// Every spec read so far, by directory, file and prefix: parsing Pi-hole's files takes a CPU
+    /// second in a debug build, and the fakes of many tests running at once share one copy.
+    private static let loaded = Mutex<[String: OpenAPISpec]>([:])
+
+    /// The spec in `file` of `directory`, read once per process.
+    public static func shared(directory: String, file: String, prefix: String) throws -> OpenAPISpec {
+        let key = "\(directory)/\(file) \(prefix)"
+        return try loaded.withLock { specs in
+            if let spec = specs[key] { return spec }
+            let spec = try OpenAPISpec(directory: directory, file: file, prefix: prefix)
+            specs[key] = spec
+            return spec
+        }
+    }
+
     /// Reads `file` and every file it refers to, from `directory`.
-    public init(directory: String, file: String, prefix: String) throws {
+    private init(directory: String, file: String, prefix: String) throws {
         let directoryURL = URL(fileURLWithPath: directory)
         self.prefix = prefix
         root = file

@@ -222,5 +222,14 @@ import Testing
         let none = try run(LockrProcess.binary, ["status", "--state-dir", empty])
         #expect(none.status == 1)
         #expect(none.output.contains("no lockr daemon found"))
+
+        // A daemon that left its files but no longer listens is reported at once, in words.
+        try "127.0.0.1:1\n".write(toFile: empty + "/control.address", atomically: true, encoding: .utf8)
+        try "token\n".write(toFile: empty + "/control.token", atomically: true, encoding: .utf8)
+        let started = Date()
+        let gone = try run(LockrProcess.binary, ["status", "--state-dir", empty])
+        #expect(gone.status == 1)
+        #expect(gone.output.contains("cannot reach the lockr daemon at http://127.0.0.1:1: connection refused"))
+        #expect(Date().timeIntervalSince(started) < 5, "not after the 10 s request timeout")
     }
 }

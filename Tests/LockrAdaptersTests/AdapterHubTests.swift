@@ -97,9 +97,11 @@ import Testing
         let second = AdapterHub(
             backends: [(pihole(server.url), .pihole6)], outbox: outbox, timing: timing(), metering: [], logger: logger)
         try await running(second) {
-            #expect(await Fixtures.eventually { fake.blocks("tiktok.com") })
-            let left = try outbox.pending(for: "pihole6")
-            #expect(left.isEmpty)
+            // Delivered, then marked done: wait for both (the mark follows the backend's answer).
+            let delivered = try await Fixtures.eventually {
+                try outbox.pending(for: "pihole6").isEmpty && fake.blocks("tiktok.com")
+            }
+            #expect(delivered)
         }
         await server.stop()
     }

@@ -8,8 +8,8 @@ import Testing
         "../../../shared/specs"
     ).standardized.path
 
-    let pihole = try! OpenAPISpec(directory: specs + "/pihole-v6", file: "main.yaml", prefix: "/api")
-    let adguard = try! OpenAPISpec(directory: specs + "/adguardhome", file: "openapi.yaml", prefix: "/control")
+    let pihole = try! OpenAPISpec.shared(directory: specs + "/pihole-v6", file: "main.yaml", prefix: "/api")
+    let adguard = try! OpenAPISpec.shared(directory: specs + "/adguardhome", file: "openapi.yaml", prefix: "/control")
 
     func json(_ text: String) -> Data { Data(text.utf8) }
 

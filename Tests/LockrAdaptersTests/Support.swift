@@ -17,10 +17,14 @@ enum Fixtures {
 
     static func open(_ app: AppBlock) -> AppBlock { AppBlock(app: app.app, blocked: false, rules: app.rules) }
 
+    /// Generous: on a loaded machine a test's tasks can wait seconds for a thread. Only the test of
+    /// a hung backend sets a short one.
+    static let timeout = Duration.seconds(20)
+
     static func settings(_ kind: BackendKind, _ url: String, secret: String? = nil) -> BackendSettings {
         var settings = BackendSettings(name: kind.rawValue, kind: kind, url: url)
         if let secret { settings.secret = .environment(secretVariable(secret)) }
-        settings.timeout = .seconds(5)
+        settings.timeout = timeout
         return settings
     }
 
