@@ -115,6 +115,7 @@ public final class Daemon: Service {
                     "listening", metadata: ["address": "\(AddressText.format(address))", "transport": "udp+tcp"])
             }
             if server == nil { logger.notice("not answering DNS: backends enforce the policy") }
+            for warning in config.warnings { logger.warning("\(warning)") }
             for backend in config.backends {
                 logger.notice(
                     "backend",

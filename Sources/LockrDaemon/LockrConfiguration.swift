@@ -61,6 +61,18 @@ public struct LockrConfiguration: Sendable, Equatable {
 
     public init() {}
 
+    /// Settings that are valid but almost certainly not what was meant; logged at start and printed
+    /// by `check-config`.
+    public var warnings: [String] {
+        guard !answersDNS, meterFrom == nil else { return [] }
+        let logs = backends.filter { $0.kind != .webhook }.map(\.name)
+        return [
+            "nothing meters use: lockr answers no DNS (no \"dns\" in backends) and meter-from is \"dns\", "
+                + "so time mode never spends a budget and open-on-first-query never opens a window"
+                + (logs.isEmpty ? "" : "; set meter-from = \"\(logs[0])\" to meter from its query log")
+        ]
+    }
+
     /// /var/lib/lockr for root, else $XDG_STATE_HOME/lockr (or ~/.local/state/lockr).
     public static func defaultStateDirectory(
         environment: [String: String] = ProcessEnvironment.current,

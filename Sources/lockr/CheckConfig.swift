@@ -23,7 +23,14 @@ struct CheckConfig: ParsableCommand {
                 warnings += report.issueCount
             }
             print("catalogue: \(loaded.catalogue.apps.count) apps (\(loaded.catalogueDirectory ?? "not found"))")
-            print("upstreams: \(loaded.upstreams.map(AddressText.format).joined(separator: ", "))")
+            if config.answersDNS {
+                print("upstreams: \(loaded.upstreams.map(AddressText.format).joined(separator: ", "))")
+            } else {
+                print(
+                    "upstreams: none (lockr answers no DNS; backends: \(config.backends.map(\.name).joined(separator: ", ")))"
+                )
+            }
+            for warning in config.warnings { print("warning: \(warning)") }
             print("\(file): OK\(warnings > 0 ? " (\(warnings) list lines skipped)" : "")")
         } catch {
             printError("\(error)")

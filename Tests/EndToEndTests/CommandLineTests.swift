@@ -39,6 +39,21 @@ import Testing
         #expect(good.status == 0, "\(good.output)")
         #expect(good.output.contains("OK"))
         #expect(good.output.contains("apps"))
+        #expect(!good.output.contains("warning"))
+
+        // Valid but unmetered: backends only, no meter-from. Accepted, with a warning saying what to set.
+        try """
+        backends = ["pihole6"]
+        [pihole6]
+        url = "http://192.168.1.2"
+        password-env = "PIHOLE_PASSWORD"
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let unmetered = try run(LockrProcess.binary, ["check-config", path])
+        #expect(unmetered.status == 0, "\(unmetered.output)")
+        #expect(unmetered.output.contains("upstreams: none (lockr answers no DNS; backends: pihole6)"))
+        #expect(
+            unmetered.output.contains("warning: nothing meters use")
+                && unmetered.output.contains("meter-from = \"pihole6\""))
     }
 
     @Test func badStartsAreClearErrors() throws {

@@ -37,6 +37,24 @@ import Testing
         #expect(config.backends.allSatisfy { $0.timeout == .seconds(3) })
         #expect(config.meterFrom == "pihole6")
         #expect(config.adapterTiming.reconcileInterval == .seconds(5))
+        #expect(config.warnings == [])
+    }
+
+    @Test func aBackendOnlySetUpWithoutAMeterIsWarnedAbout() throws {
+        let section = "[pihole6]\nurl = \"http://192.168.1.2\"\npassword-env = \"P\"\n"
+        let unmetered = try ConfigFile.parse(
+            "backends = [\"webhook\", \"pihole6\"]\n" + section + """
+                [webhook]
+                url = "http://127.0.0.1:8123/hook"
+                """, path: "t.toml")
+        #expect(unmetered.warnings.count == 1)
+        #expect(unmetered.warnings.first?.contains("nothing meters use") == true)
+        #expect(unmetered.warnings.first?.contains("set meter-from = \"pihole6\"") == true)
+        let metered = try ConfigFile.parse(
+            "backends = [\"pihole6\"]\nmeter-from = \"pihole6\"\n" + section, path: "t.toml")
+        #expect(metered.warnings == [])
+        let answering = try ConfigFile.parse("backends = [\"dns\", \"pihole6\"]\n" + section, path: "t.toml")
+        #expect(answering.warnings == [])
     }
 
     @Test func mistakesAreNamed() {
