@@ -100,8 +100,19 @@ private struct ConfigReader {
     ]
 
     mutating func apply(to config: inout LockrConfiguration) {
-        for key in table.keys where !Self.topLevel.contains(key) { issue(key, "unknown key") }
-        for (section, keys) in Self.sections {
+        let named = namedBackends()
+        for key in table.keys where !Self.topLevel.contains(key) && named[key] == nil {
+            if table[key]?.table?["kind"] != nil {
+                issue(key, "is configured but not listed in backends")
+            } else {
+                issue(key, "unknown key")
+            }
+        }
+        var sections = Self.sections
+        for case (let name, let kind?) in named {
+            sections[name] = (Self.sections[kind.rawValue] ?? []).union(["kind"])
+        }
+        for (section, keys) in sections {
             guard let value = table[section] else { continue }
             guard let subtable = value.table else {
                 issue(section, "expected a table ([\(section)])")
@@ -210,28 +221,38 @@ private struct ConfigReader {
         }
     }
 
+    /// Backends listed by a name of their own (`backends = ["upstairs"]` with `[upstairs]` and
+    /// `kind = "pihole6"`, for a second blocker of one kind), with their kind when it is valid.
+    /// Nothing is reported here: `backendKind(named:)` does that.
+    private func namedBackends() -> [String: BackendKind?] {
+        var named: [String: BackendKind?] = [:]
+        for name in (table["backends"]?.array ?? []).compactMap(\.string)
+        where BackendKind(rawValue: name) == nil && !Self.topLevel.contains(name) {
+            guard let section = table[name]?.table else { continue }
+            named.updateValue(section["kind"]?.string.flatMap(BackendKind.init(rawValue:)), forKey: name)
+        }
+        return named
+    }
+
     /// `backends`, each backend's section, `meter-from` and `[adapters]`.
     private mutating func applyBackends(to config: inout LockrConfiguration) {
-        var listed: [BackendKind] = []
+        var listed: Set<String> = []
         if let list = strings("backends") {
-            var kinds: [BackendKind] = []
             var answersDNS = false
-            for name in list {
+            var backends: [BackendSettings] = []
+            for name in list where !listed.contains(name) {
+                listed.insert(name)
                 if name == "dns" {
                     answersDNS = true
-                } else if let kind = BackendKind(rawValue: name) {
-                    if !kinds.contains(kind) { kinds.append(kind) }
-                } else {
-                    issue(
-                        "backends", "unknown backend '\(name)' (dns, pihole6, pihole5, adguardhome, nextdns, webhook)")
+                } else if let kind = backendKind(named: name), let settings = backend(kind, section: name) {
+                    backends.append(settings)
                 }
             }
             if list.isEmpty { issue("backends", "needs at least one backend") }
             config.answersDNS = answersDNS
-            config.backends = kinds.compactMap { backend($0) }
-            listed = kinds
+            config.backends = backends
         }
-        for kind in BackendKind.allCases where table[kind.rawValue] != nil && !listed.contains(kind) {
+        for kind in BackendKind.allCases where table[kind.rawValue] != nil && !listed.contains(kind.rawValue) {
             issue(kind.rawValue, "is configured but not listed in backends")
         }
         if let value = string("meter-from") {
@@ -257,9 +278,35 @@ private struct ConfigReader {
         }
     }
 
-    /// One backend's section.
-    private mutating func backend(_ kind: BackendKind) -> BackendSettings? {
-        let section = kind.rawValue
+    /// The kind of the backend listed as `name`: the name itself, or the `kind` of its section.
+    private mutating func backendKind(named name: String) -> BackendKind? {
+        if let kind = BackendKind(rawValue: name) { return kind }
+        let kinds = BackendKind.allCases.map(\.rawValue).joined(separator: ", ")
+        guard !Self.topLevel.contains(name) else {
+            issue("backends", "'\(name)' is one of lockr's own sections; give the backend another name")
+            return nil
+        }
+        guard table[name]?.table != nil else {
+            issue("backends", "unknown backend '\(name)' (dns, \(kinds), or the name of a section with a kind)")
+            return nil
+        }
+        guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            issue("backends", "backend name '\(name)' may hold only letters, digits, - and _")
+            return nil
+        }
+        guard let kindName = string("\(name).kind") else {
+            issue(name, "[\(name)] needs kind (\(kinds))")
+            return nil
+        }
+        guard let kind = BackendKind(rawValue: kindName) else {
+            issue("\(name).kind", "expected \(kinds), not '\(kindName)'")
+            return nil
+        }
+        return kind
+    }
+
+    /// One backend's section (`[pihole6]`, or a named one).
+    private mutating func backend(_ kind: BackendKind, section: String) -> BackendSettings? {
         let secretName: String
         switch kind {
         case .pihole6, .adguardhome: secretName = "password"
@@ -290,8 +337,8 @@ private struct ConfigReader {
             }
         }
         if kind == .nextdns {
-            guard let profile = string("nextdns.profile"), !profile.isEmpty else {
-                issue("nextdns", "needs profile (the NextDNS configuration id)")
+            guard let profile = string("\(section).profile"), !profile.isEmpty else {
+                issue(section, "needs profile (the NextDNS configuration id)")
                 return nil
             }
             settings.profile = profile

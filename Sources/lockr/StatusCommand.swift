@@ -50,13 +50,14 @@ struct StatusCommand: AsyncParsableCommand {
             lines.append("Cooldown until \(cooldown.spokenTime) after \(status.phraseMisses) wrong phrases.")
         }
         if !status.backends.isEmpty { lines.append("Backends:") }
-        for backend in status.backends { lines.append("  " + Self.text(backend)) }
+        let nameWidth = max(12, (status.backends.map(\.name.count).max() ?? 0) + 2)
+        for backend in status.backends { lines.append("  " + Self.text(backend, nameWidth: nameWidth)) }
         return lines.joined(separator: "\n")
     }
 
-    /// One backend's line: `pihole6  ok, in sync · repaired 2` or `pihole6  FAILING: ... · 3 changes
-    /// waiting for 45 s · retry in 8 s`.
-    static func text(_ backend: BackendBody) -> String {
+    /// One backend's line, its name padded to `nameWidth`: `pihole6  ok, in sync · repaired 2` or
+    /// `pihole6  FAILING: ... · 3 changes waiting for 45 s · retry in 8 s`.
+    static func text(_ backend: BackendBody, nameWidth: Int) -> String {
         var parts: [String] = []
         switch backend.state {
         case "ok": parts.append(backend.pending == 0 ? "ok, in sync" : "ok")
@@ -72,7 +73,8 @@ struct StatusCommand: AsyncParsableCommand {
         if backend.metering {
             parts.append(backend.logError.map { "query log UNREADABLE: \($0)" } ?? "meters usage from its query log")
         }
-        var line = backend.name.padding(toLength: 12, withPad: " ", startingAt: 0) + parts.joined(separator: " · ")
+        var line =
+            backend.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + parts.joined(separator: " · ")
         for note in backend.notes { line += "\n      note: \(note)" }
         return line
     }

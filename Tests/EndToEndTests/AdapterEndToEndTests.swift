@@ -142,6 +142,43 @@ import Testing
         }
     }
 
+    @Test func twoPiHolesByNameFollowTheSamePolicy() async throws {
+        // A household with a second Pi-hole: listed by a name of its own, with its own password,
+        // session and outbox. The daemon inherits this process's environment.
+        setenv("LOCKR_E2E_UPSTAIRS_PASSWORD", "upstairs-secret", 1)
+        let second = try FakePiHole6(specDirectory: Self.specs, password: "upstairs-secret")
+        let secondServer = FakeServer(second)
+        try await secondServer.start()
+        let section = """
+            [hourly]
+            window-minutes = 15
+
+            [upstairs]
+            kind = "pihole6"
+            url = "\(secondServer.url)"
+            password-env = "LOCKR_E2E_UPSTAIRS_PASSWORD"
+
+            """
+        do {
+            try await withPiHole(
+                mode: "hourly", sections: section, backends: #"["dns", "pihole6", "upstairs"]"#
+            ) { (lockr, fake, _) async throws in
+                #expect(try await eventually { fake.blocks("tiktok.com") && second.blocks("tiktok.com") })
+                #expect(try lockr.cli("unlock", "tiktok").status == 0)
+                #expect(try await eventually(5) { !fake.blocks("tiktok.com") && !second.blocks("tiktok.com") })
+                #expect(fake.blocks("www.youtube.com") && second.blocks("www.youtube.com"))
+                let text = try lockr.cli("status").output
+                #expect(text.contains("pihole6     ok") && text.contains("upstairs    ok"), "\(text)")
+            }
+        } catch {
+            await secondServer.stop()
+            throw error
+        }
+        await secondServer.stop()
+        #expect(secondServer.violations == [])
+        #expect(second.openSessions == 0, "lockr logs out of both")
+    }
+
     @Test func meteringFromTheQueryLogUsesTheBudget() async throws {
         // lockr answers no DNS here: Pi-hole does, and lockr meters from its query log. A 5-minute
         // budget lasts 5 real seconds.

@@ -90,6 +90,62 @@ import Testing
         }
     }
 
+    @Test func twoOfAKindByName() throws {
+        let config = try ConfigFile.parse(
+            """
+            backends = ["dns", "pihole6", "upstairs"]
+            meter-from = "upstairs"
+
+            [pihole6]
+            url = "http://192.168.1.2"
+            password-env = "PIHOLE_PASSWORD"
+
+            [upstairs]
+            kind = "pihole6"
+            url = "http://192.168.1.3"
+            password-file = "/etc/lockr/upstairs.password"
+            clients = ["192.168.1.40"]
+            """, path: "t.toml")
+        #expect(config.backends.map(\.name) == ["pihole6", "upstairs"])
+        #expect(config.backends.map(\.kind) == [.pihole6, .pihole6])
+        #expect(config.backends[1].url == "http://192.168.1.3" && config.backends[1].clients == ["192.168.1.40"])
+        #expect(config.backends[1].secret == .file("/etc/lockr/upstairs.password"))
+        #expect(config.meterFrom == "upstairs")
+    }
+
+    @Test func namedBackendMistakesAreNamed() {
+        let text = """
+            backends = ["attic", "cellar", "policy", "garage"]
+
+            [attic]
+            url = "http://192.168.1.3"
+
+            [cellar]
+            kind = "pihole7"
+
+            [garage]
+            kind = "adguardhome"
+            url = "http://192.168.1.4"
+            colour = "red"
+
+            [shed]
+            kind = "pihole6"
+            url = "http://192.168.1.5"
+            """
+        do {
+            _ = try ConfigFile.parse(text, path: "bad.toml")
+            Issue.record("must fail")
+        } catch {
+            let messages = error.issues.map(\.description)
+            #expect(messages.contains { $0.contains("[attic] needs kind") })
+            #expect(messages.contains { $0.contains("cellar.kind") && $0.contains("not 'pihole7'") })
+            #expect(messages.contains { $0.contains("'policy' is one of lockr's own sections") })
+            #expect(messages.contains { $0.contains("garage.colour") && $0.contains("unknown key") })
+            #expect(messages.contains { $0.contains("shed") && $0.contains("not listed in backends") })
+            #expect(!messages.contains { $0.hasSuffix("unknown key") && !$0.contains("colour") }, "\(messages)")
+        }
+    }
+
     @Test func secretsAreReadFromFilesAndTheEnvironment() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID())").path
         try "s3cret\n".write(toFile: path, atomically: true, encoding: .utf8)
