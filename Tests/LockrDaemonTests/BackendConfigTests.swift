@@ -5,6 +5,17 @@ import Testing
 @testable import LockrDaemon
 
 @Suite struct BackendConfigTests {
+    /// The messages of a config that must not parse (none, with a recorded issue, when it does).
+    func issues(_ text: String) -> [String] {
+        do {
+            _ = try ConfigFile.parse(text, path: "bad.toml")
+            Issue.record("must fail")
+            return []
+        } catch {
+            return error.issues.map(\.description)
+        }
+    }
+
     @Test func backendsAndTheirSections() throws {
         let config = try ConfigFile.parse(
             """
@@ -76,18 +87,13 @@ import Testing
             [webhook]
             url = "http://x"
             """
-        do {
-            _ = try ConfigFile.parse(text, path: "bad.toml")
-            Issue.record("must fail")
-        } catch {
-            let messages = error.issues.map(\.description)
-            #expect(messages.contains { $0.contains("unknown backend 'pihole7'") })
-            #expect(messages.contains { $0.contains("pihole5") && $0.contains("token-file or token-env") })
-            #expect(messages.contains { $0.contains("needs profile") })
-            #expect(messages.contains { $0.contains("adguardhome.url") })
-            #expect(messages.contains { $0.contains("webhook") && $0.contains("not listed in backends") })
-            #expect(messages.contains { $0.contains("meter-from") })
-        }
+        let messages = issues(text)
+        #expect(messages.contains { $0.contains("unknown backend 'pihole7'") })
+        #expect(messages.contains { $0.contains("pihole5") && $0.contains("token-file or token-env") })
+        #expect(messages.contains { $0.contains("needs profile") })
+        #expect(messages.contains { $0.contains("adguardhome.url") })
+        #expect(messages.contains { $0.contains("webhook") && $0.contains("not listed in backends") })
+        #expect(messages.contains { $0.contains("meter-from") })
     }
 
     @Test func twoOfAKindByName() throws {
@@ -132,18 +138,13 @@ import Testing
             kind = "pihole6"
             url = "http://192.168.1.5"
             """
-        do {
-            _ = try ConfigFile.parse(text, path: "bad.toml")
-            Issue.record("must fail")
-        } catch {
-            let messages = error.issues.map(\.description)
-            #expect(messages.contains { $0.contains("[attic] needs kind") })
-            #expect(messages.contains { $0.contains("cellar.kind") && $0.contains("not 'pihole7'") })
-            #expect(messages.contains { $0.contains("'policy' is one of lockr's own sections") })
-            #expect(messages.contains { $0.contains("garage.colour") && $0.contains("unknown key") })
-            #expect(messages.contains { $0.contains("shed") && $0.contains("not listed in backends") })
-            #expect(!messages.contains { $0.hasSuffix("unknown key") && !$0.contains("colour") }, "\(messages)")
-        }
+        let messages = issues(text)
+        #expect(messages.contains { $0.contains("[attic] needs kind") })
+        #expect(messages.contains { $0.contains("cellar.kind") && $0.contains("not 'pihole7'") })
+        #expect(messages.contains { $0.contains("'policy' is one of lockr's own sections") })
+        #expect(messages.contains { $0.contains("garage.colour") && $0.contains("unknown key") })
+        #expect(messages.contains { $0.contains("shed") && $0.contains("not listed in backends") })
+        #expect(!messages.contains { $0.hasSuffix("unknown key") && !$0.contains("colour") }, "\(messages)")
     }
 
     @Test func secretsAreReadFromFilesAndTheEnvironment() throws {
