@@ -81,22 +81,22 @@ import Testing
         try await withPiHole(mode: "hourly", sections: "[hourly]\nwindow-minutes = 5\n") {
             (lockr, fake, _) async throws in
             fake.addUserDomain("ads.example")
-            #expect(try await eventually { fake.blocks("tiktok.com") && fake.blocks("www.youtube.com") })
+            #expect(await eventually { fake.blocks("tiktok.com") && fake.blocks("www.youtube.com") })
             let ours = fake.domains.filter { $0.comment?.hasPrefix("lockr:") == true }
             #expect(!ours.isEmpty && ours.allSatisfy(\.enabled))
 
             #expect(try lockr.cli("unlock", "tiktok").status == 0)
             let opened = Date()
-            #expect(try await eventually(3) { !fake.blocks("tiktok.com") })
+            #expect(await eventually(3) { !fake.blocks("tiktok.com") })
             #expect(
-                try await eventually(3) {
+                await eventually(3) {
                     let entries = fake.domains.filter { $0.comment?.hasPrefix("lockr:tiktok") == true }
                     return !entries.isEmpty && entries.allSatisfy { !$0.enabled }
                 }, "disabled, not deleted")
             #expect(fake.blocks("www.youtube.com"))
 
             // The 5-minute window ends after 5 real seconds; the rule is enabled again.
-            #expect(try await eventually(15) { fake.blocks("tiktok.com") })
+            #expect(await eventually(15) { fake.blocks("tiktok.com") })
             let closedAfter = Date().timeIntervalSince(opened)
             #expect(closedAfter > 3.5 && closedAfter < 11, "closed after \(closedAfter) s")
             #expect(
@@ -108,10 +108,10 @@ import Testing
 
     @Test func aHandDeletedRuleIsRestored() async throws {
         try await withPiHole(mode: "hourly") { (lockr, fake, _) async throws in
-            #expect(try await eventually { fake.blocks("tiktok.com") })
+            #expect(await eventually { fake.blocks("tiktok.com") })
             fake.deleteDomain("(\\.|^)tiktok\\.com$")
             #expect(!fake.blocks("tiktok.com"))
-            #expect(try await eventually(5) { fake.blocks("tiktok.com") })
+            #expect(await eventually(5) { fake.blocks("tiktok.com") })
             #expect(try await eventually(3) { try backend(lockr)["repairs"] as? Int ?? 0 >= 1 })
         }
     }
@@ -119,7 +119,7 @@ import Testing
     @Test func aBackendDownDuringAChangeConvergesWhenItReturns() async throws {
         try await withPiHole(mode: "hourly", sections: "[hourly]\nwindow-minutes = 15\n") {
             (lockr, fake, server) async throws in
-            #expect(try await eventually { fake.blocks("tiktok.com") })
+            #expect(await eventually { fake.blocks("tiktok.com") })
             await server.stop()
             #expect(try lockr.cli("unlock", "tiktok").status == 0)
             let failing = try await eventually(5) {
@@ -132,7 +132,7 @@ import Testing
             #expect(fake.blocks("tiktok.com"), "nothing reached the backend yet")
 
             try await server.start()
-            #expect(try await eventually(10) { !fake.blocks("tiktok.com") })
+            #expect(await eventually(10) { !fake.blocks("tiktok.com") })
             #expect(
                 try await eventually(3) {
                     let state = try backend(lockr)
@@ -163,9 +163,9 @@ import Testing
             try await withPiHole(
                 mode: "hourly", sections: section, backends: #"["dns", "pihole6", "upstairs"]"#
             ) { (lockr, fake, _) async throws in
-                #expect(try await eventually { fake.blocks("tiktok.com") && second.blocks("tiktok.com") })
+                #expect(await eventually { fake.blocks("tiktok.com") && second.blocks("tiktok.com") })
                 #expect(try lockr.cli("unlock", "tiktok").status == 0)
-                #expect(try await eventually(5) { !fake.blocks("tiktok.com") && !second.blocks("tiktok.com") })
+                #expect(await eventually(5) { !fake.blocks("tiktok.com") && !second.blocks("tiktok.com") })
                 #expect(fake.blocks("www.youtube.com") && second.blocks("www.youtube.com"))
                 let text = try lockr.cli("status").output
                 #expect(text.contains("pihole6     ok") && text.contains("upstairs    ok"), "\(text)")

@@ -53,7 +53,7 @@ import Testing
         // not the time they are read, decide what counts.
         for offset in [0, 2, 4, 120, 122, 124] {
             late.observe("tiktok", queriedAt: start + .seconds(Int64(offset)), now: start + .seconds(200))
-            live.admit("tiktok", at: start + .seconds(Int64(offset)))
+            _ = live.admit("tiktok", at: start + .seconds(Int64(offset)))
         }
         #expect(
             late.status(at: start + .seconds(200)).apps[0].used == live.status(at: start + .seconds(200)).apps[0].used)
