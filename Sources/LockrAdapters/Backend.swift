@@ -27,6 +27,11 @@ public protocol Backend: Sendable {
     /// (reading what is there first); the webhook posts the change.
     func apply(_ change: BlockChange) async throws(BackendError) -> SyncReport
 
+    /// Whether each queued change must be delivered (a webhook's listener sees every event). When
+    /// false, a backend that was away gets only the newest of its pending changes: it carries the
+    /// whole set, and replaying older ones would briefly enforce decisions that no longer hold.
+    var deliversEveryChange: Bool { get }
+
     /// Compares the backend with `snapshot` and repairs what drifted (a rule deleted by hand).
     func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport
 
@@ -46,6 +51,8 @@ extension Backend {
     public func apply(_ change: BlockChange) async throws(BackendError) -> SyncReport {
         try await reconcile(change.snapshot)
     }
+
+    public var deliversEveryChange: Bool { false }
 }
 
 /// Which kind of blocker a backend is.

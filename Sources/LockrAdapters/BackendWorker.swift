@@ -129,7 +129,7 @@ final class BackendWorker: Sendable {
             return .failed
         }
         updatePending(pending)
-        if let entry = pending.first {
+        if let entry = backend.deliversEveryChange ? pending.first : pending.last {
             guard let change = try? JSONDecoder().decode(BlockChange.self, from: entry.payload) else {
                 logger.error(
                     "dropping an unreadable outbox entry",
@@ -139,12 +139,12 @@ final class BackendWorker: Sendable {
             }
             do throws(BackendError) {
                 let report = try await backend.apply(change)
-                do { try outbox.complete(entry.id) } catch {
+                do { try outbox.complete(through: entry.id, for: backend.name) } catch {
                     fail(String(describing: error), entry: nil)
                     return .failed
                 }
                 succeed(report, repairing: false)
-                updatePending(Array(pending.dropFirst()))
+                updatePending(pending.filter { $0.id > entry.id })
                 return .delivered
             } catch {
                 fail(error.description, entry: entry)

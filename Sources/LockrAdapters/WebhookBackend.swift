@@ -18,6 +18,8 @@ public struct WebhookBackend: Backend {
         http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
     }
 
+    public var deliversEveryChange: Bool { true }
+
     public func apply(_ change: BlockChange) async throws(BackendError) -> SyncReport {
         var headers: [(String, String)] = []
         if let secret = settings.secret { headers.append(("Authorization", "Bearer \(try secret.read())")) }

@@ -60,6 +60,15 @@ public final class OutboxStore: Sendable {
         }
     }
 
+    /// Removes `backend`'s entries up to `id`: the one delivered and the older ones it supersedes.
+    public func complete(through id: Int64, for backend: String) throws(StoreError) {
+        try store.access {
+            try store.database.write { db in
+                try db.execute(sql: "DELETE FROM outbox WHERE backend = ? AND id <= ?", arguments: [backend, id])
+            }
+        }
+    }
+
     /// Counts a failed attempt of an entry, with the reason.
     public func noteFailure(_ id: Int64, reason: String) throws(StoreError) {
         try store.access {

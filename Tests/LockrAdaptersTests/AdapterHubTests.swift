@@ -65,10 +65,17 @@ import Testing
             #expect(failing.lastError?.contains("unreachable") == true)
             #expect(failing.oldestPending != nil)
 
+            server.clearRequests()
             try await server.start()
             try await hookServer.start()
             #expect(await Fixtures.eventually { hub.health().allSatisfy { $0.state == .ok && $0.pending == 0 } })
             #expect(!fake.blocks("tiktok.com") && fake.domains.count == 2)
+            // Pi-hole gets only the newest set: the relock in between is not replayed on it.
+            let relocks = server.requests.filter {
+                $0.method == "PUT" && ($0.json() as? [String: Any])?["enabled"] as? Bool == true
+            }
+            #expect(relocks.isEmpty, "\(relocks.map(\.path))")
+            #expect(server.requests.filter { $0.method == "GET" && $0.path == "/api/domains/deny" }.count == 1)
             #expect(hook.bodies.map { ($0["blocked"] as? [Any])?.count } == [1, 0, 1, 0], "every change, in order")
             #expect(try outbox.pending(for: "webhook").isEmpty)
         }
