@@ -193,6 +193,19 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
             #expect(!"\(error)".contains("token-3"))
         }
     }
+
+    @Test func readsTheQueryLogAfterACursor() async throws {
+        let fake = FakePiHole5()
+        let now = Date()
+        fake.logQuery("old.tiktok.com", at: now - 60)
+        fake.logQuery("www.TikTok.com.", client: "192.168.1.40", at: now - 5)
+        try await serving(fake) { server in
+            let pihole = PiHole5Backend(settings: Fixtures.settings(.pihole5, server.url, secret: "token-1"))
+            let queries = try await pihole.queries(after: now - 30)
+            #expect(queries.map(\.name) == ["www.tiktok.com"])
+            #expect(queries.first?.client == "192.168.1.40")
+        }
+    }
 }
 
 @Suite struct WebhookBackendTests {
