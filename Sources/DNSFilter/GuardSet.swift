@@ -32,10 +32,13 @@ public final class GuardSet: Sendable {
         self.overrides = overrideRules.build()
     }
 
-    /// The index in `appIDs` of the app `wireName` belongs to, or nil.
+    /// The index in `appIDs` of the app `wireName` belongs to, or nil. When several apps' rules
+    /// match, the most specific rule decides, regular expressions included (Instagram's
+    /// `instagram.*.fbcdn.net` beats Facebook's `fbcdn.net`); for the very same rule, the app listed
+    /// first.
     public func app(forWireName wireName: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let hit = apps.hit(wireName: wireName), hit.isBlock else { return nil }
-        if let override = overrides.hit(wireName: wireName), override.isBlock,
+        guard let hit = apps.mostSpecificBlock(wireName: wireName) else { return nil }
+        if let override = overrides.mostSpecificBlock(wireName: wireName),
             overrides.specificity(of: override) >= apps.specificity(of: hit)
         {
             return nil

@@ -57,6 +57,14 @@ public final class RuleSet: Sendable {
         return nil
     }
 
+    /// The most specific block rule that matches `wireName`, allow rules aside: a regular expression
+    /// if one matches (it names whole names, so it is more specific than any listed domain), else the
+    /// longest listed domain. Tells which of several lists (apps) a name belongs to.
+    public func mostSpecificBlock(wireName: UnsafeBufferPointer<UInt8>) -> RuleHit? {
+        if let index = Self.firstMatch(blockRegexes, wireName) { return .blockedByRegex(index) }
+        return blockedDomains.match(wireName: wireName).map(RuleHit.blockedByDomain)
+    }
+
     /// `hit(wireName:)` for a name given in presentation form.
     public func hit(name: String) -> RuleHit? {
         guard let wire = WireName.wire(fromPresentation: name) else { return nil }

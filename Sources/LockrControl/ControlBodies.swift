@@ -18,6 +18,7 @@ extension StatusBody {
         day = status.day.key
         dayEnds = time(status.day.end)
         budgetMinutes = status.budget.milliseconds / 60_000
+        extraMinutes = status.extraBudget.milliseconds / 60_000
         perApp = status.perAppBudget
         windowMinutes = status.window.milliseconds / 60_000
         snoozes = CounterBody(used: status.snoozes.used, perDay: status.snoozes.perDay)
@@ -26,10 +27,12 @@ extension StatusBody {
         phraseMisses = status.phraseMisses
         cooldownEnds = status.cooldownUntil.map(time)
         totalUsedSeconds = status.totalUsed.milliseconds / 1000
+        totalChargedSeconds = status.totalCharged.milliseconds / 1000
         apps = status.apps.map { app in
             AppBody(
                 id: app.id, name: app.name, open: app.open, reason: app.reason,
-                usedSeconds: app.used.milliseconds / 1000, budgetSeconds: app.budget.map { $0.milliseconds / 1000 },
+                usedSeconds: app.used.milliseconds / 1000, unchargedSeconds: app.uncharged.milliseconds / 1000,
+                budgetSeconds: app.budget.map { $0.milliseconds / 1000 },
                 leftSeconds: app.left.map { $0.secondsRoundedUp }, windowEnds: app.windowEnds.map(time),
                 nextReset: time(app.nextReset))
         }

@@ -21,7 +21,12 @@ public struct AppBody: Codable, Sendable, Equatable {
     public let name: String
     public let open: Bool
     public let reason: String
+    /// Use today in every window.
     public let usedSeconds: Int64
+    /// The part of `used_seconds` in snooze and emergency windows, charged to no budget.
+    public let unchargedSeconds: Int64
+    /// Time mode: the budget this app draws on today (its own or the shared one, extensions included)
+    /// and what is left of it.
     public let budgetSeconds: Int64?
     public let leftSeconds: Int64?
     public let windowEnds: TimeBody?
@@ -34,7 +39,9 @@ public struct StatusBody: Codable, Sendable, Equatable {
     public let summary: String
     public let day: String
     public let dayEnds: TimeBody
+    /// The configured daily budget; `extra_minutes` were added to the shared one today.
     public let budgetMinutes: Int64
+    public let extraMinutes: Int64
     public let perApp: Bool
     public let windowMinutes: Int64
     public let snoozes: CounterBody
@@ -43,6 +50,8 @@ public struct StatusBody: Codable, Sendable, Equatable {
     public let phraseMisses: Int
     public let cooldownEnds: TimeBody?
     public let totalUsedSeconds: Int64
+    /// The part of `total_used_seconds` charged to the shared budget.
+    public let totalChargedSeconds: Int64
     public let apps: [AppBody]
     /// Other blockers lockr drives (empty when lockr only answers DNS itself).
     public var backends: [BackendBody] = []

@@ -374,7 +374,7 @@ private struct ConfigReader {
             }
         }
         policy.calendar = DayCalendar(timeZone: timeZone, dayStartMinutes: dayStart)
-        if let value = integer("policy.max-ttl", in: 1...86_400) { policy.maximumTTL = .seconds(value) }
+        if let value = integer("policy.max-ttl", in: 1...60) { policy.maximumTTL = .seconds(value) }
 
         if let value = integer("time.budget-minutes", in: 5...180) { policy.time.budget = .seconds(value * 60) }
         if let value = bool("time.per-app") { policy.time.perApp = value }
@@ -385,7 +385,7 @@ private struct ConfigReader {
                 issue("time.slice-seconds", "must divide a minute (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60)")
             }
         }
-        if let value = integer("time.min-queries", in: 1...1000) { policy.time.metering.minimumQueries = value }
+        if let value = integer("time.min-queries", in: 1...20) { policy.time.metering.minimumQueries = value }
         if let value = integer("time.neighbourhood", in: 0...60) { policy.time.metering.neighbourhood = value }
         if let value = integer("time.grace-seconds", in: 0...600) { policy.time.metering.grace = .seconds(value) }
 

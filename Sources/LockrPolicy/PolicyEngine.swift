@@ -35,8 +35,6 @@ public struct PolicyEngine: Sendable {
     public private(set) var guarded: [String]
     private var guardedSet: Set<String>
     public private(set) var state: PolicyState
-    private var meters: [String: UsageMeter] = [:]
-    private var buckets: [String: UsageBucket] = [:]
     private var events: [PolicyEvent] = []
     private var closedDays: [DayRecord] = []
     /// Whether each guarded app was open when last looked at, to log locks and unlocks once.
@@ -44,7 +42,7 @@ public struct PolicyEngine: Sendable {
     private var holds: [UInt64: Instant] = [:]
     private var nextHold: UInt64 = 1
 
-    /// The shared budget's key in `DayRecord.used` and `extraBudget`.
+    /// The shared budget's key in `DayRecord.used`, `MeteringState` and `extraBudget`.
     public static let allApps = "*"
 
     /// Restores an engine. `state` is what the store kept (nil on first start); `now` must be the
@@ -61,7 +59,11 @@ public struct PolicyEngine: Sendable {
         settings = state.overlay.applied(to: base)
         guarded = state.overlay.guarded(base: self.baseGuarded).filter { apps[$0] != nil }
         guardedSet = Set(guarded)
-        for (key, used) in state.today.used { buckets[key] = UsageBucket(used: used, slice: slice) }
+        restartMeteringIfTheSliceChanged(at: state.lastSeen)
+        let gap = settings.relookupGap
+        for app in self.state.metering.meters.keys {
+            self.state.metering.meters[app]!.resume(lastSaved: state.lastSeen, at: now, relookupGap: gap)
+        }
         advance(to: now)
         for app in guarded { wasOpen[app] = access(app, at: self.state.lastSeen).isOpen }
     }
@@ -95,7 +97,8 @@ public struct PolicyEngine: Sendable {
             access = self.access(app, at: now)
         }
         if case .open = access, let time {
-            let earliest = max(state.today.day.start, meters[app]?.latestSliceStart ?? state.today.day.start)
+            let dayStart = state.today.day.start
+            let earliest = max(dayStart, state.metering.meters[app]?.latestSliceStart(slice: slice) ?? dayStart)
             meter(app, at: min(now, max(time, earliest)))
             if settings.mode == .time { access = self.access(app, at: now) }
         }
@@ -109,14 +112,40 @@ public struct PolicyEngine: Sendable {
         }
     }
 
+    /// Records a query of `app` at `now`; the slices that now count are added to its use and the
+    /// total, and, outside snooze and emergency windows, charged to its budget and the shared one.
     private mutating func meter(_ app: String, at now: Instant) {
-        let counted = meters[app, default: UsageMeter(settings: settings.time.metering)].record(at: now)
-        let grace = meters[app]!.graceSlices
-        let empty = UsageBucket(used: .zero, slice: slice)
+        let gap = settings.relookupGap
+        let counted = state.metering.meters[app, default: UsageMeter()].record(
+            at: now, settings: settings.time.metering, relookupGap: gap)
+        guard !counted.isEmpty else { return }
+        let horizon = settings.time.metering.horizon(relookupGap: gap)
+        let empty = UsageBucket(slice: slice)
         for slice in counted {
-            buckets[app, default: empty].charge(slice: slice, graceSlices: grace)
-            buckets[Self.allApps, default: empty].charge(slice: slice, graceSlices: grace)
+            state.metering.used[app, default: empty].charge(slice: slice, horizon: horizon)
+            state.metering.used[Self.allApps, default: empty].charge(slice: slice, horizon: horizon)
+            let sliceStart = Instant(milliseconds: slice * self.slice.milliseconds)
+            if isGrace(app, at: sliceStart) { continue }
+            state.metering.charged[app, default: empty].charge(slice: slice, horizon: horizon)
+            state.metering.charged[Self.allApps, default: empty].charge(slice: slice, horizon: horizon)
         }
+    }
+
+    /// Whether `app` is in a snooze or emergency window at `instant`: use there is not charged.
+    private func isGrace(_ app: String, at instant: Instant) -> Bool {
+        state.windows.contains { $0.kind != .hourly && $0.covers(app, at: instant) }
+    }
+
+    /// Counts what was metered afresh when the slice length changed (a reload, or a config edited
+    /// while lockr was down): buckets keep their totals, meters start over.
+    private mutating func restartMeteringIfTheSliceChanged(at now: Instant) {
+        let length = slice.milliseconds
+        let buckets = state.metering.used.values.map(\.sliceMilliseconds)
+            + state.metering.charged.values.map(\.sliceMilliseconds)
+        guard buckets.contains(where: { $0 != length }) else { return }
+        state.metering = MeteringState(
+            used: state.metering.used.mapValues { $0.used(at: now) },
+            charged: state.metering.charged.mapValues { $0.used(at: now) }, slice: slice)
     }
 
     // MARK: - Actions
@@ -340,12 +369,8 @@ public struct PolicyEngine: Sendable {
         apps = newApps
         base = newBase
         baseGuarded = newGuarded.filter { apps[$0] != nil }
-        let oldSlice = slice
         settings = state.overlay.applied(to: newBase)
-        if slice != oldSlice {
-            buckets = buckets.mapValues { UsageBucket(used: $0.used(at: now), slice: slice) }
-            meters.removeAll()
-        }
+        restartMeteringIfTheSliceChanged(at: now)
         refreshGuarded()
         noteTransitions(at: now)
     }
@@ -384,7 +409,8 @@ public struct PolicyEngine: Sendable {
     public func snapshot(at now: Instant) -> PolicyState {
         var snapshot = state
         snapshot.lastSeen = max(now, state.lastSeen)
-        snapshot.today.used = buckets.mapValues { $0.used(at: snapshot.lastSeen) }
+        snapshot.today.used = state.metering.used.mapValues { $0.used(at: snapshot.lastSeen) }
+        snapshot.today.charged = state.metering.charged.mapValues { $0.used(at: snapshot.lastSeen) }
         return snapshot
     }
 
@@ -404,8 +430,9 @@ public struct PolicyEngine: Sendable {
             let window = state.windows.filter { $0.covers(app, at: now) }.max { $0.ends < $1.ends }
             let key = budgetKey(for: app)
             let budget = budget(forKey: key)
-            let used = buckets[app]?.used(at: now) ?? .zero
-            let budgetUsed = buckets[key]?.used(at: now) ?? .zero
+            let used = state.metering.used[app]?.used(at: now) ?? .zero
+            let charged = state.metering.charged[app]?.used(at: now) ?? .zero
+            let budgetUsed = state.metering.charged[key]?.used(at: now) ?? .zero
             var nextReset = today.day.end
             if case .blocked(let why) = access {
                 switch why {
@@ -417,16 +444,18 @@ public struct PolicyEngine: Sendable {
             let isTime = settings.mode == .time
             return AppStatus(
                 id: app, name: apps[app] ?? app, open: access.isOpen, reason: describe(app, access, at: now),
-                used: used, budget: isTime ? budget : nil, left: isTime ? max(.zero, budget - budgetUsed) : nil,
-                windowEnds: window?.ends, nextReset: nextReset)
+                used: used, uncharged: max(.zero, used - charged), budget: isTime ? budget : nil,
+                left: isTime ? max(.zero, budget - budgetUsed) : nil, windowEnds: window?.ends, nextReset: nextReset)
         }
         return PolicyStatus(
             now: now, mode: settings.mode, day: today.day, budget: settings.time.budget,
+            extraBudget: settings.time.perApp ? .zero : today.extraBudget[Self.allApps] ?? .zero,
             perAppBudget: settings.time.perApp, window: settings.windowLength,
             snoozes: (today.snoozes, settings.snooze.perDay), extensions: (today.extensions, settings.extend.perDay),
             emergencies: (today.emergencies, settings.emergency.perDay), phraseMisses: today.phraseMisses,
             cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
-            totalUsed: buckets[Self.allApps]?.used(at: now) ?? .zero, apps: appStatuses)
+            totalUsed: state.metering.used[Self.allApps]?.used(at: now) ?? .zero,
+            totalCharged: state.metering.charged[Self.allApps]?.used(at: now) ?? .zero, apps: appStatuses)
     }
 
     // MARK: - Deciding
@@ -456,7 +485,7 @@ public struct PolicyEngine: Sendable {
         case .time:
             let key = budgetKey(for: app)
             let budget = budget(forKey: key)
-            let used = buckets[key]?.used(at: now) ?? .zero
+            let used = state.metering.charged[key]?.used(at: now) ?? .zero
             return used < budget
                 ? .open(until: now + (budget - used)) : .blocked(.budgetSpent(used: used, budget: budget))
         case .hourly, .extreme:
@@ -483,7 +512,7 @@ public struct PolicyEngine: Sendable {
     private func reason(_ app: String, _ why: Blocked, at now: Instant) -> String {
         switch why {
         case .budgetSpent(let used, let budget):
-            "\(app): daily budget spent (\(used.milliseconds / 60_000)/\(budget.milliseconds / 60_000) min)"
+            "\(app): daily budget spent (\(BudgetFigures(charged: used, budget: budget).text))"
         case .hourUsed(let next): "\(app): hourly window used, next at \(settings.calendar.clockText(next))"
         case .cooldown(let remaining, let misses): "\(app): cooldown \(remaining.spoken) after \(misses) wrong phrases"
         case .locked:
@@ -503,7 +532,10 @@ public struct PolicyEngine: Sendable {
             if let window = state.windows.filter({ $0.covers(app, at: now) }).max(by: { $0.ends < $1.ends }) {
                 return "\(app): open until \(settings.calendar.clockText(until)) (\(window.kind.rawValue) window)"
             }
-            return "\(app): \((until - now).spoken) of today's budget left"
+            let key = budgetKey(for: app)
+            let figures = BudgetFigures(
+                charged: state.metering.charged[key]?.used(at: now) ?? .zero, budget: budget(forKey: key))
+            return "\(app): \(figures.leftMinutes) min of today's budget left (\(figures.text))"
         }
     }
 
@@ -516,11 +548,13 @@ public struct PolicyEngine: Sendable {
         state.lastSeen = now
         guard now >= state.today.day.end else { return now }
         var finished = state.today
-        finished.used = buckets.mapValues { $0.used(at: finished.day.end) }
+        finished.used = state.metering.used.mapValues { $0.used(at: finished.day.end) }
+        finished.charged = state.metering.charged.mapValues { $0.used(at: finished.day.end) }
         closedDays.append(finished)
         let day = settings.calendar.day(containing: now)
         state.today = DayRecord(day: day)
-        for key in buckets.keys { buckets[key]!.startDay(at: day.start) }
+        for key in state.metering.used.keys { state.metering.used[key]!.startDay(at: day.start) }
+        for key in state.metering.charged.keys { state.metering.charged[key]!.startDay(at: day.start) }
         log(.dayReset, nil, "new day \(day.key): budget and counters reset", at: now)
         return now
     }

@@ -62,6 +62,19 @@ public struct MeteringSettings: Sendable, Equatable {
         self.neighbourhood = neighbourhood
         self.grace = grace
     }
+
+    /// What a client may take, beyond the TTL it was given, to look a name up again while the app is
+    /// in use: a re-lookup within `max-ttl` plus this continues a stretch of sustained use.
+    public static let relookupSlack: Duration = .seconds(15)
+
+    /// How far behind the newest counted slice a slice may still be counted, in slices: a stretch of
+    /// sustained use is counted back to its first query, dense use back over its neighbourhood and
+    /// the grace before it.
+    func horizon(relookupGap: Duration) -> Int64 {
+        let sustained = relookupGap.milliseconds * Int64(max(minimumQueries - 1, 0))
+        let dense = slice.milliseconds * Int64(neighbourhood) + grace.milliseconds
+        return max(sustained, dense) / slice.milliseconds + 2
+    }
 }
 
 /// A limited way to get more time: its length and how often per day.
@@ -152,6 +165,15 @@ public struct PolicySettings: Sendable, Equatable {
     /// The window length of an hourly or extreme mode.
     var windowLength: Duration { mode == .extreme ? extreme.window : hourly.window }
 
+    /// The longest `maximumTTL` accepted: the meter takes a re-lookup within `maximumTTL` plus
+    /// `MeteringSettings.relookupSlack` as sustained use, which must stay well below the few minutes
+    /// between background pings.
+    public static let maximumTTLLimit: Duration = .seconds(60)
+
+    /// How soon after one query an open app's next one continues a stretch of sustained use: clients
+    /// look names up again when the TTL lockr gave them (at most `maximumTTL`) runs out.
+    var relookupGap: Duration { maximumTTL + MeteringSettings.relookupSlack }
+
     /// Problems that make these settings unusable, as sentences naming the setting.
     public func problems() -> [String] {
         var problems: [String] = []
@@ -162,7 +184,7 @@ public struct PolicySettings: Sendable, Equatable {
         if slice < 1000 || slice > 60_000 || 60_000 % slice != 0 {
             problems.append("metering slice must be whole seconds that divide a minute (1-60 s)")
         }
-        if time.metering.minimumQueries < 1 { problems.append("metering minimum_queries must be at least 1") }
+        if !(1...20).contains(time.metering.minimumQueries) { problems.append("metering min-queries must be 1 to 20") }
         if time.metering.neighbourhood < 0 { problems.append("metering neighbourhood must not be negative") }
         if time.metering.grace < .zero { problems.append("metering grace must not be negative") }
         if !HourlySettings.windowChoices.contains(hourly.window) {
@@ -179,7 +201,9 @@ public struct PolicySettings: Sendable, Equatable {
             if allowance.perDay < 0 { problems.append("\(name) per_day must not be negative") }
         }
         if emergencyHold < .zero || emergencyHold > .seconds(60) { problems.append("emergency hold must be 0-60 s") }
-        if maximumTTL < .seconds(1) { problems.append("maximum TTL of guarded answers must be at least 1 s") }
+        if maximumTTL < .seconds(1) || maximumTTL > Self.maximumTTLLimit {
+            problems.append("maximum TTL of guarded answers must be 1 to \(Self.maximumTTLLimit.spoken)")
+        }
         return problems
     }
 }

@@ -43,10 +43,32 @@ public struct DayRecord: Sendable, Equatable {
     public var cooldownUntil: Instant?
     /// Budget added today by `extend`, per budget ("*" for the shared one).
     public var extraBudget: [String: Duration] = [:]
-    /// Time used today per app id, and in total under "*".
+    /// Time used today per app id, and in total under "*" (as of the snapshot; `MeteringState`
+    /// holds the exact figures).
     public var used: [String: Duration] = [:]
+    /// What of `used` budgets were charged: use outside snooze and emergency windows.
+    public var charged: [String: Duration] = [:]
 
     public init(day: PolicyDay) { self.day = day }
+}
+
+/// Metering that must survive a restart exactly: each app's memory of recent queries and every
+/// bucket's counted slices, including the one that accrues now.
+public struct MeteringState: Sendable, Equatable, Codable {
+    /// Per app id.
+    public var meters: [String: UsageMeter] = [:]
+    /// Use per app id, and under "*" all guarded apps together: every window counts.
+    public var used: [String: UsageBucket] = [:]
+    /// What budgets consume, per app id and under "*": use outside snooze and emergency windows.
+    public var charged: [String: UsageBucket] = [:]
+
+    public init() {}
+
+    /// Buckets holding `used` and `charged`, for a store an older lockr wrote without this state.
+    public init(used: [String: Duration], charged: [String: Duration], slice: Duration) {
+        self.used = used.mapValues { UsageBucket(slice: slice, used: $0) }
+        self.charged = charged.mapValues { UsageBucket(slice: slice, used: $0) }
+    }
 }
 
 /// Changes made through the control API on top of the configuration file. They survive restarts;
@@ -86,6 +108,7 @@ public struct PolicyState: Sendable, Equatable {
     public var windows: [UnlockWindow] = []
     public var today: DayRecord
     public var overlay = SettingsOverlay()
+    public var metering = MeteringState()
     /// The latest policy time the engine has seen; time never goes back behind it.
     public var lastSeen: Instant
 

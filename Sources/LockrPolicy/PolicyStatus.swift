@@ -6,8 +6,10 @@ public struct AppStatus: Sendable {
     public let open: Bool
     /// A sentence: why it is open or blocked.
     public let reason: String
-    /// Metered use today.
+    /// Metered use today, in every window.
     public let used: Duration
+    /// The part of `used` in snooze and emergency windows, which no budget is charged for.
+    public let uncharged: Duration
     /// Time mode: the budget this app draws on (its own or the shared one) and what is left of it.
     public let budget: Duration?
     public let left: Duration?
@@ -23,7 +25,10 @@ public struct PolicyStatus: Sendable {
     public let now: Instant
     public let mode: Mode
     public let day: PolicyDay
+    /// The configured daily budget.
     public let budget: Duration
+    /// Added today to the shared budget by `extend` (per-app extensions show in each app's budget).
+    public let extraBudget: Duration
     public let perAppBudget: Bool
     public let window: Duration
     public let snoozes: (used: Int, perDay: Int)
@@ -33,5 +38,24 @@ public struct PolicyStatus: Sendable {
     public let cooldownUntil: Instant?
     /// Time any guarded app was in use today.
     public let totalUsed: Duration
+    /// The part of `totalUsed` charged to the shared budget (use outside snooze and emergency windows).
+    public let totalCharged: Duration
     public let apps: [AppStatus]
+}
+
+/// A budget and what was charged to it, in the whole minutes people are shown: used minutes round
+/// down and the minutes left are the rest, so the two always add up to the budget ("4/5 min" with
+/// 1 min left, never 4 used and 2 left).
+public struct BudgetFigures: Sendable, Equatable {
+    public let usedMinutes: Int64
+    public let budgetMinutes: Int64
+    public var leftMinutes: Int64 { max(0, budgetMinutes - usedMinutes) }
+
+    public init(charged: Duration, budget: Duration) {
+        usedMinutes = charged.milliseconds / 60_000
+        budgetMinutes = budget.milliseconds / 60_000
+    }
+
+    /// "4/5 min".
+    public var text: String { "\(usedMinutes)/\(budgetMinutes) min" }
 }

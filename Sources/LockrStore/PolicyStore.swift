@@ -100,6 +100,9 @@ public final class PolicyStore: Sendable {
                     );
                     """)
         }
+        migrator.registerMigration("3 charged use and exact metering") { db in
+            try db.execute(sql: "ALTER TABLE usage ADD COLUMN charged_ms INTEGER")
+        }
         return migrator
     }
 
@@ -116,6 +119,7 @@ public final class PolicyStore: Sendable {
                 else { return nil }
                 var state = PolicyState(today: today, lastSeen: Instant(milliseconds: lastSeen))
                 state.overlay = Self.overlay(from: meta)
+                state.metering = Self.metering(from: meta, today: today)
                 state.windows = try Row.fetchAll(db, sql: "SELECT * FROM windows ORDER BY id").compactMap { row in
                     guard let kind = WindowKind(rawValue: row["kind"]) else { return nil }
                     return UnlockWindow(
@@ -149,6 +153,7 @@ public final class PolicyStore: Sendable {
                         ])
                 }
                 var meta = Self.meta(from: state.overlay)
+                meta["metering"] = String(decoding: try JSONEncoder().encode(state.metering), as: UTF8.self)
                 meta["current_day"] = state.today.day.key
                 meta["last_seen_ms"] = String(state.lastSeen.milliseconds)
                 try db.execute(sql: "DELETE FROM meta")
@@ -186,7 +191,7 @@ public final class PolicyStore: Sendable {
     /// Metered use per app (and "*" for all together) on the day with this key.
     public func usage(day: String) throws(StoreError) -> [String: Duration] {
         try access {
-            try database.read { db in try Self.usage(day, in: db) }
+            try database.read { db in try Self.usage(day, in: db).used }
         }
     }
 
@@ -207,8 +212,8 @@ public final class PolicyStore: Sendable {
             ])
         for (app, used) in day.used {
             try db.execute(
-                sql: "INSERT OR REPLACE INTO usage (day, app, used_ms) VALUES (?, ?, ?)",
-                arguments: [day.day.key, app, used.milliseconds])
+                sql: "INSERT OR REPLACE INTO usage (day, app, used_ms, charged_ms) VALUES (?, ?, ?, ?)",
+                arguments: [day.day.key, app, used.milliseconds, day.charged[app]?.milliseconds])
         }
         for (budget, extra) in day.extraBudget {
             try db.execute(
@@ -229,7 +234,7 @@ public final class PolicyStore: Sendable {
         record.emergencies = row["emergencies"]
         record.phraseMisses = row["phrase_misses"]
         record.cooldownUntil = (row["cooldown_until_ms"] as Int64?).map(Instant.init(milliseconds:))
-        record.used = try usage(key, in: db)
+        (record.used, record.charged) = try usage(key, in: db)
         for row in try Row.fetchAll(
             db, sql: "SELECT budget, extra_ms FROM extra_budget WHERE day = ?", arguments: [key])
         {
@@ -239,13 +244,32 @@ public final class PolicyStore: Sendable {
         return record
     }
 
-    private static func usage(_ key: String, in db: Database) throws -> [String: Duration] {
+    /// Use and charged use per app on a day; a row an older lockr wrote has no charged figure, and
+    /// then all its use was charged.
+    private static func usage(
+        _ key: String, in db: Database
+    ) throws -> (used: [String: Duration], charged: [String: Duration]) {
         var used: [String: Duration] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT app, used_ms FROM usage WHERE day = ?", arguments: [key]) {
+        var charged: [String: Duration] = [:]
+        for row in try Row.fetchAll(
+            db, sql: "SELECT app, used_ms, charged_ms FROM usage WHERE day = ?", arguments: [key])
+        {
             let milliseconds: Int64 = row["used_ms"]
-            used[row["app"]] = Duration.milliseconds(milliseconds)
+            used[row["app"]] = .milliseconds(milliseconds)
+            charged[row["app"]] = .milliseconds((row["charged_ms"] as Int64?) ?? milliseconds)
         }
-        return used
+        return (used, charged)
+    }
+
+    /// The exact metering state, when one was saved; else buckets that hold the day's totals
+    /// (a store an older lockr wrote). Slice lengths are the engine's to check.
+    private static func metering(from meta: [String: String], today: DayRecord) -> MeteringState {
+        if let text = meta["metering"],
+            let state = try? JSONDecoder().decode(MeteringState.self, from: Data(text.utf8))
+        {
+            return state
+        }
+        return MeteringState(used: today.used, charged: today.charged, slice: MeteringSettings().slice)
     }
 
     private static func meta(from overlay: SettingsOverlay) -> [String: String] {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import LockrControl
+import LockrPolicy
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,27 +17,20 @@ struct StatusCommand: AsyncParsableCommand {
 
     static func text(_ status: StatusBody) -> String {
         var lines = ["Mode: \(status.summary). Day \(status.day) ends at \(status.dayEnds.spokenTime)."]
-        if status.mode == "time" {
-            let budget = status.perApp ? "per app" : "shared"
-            lines.append(
-                "Used today: \(spoken(seconds: status.totalUsedSeconds)) (budget \(status.budgetMinutes) min, \(budget))."
-            )
-        }
+        if status.mode == "time" { lines.append(budgetLine(status)) }
         let width = max(8, status.apps.map(\.id.count).max() ?? 0)
         if status.apps.isEmpty { lines.append("No app is guarded: `lockr guard add APP`.") }
         for app in status.apps {
             var parts = [app.id.padding(toLength: width, withPad: " ", startingAt: 0), app.open ? "open  " : "locked"]
+            let figures = app.budgetSeconds.map { BudgetFigures(app, budgetSeconds: $0) }
             if let ends = app.windowEnds {
                 parts.append("until \(ends.spokenTime)")
-            } else if app.open, let left = app.leftSeconds {
-                parts.append("\(spoken(seconds: left)) left")
+            } else if app.open, let figures {
+                parts.append("\(figures.leftMinutes) min left")
             } else if !app.open {
                 parts.append(String(app.reason.drop { $0 != ":" }.dropFirst(2)))
             }
-            parts.append("· used \(spoken(seconds: app.usedSeconds)) today")
-            if let budget = app.budgetSeconds, let left = app.leftSeconds, app.open || left > 0 {
-                parts.append("of \(spoken(seconds: budget))")
-            }
+            parts.append("· used " + useText(app, figures: status.perApp ? figures : nil))
             lines.append("  " + parts.joined(separator: "  "))
         }
         var counters = [
@@ -53,6 +47,26 @@ struct StatusCommand: AsyncParsableCommand {
         let nameWidth = max(12, (status.backends.map(\.name.count).max() ?? 0) + 2)
         for backend in status.backends { lines.append("  " + Self.text(backend, nameWidth: nameWidth)) }
         return lines.joined(separator: "\n")
+    }
+
+    /// "3 min today"; in time mode with the budget's figures when it is the app's own ("3/5 min
+    /// today"), and use in snooze or emergency windows apart, as no budget is charged for it.
+    static func useText(_ app: AppBody, figures: BudgetFigures?) -> String {
+        guard app.budgetSeconds != nil else { return "\(usedText(seconds: app.usedSeconds)) today" }
+        let charged = figures?.text ?? usedText(seconds: app.usedSeconds - app.unchargedSeconds)
+        guard app.unchargedSeconds > 0 else { return "\(charged) today" }
+        return "\(charged) today, plus \(usedText(seconds: app.unchargedSeconds)) in snooze or emergency (not charged)"
+    }
+
+    /// Time mode: today's budget with extensions, and, when it is shared, what is used and left of it.
+    static func budgetLine(_ status: StatusBody) -> String {
+        let budget = status.budgetMinutes + status.extraMinutes
+        let extended = status.extraMinutes > 0 ? " (\(status.budgetMinutes) min + \(status.extraMinutes) min extended)" : ""
+        guard !status.perApp else { return "Budget today: \(budget) min per app\(extended)." }
+        let figures = BudgetFigures(
+            charged: .seconds(status.totalChargedSeconds), budget: .seconds(budget * 60))
+        return "Budget today: \(budget) min\(extended), shared: \(figures.usedMinutes) min used, "
+            + "\(figures.leftMinutes) min left."
     }
 
     /// One backend's line, its name padded to `nameWidth`: `pihole6  ok, in sync · repaired 2` or
@@ -78,4 +92,20 @@ struct StatusCommand: AsyncParsableCommand {
         for note in backend.notes { line += "\n      note: \(note)" }
         return line
     }
+}
+
+extension BudgetFigures {
+    /// The figures of the budget `app` draws on: what is left of it and hence what was charged.
+    init(_ app: AppBody, budgetSeconds: Int64) {
+        let left = app.leftSeconds ?? 0
+        self.init(charged: .seconds(max(0, budgetSeconds - left)), budget: .seconds(budgetSeconds))
+    }
+}
+
+/// Use as people read it: seconds below a minute, else whole minutes rounded down (so that used and
+/// left minutes add up to the budget).
+func usedText(seconds: Int64) -> String {
+    if seconds < 60 { return "\(max(seconds, 0)) s" }
+    let minutes = seconds / 60
+    return minutes < 60 ? "\(minutes) min" : minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
 }

@@ -39,6 +39,65 @@ import Testing
         #expect(catalogue.app(covering: "example.com") == nil)
     }
 
+    /// Names that each regex of the catalogue must match, for the attribution test below.
+    static let regexExamples: [String: [String]] = [
+        "^instagram\\.[a-z0-9.-]+\\.fbcdn\\.net$": ["instagram.fams2-1.fna.fbcdn.net", "instagram.fxyz1-1.fbcdn.net"]
+    ]
+
+    /// Names a rule covers, to look up: the name itself and a subdomain, or the regex's examples.
+    static func examples(of rule: DomainRule) -> [String] {
+        switch rule {
+        case .domain(let name): [name, "m1x." + name]
+        case .subdomains(let name): ["m1x." + name]
+        case .regex(let pattern): regexExamples[pattern] ?? []
+        }
+    }
+
+    /// A rule set holding only `rule`.
+    static func ruleSet(_ rule: DomainRule) -> RuleSet {
+        let text: String
+        switch rule {
+        case .domain(let name): text = name
+        case .subdomains(let name): text = "*." + name
+        case .regex(let pattern): text = "/\(pattern)/"
+        }
+        var builder = RuleSetBuilder()
+        _ = RuleListParser.parse(Array(text.utf8), role: .block, source: builder.addSource("rule"), into: &builder)
+        return builder.build()
+    }
+
+    /// Every name of every app, looked up among all apps, lands on the app whose rule is the most
+    /// specific (a regex over any listed domain, a longer domain over a shorter one; for the very
+    /// same rule, the id that sorts first), worked out rule by rule here.
+    @Test func everyAppsOwnNamesGoToTheAppWithTheMostSpecificRule() throws {
+        let apps = try Self.shipped().apps.values.sorted { $0.id < $1.id }
+        let guardSet = GuardSet(apps: apps)
+        let rules = apps.flatMap { app in app.domainRules.map { (app: app.id, rule: $0, set: Self.ruleSet($0)) } }
+        var checked = 0
+        var elsewhere: [String: String] = [:]
+        for (owner, rule, _) in rules {
+            let names = Self.examples(of: rule)
+            #expect(!names.isEmpty, "\(owner): no example name for \(rule); add one to regexExamples")
+            for name in names {
+                var best: (app: String, specificity: Int)?
+                for candidate in rules {
+                    guard let hit = candidate.set.hit(name: name), hit.isBlock else { continue }
+                    let specificity = candidate.set.specificity(of: hit)
+                    if best == nil || specificity > best!.specificity { best = (candidate.app, specificity) }
+                }
+                #expect(guardSet.app(forName: name) == best?.app, "\(name) (listed by \(owner))")
+                if let best, best.app != owner { elsewhere[name] = "\(owner) -> \(best.app)" }
+                checked += 1
+            }
+        }
+        #expect(checked > 100)
+        // Instagram's media hosts on Meta's shared CDN are Instagram's, not Facebook's.
+        #expect(guardSet.app(forName: "instagram.fams2-1.fna.fbcdn.net") == "instagram")
+        #expect(guardSet.app(forName: "scontent.xx.fbcdn.net") == "facebook")
+        // A name listed by two apps goes to one of them only where the catalogue shares it on purpose.
+        #expect(Set(elsewhere.values).isSubset(of: ["threads -> instagram"]), "\(elsewhere)")
+    }
+
     @Test func badFilesAreRefusedWithTheReason() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockr-catalogue-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -150,6 +150,35 @@ import Testing
         }
     }
 
+    /// Queries `name` like an app in the foreground until it is sinkholed; the real seconds it took.
+    func useUntilBlocked(_ name: String, _ lockr: LockrProcess, limit: Double = 15) throws -> Double? {
+        let start = Date()
+        while Date().timeIntervalSince(start) < limit {
+            if try address(name, lockr) == "0.0.0.0" { return Date().timeIntervalSince(start) }
+        }
+        return nil
+    }
+
+    @Test func aSnoozeIsChargedToNoBudgetAndStatusFiguresAgree() async throws {
+        try await withLockr(mode: "time", sections: "[time]\nbudget-minutes = 5\n") { lockr, _ in
+            _ = try useUntilBlocked("tiktok.com.", lockr)
+            #expect(try lockr.cli("snooze").status == 0)
+            // The whole 5-minute snooze (5 real seconds) in use.
+            let snoozed = try useUntilBlocked("tiktok.com.", lockr)
+            #expect(snoozed != nil && snoozed! > 3.5, "snooze lasted \(String(describing: snoozed)) s")
+            #expect(try dig(lockr.port, "tiktok.com", "A").contains("daily budget spent (5/5 min)"))
+            #expect(try lockr.cli("extend").output.contains("Today's budget is now 15 min."))
+            let status = try lockr.cli("status").output
+            #expect(status.contains("Budget today: 15 min (5 min + 10 min extended), shared: 5 min used, 10 min left."), "\(status)")
+            let line = status.split(separator: "\n").first { $0.contains("tiktok") } ?? ""
+            #expect(line.contains("open") && line.contains("10 min left"), "\(line)")
+            #expect(line.contains("in snooze or emergency (not charged)"), "\(line)")
+            // The extension gives its full 10 minutes (10 real seconds).
+            let extended = try useUntilBlocked("tiktok.com.", lockr, limit: 20)
+            #expect(extended != nil && extended! > 8.5, "extension lasted \(String(describing: extended)) s")
+        }
+    }
+
     @Test func meteredUseSurvivesKill9() async throws {
         let state = LockrProcess.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: state) }

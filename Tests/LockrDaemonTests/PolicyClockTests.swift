@@ -15,9 +15,11 @@ final class FakeClocks: Sendable {
             boot: { self.bootNanoseconds.load(ordering: .relaxed) })
     }
 
-    func pass(seconds: Int64) {
-        wallMilliseconds.add(seconds * 1000, ordering: .relaxed)
-        bootNanoseconds.add(seconds * 1_000_000_000, ordering: .relaxed)
+    func pass(seconds: Int64) { pass(milliseconds: seconds * 1000) }
+
+    func pass(milliseconds: Int64) {
+        wallMilliseconds.add(milliseconds, ordering: .relaxed)
+        bootNanoseconds.add(milliseconds * 1_000_000, ordering: .relaxed)
     }
 }
 

@@ -63,6 +63,38 @@ import Testing
         #expect(try store.events(since: Instant(milliseconds: 0)).map(\.type) == [.gateFail])
     }
 
+    /// Continuous use (a lookup every 2 s) for ten minutes with the daemon's one-second saves; with
+    /// `kill`, the runtime dies at that millisecond without saving and a new one starts 300 ms later
+    /// from the store. Returns what was metered.
+    func meteredUse(killAt kill: Int64?) throws -> Duration {
+        let clocks = FakeClocks()
+        let store = try store()
+        var runtime = try runtime(clocks, store: store, mode: .time)
+        for step in Int64(0)..<1200 {
+            let elapsed = step * 500
+            if elapsed == kill {
+                clocks.pass(milliseconds: 300)
+                runtime = try self.runtime(clocks, store: store, mode: .time)
+            }
+            if elapsed % 2000 == 0 { _ = runtime.admit(app: "tiktok") }
+            clocks.pass(milliseconds: 500)
+            if (elapsed + 500) % 1000 == 0 { runtime.tick() }
+        }
+        return runtime.read { engine, now in engine.status(at: now).apps[0].used }
+    }
+
+    @Test func aKillAtAnyPointOfASliceLosesAtMostASecondOfMetering() throws {
+        let reference = try meteredUse(killAt: nil)
+        #expect(reference >= .seconds(590) && reference <= .seconds(601))
+        for kill in stride(from: Int64(300_000), to: 310_000, by: 500) {
+            let killed = try meteredUse(killAt: kill)
+            // The 300 ms the daemon was down are real time and still count as use.
+            #expect(
+                abs((killed - reference).milliseconds) <= 1000,
+                "kill at \(kill) ms: \(killed) metered, \(reference) without the kill")
+        }
+    }
+
     @Test func meteredUseIsSavedWithinASecond() throws {
         let clocks = FakeClocks()
         let store = try store()

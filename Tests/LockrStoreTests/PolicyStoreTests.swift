@@ -23,6 +23,7 @@ import Testing
         today.phraseMisses = 4
         today.cooldownUntil = Instant(milliseconds: 1_780_300_045_000)
         today.used = ["instagram": .milliseconds(123_456), "*": .milliseconds(200_000)]
+        today.charged = ["instagram": .milliseconds(100_000), "*": .milliseconds(150_000)]
         today.extraBudget = ["*": .seconds(600)]
         var state = PolicyState(today: today, lastSeen: Instant(milliseconds: 1_780_300_000_123))
         state.windows = [
