@@ -71,11 +71,17 @@ public final class DNSServer: Sendable {
                     var udp: [Channel] = []
                     do {
                         for context in contexts {
-                            let channel = try await bindUDP(address, context: context)
+                            let channel: Channel
+                            do { channel = try await bindUDP(address, context: context) } catch {
+                                throw ListenError(address: address, transport: "udp", reason: ListenError.reason(error))
+                            }
                             udp.append(channel)
                             if let local = channel.localAddress { address = local }
                         }
-                        let tcp = try await bindTCP(address, listeners: listeners, contexts: contexts, group: group)
+                        let tcp: Channel
+                        do { tcp = try await bindTCP(address, listeners: listeners, contexts: contexts, group: group) } catch {
+                            throw ListenError(address: address, transport: "tcp", reason: ListenError.reason(error))
+                        }
                         channels += udp + [tcp]
                         bound.append(address)
                         break

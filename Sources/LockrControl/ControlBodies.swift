@@ -13,6 +13,8 @@ extension StatusBody {
         let now = status.now
         func time(_ instant: Instant) -> TimeBody { TimeBody(instant, now: now, calendar: calendar) }
         self.now = now.description
+        nowLocal = calendar.dateTimeText(now)
+        timeZone = calendar.timeZone.identifier
         mode = status.mode.rawValue
         self.summary = summary
         day = status.day.key
@@ -50,7 +52,7 @@ extension WindowBody {
 extension EventBody {
     init(_ event: PolicyEvent, calendar: DayCalendar) {
         at = event.at.description
-        local = calendar.clockText(event.at)
+        local = calendar.dateTimeText(event.at)
         type = event.type.rawValue
         app = event.app
         detail = event.detail

@@ -30,13 +30,25 @@ public enum ControlFiles {
         try write(address + "\n", to: join(directory, addressFile), mode: 0o644)
     }
 
-    /// The daemon's control URL and token, read from `directory`.
+    /// The daemon's control URL and token, read from `directory` once it is known to be private:
+    /// the token is never sent to an address that someone else could have written.
     public static func endpoint(in directory: String) throws(ControlFilesError) -> (url: String, token: String) {
         let addressPath = join(directory, addressFile)
-        guard let address = try? String(contentsOfFile: addressPath, encoding: .utf8) else {
+        guard access(addressPath, F_OK) == 0 else {
+            if errno == EACCES {
+                throw ControlFilesError(
+                    "cannot read \(addressPath): permission denied (the daemon runs as another user, "
+                        + "e.g. root: run this with sudo)")
+            }
             throw ControlFilesError(
                 "no lockr daemon found: \(addressPath) is missing (is `lockr serve` running "
                     + "with this state directory? pass --state-dir or --config)")
+        }
+        if let problem = PrivateDirectory.problems(directory, files: [addressFile, tokenFile]).first {
+            throw ControlFilesError("refusing to send the control token: \(problem)")
+        }
+        guard let address = try? String(contentsOfFile: addressPath, encoding: .utf8) else {
+            throw ControlFilesError("cannot read \(addressPath): \(String(cString: strerror(errno)))")
         }
         let tokenPath = join(directory, tokenFile)
         guard access(tokenPath, R_OK) == 0, let token = try? String(contentsOfFile: tokenPath, encoding: .utf8) else {
@@ -75,4 +87,47 @@ public enum ControlFiles {
 public struct ControlFilesError: Error, CustomStringConvertible, Sendable {
     public let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Whether a state directory can be trusted: it and its files belong to this user (or root) and no
+/// one else can write them, and no directory above it lets others swap it. Otherwise another user
+/// could replace `control.address` and collect the token a client sends there.
+public enum PrivateDirectory {
+    /// What makes `directory` (and the `files` in it that exist) untrustworthy, as sentences.
+    public static func problems(_ directory: String, files: [String] = []) -> [String] {
+        let user = geteuid()
+        var problems: [String] = []
+        var info = stat()
+        guard lstat(directory, &info) == 0 else { return [] }
+        if info.st_mode & S_IFMT != S_IFDIR {
+            problems.append("\(directory) is not a directory (a symbolic link is not accepted)")
+        } else if info.st_uid != user && info.st_uid != 0 {
+            problems.append("\(directory) belongs to uid \(info.st_uid), not to this user (uid \(user)) or root")
+        } else if info.st_mode & 0o022 != 0 {
+            problems.append("\(directory) is writable by other users (mode \(octal(info.st_mode)))")
+        }
+        for file in files {
+            let path = directory + "/" + file
+            guard lstat(path, &info) == 0 else { continue }
+            if info.st_mode & S_IFMT != S_IFREG {
+                problems.append("\(path) is not a regular file")
+            } else if info.st_uid != user && info.st_uid != 0 {
+                problems.append("\(path) belongs to uid \(info.st_uid), not to this user (uid \(user)) or root")
+            } else if info.st_mode & 0o022 != 0 {
+                problems.append("\(path) is writable by other users (mode \(octal(info.st_mode)))")
+            }
+        }
+        var parent = (URL(fileURLWithPath: directory).standardized.path as NSString).deletingLastPathComponent
+        while !parent.isEmpty {
+            if stat(parent, &info) == 0, info.st_mode & 0o022 != 0, info.st_mode & S_ISVTX == 0 {
+                problems.append(
+                    "\(parent), above the state directory, is writable by other users without the sticky bit")
+            }
+            if parent == "/" { break }
+            parent = (parent as NSString).deletingLastPathComponent
+        }
+        return problems
+    }
+
+    private static func octal(_ mode: mode_t) -> String { String(mode & 0o7777, radix: 8) }
 }

@@ -34,7 +34,11 @@ public struct AppBody: Codable, Sendable, Equatable {
 }
 
 public struct StatusBody: Codable, Sendable, Equatable {
+    /// Policy time, ISO 8601, and as local date and time ("2026-11-21 14:02").
     public let now: String
+    public let nowLocal: String
+    /// The policy's time zone.
+    public let timeZone: String
     public let mode: String
     public let summary: String
     public let day: String
@@ -55,6 +59,8 @@ public struct StatusBody: Codable, Sendable, Equatable {
     public let apps: [AppBody]
     /// Other blockers lockr drives (empty when lockr only answers DNS itself).
     public var backends: [BackendBody] = []
+    /// Set when policy time and this machine's clock disagree by more than a minute, and why.
+    public var clockWarning: String?
 }
 
 /// How one backend (Pi-hole, AdGuard Home, NextDNS, webhook) is doing.
@@ -93,6 +99,19 @@ public struct BackendBody: Codable, Sendable, Equatable {
         self.metering = metering
         self.logError = logError
     }
+}
+
+/// One app lockr knows (`GET apps`).
+public struct CatalogueAppBody: Codable, Sendable, Equatable {
+    public let id: String
+    public let name: String
+    public let group: String
+    public let guarded: Bool
+}
+
+public struct AppsResponse: Codable, Sendable, Equatable {
+    public let apps: [CatalogueAppBody]
+    public init(apps: [CatalogueAppBody]) { self.apps = apps }
 }
 
 public struct WindowBody: Codable, Sendable, Equatable {
@@ -138,6 +157,14 @@ public struct ModeRequest: Codable, Sendable, Equatable {
         self.windowMinutes = windowMinutes
         self.perApp = perApp
     }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mode = try container.decode(String.self, forKey: .mode)
+        budgetMinutes = try container.decodeWholeNumber(Int.self, forKey: .budgetMinutes)
+        windowMinutes = try container.decodeWholeNumber(Int.self, forKey: .windowMinutes)
+        perApp = try container.decodeIfPresent(Bool.self, forKey: .perApp)
+    }
 }
 
 public struct ModeResponse: Codable, Sendable, Equatable {
@@ -162,10 +189,33 @@ public struct HoldResponse: Codable, Sendable, Equatable {
 public struct EmergencyRequest: Codable, Sendable, Equatable {
     public let hold: UInt64
     public init(hold: UInt64) { self.hold = hold }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard let hold = try container.decodeWholeNumber(UInt64.self, forKey: .hold) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.hold, .init(codingPath: container.codingPath, debugDescription: "hold is required"))
+        }
+        self.hold = hold
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A JSON number that must be whole and fit `T`. Foundation reports `30.5` or `1e30` for an
+    /// integer as "not valid JSON" without naming the key; this names it ("must be a whole number").
+    func decodeWholeNumber<T: FixedWidthInteger>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let value = try decodeIfPresent(Double.self, forKey: key) else { return nil }
+        guard value.rounded() == value, let whole = T(exactly: value) else {
+            throw DecodingError.typeMismatch(
+                T.self, .init(codingPath: codingPath + [key], debugDescription: "not a whole number in range"))
+        }
+        return whole
+    }
 }
 
 public struct EventBody: Codable, Sendable, Equatable {
     public let at: String
+    /// Local date and time in the policy's time zone, "2026-11-21 15:00".
     public let local: String
     public let type: String
     public let app: String?

@@ -7,6 +7,7 @@ import LockrPolicy
 /// | method | path | body | answer |
 /// |---|---|---|---|
 /// | GET | status | | `StatusBody` |
+/// | GET | apps | | `AppsResponse` |
 /// | PUT | mode | `ModeRequest` | `ModeResponse` |
 /// | POST | guard | `AppRequest` | `GuardResponse` |
 /// | DELETE | guard/{app} | | `GuardResponse` |
@@ -17,11 +18,21 @@ import LockrPolicy
 /// | POST | emergency | `EmergencyRequest` | `WindowBody` |
 /// | GET | log?since=SECONDS&limit=N | | `LogResponse` |
 ///
-/// Failures answer `ErrorBody` JSON: 401 bad token, 400 bad JSON or settings, 404 unknown app, 403
-/// wrong phrase, 409 not possible now, 429 allowance used up or cooldown (a cooldown with Retry-After).
+/// Failures answer `ErrorBody` JSON: 401 bad token, 400 bad JSON or settings, 404 unknown app or
+/// endpoint, 405 a method the endpoint does not take, 403 wrong phrase, 409 not possible now, 429
+/// allowance used up or cooldown (a cooldown with Retry-After). Every number is range-checked before
+/// any arithmetic, so no input can stop the daemon.
 public enum ControlRouter {
     /// Largest request body accepted.
     static let maximumBody = 64 * 1024
+    /// How far back `log?since=` may reach: ten years, in seconds.
+    static let longestLogSpan: Int64 = 10 * 366 * 86_400
+
+    /// Every route, for telling a wrong method (405) from an unknown path (404).
+    static let routes: [(method: HTTPRequest.Method, path: String)] = [
+        (.get, "status"), (.get, "apps"), (.put, "mode"), (.post, "guard"), (.delete, "guard/:app"), (.post, "unlock"),
+        (.post, "snooze"), (.post, "extend"), (.post, "emergency/hold"), (.post, "emergency"), (.get, "log"),
+    ]
 
     public static func build(policy: some PolicyAccess, token: String) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
@@ -32,7 +43,18 @@ public enum ControlRouter {
         api.get("status") { _, _ in
             var body = policy.read { engine, now in status(engine, now) }
             body.backends = policy.backends()
+            body.clockWarning = policy.clockDrift()
             return json(body)
+        }
+        api.get("apps") { _, _ in
+            let groups = policy.appGroups()
+            let apps = policy.read { engine, _ in
+                engine.apps.sorted { $0.key < $1.key }.map { id, name in
+                    CatalogueAppBody(
+                        id: id, name: name, group: groups[id] ?? "custom", guarded: engine.guarded.contains(id))
+                }
+            }
+            return json(AppsResponse(apps: apps))
         }
         api.put("mode") { request, _ in
             try await respond {
@@ -40,6 +62,12 @@ public enum ControlRouter {
                 guard let mode = Mode(rawValue: body.mode) else {
                     throw ErrorBody(
                         error: "mode must be time, hourly or extreme, not '\(body.mode)'", code: "bad_request")
+                }
+                if let budget = body.budgetMinutes, !(5...180).contains(budget) {
+                    throw ErrorBody(error: "budget_minutes must be 5 to 180, not \(budget)", code: "invalid_settings")
+                }
+                if let window = body.windowMinutes, ![5, 10, 15].contains(window) {
+                    throw ErrorBody(error: "window_minutes must be 5, 10 or 15, not \(window)", code: "invalid_settings")
                 }
                 return try policy.perform { (engine, now) throws(PolicyRefusal) in
                     try engine.setMode(
@@ -61,7 +89,8 @@ public enum ControlRouter {
         }
         api.delete("guard/:app") { _, context in
             try await respond {
-                let app = try context.parameters.require("app")
+                let raw = try context.parameters.require("app")
+                let app = raw.removingPercentEncoding ?? raw
                 return try policy.perform { (engine, now) throws(PolicyRefusal) in
                     try engine.unguardApp(app, at: now)
                     return GuardResponse(guarded: engine.guarded)
@@ -121,10 +150,10 @@ public enum ControlRouter {
         api.get("log") { request, _ in
             try await respond {
                 let parameters = request.uri.queryParameters
-                let since = try integer(parameters["since"], name: "since") ?? 86_400
-                let limit = try integer(parameters["limit"], name: "limit") ?? 1000
+                let since = try integer(parameters["since"], name: "since", upTo: longestLogSpan) ?? 86_400
+                let limit = try integer(parameters["limit"], name: "limit", upTo: 10_000) ?? 1000
                 let (now, calendar) = policy.read { engine, now in (now, engine.settings.calendar) }
-                let events = try policy.events(since: now - .seconds(since), limit: Int(min(limit, 10_000)))
+                let events = try policy.events(since: now - .seconds(since), limit: Int(limit))
                 return LogResponse(events: events.map { EventBody($0, calendar: calendar) })
             }
         }
@@ -135,12 +164,25 @@ public enum ControlRouter {
         StatusBody(engine.status(at: now), summary: engine.modeSummary, calendar: engine.settings.calendar)
     }
 
-    private static func integer(_ text: Substring?, name: String) throws -> Int64? {
+    /// A query parameter that must be a whole number from 0 to `limit`.
+    private static func integer(_ text: Substring?, name: String, upTo limit: Int64) throws -> Int64? {
         guard let text else { return nil }
-        guard let value = Int64(text), value >= 0 else {
-            throw ErrorBody(error: "'\(name)' must be a whole number of seconds or events", code: "bad_request")
+        guard let value = Int64(text), (0...limit).contains(value) else {
+            throw ErrorBody(error: "'\(name)' must be a whole number from 0 to \(limit)", code: "bad_request")
         }
         return value
+    }
+
+    /// The methods the route matching `path` (under /api/v1/) takes, if any route matches it.
+    static func methods(forPath path: String) -> [HTTPRequest.Method] {
+        let prefix = "/api/v1/"
+        guard path.hasPrefix(prefix) else { return [] }
+        let segments = path.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        return routes.filter { route in
+            let pattern = route.path.split(separator: "/")
+            return pattern.count == segments.count
+                && zip(pattern, segments).allSatisfy { $0.hasPrefix(":") ? !$1.isEmpty : $0 == $1 }
+        }.map(\.method)
     }
 
     /// Reads a JSON body; an empty body is `emptyIs` when given.
@@ -230,13 +272,26 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as HTTPError {
-            let message =
-                error.status == .notFound
-                ? "no endpoint \(request.method) \(request.uri.path) (see README: Control API)"
-                : error.body ?? error.status.reasonPhrase
+            guard error.status == .notFound else {
+                return ControlRouter.json(
+                    ErrorBody(error: error.body ?? error.status.reasonPhrase, code: "bad_request"),
+                    status: error.status.code)
+            }
+            let allowed = ControlRouter.methods(forPath: request.uri.path)
+            guard allowed.isEmpty else {
+                var response = ControlRouter.json(
+                    ErrorBody(
+                        error: "\(request.uri.path) takes \(allowed.map(\.rawValue).joined(separator: ", ")), "
+                            + "not \(request.method)", code: "method_not_allowed"),
+                    status: 405)
+                response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+                return response
+            }
             return ControlRouter.json(
-                ErrorBody(error: message, code: error.status == .notFound ? "not_found" : "bad_request"),
-                status: error.status.code)
+                ErrorBody(
+                    error: "no endpoint \(request.method) \(request.uri.path) (see README: Control API)",
+                    code: "not_found"),
+                status: 404)
         }
     }
 }

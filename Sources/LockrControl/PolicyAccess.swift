@@ -25,4 +25,10 @@ public protocol PolicyAccess: Sendable {
 
     /// The backends lockr drives and how each is doing.
     func backends() -> [BackendBody]
+
+    /// A warning when policy time and the wall clock disagree by more than a minute, else nil.
+    func clockDrift() -> String?
+
+    /// Each app's group ("social", "video", ...), by id.
+    func appGroups() -> [String: String]
 }

@@ -1,3 +1,4 @@
+import DNSFilter
 import DNSProxy
 import Foundation
 import LockrAdapters
@@ -59,6 +60,27 @@ public enum ConfigFile {
 }
 
 extension ConfigFile {
+    /// The `state-dir` a config file names, if any, without checking the rest of it (the CLI needs
+    /// only this to find the daemon). Fails only when the file is not TOML or the key not a string.
+    public static func stateDirectory(in text: String, path: String) throws(ConfigErrors) -> String? {
+        let table: TOMLTable
+        do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
+            throw ConfigErrors(
+                path: path, issues: [ConfigIssue(line: error.source.begin.line, key: nil, message: error.description)])
+        } catch {
+            throw ConfigErrors(path: path, issues: [ConfigIssue(line: nil, key: nil, message: "\(error)")])
+        }
+        guard let value = table["state-dir"] else { return nil }
+        guard let directory = value.string else {
+            throw ConfigErrors(
+                path: path,
+                issues: [
+                    ConfigIssue(line: KeyLines(text: text).line(of: "state-dir"), key: "state-dir", message: "expected a string")
+                ])
+        }
+        return directory
+    }
+
     /// Every key lockr reads, dotted ("cache.size"), tables excluded.
     static var knownKeys: [String] {
         ConfigReader.topLevel.filter { ConfigReader.sections[$0] == nil && $0 != "apps" }
@@ -215,6 +237,16 @@ private struct ConfigReader {
                 }
                 if let domains = strings("apps.\(id)") {
                     if domains.isEmpty { issue("apps.\(id)", "needs at least one domain") }
+                    for domain in domains {
+                        var builder = RuleSetBuilder()
+                        let report = RuleListParser.parse(
+                            Array(domain.utf8), role: .block, source: builder.addSource(id), into: &builder)
+                        if let problem = report.issues.first {
+                            issue("apps.\(id)", "'\(domain)' is not a domain rule: \(problem.reason)")
+                        } else if report.rules != 1 {
+                            issue("apps.\(id)", "'\(domain)' is not one domain rule")
+                        }
+                    }
                     config.extraApps[id] = domains
                 }
             }

@@ -28,7 +28,9 @@ public final class Daemon: Service {
 
     public func run() async throws {
         let config = try configure()
-        try StateDirectory.prepare(config.stateDirectory)
+        if let narrowed = try StateDirectory.prepare(config.stateDirectory) { logger.notice("\(narrowed)") }
+        let lock = try StateDirectoryLock(directory: config.stateDirectory)
+        defer { lock.release() }
         let loaded = try PolicyLoader.load(config)
         report(loaded, config)
         let runtime: PolicyRuntime
@@ -57,7 +59,7 @@ public final class Daemon: Service {
                     group: group)
             } catch {
                 try? await group.shutdownGracefully()
-                throw LoadError("cannot listen: \(error)")
+                throw LoadError("\(error)")
             }
         }
         do {
@@ -93,7 +95,9 @@ public final class Daemon: Service {
                 defer { boundSink.finish() }
                 do { try await control.run() } catch {
                     if stopping.isSet { return }
-                    throw LoadError("cannot serve the control API on \(controlText): \(error)")
+                    throw LoadError(
+                        "cannot serve the control API on \(controlText): \(ListenError.reason(error))"
+                            + " (another lockr, or another program, holds it? set control = \"127.0.0.1:PORT\")")
                 }
             }
             var addresses = bound.makeAsyncIterator()
@@ -101,11 +105,15 @@ public final class Daemon: Service {
             do { try ControlFiles.writeAddress(AddressText.format(address), in: config.stateDirectory) } catch {
                 throw LoadError("\(error)")
             }
-            tasks.addTask { await runtime.run() }
+            // Each task ends on graceful shutdown by itself (the control API finishes its requests),
+            // so that nothing is cancelled mid-way and logged as an error.
+            tasks.addTask { await cancelWhenGracefulShutdown { await runtime.run() } }
             if let hub = runtime.publisher?.hub {
                 runtime.publish()
                 tasks.addTask {
-                    await hub.run(observe: { backend, queries in runtime.observe(queries, from: backend) })
+                    await cancelWhenGracefulShutdown {
+                        await hub.run(observe: { backend, queries in runtime.observe(queries, from: backend) })
+                    }
                 }
             }
             // Trap SIGHUP before saying ready, so that a reload asked for right away is never fatal.
@@ -116,6 +124,14 @@ public final class Daemon: Service {
             }
             if server == nil { logger.notice("not answering DNS: backends enforce the policy") }
             for warning in config.warnings { logger.warning("\(warning)") }
+            if loaded.catalogueDirectory == nil {
+                logger.warning(
+                    "no app catalogue found (blocklists/ beside the program, /usr/local/share/lockr/blocklists, /usr/share/lockr/blocklists): no catalogue app can be guarded; set catalogue = \"DIR\""
+                )
+            }
+            if let drift = runtime.clockDrift() {
+                logger.warning("\(drift)")
+            }
             for backend in config.backends {
                 logger.notice(
                     "backend",
@@ -143,7 +159,6 @@ public final class Daemon: Service {
                 }
             }
             stopping.set()
-            tasks.cancelAll()
         }
     }
 

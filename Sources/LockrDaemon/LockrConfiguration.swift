@@ -73,14 +73,18 @@ public struct LockrConfiguration: Sendable, Equatable {
         ]
     }
 
-    /// /var/lib/lockr for root, else $XDG_STATE_HOME/lockr (or ~/.local/state/lockr).
+    /// /var/lib/lockr for root, else $XDG_STATE_HOME/lockr (or ~/.local/state/lockr, the home
+    /// directory taken from the user database when HOME is unset; never a shared directory such as
+    /// /tmp).
     public static func defaultStateDirectory(
         environment: [String: String] = ProcessEnvironment.current,
-        isRoot: Bool = ProcessEnvironment.isRoot
+        isRoot: Bool = ProcessEnvironment.isRoot,
+        home: () -> String? = ProcessEnvironment.homeDirectory
     ) -> String {
         if isRoot { return "/var/lib/lockr" }
-        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/lockr" }
-        return (environment["HOME"] ?? "/tmp") + "/.local/state/lockr"
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/lockr" }
+        if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state/lockr" }
+        return (home() ?? "/var/lib") + (home() == nil ? "/lockr" : "/.local/state/lockr")
     }
 }
 

@@ -51,6 +51,9 @@ struct PolicyClock: Sendable {
         .milliseconds((wall() - startWall) - (boot() - startBoot) / 1_000_000)
     }
 
+    /// How far policy time is ahead of the wall clock (negative: behind).
+    func drift() -> Duration { now() - Instant(milliseconds: wall()) }
+
     /// Real seconds for `duration` of policy time, rounded up.
     func realSeconds(_ duration: Duration) -> UInt32 {
         UInt32(clamping: Int64((Double(duration.milliseconds) / 1000 / scale).rounded(.up)))

@@ -2,6 +2,7 @@ import DNSFilter
 import DNSProxy
 import DNSWire
 import Foundation
+import LockrPolicy
 import NIOCore
 
 /// A configuration that failed to load, with a message for people.
@@ -20,6 +21,10 @@ public struct LoadedPolicy: Sendable {
     public let guardSet: GuardSet
     /// Every app that may be guarded: id to display name.
     public let appNames: [String: String]
+    /// Each app's group (social, video, ...; "custom" for `[apps]`).
+    public let appGroups: [String: String]
+    /// The configured guarded apps by their ids (the config may name them in any letter case).
+    public let guarded: [String]
     /// Each app's block rules for other blockers, without those `always-allow` frees.
     public let appRules: [String: [DomainRule]]
     public let upstreams: [SocketAddress]
@@ -46,10 +51,12 @@ public enum PolicyLoader {
         let (catalogue, directory) = try loadCatalogue(config)
         let apps = try guardableApps(config, catalogue)
         let guardSet = GuardSet(apps: apps, overrides: try overrides(config, catalogue))
+        let names = Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
         return LoadedPolicy(
             rules: rules, reports: reports, catalogue: catalogue, catalogueDirectory: directory,
-            guardSet: guardSet,
-            appNames: Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first }),
+            guardSet: guardSet, appNames: names,
+            appGroups: Dictionary(apps.map { ($0.id, $0.group) }, uniquingKeysWith: { first, _ in first }),
+            guarded: config.guarded.compactMap { AppNames.resolve($0, in: names) },
             appRules: Dictionary(
                 apps.map { app in (app.id, app.domainRules.filter { Self.stillGuarded($0, of: app.id, in: guardSet) })
                 },
@@ -72,10 +79,14 @@ public enum PolicyLoader {
                         path: "config [apps] \(id)"))
             } catch { throw LoadError("\(error)") }
         }
-        let known = Set(apps.map(\.id))
-        for id in config.guarded where !known.contains(id) {
-            throw LoadError(
-                "guard: no app '\(id)' in the catalogue\(catalogue.apps.isEmpty ? " (none was found)" : "") or [apps]")
+        let names = Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let unknown = config.guarded.filter { AppNames.resolve($0, in: names) == nil }
+        guard unknown.isEmpty else {
+            let listed = unknown.map { id in
+                "'\(id)'" + (AppNames.suggestion(for: id, in: names).map { " (did you mean \($0)?)" } ?? "")
+            }
+            let place = catalogue.apps.isEmpty ? "the catalogue (none was found: set catalogue = \"DIR\")" : "the catalogue"
+            throw LoadError("guard: no app \(listed.joined(separator: ", ")) in \(place) or [apps]; `lockr apps` lists them")
         }
         return apps
     }

@@ -26,6 +26,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     private let metersDNS: Bool
     /// What query-log metering needs: which app a name is, which clients each backend counts.
     private let metering: Mutex<(guardSet: GuardSet, clients: [String: [String]])>
+    private let groups: Mutex<[String: String]>
 
     /// What has not reached the store yet, and what it holds.
     private struct SaveState {
@@ -52,14 +53,31 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
         clock = makeClock(state?.lastSeen, config)
         engine = Mutex(
             PolicyEngine(
-                settings: config.policy, guarded: config.guarded, apps: loaded.appNames, state: state, now: clock.now())
+                settings: config.policy, guarded: loaded.guarded, apps: loaded.appNames, state: state, now: clock.now())
         )
         self.store = store
         self.logger = logger
         self.publisher = publisher
         metersDNS = config.meterFrom == nil
         metering = Mutex((loaded.guardSet, Self.clients(config)))
+        groups = Mutex(loaded.appGroups)
         saving = Mutex(SaveState(saved: state))
+    }
+
+    /// A warning when policy time and the wall clock disagree by more than a minute, else nil.
+    func clockDrift() -> String? {
+        let drift = clock.drift()
+        guard abs(drift.milliseconds) > 60_000 else { return nil }
+        let size = drift < .zero ? .zero - drift : drift
+        let now = read { engine, now in engine.settings.calendar.dateTimeText(now) }
+        if drift > .zero {
+            return "policy time (\(now)) is \(size.spoken) ahead of this machine's clock: a --time-scale or "
+                + "--start-at run on this state directory left it there, or the clock was set back; lockr never "
+                + "moves policy time back (that could grant spent budget again), so days and hours run early "
+                + "until the clock catches up. Start afresh with a new --state-dir to drop it."
+        }
+        return "policy time (\(now)) is \(size.spoken) behind this machine's clock: the clock jumped forward "
+            + "while lockr ran (see `lockr log`); a restart takes the clock's time up"
     }
 
     /// The engine's view for the start-up log line.
@@ -140,6 +158,8 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
         do { return try store.events(since: since, limit: limit) } catch { throw .storage("\(error)") }
     }
 
+    func appGroups() -> [String: String] { groups.withLock { $0 } }
+
     func backends() -> [BackendBody] {
         guard let publisher else { return [] }
         let now = Date()
@@ -162,11 +182,12 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     func reload(config: LockrConfiguration, loaded: LoadedPolicy) {
         let now = clock.now()
         engine.withLock {
-            $0.rebase(settings: config.policy, guarded: config.guarded, apps: loaded.appNames, at: now)
+            $0.rebase(settings: config.policy, guarded: loaded.guarded, apps: loaded.appNames, at: now)
         }
         try? save(force: true)
         publisher?.update(rules: loaded.appRules)
         metering.withLock { $0 = (loaded.guardSet, Self.clients(config)) }
+        groups.withLock { $0 = loaded.appGroups }
         publish()
     }
 

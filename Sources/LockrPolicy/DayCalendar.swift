@@ -59,6 +59,13 @@ public struct DayCalendar: Sendable, Equatable {
         return (Instant(interval.start), Instant(interval.end))
     }
 
+    /// Local date and time, "2026-11-21 15:00".
+    public func dateTimeText(_ instant: Instant) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: instant.date)
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!)
+    }
+
     /// Local wall-clock time, "15:00".
     public func clockText(_ instant: Instant) -> String {
         let parts = calendar.dateComponents([.hour, .minute], from: instant.date)

@@ -158,6 +158,7 @@ public struct PolicyEngine: Sendable {
         -> UnlockResult
     {
         let now = advance(to: now)
+        let app = try app.map(appID)
         let targets = try targets(app)
         guard settings.mode != .time else {
             throw .notInThisMode(
@@ -215,6 +216,7 @@ public struct PolicyEngine: Sendable {
     /// Time mode, once a budget is spent: a short grace for `app`, or every guarded app when nil.
     public mutating func snooze(_ app: String?, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
         let now = advance(to: now)
+        let app = try app.map(appID)
         let targets = try targets(app)
         guard settings.mode == .time else { throw .notInThisMode("snooze belongs to time mode") }
         guard state.today.snoozes < settings.snooze.perDay else {
@@ -240,6 +242,7 @@ public struct PolicyEngine: Sendable {
     /// Returns the budget now in force.
     public mutating func extend(_ app: String?, at now: Instant) throws(PolicyRefusal) -> Duration {
         let now = advance(to: now)
+        let app = try app.map(appID)
         _ = try targets(app)
         guard settings.mode == .time else { throw .notInThisMode("extend belongs to time mode") }
         guard state.today.extensions < settings.extend.perDay else {
@@ -334,7 +337,7 @@ public struct PolicyEngine: Sendable {
     /// Starts guarding a catalogue app.
     public mutating func guardApp(_ app: String, at now: Instant) throws(PolicyRefusal) {
         let now = advance(to: now)
-        guard apps[app] != nil else { throw .unknownApp(app) }
+        let app = try appID(app)
         guard !guardedSet.contains(app) else { throw .nothingToDo("\(app) is already guarded") }
         state.overlay.guardRemoved.removeAll { $0 == app }
         if !baseGuarded.contains(app) { state.overlay.guardAdded.append(app) }
@@ -346,7 +349,7 @@ public struct PolicyEngine: Sendable {
     /// Stops guarding an app.
     public mutating func unguardApp(_ app: String, at now: Instant) throws(PolicyRefusal) {
         let now = advance(to: now)
-        guard apps[app] != nil else { throw .unknownApp(app) }
+        let app = try appID(app)
         guard guardedSet.contains(app) else { throw .notGuarded(app) }
         state.overlay.guardAdded.removeAll { $0 == app }
         if baseGuarded.contains(app) { state.overlay.guardRemoved.append(app) }
@@ -578,9 +581,14 @@ public struct PolicyEngine: Sendable {
             guard !guarded.isEmpty else { throw .nothingToDo("no app is guarded") }
             return guarded
         }
-        guard apps[app] != nil else { throw .unknownApp(app) }
         guard guardedSet.contains(app) else { throw .notGuarded(app) }
         return [app]
+    }
+
+    /// The id of the app `text` names (any letter case, or its display name).
+    private func appID(_ text: String) throws(PolicyRefusal) -> String {
+        guard let id = AppNames.resolve(text, in: apps) else { throw AppNames.unknown(text, in: apps) }
+        return id
     }
 
     private mutating func log(_ type: EventType, _ app: String?, _ detail: String, at now: Instant) {

@@ -1,7 +1,7 @@
 /// Why the policy did not do what was asked. `message` is written for the person who asked.
 public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
-    /// No app of that id exists in the catalogue.
-    case unknownApp(String)
+    /// No app of that id exists in the catalogue; perhaps the one suggested was meant.
+    case unknownApp(String, suggestion: String? = nil)
     /// The app exists but is not guarded, so there is nothing to unlock.
     case notGuarded(String)
     /// The action does not exist in the active mode.
@@ -25,7 +25,8 @@ public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var message: String {
         switch self {
-        case .unknownApp(let id): "no app '\(id)' in the catalogue"
+        case .unknownApp(let id, let suggestion):
+            "no app '\(id)' in the catalogue" + (suggestion.map { "; did you mean \($0)?" } ?? " (`lockr apps` lists them)")
         case .notGuarded(let id): "\(id) is not guarded"
         case .notInThisMode(let text), .limitReached(let text), .nothingToDo(let text), .phraseRequired(let text),
             .holdIncomplete(let text), .invalidSettings(let text):

@@ -84,8 +84,13 @@ struct LogCommand: AsyncParsableCommand {
         let log = try await client.call(.GET, "log?since=\(seconds)", as: LogResponse.self)
         client.show(log) { log in
             guard !log.events.isEmpty else { return "No events in the last \(since)." }
+            let typeWidth = log.events.map(\.type.count).max() ?? 0
+            let appWidth = log.events.map { ($0.app ?? "all").count }.max() ?? 0
             return log.events.map { event in
-                "\(event.local)  \(event.type.padding(toLength: 11, withPad: " ", startingAt: 0))  \((event.app ?? "all").padding(toLength: 10, withPad: " ", startingAt: 0))  \(event.detail)"
+                [
+                    event.local, event.type.padding(toLength: typeWidth, withPad: " ", startingAt: 0),
+                    (event.app ?? "all").padding(toLength: appWidth, withPad: " ", startingAt: 0), event.detail,
+                ].joined(separator: "  ")
             }.joined(separator: "\n")
         }
     }

@@ -31,7 +31,18 @@ struct CheckConfig: ParsableCommand {
                 )
             }
             for warning in config.warnings { print("warning: \(warning)") }
+            var secretsMissing = false
+            for backend in config.backends {
+                guard let secret = backend.secret else { continue }
+                do { _ = try secret.read() } catch {
+                    printError("\(file): \(backend.name): \(error) (the daemon reads it at start)")
+                    secretsMissing = true
+                }
+            }
+            guard !secretsMissing else { throw ExitCode.failure }
             print("\(file): OK\(warnings > 0 ? " (\(warnings) list lines skipped)" : "")")
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             printError("\(error)")
             throw ExitCode.failure

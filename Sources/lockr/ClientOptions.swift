@@ -8,7 +8,9 @@ import NIOHTTP1
 struct ClientOptions: ParsableArguments {
     @Option(
         name: .long,
-        help: ArgumentHelp("The daemon's state directory (default: yours, else /var/lib/lockr).", valueName: "DIR"))
+        help: ArgumentHelp(
+            "The daemon's state directory (default: $LOCKR_STATE_DIR, else yours if a daemon runs there, else "
+                + "/var/lib/lockr).", valueName: "DIR"))
     var stateDir: String?
 
     @Option(
@@ -18,7 +20,8 @@ struct ClientOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the API's JSON instead of text.")
     var json = false
 
-    /// The state directory named, or the caller's own if a daemon runs there, else the system one.
+    /// The state directory named (by --state-dir, the config's `state-dir`, or $LOCKR_STATE_DIR), or
+    /// the caller's own if a daemon runs there, else the system one.
     func stateDirectory() throws -> String {
         if let stateDir { return stateDir }
         if let config {
@@ -26,8 +29,10 @@ struct ClientOptions: ParsableArguments {
             do { text = try String(contentsOfFile: config, encoding: .utf8) } catch {
                 throw LoadError("cannot read config file \(config)")
             }
-            return try ConfigFile.parse(text, path: config).stateDirectory
+            // Only `state-dir` is needed: a mistake elsewhere in the file is the daemon's concern.
+            return try ConfigFile.stateDirectory(in: text, path: config) ?? LockrConfiguration.defaultStateDirectory()
         }
+        if let named = ProcessEnvironment.current["LOCKR_STATE_DIR"], !named.isEmpty { return named }
         let own = LockrConfiguration.defaultStateDirectory()
         let system = LockrConfiguration.defaultStateDirectory(isRoot: true)
         if access(own + "/" + ControlFiles.addressFile, F_OK) != 0,
@@ -83,13 +88,34 @@ struct ClientOptions: ParsableArguments {
     }
 }
 
-/// Reads "30m", "1h", "90s", "2d" or plain minutes ("30").
+/// `text` as one segment of a URL path: every character but unreserved ones percent-encoded, so an
+/// id such as `../status` cannot reach another endpoint.
+func pathSegment(_ text: String) -> String {
+    text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? ""
+}
+
+/// Reads a duration in seconds: "30m", "1h30m", "90s", "2d", or a plain number in `defaultUnit`
+/// seconds ("30" is 30 minutes by default). Nil for anything else, or beyond ten years.
 func parseDuration(_ text: String, defaultUnit: Int = 60) -> Int? {
-    let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-    if let unit = text.last.flatMap({ units[$0] }) {
-        return Int(text.dropLast()).flatMap { $0 >= 0 ? $0 * unit : nil }
+    let limit = 10 * 366 * 86_400
+    if let plain = Int(text) {
+        guard plain >= 0, plain <= limit / defaultUnit else { return nil }
+        return plain * defaultUnit
     }
-    return Int(text).flatMap { $0 >= 0 ? $0 * defaultUnit : nil }
+    let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+    var total = 0
+    var digits = ""
+    for character in text {
+        if character.isASCII, character.isNumber {
+            digits.append(character)
+            continue
+        }
+        guard let unit = units[character], let number = Int(digits), number <= limit / unit else { return nil }
+        total += number * unit
+        guard total <= limit else { return nil }
+        digits = ""
+    }
+    return digits.isEmpty && !text.isEmpty ? total : nil
 }
 
 /// "12 min", "45 s", "1 h 5 min".

@@ -27,7 +27,7 @@ struct GuardCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let answer = try await client.call(.DELETE, "guard/\(app)", as: GuardResponse.self)
+            let answer = try await client.call(.DELETE, "guard/\(pathSegment(app))", as: GuardResponse.self)
             client.show(answer) { answer in
                 "No longer guarding \(app). Guarded: \(answer.guarded.isEmpty ? "none" : answer.guarded.joined(separator: ", "))."
             }

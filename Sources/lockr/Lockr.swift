@@ -11,8 +11,8 @@ struct Lockr: AsyncParsableCommand {
             reconnects. Short TTLs and firewall rules narrow that gap.
             """,
         subcommands: [
-            Serve.self, StatusCommand.self, UnlockCommand.self, ModeCommand.self, GuardCommand.self, SnoozeCommand.self,
-            ExtendCommand.self, EmergencyCommand.self, LogCommand.self, CheckConfig.self,
+            Serve.self, StatusCommand.self, AppsCommand.self, UnlockCommand.self, ModeCommand.self, GuardCommand.self,
+            SnoozeCommand.self, ExtendCommand.self, EmergencyCommand.self, LogCommand.self, CheckConfig.self,
         ]
     )
 }

@@ -9,7 +9,8 @@ struct ModeCommand: AsyncParsableCommand {
     )
 
     @Argument(help: ArgumentHelp("time, hourly or extreme.", valueName: "MODE")) var mode: String
-    @Option(help: ArgumentHelp("Time mode: the daily budget, 5m to 3h.", valueName: "DURATION")) var budget: String?
+    @Option(help: ArgumentHelp("Time mode: the daily budget, 5m to 3h (45m, 1h30m).", valueName: "DURATION"))
+    var budget: String?
     @Option(help: ArgumentHelp("Hourly and extreme: the window, 5m, 10m or 15m.", valueName: "DURATION")) var window:
         String?
     @Flag(inversion: .prefixedNo, help: "Time mode: one budget per app instead of one for all.") var perApp: Bool?
@@ -19,9 +20,11 @@ struct ModeCommand: AsyncParsableCommand {
         guard ["time", "hourly", "extreme"].contains(mode) else {
             throw ValidationError("mode must be time, hourly or extreme")
         }
-        for (name, value) in [("--budget", budget), ("--window", window)] {
-            if let value, let seconds = parseDuration(value), seconds % 60 == 0 { continue }
-            if value != nil { throw ValidationError("\(name) must be whole minutes, such as 30m or 1h") }
+        if let budget, !(parseDuration(budget).map { $0 % 60 == 0 && (300...10_800).contains($0) } ?? false) {
+            throw ValidationError("--budget must be whole minutes from 5m to 3h, such as 45m or 1h30m, not '\(budget)'")
+        }
+        if let window, ![300, 600, 900].contains(parseDuration(window) ?? 0) {
+            throw ValidationError("--window must be 5m, 10m or 15m, not '\(window)'")
         }
     }
 

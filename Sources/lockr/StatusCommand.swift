@@ -16,7 +16,11 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     static func text(_ status: StatusBody) -> String {
-        var lines = ["Mode: \(status.summary). Day \(status.day) ends at \(status.dayEnds.spokenTime)."]
+        var lines = [
+            "Now: \(status.nowLocal) (\(status.timeZone)).",
+            "Mode: \(status.summary). Day \(status.day) ends at \(status.dayEnds.spokenTime).",
+        ]
+        if let warning = status.clockWarning { lines.append("WARNING: \(warning)") }
         if status.mode == "time" { lines.append(budgetLine(status)) }
         let width = max(8, status.apps.map(\.id.count).max() ?? 0)
         if status.apps.isEmpty { lines.append("No app is guarded: `lockr guard add APP`.") }

@@ -48,12 +48,40 @@ import Testing
         url = "http://192.168.1.2"
         password-env = "PIHOLE_PASSWORD"
         """.write(toFile: path, atomically: true, encoding: .utf8)
-        let unmetered = try run(LockrProcess.binary, ["check-config", path])
+        let noSecret = try run("env", ["-u", "PIHOLE_PASSWORD", LockrProcess.binary, "check-config", path])
+        #expect(noSecret.status == 1)
+        #expect(noSecret.output.contains("pihole6: misconfigured: environment variable PIHOLE_PASSWORD is not set"))
+        let unmetered = try run("env", ["PIHOLE_PASSWORD=secret", LockrProcess.binary, "check-config", path])
         #expect(unmetered.status == 0, "\(unmetered.output)")
         #expect(unmetered.output.contains("upstreams: none (lockr answers no DNS; backends: pihole6)"))
         #expect(
             unmetered.output.contains("warning: nothing meters use")
                 && unmetered.output.contains("meter-from = \"pihole6\""))
+    }
+
+    @Test func checkConfigNamesBadAppDomainsAndEveryUnknownApp() throws {
+        let path = NSTemporaryDirectory() + "lockr-check-apps-\(UUID()).toml"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try """
+        upstreams = ["192.0.2.1"]
+        guard = ["tiktk", "instagrm", "YouTube", "news"]
+        [apps]
+        news = ["news.ycombinator.com", "bad name.com"]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let badDomain = try run(LockrProcess.binary, ["check-config", path])
+        #expect(badDomain.status == 1)
+        #expect(badDomain.output.contains("key 'apps.news': 'bad name.com' is not a domain rule"), "\(badDomain.output)")
+        try """
+        upstreams = ["192.0.2.1"]
+        guard = ["tiktk", "instagrm", "YouTube", "news"]
+        [apps]
+        news = ["news.ycombinator.com"]
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let unknown = try run(LockrProcess.binary, ["check-config", path])
+        #expect(unknown.status == 1)
+        #expect(
+            unknown.output.contains("no app 'tiktk' (did you mean tiktok?), 'instagrm' (did you mean instagram?) in the catalogue"),
+            "\(unknown.output)")
     }
 
     @Test func badStartsAreClearErrors() throws {

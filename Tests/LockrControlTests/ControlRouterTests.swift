@@ -52,6 +52,10 @@ final class MemoryPolicy: PolicyAccess {
     let backendList = Mutex<[BackendBody]>([])
 
     func backends() -> [BackendBody] { backendList.withLock { $0 } }
+
+    func clockDrift() -> String? { nil }
+
+    func appGroups() -> [String: String] { ["tiktok": "video", "youtube": "video", "reddit": "social"] }
 }
 
 @Suite struct ControlRouterTests {
@@ -122,7 +126,7 @@ final class MemoryPolicy: PolicyAccess {
             let unknown = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"myspace"}"#))
             #expect(unknown.status == .notFound)
-            #expect(try decode(ErrorBody.self, unknown).error == "no app 'myspace' in the catalogue")
+            #expect(try decode(ErrorBody.self, unknown).error == "no app 'myspace' in the catalogue (`lockr apps` lists them)")
             let mode = try await client.execute(
                 uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":7}"#))
             #expect(mode.status == .badRequest)
@@ -133,7 +137,7 @@ final class MemoryPolicy: PolicyAccess {
             #expect(nowhere.status == .notFound)
             #expect(try decode(ErrorBody.self, nowhere).error.hasPrefix("no endpoint POST /api/v1/teleport"))
             let wrongMethod = try await client.execute(uri: "/api/v1/unlock", method: .get, headers: auth)
-            #expect(try decode(ErrorBody.self, wrongMethod).code == "not_found")
+            #expect(try decode(ErrorBody.self, wrongMethod).code == "method_not_allowed")
         }
     }
 

@@ -167,5 +167,12 @@ import Testing
         #expect(
             LockrConfiguration.defaultStateDirectory(environment: ["HOME": "/home/a"], isRoot: false)
                 == "/home/a/.local/state/lockr")
+        // HOME unset (a service, `env -i`): the home directory from the user database, never /tmp.
+        #expect(
+            LockrConfiguration.defaultStateDirectory(environment: [:], isRoot: false, home: { "/home/b" })
+                == "/home/b/.local/state/lockr")
+        #expect(
+            LockrConfiguration.defaultStateDirectory(environment: ["HOME": ""], isRoot: false, home: { nil })
+                == "/var/lib/lockr")
     }
 }

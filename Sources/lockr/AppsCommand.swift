@@ -1,0 +1,50 @@
+import ArgumentParser
+import LockrControl
+import LockrPolicy
+
+struct AppsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps",
+        abstract: "List the apps lockr can guard (the catalogue and [apps] in the config), and which are guarded.",
+        discussion: "`lockr apps tik` shows the apps whose id, name or group contains 'tik'."
+    )
+
+    @Argument(help: ArgumentHelp("Only apps whose id, name or group contains this.", valueName: "TEXT"))
+    var filter: String?
+    @OptionGroup var client: ClientOptions
+
+    func run() async throws {
+        let answer = try await client.call(.GET, "apps", as: AppsResponse.self)
+        let needle = filter?.lowercased()
+        let apps = answer.apps.filter { app in
+            guard let needle else { return true }
+            return [app.id, app.name.lowercased(), app.group].contains { $0.contains(needle) }
+        }
+        client.show(AppsResponse(apps: apps)) { listing in
+            guard !listing.apps.isEmpty else {
+                let names = Dictionary(answer.apps.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+                let hint = filter.flatMap { AppNames.suggestion(for: $0, in: names) }.map { " Did you mean \($0)?" }
+                return "No app matches '\(filter ?? "")'.\(hint ?? "")"
+            }
+            let idWidth = listing.apps.map(\.id.count).max() ?? 0
+            let nameWidth = listing.apps.map(\.name.count).max() ?? 0
+            let groupWidth = listing.apps.map(\.group.count).max() ?? 0
+            return listing.apps.map { app in
+                [
+                    app.id.padding(toLength: idWidth, withPad: " ", startingAt: 0),
+                    app.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0),
+                    app.group.padding(toLength: groupWidth, withPad: " ", startingAt: 0),
+                    app.guarded ? "guarded" : "",
+                ].joined(separator: "  ").trimmingTrailingSpaces()
+            }.joined(separator: "\n")
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}

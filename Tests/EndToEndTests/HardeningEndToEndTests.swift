@@ -1,0 +1,176 @@
+import DNSTestSupport
+import Foundation
+import Testing
+
+/// What a new user runs into: clear errors for mistakes, numbers that cannot stop the daemon, a
+/// state directory that only its owner controls, one daemon per state directory.
+@Suite(.serialized) struct HardeningEndToEndTests {
+    func withLockr(
+        _ extra: [String] = [], stateDirectory: String? = nil,
+        _ body: (LockrProcess, ScriptedUpstream) async throws -> Void
+    ) async throws {
+        let upstream = try await ScriptedUpstream(records: [
+            "tiktok.com.": ["tiktok.com. 300 IN A 192.0.2.21"], "www.test.": ["www.test. 300 IN A 192.0.2.1"],
+        ])
+        let lockr = try LockrProcess(
+            ["--upstream", "127.0.0.1:\(upstream.port)", "--guard", "tiktok"] + extra, stateDirectory: stateDirectory)
+        try await stoppingAfterwards(lockr, upstream) { try await body(lockr, upstream) }
+    }
+
+    /// Whether lockr still answers DNS.
+    func answers(_ lockr: LockrProcess) throws -> Bool {
+        try dig(lockr.port, "www.test", "+short").contains("192.0.2.1")
+    }
+
+    @Test func numbersFromOutsideAreCheckedAndTheDaemonKeepsRunning() async throws {
+        try await withLockr { lockr, _ in
+            let since = try lockr.cli("log", "--since", "10000000000000000s")
+            #expect(since.status != 0 && since.output.contains("--since"), "\(since.output)")
+            let budget = try lockr.cli("mode", "time", "--budget", "1000000000000000m")
+            #expect(budget.status != 0 && budget.output.contains("--budget must be whole minutes from 5m to 3h"))
+            #expect(try lockr.cli("mode", "time", "--budget", "1h30m").output.contains("budget 1 h 30 min a day"))
+            // The same numbers straight to the API, as anything holding the token could send them.
+            let token = try String(contentsOfFile: lockr.stateDirectory + "/control.token", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let address = try String(contentsOfFile: lockr.stateDirectory + "/control.address", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            for (method, path, body) in [
+                ("GET", "log?since=10000000000000000", ""),
+                ("PUT", "mode", #"{"mode":"time","budget_minutes":1000000000000000}"#),
+                ("PUT", "mode", #"{"mode":"time","budget_minutes":-5}"#),
+                ("PUT", "mode", #"{"mode":"time","budget_minutes":30.5}"#),
+            ] {
+                let answer = try run(
+                    "curl",
+                    [
+                        "-s", "-X", method, "-H", "Authorization: Bearer \(token)", "-H",
+                        "Content-Type: application/json", "--data-raw", body, "http://\(address)/api/v1/\(path)",
+                    ])
+                #expect(answer.output.contains("\"code\""), "\(path) \(body): \(answer.output)")
+            }
+            #expect(try answers(lockr))
+            #expect(lockr.process.isRunning)
+        }
+    }
+
+    @Test func appIdsAreForgivingAndListed() async throws {
+        try await withLockr { lockr, _ in
+            let listed = try lockr.cli("apps", "tik")
+            #expect(listed.status == 0)
+            #expect(listed.output.contains("tiktok") && listed.output.contains("TikTok") && listed.output.contains("guarded"))
+            #expect(try lockr.cli("apps").output.split(separator: "\n").count >= 30)
+            let typo = try lockr.cli("guard", "add", "instagrm")
+            #expect(typo.status == 1 && typo.output.contains("did you mean instagram?"), "\(typo.output)")
+            let cased = try lockr.cli("guard", "add", "Instagram")
+            #expect(cased.status == 0 && cased.output.contains("Guarding"), "\(cased.output)")
+            let sneaky = try lockr.cli("guard", "remove", "../status")
+            #expect(sneaky.status == 1 && sneaky.output.contains("no app '../status'"), "\(sneaky.output)")
+            _ = try lockr.cli("guard", "remove", "tiktok")
+            let log = try lockr.cli("log").output
+            // Dates, and event names in full.
+            #expect(log.range(of: #"\d{4}-\d{2}-\d{2} \d{2}:\d{2}  guard_remove"#, options: .regularExpression) != nil, "\(log)")
+        }
+    }
+
+    @Test func aSecondDaemonOnTheSameStateDirectoryIsRefused() async throws {
+        try await withLockr { lockr, upstream in
+            let second = try run(
+                LockrProcess.binary,
+                [
+                    "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--upstream",
+                    "127.0.0.1:\(upstream.port)", "--state-dir", lockr.stateDirectory,
+                ])
+            #expect(second.status == 1)
+            #expect(
+                second.output.contains("another lockr daemon (pid \(lockr.process.processIdentifier)) is using the state directory"),
+                "\(second.output)")
+            // The first one still answers and can still be driven.
+            #expect(try answers(lockr))
+            #expect(try lockr.cli("status").status == 0)
+        }
+    }
+
+    @Test func aTakenPortIsNamedAndACleanStopLogsNoError() async throws {
+        try await withLockr { lockr, upstream in
+            let clash = try run(
+                LockrProcess.binary,
+                [
+                    "serve", "--listen", "127.0.0.1:\(lockr.port)", "--control", "127.0.0.1:0", "--upstream",
+                    "127.0.0.1:\(upstream.port)", "--state-dir", LockrProcess.makeStateDirectory(),
+                ])
+            #expect(clash.status == 1)
+            #expect(
+                clash.output.contains("cannot listen on 127.0.0.1:\(lockr.port) (")
+                    && clash.output.contains("): address already in use"),
+                "\(clash.output)")
+            #expect(!clash.output.contains("descriptor"))
+            let loud = try run(LockrProcess.binary, ["serve", "--log-level", "loud"])
+            #expect(loud.status != 0 && loud.output.contains("--log-level must be one of"))
+
+            lockr.signal(SIGTERM)
+            lockr.process.waitUntilExit()
+            #expect(lockr.process.terminationStatus == 0)
+            let log = lockr.log
+            #expect(log.contains("shutting down"))
+            #expect(!log.contains(" error "), "\(log)")
+        }
+    }
+
+    @Test func theClientFindsTheDaemonWithoutNeedingAGoodConfig() async throws {
+        try await withLockr { lockr, _ in
+            let viaEnvironment = try run(
+                "env", ["LOCKR_STATE_DIR=\(lockr.stateDirectory)", LockrProcess.binary, "status"])
+            #expect(viaEnvironment.status == 0, "\(viaEnvironment.output)")
+            let config = NSTemporaryDirectory() + "lockr-e2e-client-\(UUID()).toml"
+            defer { try? FileManager.default.removeItem(atPath: config) }
+            try "state-dir = \"\(lockr.stateDirectory)\"\n[cache]\nsize = \"big\"\n".write(
+                toFile: config, atomically: true, encoding: .utf8)
+            let viaConfig = try run(LockrProcess.binary, ["status", "--config", config])
+            #expect(viaConfig.status == 0, "\(viaConfig.output)")
+            #expect(viaConfig.output.contains("Now: 2") && viaConfig.output.contains("Mode: time"))
+            // Someone else's user cannot read a root daemon's directory: said in words.
+            let stranger = try run(
+                "setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", LockrProcess.binary, "status",
+                "--state-dir", lockr.stateDirectory])
+            #expect(stranger.status == 1)
+            #expect(stranger.output.contains("permission denied"), "\(stranger.output)")
+        }
+    }
+
+    @Test func aStateDirectoryOthersControlIsRefused() async throws {
+        let shared = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: shared) }
+        chown(shared, 65534, 65534)
+        chmod(shared, 0o777)
+        let refused = try run(
+            LockrProcess.binary,
+            ["serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--upstream", "192.0.2.1", "--state-dir", shared])
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("belongs to uid 65534"), "\(refused.output)")
+
+        try await withLockr { lockr, _ in
+            // A directory of lockr's own user that others could write is narrowed, and said so.
+            #expect(lockr.log.contains("narrowed the state directory"))
+            // A control address someone else could have written gets no token.
+            let address = lockr.stateDirectory + "/control.address"
+            chmod(address, 0o666)
+            let client = try lockr.cli("status")
+            #expect(client.status == 1)
+            #expect(client.output.contains("refusing to send the control token"), "\(client.output)")
+            chmod(address, 0o644)
+            #expect(try lockr.cli("status").status == 0)
+        }
+    }
+
+    @Test func policyTimeAheadOfTheClockIsWarnedAbout() async throws {
+        let state = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let tomorrow = ISO8601DateFormatter().string(from: Date().addingTimeInterval(86_400))
+        try await withLockr(["--start-at", tomorrow], stateDirectory: state) { _, _ in }
+        try await withLockr(stateDirectory: state) { lockr, _ in
+            #expect(lockr.log.contains("ahead of this machine's clock"), "\(lockr.log)")
+            let status = try lockr.cli("status").output
+            #expect(status.contains("WARNING: policy time") && status.contains("ahead of this machine's clock"))
+        }
+    }
+}
