@@ -8,7 +8,11 @@ public struct ListenerSettings: Sendable, Equatable {
     public var addresses: [SocketAddress]
     /// TCP connections allowed at once; further ones are closed at accept.
     public var maxTCPConnections: Int
-    /// A TCP connection with no complete query for this long is closed.
+    /// TCP connections one source address may hold at once: all but a quarter of
+    /// `maxTCPConnections`, so that one client never takes every slot and others still get in.
+    public var maxTCPConnectionsPerSource: Int { max(1, maxTCPConnections - max(1, maxTCPConnections / 4)) }
+    /// A TCP connection that completes no query for this long (counted from its start, its last
+    /// query or its last answer) is closed, however many bytes it trickles in.
     public var tcpIdleTimeout: TimeAmount
     /// Largest query accepted over TCP.
     public var maxTCPQuerySize: Int
@@ -27,7 +31,9 @@ public struct ListenerSettings: Sendable, Equatable {
 }
 
 /// The running DNS listeners: one UDP socket per address and event loop (SO_REUSEPORT spreads
-/// datagrams over the loops) and one TCP listener per address.
+/// datagrams over the loops) and one TCP listener per address. A TCP connection from a source the
+/// access rules refuse is closed before it takes a slot; the rest share `maxTCPConnections`, at most
+/// `maxTCPConnectionsPerSource` per source address.
 public final class DNSServer: Sendable {
     private let contexts: [LoopContext]
     private let channels: [Channel]
@@ -148,30 +154,53 @@ public final class DNSServer: Sendable {
         group: MultiThreadedEventLoopGroup
     ) async throws -> Channel {
         let byLoop = Dictionary(uniqueKeysWithValues: contexts.map { (ObjectIdentifier($0.eventLoop), $0) })
-        let open = NIOLockedValueBox(0)
+        let slots = NIOLockedValueBox(TCPSlots(total: listeners.maxTCPConnections, perSource: listeners.maxTCPConnectionsPerSource))
         return try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                let admitted = open.withLockedValue { count in
-                    guard count < listeners.maxTCPConnections else { return false }
-                    count += 1
-                    return true
-                }
-                guard admitted, let context = byLoop[ObjectIdentifier(channel.eventLoop)] else {
-                    return channel.close()
-                }
-                channel.closeFuture.whenComplete { _ in open.withLockedValue { $0 -= 1 } }
+                guard let context = byLoop[ObjectIdentifier(channel.eventLoop)], let remote = channel.remoteAddress,
+                    context.pipeline.access.allows(remote)
+                else { return channel.close() }
+                let source = remote.ipAddress ?? ""
+                guard slots.withLockedValue({ $0.take(for: source) }) else { return channel.close() }
+                channel.closeFuture.whenComplete { _ in slots.withLockedValue { $0.give(back: source) } }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers(
-                        IdleStateHandler(readTimeout: listeners.tcpIdleTimeout),
                         MessageToByteHandler(DNSFrameEncoder()),
                         ByteToMessageHandler(DNSFrameDecoder(maxMessageSize: listeners.maxTCPQuerySize)),
-                        TCPQueryHandler(context: context))
+                        TCPQueryHandler(context: context, queryTimeout: listeners.tcpIdleTimeout))
                 }
             }
             .bind(to: address)
             .get()
+    }
+}
+
+/// TCP connections open, in total and per source address.
+struct TCPSlots {
+    let total: Int
+    let perSource: Int
+    private var open = 0
+    private var bySource: [String: Int] = [:]
+
+    init(total: Int, perSource: Int) {
+        self.total = total
+        self.perSource = perSource
+    }
+
+    /// Takes a slot for `source`, unless every slot or the source's share is taken.
+    mutating func take(for source: String) -> Bool {
+        guard open < total, bySource[source, default: 0] < perSource else { return false }
+        open += 1
+        bySource[source, default: 0] += 1
+        return true
+    }
+
+    mutating func give(back source: String) {
+        open -= 1
+        bySource[source, default: 1] -= 1
+        if bySource[source] == 0 { bySource[source] = nil }
     }
 }

@@ -2,8 +2,9 @@ import NIOCore
 
 /// Answers DNS queries on one TCP connection (RFC 7766): several queries per connection, answered as
 /// they complete (possibly out of order). At most `maxPending` queries wait on upstreams at once;
-/// beyond that the connection is not read until one finishes. The connection closes when idle or on
-/// a framing error.
+/// beyond that the connection is not read until one finishes. The connection closes on a framing
+/// error, and when it completes no query for `queryTimeout` (from its start, its last query or its
+/// last answer, and never while answers are pending): bytes that never make a query do not keep it.
 final class TCPQueryHandler: ChannelInboundHandler {
     typealias InboundIn = [UInt8]
     typealias OutboundOut = [UInt8]
@@ -11,13 +12,23 @@ final class TCPQueryHandler: ChannelInboundHandler {
     static let maxPending = 64
 
     private let context: LoopContext
+    private let queryTimeout: TimeAmount
     private var pending = 0
+    private var deadline: Scheduled<Void>?
 
-    init(context: LoopContext) { self.context = context }
+    init(context: LoopContext, queryTimeout: TimeAmount) {
+        self.context = context
+        self.queryTimeout = queryTimeout
+    }
+
+    func handlerAdded(context channelContext: ChannelHandlerContext) { restartDeadline(channelContext) }
+
+    func handlerRemoved(context: ChannelHandlerContext) { deadline?.cancel() }
 
     func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
         let packet = unwrapInboundIn(data)
         guard let client = channelContext.remoteAddress else { return }
+        restartDeadline(channelContext)
         switch context.handle(packet, from: client, transport: .tcp) {
         case .reply(let reply):
             channelContext.writeAndFlush(wrapOutboundOut(reply), promise: nil)
@@ -28,23 +39,28 @@ final class TCPQueryHandler: ChannelInboundHandler {
             pending += 1
             if pending == Self.maxPending { channel.setOption(.autoRead, value: false).whenFailure { _ in } }
             let handler = NIOLoopBound(self, eventLoop: channelContext.eventLoop)
+            let loopContext = NIOLoopBound(channelContext, eventLoop: channelContext.eventLoop)
             answer.whenSuccess { reply in
                 channel.writeAndFlush(reply, promise: nil)
-                handler.value.finishedOne(channel)
+                handler.value.finishedOne(channel, loopContext.value)
             }
         }
     }
 
-    private func finishedOne(_ channel: Channel) {
+    private func finishedOne(_ channel: Channel, _ channelContext: ChannelHandlerContext) {
         pending -= 1
         if pending == Self.maxPending - 1 { channel.setOption(.autoRead, value: true).whenFailure { _ in } }
+        if pending == 0, channel.isActive { restartDeadline(channelContext) }
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
+    /// Closes the connection `queryTimeout` from now unless a query completes before.
+    private func restartDeadline(_ channelContext: ChannelHandlerContext) {
+        deadline?.cancel()
+        let handler = NIOLoopBound(self, eventLoop: channelContext.eventLoop)
+        let loopContext = NIOLoopBound(channelContext, eventLoop: channelContext.eventLoop)
+        deadline = channelContext.eventLoop.scheduleTask(in: queryTimeout) {
+            guard handler.value.pending == 0 else { return }
+            loopContext.value.close(promise: nil)
         }
     }
 

@@ -26,6 +26,7 @@ import Testing
     static func withServer(
         upstreams count: Int = 1,
         cache: CacheSettings = CacheSettings(),
+        access: AccessControl = AccessControl(),
         listeners: @escaping (SocketAddress) -> ListenerSettings = { ListenerSettings(addresses: [$0]) },
         _ body: (Running) async throws -> Void
     ) async throws {
@@ -35,7 +36,8 @@ import Testing
         let source = builder.addSource("list.txt")
         _ = RuleListParser.parse(Array("ads.test\n".utf8), role: .block, source: source, into: &builder)
         let pipeline = QueryPipeline(
-            policy: FilterPolicy(rules: builder.build()), cacheSettings: cache, cache: AnswerCache(settings: cache))
+            policy: FilterPolicy(rules: builder.build()), access: access, cacheSettings: cache,
+            cache: AnswerCache(settings: cache))
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let server = try await DNSServer.start(
             listeners: listeners(try SocketAddress(ipAddress: "127.0.0.1", port: 0)),
@@ -168,6 +170,46 @@ import Testing
             #expect(DNSClient.tcpClosesAfter([], port: running.port, seconds: 2), "an idle connection times out")
             let after = try DNSClient.tcp([LdnsBuild.query("www.test.", id: 4)], port: running.port)
             #expect(try LdnsPacket(wire: after[0]).id == 4)
+        }
+    }
+
+    @Test func aTricklingConnectionIsClosedWhenNoQueryCompletes() async throws {
+        try await Self.withServer(listeners: {
+            ListenerSettings(addresses: [$0], maxTCPConnections: 4, tcpIdleTimeout: .milliseconds(300))
+        }) { running in
+            // A byte every 100 ms never completes the announced 40-byte query.
+            let open = DNSClient.trickle(port: running.port, every: 0.1, seconds: 3)
+            #expect(open != nil && open! < 1, "open for \(String(describing: open)) s")
+            // A connection that keeps asking stays open past the timeout.
+            for id in 1...5 as ClosedRange<UInt16> {
+                let answers = try DNSClient.tcp([LdnsBuild.query("www.test.", id: id)], port: running.port)
+                #expect(answers.count == 1)
+            }
+        }
+    }
+
+    @Test func refusedSourcesTakeNoTCPSlotAndNoSourceTakesThemAll() async throws {
+        // Only 127.0.0.1 and 127.0.0.3 may ask; 127.0.0.2 is a stranger.
+        let access = AccessControl(networks: ["127.0.0.1/32", "127.0.0.3/32"].compactMap(IPNetwork.init))
+        try await Self.withServer(access: access, listeners: {
+            ListenerSettings(addresses: [$0], maxTCPConnections: 8, tcpIdleTimeout: .seconds(5))
+        }) { running in
+            var held: [Int32] = []
+            defer { for fd in held { close(fd) } }
+            for _ in 0..<20 {
+                if let fd = DNSClient.openTCP(port: running.port, from: "127.0.0.2") { held.append(fd) }
+            }
+            #expect(held.allSatisfy { DNSClient.isClosed($0, seconds: 1) }, "a refused source is closed at once")
+            // An allowed source may hold all but a quarter of the slots (6 of 8), no more.
+            var greedy: [Int32] = []
+            defer { for fd in greedy { close(fd) } }
+            for _ in 0..<8 {
+                if let fd = DNSClient.openTCP(port: running.port, from: "127.0.0.3") { greedy.append(fd) }
+            }
+            let kept = greedy.filter { !DNSClient.isClosed($0, seconds: 0.3) }
+            #expect(kept.count == 6)
+            let answers = try DNSClient.tcp([LdnsBuild.query("www.test.", id: 7)], port: running.port)
+            #expect(try LdnsPacket(wire: answers[0]).id == 7)
         }
     }
 

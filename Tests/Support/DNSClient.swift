@@ -54,9 +54,10 @@ public enum DNSClient {
 
     /// Sends each packet over one TCP connection (2-byte framing) and reads as many answers.
     /// `raw` bytes are written as they are, before the framed packets, to test bad framing.
-    public static func tcp(_ packets: [[UInt8]], port: Int, raw: [UInt8] = [], seconds: Double = 2) throws -> [[UInt8]]
-    {
-        guard let fd = connectTCP(port: port, seconds: seconds) else { throw Timeout() }
+    public static func tcp(
+        _ packets: [[UInt8]], port: Int, raw: [UInt8] = [], seconds: Double = 2, from source: String = "127.0.0.1"
+    ) throws -> [[UInt8]] {
+        guard let fd = connectTCP(port: port, seconds: seconds, from: source) else { throw Timeout() }
         defer { close(fd) }
         var out = raw
         for packet in packets {
@@ -80,11 +81,54 @@ public enum DNSClient {
         return recv(fd, &byte, 1, 0) == 0
     }
 
-    /// A TCP socket connected to 127.0.0.1:`port` whose reads time out after `seconds`.
-    private static func connectTCP(port: Int, seconds: Double) -> Int32? {
+    /// Opens a TCP connection from `source` (any 127.x.y.z address) and keeps it: the caller closes
+    /// the descriptor. Nil when the connection is refused.
+    public static func openTCP(port: Int, from source: String, seconds: Double = 2) -> Int32? {
+        connectTCP(port: port, seconds: seconds, from: source)
+    }
+
+    /// True when the peer has closed `fd` (a read returns end of file within `seconds`).
+    public static func isClosed(_ fd: Int32, seconds: Double) -> Bool {
+        setTimeout(fd, seconds)
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, 0) == 0
+    }
+
+    /// Sends a frame header announcing a 40-byte query, then one byte every `every` seconds, and
+    /// returns how long the connection stayed open (nil: still open after `seconds`).
+    public static func trickle(port: Int, every: Double, seconds: Double) -> Double? {
+        guard let fd = connectTCP(port: port, seconds: every) else { return nil }
+        defer { close(fd) }
+        var started = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &started)
+        func elapsed() -> Double {
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            return Double(now.tv_sec - started.tv_sec) + Double(now.tv_nsec - started.tv_nsec) / 1e9
+        }
+        var bytes: [UInt8] = [0, 40] + [UInt8](repeating: 0, count: 40)
+        while elapsed() < seconds, !bytes.isEmpty {
+            guard send(fd, [bytes.removeFirst()], 1, Int32(MSG_NOSIGNAL)) == 1 else { return elapsed() }
+            var byte: UInt8 = 0
+            if recv(fd, &byte, 1, 0) == 0 { return elapsed() }  // waits `every` for the close
+        }
+        return nil
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port` from `source`, whose reads time out after `seconds`.
+    private static func connectTCP(port: Int, seconds: Double, from source: String = "127.0.0.1") -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         precondition(fd >= 0)
         setTimeout(fd, seconds)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        precondition(bound == 0, "cannot bind to \(source)")
         var address = loopback(port)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
