@@ -132,7 +132,9 @@ let package = Package(
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter"]),
         .testTarget(
             name: "DNSProxyTests",
-            dependencies: ["DNSProxy", "DNSWire", "DNSFilter", "DNSTestSupport"]
+            dependencies: [
+                "DNSProxy", "DNSWire", "DNSFilter", "DNSTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "LockrDaemonTests",

@@ -43,6 +43,10 @@ public final class DNSServer: Sendable {
     /// Datagrams read per system call, and the largest UDP query accepted.
     static let vectorReads = 64
     static let maxUDPQuerySize = 4_096
+    /// Kernel buffer sizes asked for each UDP socket: answers that leave together (queries that
+    /// waited on an upstream outage) and query bursts fit instead of being dropped. Root gets them
+    /// whatever `net.core.rmem_max` says; others get up to that limit.
+    static let udpBufferBytes = 8 * 1024 * 1024
 
     private init(contexts: [LoopContext], channels: [Channel], boundAddresses: [SocketAddress]) {
         self.contexts = contexts
@@ -143,8 +147,24 @@ public final class DNSServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(UDPQueryHandler(context: context))
                 }
             }
+            .channelOption(
+                .writeBufferWaterMark, value: .init(low: udpBufferBytes / 4, high: udpBufferBytes))
             .bind(to: address)
+            .flatMap { channel in enlargeBuffers(channel).map { channel } }
             .get()
+    }
+
+    /// Asks for `udpBufferBytes` of receive and send buffer, forcing it past the system limit where
+    /// allowed (root); a refusal leaves the system's size.
+    private static func enlargeBuffers(_ channel: Channel) -> EventLoopFuture<Void> {
+        let size = SocketOptionValue(udpBufferBytes)
+        let options: [(force: Int32, plain: Int32)] = [(SO_RCVBUFFORCE, SO_RCVBUF), (SO_SNDBUFFORCE, SO_SNDBUF)]
+        let sets = options.map { option in
+            channel.setOption(.socketOption(.init(rawValue: option.force)), value: size).flatMapError { _ in
+                channel.setOption(.socketOption(.init(rawValue: option.plain)), value: size)
+            }.recover { _ in }
+        }
+        return EventLoopFuture.andAllComplete(sets, on: channel.eventLoop)
     }
 
     private static func bindTCP(

@@ -1,3 +1,4 @@
+import DNSWire
 import NIOCore
 
 /// What the handlers of one event loop share: the current pipeline and the loop's forwarder.
@@ -31,11 +32,37 @@ final class LoopContext: @unchecked Sendable {
             return .nothing
         case .forward(let query, let stale, let verdict):
             let pipeline = self.pipeline
+            let resolution = forwarder.resolve(query, bounds: pipeline.cacheSettings.bounds)
+            @Sendable func finish(_ result: Result<CachedAnswer, Error>) -> [UInt8] {
+                pipeline.finish(query, upstream: result, stale: stale, verdict: verdict, transport: transport, now: Self.now())
+            }
+            guard let stale else {
+                let answer = eventLoop.makePromise(of: [UInt8].self)
+                resolution.whenComplete { answer.succeed(finish($0)) }
+                return .later(answer.futureResult)
+            }
+            // An expired answer is at hand (RFC 8767): the client gets it at once while every upstream
+            // is known to be down, else when the upstreams take longer than the client-response timer.
+            // Their answer, when it comes, still refreshes the cache.
+            @Sendable func staleBytes() -> [UInt8] {
+                pipeline.staleAnswer(query, stale: stale, verdict: verdict, transport: transport)
+            }
+            if forwarder.upstreamsDown {
+                resolution.whenComplete { _ = finish($0) }
+                return .reply(staleBytes())
+            }
             let answer = eventLoop.makePromise(of: [UInt8].self)
-            forwarder.resolve(query, bounds: pipeline.cacheSettings.bounds).whenComplete { result in
-                answer.succeed(
-                    pipeline.finish(
-                        query, upstream: result, stale: stale, verdict: verdict, transport: transport, now: Self.now()))
+            let served = NIOLoopBoundBox(false, eventLoop: eventLoop)
+            let timer = eventLoop.scheduleTask(in: forwarder.staleAnswerTimeout) {
+                served.value = true
+                answer.succeed(staleBytes())
+            }
+            resolution.whenComplete { result in
+                timer.cancel()
+                let bytes = finish(result)
+                guard !served.value else { return }
+                served.value = true
+                answer.succeed(bytes)
             }
             return .later(answer.futureResult)
         }

@@ -24,6 +24,10 @@ public enum ResolveVerdict: Sendable, Equatable {
     case allowed
     /// An app's name, allowed for now: TTLs capped at `ttlCap`, checked again on every query.
     case appName(ttlCap: UInt32?)
+
+    var ttlCap: UInt32? {
+        if case .appName(let cap) = self { cap } else { nil }
+    }
 }
 
 /// The order in which a query is handled, from the wire to an answer:
@@ -137,26 +141,28 @@ public final class QueryPipeline: Sendable {
         transport: Transport,
         now: UInt64
     ) -> [UInt8] {
-        var ttlCap: UInt32?
         var stamp = policy.generation
-        if case .appName(let cap) = verdict {
-            ttlCap = cap
-            stamp = AnswerCache.alwaysCheck
-        }
+        if case .appName = verdict { stamp = AnswerCache.alwaysCheck }
         switch upstream {
         case .success(let answer):
             cache.store(answer, for: query, now: now, policy: stamp)
-            return answer.render(for: query, age: 0, ttlCap: ttlCap, udpLimit: udpLimit(query, transport))
+            return answer.render(for: query, age: 0, ttlCap: verdict.ttlCap, udpLimit: udpLimit(query, transport))
         case .failure:
-            if let stale {
-                return stale.answer.render(
-                    for: query, age: stale.age, ttlCap: ttlCap, staleTTL: Self.staleTTL,
-                    udpLimit: udpLimit(query, transport))
-            }
+            if let stale { return staleAnswer(query, stale: stale, verdict: verdict, transport: transport) }
             return Responses.rcode(
                 .serverFailure, to: query,
                 reason: ExtendedError(code: .noReachableAuthority, text: "no upstream answered"))
         }
+    }
+
+    /// An expired cached answer, served because the upstreams failed or are slow (RFC 8767): TTL 30 s
+    /// (or the app's cap), with EDE 3 (stale answer).
+    public func staleAnswer(
+        _ query: DNSQuery, stale: StaleAnswer, verdict: ResolveVerdict, transport: Transport
+    ) -> [UInt8] {
+        stale.answer.render(
+            for: query, age: stale.age, ttlCap: verdict.ttlCap, staleTTL: Self.staleTTL,
+            udpLimit: udpLimit(query, transport))
     }
 
     private func udpLimit(_ query: DNSQuery, _ transport: Transport) -> Int? {

@@ -95,6 +95,12 @@ final class UpstreamForwarder: @unchecked Sendable {
         return job.promise.futureResult
     }
 
+    /// How long a query with a stale answer at hand waits for the upstreams.
+    var staleAnswerTimeout: TimeAmount { settings.staleAnswerTimeout }
+
+    /// Whether every upstream is known to be down right now.
+    var upstreamsDown: Bool { pool.allDown(now: NIODeadline.now().uptimeNanoseconds) }
+
     /// The longest a query can take here: every attempt timing out, plus a margin.
     var longestQuery: TimeAmount { settings.attemptTimeout * Int64(max(1, settings.attempts)) + .seconds(1) }
 
@@ -122,7 +128,8 @@ final class UpstreamForwarder: @unchecked Sendable {
             case .success(let set):
                 self.send(job, to: server, address: address, family: family, set: set)
             case .failure:
-                self.pool.recordFailure(server, now: NIODeadline.now().uptimeNanoseconds)
+                self.pool.recordFailure(
+                    server, now: NIODeadline.now().uptimeNanoseconds, reason: "no socket to send from")
                 self.sendAttempt(job)
             }
         }
@@ -137,16 +144,18 @@ final class UpstreamForwarder: @unchecked Sendable {
         while pending[PendingKey(family: family, socket: socket, id: id)] != nil { id &+= 1 }
         let key = PendingKey(family: family, socket: socket, id: id)
         let bytes = makeUpstreamQuery(for: job.query, id: id)
-        let timeout = eventLoop.scheduleTask(in: settings.attemptTimeout) { self.attemptFailed(key) }
+        let timeout = eventLoop.scheduleTask(in: settings.attemptTimeout) {
+            self.attemptFailed(key, reason: "no answer within \(self.settings.attemptTimeout.nanoseconds / 1_000_000) ms")
+        }
         pending[key] = PendingQuery(job: job, server: server, sent: bytes, sentAt: .now(), timeout: timeout)
         let envelope = AddressedEnvelope(remoteAddress: address, data: channel.allocator.buffer(bytes: bytes))
-        channel.writeAndFlush(envelope).whenFailure { _ in self.attemptFailed(key) }
+        channel.writeAndFlush(envelope).whenFailure { error in self.attemptFailed(key, reason: "send failed: \(error)") }
     }
 
-    private func attemptFailed(_ key: PendingKey) {
+    private func attemptFailed(_ key: PendingKey, reason: String) {
         guard let attempt = pending.removeValue(forKey: key) else { return }
         attempt.timeout.cancel()
-        pool.recordFailure(attempt.server, now: NIODeadline.now().uptimeNanoseconds)
+        pool.recordFailure(attempt.server, now: NIODeadline.now().uptimeNanoseconds, reason: reason)
         sendAttempt(attempt.job)
     }
 
@@ -160,7 +169,7 @@ final class UpstreamForwarder: @unchecked Sendable {
         } catch .mismatchedQuestion {
             return  // not the answer to this query (spoofed or stray): keep waiting
         } catch {
-            attemptFailed(key)
+            attemptFailed(key, reason: "malformed answer")
             return
         }
         pending[key] = nil
@@ -175,11 +184,13 @@ final class UpstreamForwarder: @unchecked Sendable {
     private func finish(_ attempt: PendingQuery, with answer: CachedAnswer) {
         switch answer.rcode {
         case .serverFailure?, .refused?, .notImplemented?, .formatError?, nil:
-            pool.recordFailure(attempt.server, now: NIODeadline.now().uptimeNanoseconds)
+            pool.recordFailure(
+                attempt.server, now: NIODeadline.now().uptimeNanoseconds,
+                reason: "answered \(answer.rcode.map { "\($0)" } ?? "an unknown code")")
             sendAttempt(attempt.job)
         default:
             let rtt = Double((NIODeadline.now() - attempt.sentAt).nanoseconds) / 1000
-            pool.recordSuccess(attempt.server, rttMicroseconds: rtt)
+            pool.recordSuccess(attempt.server, rttMicroseconds: rtt, now: NIODeadline.now().uptimeNanoseconds)
             attempt.job.promise.succeed(answer)
         }
     }
@@ -195,7 +206,8 @@ final class UpstreamForwarder: @unchecked Sendable {
                 case .success(let answer) where !answer.isTruncated:
                     self.finish(attempt, with: answer)
                 default:
-                    self.pool.recordFailure(attempt.server, now: NIODeadline.now().uptimeNanoseconds)
+                    self.pool.recordFailure(
+                        attempt.server, now: NIODeadline.now().uptimeNanoseconds, reason: "no usable answer over TCP")
                     self.sendAttempt(attempt.job)
                 }
             }

@@ -1,3 +1,4 @@
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -6,20 +7,28 @@ import NIOCore
 /// Servers that failed recently are tried after the ones that did not, so a dead upstream stops
 /// being tried first; after `penaltySeconds` without news it is given another chance. Among healthy
 /// servers the faster (smoothed round-trip time) goes first, and the configured order breaks ties.
+/// A server that fails `downAfter` times in a row is down (logged once, as is its return); while
+/// every server is down, queries with a stale answer get it at once instead of waiting.
 public final class UpstreamPool: Sendable {
     public let servers: [SocketAddress]
     private let health: NIOLockedValueBox<[Health]>
+    private let logger: Logger?
     static let penaltyNanoseconds: UInt64 = 30_000_000_000
+    /// Failures in a row that make a server down.
+    static let downAfter = 3
 
     struct Health {
         var consecutiveFailures = 0
         var lastFailure: UInt64 = 0
+        /// When it went down (monotonic nanoseconds), while it is down.
+        var downSince: UInt64?
         /// Smoothed round-trip time in microseconds; nil until the first answer.
         var smoothedRTT: Double?
     }
 
-    public init(servers: [SocketAddress]) {
+    public init(servers: [SocketAddress], logger: Logger? = nil) {
         self.servers = servers
+        self.logger = logger
         health = NIOLockedValueBox(Array(repeating: Health(), count: servers.count))
     }
 
@@ -40,19 +49,50 @@ public final class UpstreamPool: Sendable {
         return failurePart + (health.smoothedRTT ?? 0)
     }
 
-    func recordSuccess(_ server: Int, rttMicroseconds: Double) {
+    /// Whether every server is down and failed within the penalty time: no answer is coming soon.
+    func allDown(now: UInt64) -> Bool {
         health.withLockedValue { health in
-            health[server].consecutiveFailures = 0
-            let previous = health[server].smoothedRTT ?? rttMicroseconds
-            health[server].smoothedRTT = previous * 0.8 + rttMicroseconds * 0.2
+            !health.isEmpty
+                && health.allSatisfy { $0.downSince != nil && now &- $0.lastFailure < Self.penaltyNanoseconds }
         }
     }
 
-    func recordFailure(_ server: Int, now: UInt64) {
-        health.withLockedValue { health in
+    func recordSuccess(_ server: Int, rttMicroseconds: Double, now: UInt64) {
+        let downSince = health.withLockedValue { health -> UInt64? in
+            let downSince = health[server].downSince
+            health[server].consecutiveFailures = 0
+            health[server].downSince = nil
+            let previous = health[server].smoothedRTT ?? rttMicroseconds
+            health[server].smoothedRTT = previous * 0.8 + rttMicroseconds * 0.2
+            return downSince
+        }
+        if let downSince {
+            logger?.notice(
+                "upstream answering again",
+                metadata: ["upstream": "\(Self.text(servers[server]))", "down-seconds": "\((now &- downSince) / 1_000_000_000)"])
+        }
+    }
+
+    func recordFailure(_ server: Int, now: UInt64, reason: String) {
+        let wentDown = health.withLockedValue { health -> Bool in
             health[server].consecutiveFailures += 1
             health[server].lastFailure = now
+            guard health[server].downSince == nil, health[server].consecutiveFailures >= Self.downAfter else { return false }
+            health[server].downSince = now
+            return true
         }
+        if wentDown {
+            logger?.warning(
+                "upstream down",
+                metadata: [
+                    "upstream": "\(Self.text(servers[server]))", "failures-in-a-row": "\(Self.downAfter)", "last": "\(reason)",
+                ])
+        }
+    }
+
+    static func text(_ address: SocketAddress) -> String {
+        let host = address.ipAddress ?? "?"
+        return address.protocol == .inet6 ? "[\(host)]:\(address.port ?? 0)" : "\(host):\(address.port ?? 0)"
     }
 }
 
@@ -66,15 +106,20 @@ public struct ForwardSettings: Sendable, Equatable {
     public var socketsPerFamily: Int
     /// Queries one socket carries before a socket on a new random port replaces it.
     public var queriesPerPort: Int
+    /// How long a query with an expired cached answer waits for the upstreams before it gets the
+    /// stale answer (RFC 8767's client-response timer; it suggests 1.8 s). The upstream answer, when
+    /// it comes, still refreshes the cache. While every upstream is down, stale answers go at once.
+    public var staleAnswerTimeout: TimeAmount
 
     public init(
         attemptTimeout: TimeAmount = .milliseconds(1000), attempts: Int = 3, socketsPerFamily: Int = 8,
-        queriesPerPort: Int = 64
+        queriesPerPort: Int = 64, staleAnswerTimeout: TimeAmount = .milliseconds(1800)
     ) {
         self.attemptTimeout = attemptTimeout
         self.attempts = attempts
         self.socketsPerFamily = socketsPerFamily
         self.queriesPerPort = queriesPerPort
+        self.staleAnswerTimeout = staleAnswerTimeout
     }
 }
 

@@ -103,7 +103,7 @@ private struct ConfigReader {
     static let sections: [String: Set<String>] = [
         "blocking": ["mode", "ttl", "anti-bypass"],
         "cache": ["size", "min-ttl", "max-ttl", "negative-max-ttl", "serve-stale"],
-        "upstream": ["timeout-ms", "attempts"],
+        "upstream": ["timeout-ms", "attempts", "stale-answer-ms"],
         "access": ["allow"],
         "tcp": ["max-connections", "idle-timeout-ms"],
         "policy": ["mode", "time-zone", "day-start", "max-ttl", "block-ttl"],
@@ -187,6 +187,9 @@ private struct ConfigReader {
             config.forwarding.attemptTimeout = .milliseconds(Int64(value))
         }
         if let value = integer("upstream.attempts", in: 1...10) { config.forwarding.attempts = value }
+        if let value = integer("upstream.stale-answer-ms", in: 0...60_000) {
+            config.forwarding.staleAnswerTimeout = .milliseconds(Int64(value))
+        }
 
         if let list = strings("access.allow") {
             var networks: [IPNetwork] = []

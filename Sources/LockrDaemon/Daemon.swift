@@ -54,7 +54,7 @@ public final class Daemon: Service {
                         addresses: listenAddresses(config), maxTCPConnections: config.maxTCPConnections,
                         tcpIdleTimeout: config.tcpIdleTimeout),
                     pipeline: Self.pipeline(config, loaded, cache: cache, gate: runtime),
-                    upstreams: UpstreamPool(servers: loaded.upstreams),
+                    upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
                     forwarding: config.forwarding,
                     group: group)
             } catch {
@@ -192,7 +192,7 @@ public final class Daemon: Service {
             runtime.reload(config: config, loaded: loaded)
             server?.update(
                 pipeline: Self.pipeline(config, loaded, cache: cache, gate: runtime),
-                upstreams: UpstreamPool(servers: loaded.upstreams),
+                upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
                 forwarding: config.forwarding)
             report(loaded, config)
             logger.notice("reloaded")

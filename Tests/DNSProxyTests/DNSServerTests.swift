@@ -253,3 +253,51 @@ import Testing
         }
     }
 }
+
+/// An upstream outage under load: clients keep asking for names whose cached answers have expired,
+/// and for names that need no upstream at all.
+@Suite struct UpstreamOutageTests {
+    @Test func staleAnswersComeAtOnceOnceTheUpstreamsAreKnownDownAndNothingIsLost() async throws {
+        let names = (0..<100).map { "s\($0).test." }
+        var records = ScriptedUpstream.defaultRecords
+        for (index, name) in names.enumerated() { records[name] = ["\(name) 300 IN A 192.0.2.\(index + 1)"] }
+        let upstream = try await ScriptedUpstream(records: records)
+        var builder = RuleSetBuilder()
+        _ = RuleListParser.parse(Array("ads.test\n".utf8), role: .block, source: builder.addSource("list"), into: &builder)
+        // Answers live one second in the cache, then stay for serve-stale.
+        let cache = CacheSettings(bounds: TTLBounds(maximum: 1), staleSeconds: 600)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await DNSServer.start(
+            listeners: ListenerSettings(addresses: [try SocketAddress(ipAddress: "127.0.0.1", port: 0)]),
+            pipeline: QueryPipeline(
+                policy: FilterPolicy(rules: builder.build()), cacheSettings: cache, cache: AnswerCache(settings: cache)),
+            upstreams: UpstreamPool(servers: [try SocketAddress(ipAddress: "127.0.0.1", port: upstream.port)]),
+            forwarding: ForwardSettings(),  // 3 attempts of 1 s, stale answers after 1.8 s
+            group: group)
+        let port = server.boundAddresses[0].port!
+        for name in names { _ = try DNSClient.udp(LdnsBuild.query(name), port: port) }
+        try await Task.sleep(for: .milliseconds(1_200))  // every cached answer has expired
+        upstream.mode = .silent
+
+        // 4 s at 2000 queries a second: four in five for an expired name, one for a blocked name.
+        let queries = (0..<8_000).map { index in
+            LdnsBuild.query(index % 5 == 4 ? "x.ads.test." : names[index % names.count], id: UInt16(index))
+        }
+        let latencies = LoadClient.run(queries, port: port, rate: 2000, grace: 2.5)
+        await server.close()
+        await upstream.stop()
+        try await group.shutdownGracefully()
+
+        let lost = latencies.filter { $0 == nil }.count
+        #expect(lost == 0, "\(lost) of \(queries.count) queries got no answer")
+        let stale = latencies.enumerated().filter { $0.offset % 5 != 4 }.compactMap(\.element)
+        // No client waits the 3 s of all attempts: at most the 1.8 s client-response timer...
+        #expect((stale.max() ?? 9) < 2.3, "slowest stale answer \(stale.max() ?? -1) s")
+        // ...and once the upstream has failed 3 times (after its 1 s timeout), stale answers go at once.
+        let late = latencies.enumerated().filter { $0.offset % 5 != 4 && $0.offset >= 4000 }.compactMap(\.element)
+        let slowLate = late.filter { $0 > 0.5 }.count
+        #expect(slowLate <= late.count / 100, "\(slowLate) of \(late.count) late stale answers took over 0.5 s")
+        let blocked = latencies.enumerated().filter { $0.offset % 5 == 4 }.compactMap(\.element)
+        #expect((blocked.max() ?? 9) < 1, "names that need no upstream are answered at once")
+    }
+}
