@@ -183,10 +183,11 @@ public struct PolicyEngine: Sendable {
         if let until = state.today.cooldownUntil, now < until {
             throw .coolingDown(remaining: until - now, misses: state.today.phraseMisses)
         }
-        guard let phrase else {
-            throw .phraseRequired("extreme mode: type the phrase to unlock: \"\(settings.extreme.phrase)\"")
+        // Nothing typed (an empty line, Ctrl-D) is not an attempt and costs nothing.
+        guard let phrase, !PhraseGate.normalize(phrase).isEmpty else {
+            throw .phraseRequired("extreme mode: type the phrase to unlock: \"\(settings.extreme.sentence)\"")
         }
-        guard PhraseGate.accepts(phrase, phrase: settings.extreme.phrase, strictness: settings.extreme.strictness)
+        guard PhraseGate.accepts(phrase, phrase: settings.extreme.sentence, strictness: settings.extreme.strictness)
         else {
             state.today.phraseMisses += 1
             let misses = state.today.phraseMisses

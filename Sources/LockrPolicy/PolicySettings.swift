@@ -104,12 +104,16 @@ public struct HourlySettings: Sendable, Equatable {
 
 /// Extreme mode: the phrase gate.
 public struct ExtremeSettings: Sendable, Equatable {
+    /// The sentence as configured; `{minutes}` stands for the window's length.
     public var phrase: String
     public var strictness: Strictness
     public var window: Duration
 
     public static let defaultPhrase =
-        "I am stupid enough to waste more time. Please give me another 15 minutes."
+        "I am stupid enough to waste more time. Please give me another {minutes} minutes."
+
+    /// The sentence to type: `phrase` with `{minutes}` replaced by the window's length in minutes.
+    public var sentence: String { phrase.replacing("{minutes}", with: "\(window.milliseconds / 60_000)") }
 
     public init(
         phrase: String = Self.defaultPhrase, strictness: Strictness = .normal, window: Duration = .seconds(15 * 60)

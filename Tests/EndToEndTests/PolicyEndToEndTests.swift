@@ -115,20 +115,48 @@ import Testing
         }
     }
 
-    @Test func extremeModeRefusesAWrongPhraseAndAcceptsOneWithATypo() async throws {
+    /// `lockr unlock APP` at a terminal, answering the sentence prompt with `input`.
+    func unlockAtATerminal(_ app: String, typing input: String, _ lockr: LockrProcess) throws -> (
+        status: Int32, output: String
+    ) {
+        let terminal = try PseudoTerminal(LockrProcess.binary, ["unlock", app, "--state-dir", lockr.stateDirectory])
+        terminal.read(until: "> ")
+        terminal.type(input)
+        return terminal.finish()
+    }
+
+    func phraseMisses(_ lockr: LockrProcess) throws -> Int {
+        let json = try lockr.cli("status", "--json").output
+        let status = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        return (status?["phrase_misses"] as? NSNumber)?.intValue ?? -1
+    }
+
+    @Test func extremeModeWantsTheSentenceTypedAndAcceptsOneWithATypo() async throws {
         try await withLockr(mode: "extreme") { lockr, _ in
             let missing = try lockr.cli("unlock", "instagram")
             #expect(missing.status == 1)
-            #expect(missing.output.contains("type the phrase"))
-            let wrong = try lockr.cli("unlock", "instagram", "--phrase", "please let me in")
-            #expect(wrong.status == 1)
+            #expect(missing.output.contains("type the phrase") && missing.output.contains("at a terminal"))
+            let sentence = "I am stupid enough to waste more time. Please give me another 15 minutes."
+            // Pasted (the terminal marks it), an empty line, Ctrl-D: refused or no attempt, nothing sent.
+            let pasted = try unlockAtATerminal("instagram", typing: "\u{1B}[200~\(sentence)\u{1B}[201~\r", lockr)
+            #expect(pasted.status == 1 && pasted.output.contains("pasted text is not accepted"), "\(pasted.output)")
+            #expect(pasted.output.contains("Type this sentence") && pasted.output.contains(sentence))
+            let empty = try unlockAtATerminal("instagram", typing: "\r", lockr)
+            #expect(empty.status == 1 && empty.output.contains("nothing typed"), "\(empty.output)")
+            let endOfInput = try unlockAtATerminal("instagram", typing: "\u{04}", lockr)
+            #expect(endOfInput.status == 1 && endOfInput.output.contains("nothing typed"), "\(endOfInput.output)")
+            #expect(try phraseMisses(lockr) == 0)
             #expect(try address("instagram.com.", lockr) == "0.0.0.0")
-            let typo = "I am stupid enuogh to waste more time. Please give me another 15 minutes."
-            let right = try lockr.cli("unlock", "instagram", "--phrase", typo)
+
+            let wrong = try unlockAtATerminal("instagram", typing: "please let me in\r", lockr)
+            #expect(wrong.status == 1)
+            #expect(try phraseMisses(lockr) == 1)
+            let typo = "I am stupid enuogh to waste more time. Please give me another 15 minutes.\r"
+            let right = try unlockAtATerminal("instagram", typing: typo, lockr)
             #expect(right.status == 0, "\(right.output)")
+            #expect(right.output.contains("instagram: open until"))
             #expect(try address("instagram.com.", lockr) == "192.0.2.23")
-            let json = try lockr.cli("status", "--json")
-            #expect(json.output.contains("\"phrase_misses\" : 0"))
+            #expect(try phraseMisses(lockr) == 0)
         }
     }
 

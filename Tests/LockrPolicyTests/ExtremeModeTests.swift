@@ -3,7 +3,7 @@ import LockrPolicy
 import Testing
 
 @Suite struct ExtremeModeTests {
-    let phrase = ExtremeSettings.defaultPhrase
+    let phrase = ExtremeSettings().sentence
     let start = at("2026-06-01T20:00:00Z")
 
     @Test func thePhraseOpensAWindowAndATypoPassesUnderNormalStrictness() throws {
@@ -32,6 +32,32 @@ import Testing
             #expect(cooldown == nil)
         }
         #expect(!policy.admit("youtube", at: start).isAllowed)
+    }
+
+    @Test func theDefaultSentenceNamesTheRealWindowLength() throws {
+        var policy = engine(
+            settings(.extreme) {
+                $0.extreme.window = .seconds(300)
+                $0.extreme.strictness = .strict
+            }, now: start)
+        #expect(throws: PolicyRefusal.phraseRequired(
+            "extreme mode: type the phrase to unlock: \"I am stupid enough to waste more time. Please give me another 5 minutes.\""))
+        { try policy.unlock("youtube", phrase: nil, at: start) }
+        #expect(throws: PolicyRefusal.self) {
+            try policy.unlock("youtube", phrase: "I am stupid enough to waste more time. Please give me another 15 minutes.", at: start)
+        }
+        let opened = try policy.unlock(
+            "youtube", phrase: "I am stupid enough to waste more time. Please give me another 5 minutes.", at: start)
+        #expect(opened.opened.first?.ends == start + .seconds(300))
+    }
+
+    @Test func nothingTypedIsNotAnAttempt() throws {
+        var policy = engine(settings(.extreme), now: start)
+        for empty in ["", "   ", "\n", "..."] {
+            #expect(throws: PolicyRefusal.self) { try policy.unlock("youtube", phrase: empty, at: start) }
+        }
+        #expect(policy.status(at: start).phraseMisses == 0)
+        #expect(policy.status(at: start).cooldownUntil == nil)
     }
 
     @Test func cooldownsEscalateAfterThreeMissesAndStayAt120Seconds() throws {
@@ -92,7 +118,7 @@ import Testing
 }
 
 @Suite struct PhraseGateTests {
-    let phrase = ExtremeSettings.defaultPhrase
+    let phrase = ExtremeSettings().sentence
 
     @Test func normalisingDropsCaseSpacesAndPunctuation() {
         #expect(String(PhraseGate.normalize("I am, stupid... 15 Minutes!")) == "iamstupid15minutes")
