@@ -37,6 +37,9 @@ public final class PosixRegex: @unchecked Sendable {
     func matches(_ text: UnsafePointer<CChar>) -> Bool {
         regexec(compiled, text, 0, nil, 0) == 0
     }
+
+    /// True when the expression matches somewhere in `text`.
+    public func matches(_ text: String) -> Bool { text.withCString { matches($0) } }
 }
 
 /// An invalid regular expression, with the C library's reason.

@@ -29,9 +29,14 @@ public struct SyncReport: Sendable, Equatable {
     /// What was left alone, and why (a user's own entry for the same domain; a rule the backend
     /// cannot express).
     public var notes: [String] = []
+    /// Why lockr's blocks are not in force although they are in place, each a sentence: a switch of
+    /// the household's own that lockr must not override (Pi-hole's blocking turned off, an allow
+    /// entry covering a guarded domain). Empty when the blocks hold.
+    public var notEnforcing: [String] = []
 
-    public init(writes: Int = 0, notes: [String] = []) {
+    public init(writes: Int = 0, notes: [String] = [], notEnforcing: [String] = []) {
         self.writes = writes
         self.notes = notes
+        self.notEnforcing = notEnforcing
     }
 }

@@ -9,8 +9,10 @@ public struct BackendHealth: Sendable, Equatable {
     public enum State: String, Sendable {
         /// Nothing tried yet.
         case starting
-        /// The last call succeeded.
+        /// The last call succeeded and lockr's blocks are in force.
         case ok
+        /// Reachable and in sync, but the backend's own switches keep lockr's blocks from working.
+        case notEnforcing = "not_enforcing"
         /// The last call failed; retrying with backoff.
         case failing
     }
@@ -29,6 +31,8 @@ public struct BackendHealth: Sendable, Equatable {
     public var repairs = 0
     /// What the last sync left alone, and why (at most 5).
     public var notes: [String] = []
+    /// Why lockr's blocks are not in force (state `notEnforcing`).
+    public var notEnforcing: [String] = []
     /// Whether lockr meters usage from this backend's query log.
     public var metering = false
     /// Why the query log could not be read last time, if it could not.
@@ -173,17 +177,29 @@ final class BackendWorker: Sendable {
     }
 
     private func succeed(_ report: SyncReport, repairing: Bool) {
-        let recovered = health.withLock { health -> Bool in
+        let (recovered, enforcementBefore) = health.withLock { health -> (Bool, [String]) in
             let recovered = health.state == .failing
-            health.state = .ok
+            let before = health.notEnforcing
+            health.state = report.notEnforcing.isEmpty ? .ok : .notEnforcing
             health.lastSuccess = Date()
             health.lastError = nil
             health.nextRetry = nil
             health.notes = Array(report.notes.prefix(5))
+            health.notEnforcing = report.notEnforcing
             if repairing { health.repairs += report.writes }
-            return recovered
+            return (recovered, before)
         }
         if recovered { logger.notice("backend reachable again", metadata: ["backend": "\(backend.name)"]) }
+        // Once per episode: when the reasons appear or change, and when they are gone.
+        if report.notEnforcing != enforcementBefore {
+            if report.notEnforcing.isEmpty {
+                logger.notice("backend enforcing lockr's blocks again", metadata: ["backend": "\(backend.name)"])
+            } else {
+                logger.warning(
+                    "backend NOT ENFORCING lockr's blocks",
+                    metadata: ["backend": "\(backend.name)", "why": "\(report.notEnforcing.joined(separator: "; "))"])
+            }
+        }
         for note in report.notes.prefix(5) {
             logger.info("left alone", metadata: ["backend": "\(backend.name)", "note": "\(note)"])
         }

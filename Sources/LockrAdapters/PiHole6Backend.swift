@@ -1,4 +1,6 @@
+import DNSFilter
 import Foundation
+import LockrStore
 import NIOHTTP1
 import Synchronization
 
@@ -13,23 +15,37 @@ import Synchronization
 ///
 /// Auth: `POST /api/auth` with the password (or an app password) once; the session id is reused
 /// (`X-FTL-SID`) until the backend answers 401, and released on shutdown, as Pi-hole has few session
-/// seats (429 when they are taken).
+/// seats (429 when they are taken). With `memory`, the session id is kept in the state database, so a
+/// lockr killed or restarted takes its session up again instead of holding a second seat.
 public final class PiHole6Backend: Backend {
     public let name: String
     private let settings: BackendSettings
     private let http: BackendHTTP
-    private let session = Mutex<String?>(nil)
+    private let session: Mutex<String?>
+    /// Where the session id is kept across restarts.
+    private let memory: OutboxStore?
     /// The login in flight, which concurrent callers share (each login takes one of few seats).
     private let pendingLogin = Mutex<Task<String?, any Error>?>(nil)
     /// Set once a login found that no password is needed.
     private let needsNoLogin = Mutex(false)
 
     static let defaultGroup = 0
+    static let groupComment = "lockr: guarded apps (managed by lockr)"
 
-    public init(settings: BackendSettings) {
+    public init(settings: BackendSettings, memory: OutboxStore? = nil) {
         name = settings.name
         self.settings = settings
+        self.memory = memory
         http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
+        session = Mutex(try? memory?.value(Self.sessionKey, for: settings.name))
+    }
+
+    static let sessionKey = "session"
+
+    /// Sets the session id in use, and the one kept for the next start.
+    private func remember(_ sid: String?) {
+        session.withLock { $0 = sid }
+        try? memory?.setValue(sid, Self.sessionKey, for: name)
     }
 
     // MARK: Sync
@@ -37,7 +53,7 @@ public final class PiHole6Backend: Backend {
     public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport {
         var report = SyncReport()
         let group = try await lockrGroup(&report)
-        if !settings.clients.isEmpty { try await bindClients(to: group, &report) }
+        let clientGroups = settings.clients.isEmpty ? [Self.defaultGroup] : try await bindClients(to: group, &report)
         let groups = settings.clients.isEmpty ? [group, Self.defaultGroup] : [group]
         let entries = try await get("/api/domains/deny", as: DomainList.self).domains
         let split = OwnedEntries(entries, key: \.key, comment: \.comment)
@@ -78,18 +94,63 @@ public final class PiHole6Backend: Backend {
             guard reply.status == 204 || reply.status == 404 else { throw unexpected(reply, "deleting old entries") }
             report.writes += stale.count
         }
+        report.notEnforcing = try await enforcementProblems(snapshot, clientGroups: clientGroups)
         return report
     }
 
-    /// lockr's group id, creating the group if it is missing.
+    /// What keeps lockr's entries from blocking, though they are in place: switches that belong to the
+    /// household and are reported, never overridden. Pi-hole's blocking turned off (`pihole disable`),
+    /// the Default group disabled while lockr's entries reach every client through it, and an enabled
+    /// allow entry (allow beats deny on FTL) covering a name of an app that should be blocked.
+    private func enforcementProblems(
+        _ snapshot: BlockSnapshot, clientGroups: Set<Int>
+    ) async throws(BackendError) -> [String] {
+        var problems: [String] = []
+        let blocking = try await get("/api/dns/blocking", as: BlockingReply.self)
+        if blocking.blocking != "enabled" {
+            let until = blocking.timer.map { seconds in
+                let formatter = DateFormatter()
+                formatter.dateFormat = "HH:mm"
+                return "until \(formatter.string(from: Date() + seconds))"
+            }
+            problems.append("blocking is \(blocking.blocking) on Pi-hole (\(until ?? "until someone turns it back on"))")
+        }
+        if settings.clients.isEmpty,
+            try await get("/api/groups", as: GroupList.self).groups.contains(where: {
+                $0.id == Self.defaultGroup && $0.enabled == false
+            })
+        {
+            problems.append("the Default group is disabled on Pi-hole, and lockr's entries reach every client through it")
+        }
+        let allowed = try await get("/api/domains/allow", as: DomainList.self).domains.filter {
+            $0.enabled && !clientGroups.isDisjoint(with: $0.groups)
+        }
+        for app in snapshot.apps where app.blocked {
+            let covering = allowed.filter { entry in app.rules.contains { AllowCoverage.covers(entry, $0) } }
+            for entry in covering.prefix(3) {
+                problems.append("allow entry \"\(entry.domain)\" keeps \(app.app) open")
+            }
+        }
+        return problems
+    }
+
+    /// lockr's group id, creating the group if it is missing and enabling it if it was disabled by
+    /// hand (then its entries would stop applying to the configured clients).
     private func lockrGroup(_ report: inout SyncReport) async throws(BackendError) -> Int {
         let path = "/api/groups/\(BackendHTTP.escape(settings.group))"
         if let group = try await get(path, as: GroupList.self).groups.first(where: { $0.name == settings.group }) {
+            if group.enabled == false {
+                let reply = try await send(
+                    .PUT, path,
+                    json: BackendHTTP.json(NewGroup(name: settings.group, comment: group.comment ?? Self.groupComment, enabled: true)))
+                guard reply.status == 200 else { throw unexpected(reply, "enabling the group \(settings.group)") }
+                report.writes += 1
+            }
             return group.id
         }
         let created = try await post(
             "/api/groups",
-            NewGroup(name: settings.group, comment: "lockr: guarded apps (managed by lockr)", enabled: true),
+            NewGroup(name: settings.group, comment: Self.groupComment, enabled: true),
             as: GroupList.self)
         report.writes += 1
         // Created by someone else meanwhile: the reply names it only in processed.errors.
@@ -101,11 +162,14 @@ public final class PiHole6Backend: Backend {
         return group.id
     }
 
-    /// Puts each configured client in lockr's group, keeping the groups it has.
-    private func bindClients(to group: Int, _ report: inout SyncReport) async throws(BackendError) {
+    /// Puts each configured client in lockr's group, keeping the groups it has; returns every group the
+    /// clients are in.
+    private func bindClients(to group: Int, _ report: inout SyncReport) async throws(BackendError) -> Set<Int> {
+        var groups: Set<Int> = [group, Self.defaultGroup]
         for client in settings.clients {
             let path = "/api/clients/\(BackendHTTP.escape(client))"
             if let known = try await get(path, as: ClientList.self).clients.first(where: { $0.client == client }) {
+                groups.formUnion(known.groups)
                 guard !known.groups.contains(group) else { continue }
                 let reply = try await send(
                     .PUT, path,
@@ -119,6 +183,7 @@ public final class PiHole6Backend: Backend {
             }
             report.writes += 1
         }
+        return groups
     }
 
     // MARK: Query log
@@ -144,7 +209,7 @@ public final class PiHole6Backend: Backend {
     public func close() async {
         guard let sid = session.withLock({ $0 }) else { return }
         _ = try? await http.send(.DELETE, "/api/auth", headers: [("X-FTL-SID", sid)])
-        session.withLock { $0 = nil }
+        remember(nil)
     }
 
     private func login() async throws(BackendError) -> String? {
@@ -164,7 +229,7 @@ public final class PiHole6Backend: Backend {
             let state = try reply.decode(SessionReply.self, "Pi-hole login").session
             guard state.valid else { throw .unauthorized("Pi-hole did not accept the password") }
             if state.sid == nil { needsNoLogin.withLock { $0 = true } }
-            session.withLock { $0 = state.sid }
+            remember(state.sid)
             return state.sid
         case 401: throw .unauthorized("Pi-hole did not accept the password from \(secret)")
         case 429:
@@ -197,7 +262,7 @@ public final class PiHole6Backend: Backend {
         var reply = try await http.send(
             method, path, query: query, headers: sid.map { [("X-FTL-SID", $0)] } ?? [], json: body)
         if reply.status == 401 {
-            session.withLock { if $0 == sid { $0 = nil } }
+            if session.withLock({ $0 == sid }) { remember(nil) }
             needsNoLogin.withLock { $0 = false }
             sid = try await sessionID(replacing: sid)
             reply = try await http.send(
@@ -304,6 +369,8 @@ private struct GroupList: Decodable, EmptyListing {
     struct Group: Decodable {
         let name: String
         let id: Int
+        let comment: String?
+        let enabled: Bool?
     }
     let groups: [Group]
     static var empty: GroupList { GroupList(groups: []) }
@@ -334,6 +401,38 @@ private struct NewClient: Encodable {
 private struct ClientUpdate: Encodable {
     let comment: String?
     let groups: [Int]
+}
+
+private struct BlockingReply: Decodable {
+    /// enabled, disabled, failed or unknown.
+    let blocking: String
+    /// Seconds until the setting flips back, when a timer runs.
+    let timer: Double?
+}
+
+/// Whether a user's allow entry lets through a name one of lockr's rules blocks.
+private enum AllowCoverage {
+    static func covers(_ entry: DomainEntry, _ rule: DomainRule) -> Bool {
+        if entry.kind == "regex" {
+            guard let allow = try? PosixRegex(entry.domain) else { return false }
+            return examples(of: rule).contains { allow.matches($0) }
+        }
+        let name = entry.domain.lowercased()
+        switch rule {
+        case .domain(let domain): return name == domain || name.hasSuffix("." + domain)
+        case .subdomains(let domain): return name.hasSuffix("." + domain)
+        case .regex(let pattern): return (try? PosixRegex(pattern))?.matches(name) ?? false
+        }
+    }
+
+    /// Names a rule blocks, to try an allow regex on.
+    private static func examples(of rule: DomainRule) -> [String] {
+        switch rule {
+        case .domain(let domain): [domain, "www." + domain]
+        case .subdomains(let domain): ["www." + domain]
+        case .regex: []
+        }
+    }
 }
 
 private struct SessionReply: Decodable {

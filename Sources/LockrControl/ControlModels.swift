@@ -66,7 +66,8 @@ public struct StatusBody: Codable, Sendable, Equatable {
 /// How one backend (Pi-hole, AdGuard Home, NextDNS, webhook) is doing.
 public struct BackendBody: Codable, Sendable, Equatable {
     public let name: String
-    /// ok, failing or starting.
+    /// ok, not_enforcing (reachable and in sync, but the backend's own switches keep lockr's blocks
+    /// from working: see `not_enforcing`), failing or starting.
     public let state: String
     /// Changes queued and not delivered yet.
     public let pending: Int
@@ -79,13 +80,16 @@ public struct BackendBody: Codable, Sendable, Equatable {
     public let repairs: Int
     /// What was left alone, and why.
     public let notes: [String]
+    /// Why lockr's blocks are not in force, each a sentence (empty when they are).
+    public let notEnforcing: [String]
     /// Whether usage is metered from this backend's query log, and why it could not be read last.
     public let metering: Bool
     public let logError: String?
 
     public init(
         name: String, state: String, pending: Int, lagSeconds: Int64, lastSuccess: String?, lastError: String?,
-        retryInSeconds: Int64?, repairs: Int, notes: [String], metering: Bool, logError: String?
+        retryInSeconds: Int64?, repairs: Int, notes: [String], notEnforcing: [String] = [], metering: Bool,
+        logError: String?
     ) {
         self.name = name
         self.state = state
@@ -96,6 +100,7 @@ public struct BackendBody: Codable, Sendable, Equatable {
         self.retryInSeconds = retryInSeconds
         self.repairs = repairs
         self.notes = notes
+        self.notEnforcing = notEnforcing
         self.metering = metering
         self.logError = logError
     }

@@ -208,7 +208,7 @@ public final class Daemon: Service {
         guard !config.backends.isEmpty else { return nil }
         let backends: [(any Backend, BackendKind)] = config.backends.map { settings in
             switch settings.kind {
-            case .pihole6: (PiHole6Backend(settings: settings), settings.kind)
+            case .pihole6: (PiHole6Backend(settings: settings, memory: outbox), settings.kind)
             case .pihole5: (PiHole5Backend(settings: settings), settings.kind)
             case .adguardhome: (AdGuardHomeBackend(settings: settings), settings.kind)
             case .nextdns: (NextDNSBackend(settings: settings, memory: outbox), settings.kind)

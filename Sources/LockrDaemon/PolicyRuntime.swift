@@ -171,7 +171,8 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
                 lastError: health.lastError,
                 retryInSeconds: health.state == .failing
                     ? health.nextRetry.map { Int64(max(0, $0.timeIntervalSince(now)).rounded(.up)) } : nil,
-                repairs: health.repairs, notes: health.notes, metering: health.metering,
+                repairs: health.repairs, notes: health.notes, notEnforcing: health.notEnforcing,
+                metering: health.metering,
                 logError: health.logError)
         }
     }

@@ -9,7 +9,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public var description: String { "state database \(path): \(reason)" }
 }
 
-/// The policy's memory: a SQLite database (WAL mode) in the state directory.
+/// The policy's memory: a SQLite database (WAL mode, mode 0600) in the state directory.
 ///
 /// `save` writes the whole policy state and new events in one transaction, so a kill at any moment
 /// leaves either the previous save or this one. The schema is built by numbered migrations; a shipped
@@ -27,6 +27,9 @@ public final class PolicyStore: Sendable {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
+            // It holds a backend's session id and the household's usage: lockr's user only. (SQLite
+            // gives its -wal and -shm files the database's mode.)
+            for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
             try Self.migrator.migrate(database)
         } catch {
             throw StoreError(path: path, reason: "\(error)")

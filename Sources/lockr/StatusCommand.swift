@@ -79,6 +79,7 @@ struct StatusCommand: AsyncParsableCommand {
         var parts: [String] = []
         switch backend.state {
         case "ok": parts.append(backend.pending == 0 ? "ok, in sync" : "ok")
+        case "not_enforcing": parts.append("NOT ENFORCING: \(backend.notEnforcing.joined(separator: "; "))")
         case "failing": parts.append("FAILING: \(backend.lastError ?? "unknown error")")
         default: parts.append("starting")
         }

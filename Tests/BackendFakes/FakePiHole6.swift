@@ -2,8 +2,11 @@ import Foundation
 import Synchronization
 
 /// Pi-hole v6 as its OpenAPI files and FTL v6.4 behave: sessions with few seats (429 when full),
-/// `X-FTL-SID` auth on everything but login, groups, clients, deny domains (regex and exact), the
-/// query log; adding an existing domain answers 201 with the failure only in `processed.errors`.
+/// `X-FTL-SID` auth on everything but login, groups (which can be disabled), clients, deny and allow
+/// domains (regex and exact), the blocking switch (`pihole disable`, with a timer), the query log;
+/// adding an existing domain answers 201 with the failure only in `processed.errors`. `blocks`
+/// decides as FTL does: nothing while blocking is off, allow beats deny, and an entry applies only
+/// through an enabled group the client is in.
 public final class FakePiHole6: FakeBackend {
     public let spec: OpenAPISpec?
     public let password: String?
@@ -24,6 +27,7 @@ public final class FakePiHole6: FakeBackend {
         public var id: Int
         public var name: String
         public var comment: String?
+        public var enabled = true
     }
 
     public struct Client: Sendable, Equatable {
@@ -42,6 +46,8 @@ public final class FakePiHole6: FakeBackend {
         var clients: [Client] = []
         var queries: [(time: Double, domain: String, client: String)] = []
         var hidden: Set<String> = []
+        var blocking = true
+        var blockingTimerEnds: Date?
     }
 
     public init(specDirectory: String, password: String? = "secret", seats: Int = 4) throws {
@@ -59,13 +65,30 @@ public final class FakePiHole6: FakeBackend {
     public var logins: Int { state.withLock { $0.logins } }
 
     /// Adds an entry as a person would in the web interface.
-    public func addUserDomain(_ domain: String, kind: String = "exact", comment: String? = "mine") {
+    public func addUserDomain(
+        _ domain: String, type: String = "deny", kind: String = "exact", comment: String? = "mine"
+    ) {
         state.withLock { state in
             state.domains.append(
                 Domain(
-                    id: state.nextID, domain: domain, type: "deny", kind: kind, comment: comment, groups: [0],
+                    id: state.nextID, domain: domain, type: type, kind: kind, comment: comment, groups: [0],
                     enabled: true))
             state.nextID += 1
+        }
+    }
+
+    /// Switches a group off or on by hand, as the web interface's group page does.
+    public func setGroup(_ name: String, enabled: Bool) {
+        state.withLock { state in
+            if let index = state.groups.firstIndex(where: { $0.name == name }) { state.groups[index].enabled = enabled }
+        }
+    }
+
+    /// `pihole disable [for seconds]` / `pihole enable`.
+    public func setBlocking(_ on: Bool, for seconds: Double? = nil) {
+        state.withLock { state in
+            state.blocking = on
+            state.blockingTimerEnds = seconds.map { Date() + $0 }
         }
     }
 
@@ -85,17 +108,21 @@ public final class FakePiHole6: FakeBackend {
         state.withLock { $0.queries.append((time.timeIntervalSince1970, domain, client)) }
     }
 
-    /// Whether a name is blocked for `client`'s groups (default: Default) as FTL would decide with
-    /// these deny entries (regexes as POSIX ERE).
+    /// Whether a name is blocked for a client in `clientGroups` (default: Default) as FTL decides:
+    /// not at all while blocking is off; an allow entry beats every deny entry; an entry counts only
+    /// through an enabled group the client is in (regexes as POSIX ERE).
     public func blocks(_ name: String, groups clientGroups: Set<Int> = [0]) -> Bool {
         state.withLock { state in
-            state.domains.contains { entry in
-                guard entry.enabled, entry.type == "deny", !clientGroups.isDisjoint(with: entry.groups) else {
-                    return false
+            guard state.blocking else { return false }
+            let live = Set(state.groups.filter(\.enabled).map(\.id)).intersection(clientGroups)
+            func matches(_ type: String) -> Bool {
+                state.domains.contains { entry in
+                    guard entry.enabled, entry.type == type, !live.isDisjoint(with: entry.groups) else { return false }
+                    if entry.kind == "exact" { return entry.domain == name }
+                    return name.range(of: entry.domain, options: .regularExpression) != nil
                 }
-                if entry.kind == "exact" { return entry.domain == name }
-                return name.range(of: entry.domain, options: .regularExpression) != nil
             }
+            return !matches("allow") && matches("deny")
         }
     }
 
@@ -124,6 +151,8 @@ public final class FakePiHole6: FakeBackend {
         switch (request.method, path.first) {
         case ("GET", "groups"): return getGroups(path.count > 1 ? path[1] : nil)
         case ("POST", "groups"): return addGroup(request)
+        case ("PUT", "groups") where path.count == 2: return updateGroup(path[1], request)
+        case ("GET", "dns") where path == ["dns", "blocking"]: return blockingStatus()
         case ("GET", "clients"): return getClients(path.count > 1 ? path[1] : nil)
         case ("POST", "clients"): return addClient(request)
         case ("PUT", "clients") where path.count == 2: return updateClient(path[1], request)
@@ -186,6 +215,35 @@ public final class FakePiHole6: FakeBackend {
                     "groups": [Self.object(group)], "processed": ["success": [["item": name]], "errors": []],
                     "took": 0.001,
                 ])
+        }
+    }
+
+    private func updateGroup(_ name: String, _ request: FakeRequest) -> FakeResponse {
+        guard let body = request.json() as? [String: Any] else {
+            return .json(400, error("bad_request", "Invalid request body data (no valid JSON)"))
+        }
+        return state.withLock { state in
+            guard let index = state.groups.firstIndex(where: { $0.name == name }) else { return .json(404, ["took": 0.001]) }
+            state.groups[index].name = body["name"] as? String ?? name
+            state.groups[index].comment = body["comment"] as? String
+            state.groups[index].enabled = body["enabled"] as? Bool ?? true
+            return .json(
+                200,
+                [
+                    "groups": [Self.object(state.groups[index])],
+                    "processed": ["success": [["item": name]], "errors": []], "took": 0.001,
+                ])
+        }
+    }
+
+    private func blockingStatus() -> FakeResponse {
+        state.withLock { state in
+            if let ends = state.blockingTimerEnds, ends <= Date() {
+                state.blocking.toggle()
+                state.blockingTimerEnds = nil
+            }
+            let timer = state.blockingTimerEnds.map { $0.timeIntervalSinceNow } as Any? ?? NSNull()
+            return .json(200, ["blocking": state.blocking ? "enabled" : "disabled", "timer": timer, "took": 0.001])
         }
     }
 
@@ -378,7 +436,7 @@ public final class FakePiHole6: FakeBackend {
 
     private static func object(_ group: Group) -> [String: Any] {
         [
-            "id": group.id, "name": group.name, "comment": group.comment as Any? ?? NSNull(), "enabled": true,
+            "id": group.id, "name": group.name, "comment": group.comment as Any? ?? NSNull(), "enabled": group.enabled,
             "date_added": 1_700_000_000, "date_modified": 1_700_000_000,
         ]
     }

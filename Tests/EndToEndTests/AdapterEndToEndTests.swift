@@ -77,6 +77,26 @@ import Testing
         (try status(lockr)["backends"] as? [[String: Any]])?.first ?? [:]
     }
 
+    @Test func aPiHoleThatDoesNotEnforceIsReportedNotOk() async throws {
+        try await withPiHole(mode: "hourly") { lockr, fake, _ in
+            #expect(try await eventually { try backend(lockr)["state"] as? String == "ok" })
+            fake.setBlocking(false, for: 600)
+            #expect(try await eventually { try backend(lockr)["state"] as? String == "not_enforcing" })
+            let text = try lockr.cli("status").output
+            #expect(text.contains("pihole6") && text.contains("NOT ENFORCING: blocking is disabled on Pi-hole (until "), "\(text)")
+            fake.setBlocking(true)
+            fake.addUserDomain("tiktok.com", type: "allow")
+            #expect(try await eventually {
+                (try backend(lockr)["not_enforcing"] as? [String]) == ["allow entry \"tiktok.com\" keeps tiktok open"]
+            })
+            fake.deleteDomain("tiktok.com")
+            #expect(try await eventually { try backend(lockr)["state"] as? String == "ok" })
+            // Logged once per episode, not on every reconcile.
+            #expect(lockr.log.components(separatedBy: "backend NOT ENFORCING").count - 1 == 2, "\(lockr.log)")
+            #expect(lockr.log.contains("backend enforcing lockr's blocks again"))
+        }
+    }
+
     @Test func anHourlyWindowTogglesTheBackendRule() async throws {
         try await withPiHole(mode: "hourly", sections: "[hourly]\nwindow-minutes = 5\n") {
             (lockr, fake, _) async throws in

@@ -52,6 +52,86 @@ import Testing
         }
     }
 
+    @Test func aRestartTakesTheSessionUpInsteadOfASecondSeat() async throws {
+        try await withServer { server in
+            let store = try Fixtures.store()
+            var settings = Fixtures.settings(.pihole6, server.url, secret: "secret")
+            settings.timeout = Fixtures.timeout
+            let first = PiHole6Backend(settings: settings, memory: store)
+            _ = try await first.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            #expect(fake.logins == 1 && fake.openSessions == 1)
+            // Killed: no logout. The next lockr finds the session in the state database.
+            let second = PiHole6Backend(settings: settings, memory: store)
+            _ = try await second.reconcile(Fixtures.snapshot(Fixtures.open(Fixtures.tiktok)))
+            #expect(fake.logins == 1 && fake.openSessions == 1, "no second seat")
+            // A session Pi-hole ended meanwhile is replaced by a fresh login.
+            fake.dropSessions()
+            let third = PiHole6Backend(settings: settings, memory: store)
+            _ = try await third.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            #expect(fake.logins == 2 && fake.openSessions == 1)
+            await third.close()
+            #expect(fake.openSessions == 0)
+            #expect(try store.value("session", for: settings.name) == nil, "forgotten after logout")
+        }
+    }
+
+    @Test func aGroupDisabledByHandIsEnabledAgain() async throws {
+        try await withServer { server in
+            let pihole = backend(server, clients: ["192.168.1.23"])
+            _ = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            let group = try #require(fake.groups.first { $0.name == "lockr" })
+            #expect(fake.blocks("tiktok.com", groups: [0, group.id]))
+            // One click in the web interface: the client's block is off...
+            fake.setGroup("lockr", enabled: false)
+            #expect(!fake.blocks("tiktok.com", groups: [0, group.id]))
+            // ...until the next reconcile repairs it like any other drift.
+            let report = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            #expect(report.writes == 1)
+            #expect(report.notEnforcing.isEmpty)
+            #expect(fake.blocks("tiktok.com", groups: [0, group.id]))
+            await pihole.close()
+        }
+    }
+
+    @Test func householdSwitchesAreReportedNotOverridden() async throws {
+        try await withServer { server in
+            let pihole = backend(server)
+            #expect(try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok)).notEnforcing.isEmpty)
+
+            // `pihole disable 10m`: every block is off; lockr says so and leaves the switch alone.
+            fake.setBlocking(false, for: 600)
+            var report = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            #expect(!fake.blocks("tiktok.com"))
+            #expect(report.notEnforcing.count == 1)
+            #expect(
+                report.notEnforcing.first?.range(
+                    of: #"^blocking is disabled on Pi-hole \(until \d\d:\d\d\)$"#, options: .regularExpression) != nil,
+                "\(report.notEnforcing)")
+            fake.setBlocking(true)
+            #expect(try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok)).notEnforcing.isEmpty)
+
+            // A user's allow entry beats lockr's deny entry on FTL: reported while tiktok should be blocked.
+            fake.addUserDomain("tiktok.com", type: "allow")
+            fake.addUserDomain("(^|\\.)tiktokcdn\\.com$", type: "allow", kind: "regex")
+            report = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            #expect(!fake.blocks("tiktok.com"))
+            #expect(
+                report.notEnforcing == [
+                    "allow entry \"tiktok.com\" keeps tiktok open",
+                    "allow entry \"(^|\\.)tiktokcdn\\.com$\" keeps tiktok open",
+                ], "\(report.notEnforcing)")
+            #expect(try await pihole.reconcile(Fixtures.snapshot(Fixtures.open(Fixtures.tiktok))).notEnforcing.isEmpty)
+
+            // With no clients configured lockr's entries work through Default: disabling it is a switch too.
+            fake.deleteDomain("tiktok.com")
+            fake.deleteDomain("(^|\\.)tiktokcdn\\.com$")
+            fake.setGroup("Default", enabled: false)
+            report = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            #expect(report.notEnforcing.first?.contains("the Default group is disabled") == true)
+            await pihole.close()
+        }
+    }
+
     @Test func userEntriesAreNeverTouched() async throws {
         try await withServer { server in
             fake.addUserDomain("tiktok.com", kind: "exact")

@@ -43,8 +43,12 @@ import Testing
         return state
     }
 
-    @Test func anEmptyStoreHasNoState() throws {
-        let store = try PolicyStore(path: temporaryPath())
+    @Test func anEmptyStoreHasNoStateAndOnlyItsUserMayReadIt() throws {
+        let path = temporaryPath()
+        let store = try PolicyStore(path: path)
+        var info = stat()
+        stat(path, &info)
+        #expect(info.st_mode & 0o777 == 0o600)
         #expect(try store.load() == nil)
         #expect(try store.events(since: Instant(milliseconds: 0)).isEmpty)
     }
