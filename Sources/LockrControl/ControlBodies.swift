@@ -38,6 +38,25 @@ extension StatusBody {
                 leftSeconds: app.left.map { $0.secondsRoundedUp }, windowEnds: app.windowEnds.map(time),
                 nextReset: time(app.nextReset))
         }
+        pending = status.pending.map { PendingBody($0, now: now, calendar: calendar) }
+        overridden = status.overridden
+    }
+}
+
+extension PendingBody {
+    init(_ pending: PendingChange, now: Instant, calendar: DayCalendar) {
+        id = pending.id
+        change = pending.change.description
+        source = pending.source
+        appliesAt = TimeBody(pending.appliesAt, now: now, calendar: calendar)
+        awaitingSentence = pending.awaitingSentence
+    }
+}
+
+extension ChangeBody {
+    init(_ outcome: ChangeOutcome, now: Instant, calendar: DayCalendar) {
+        applied = outcome.applied.map(\.description)
+        pending = outcome.pending.map { PendingBody($0, now: now, calendar: calendar) }
     }
 }
 

@@ -57,6 +57,11 @@ public struct StatusBody: Codable, Sendable, Equatable {
     /// The part of `total_used_seconds` charged to the shared budget.
     public let totalChargedSeconds: Int64
     public let apps: [AppBody]
+    /// Loosening changes waiting for their time.
+    public let pending: [PendingBody]
+    /// Settings changed through the CLI or API, which stay on top of the config file
+    /// (`lockr settings reset` drops them).
+    public let overridden: [String]
     /// Other blockers lockr drives (empty when lockr only answers DNS itself).
     public var backends: [BackendBody] = []
     /// Set when policy time and this machine's clock disagree by more than a minute, and why.
@@ -128,7 +133,12 @@ public struct WindowBody: Codable, Sendable, Equatable {
 
 public struct AppRequest: Codable, Sendable, Equatable {
     public let app: String?
-    public init(app: String?) { self.app = app }
+    /// Extreme mode: the sentence, for a change that loosens (`guard remove`).
+    public let phrase: String?
+    public init(app: String?, phrase: String? = nil) {
+        self.app = app
+        self.phrase = phrase
+    }
 }
 
 public struct UnlockRequest: Codable, Sendable, Equatable {
@@ -155,12 +165,17 @@ public struct ModeRequest: Codable, Sendable, Equatable {
     public let budgetMinutes: Int?
     public let windowMinutes: Int?
     public let perApp: Bool?
+    /// Extreme mode: the sentence, for a change that loosens.
+    public let phrase: String?
 
-    public init(mode: String, budgetMinutes: Int? = nil, windowMinutes: Int? = nil, perApp: Bool? = nil) {
+    public init(
+        mode: String, budgetMinutes: Int? = nil, windowMinutes: Int? = nil, perApp: Bool? = nil, phrase: String? = nil
+    ) {
         self.mode = mode
         self.budgetMinutes = budgetMinutes
         self.windowMinutes = windowMinutes
         self.perApp = perApp
+        self.phrase = phrase
     }
 
     public init(from decoder: any Decoder) throws {
@@ -169,16 +184,49 @@ public struct ModeRequest: Codable, Sendable, Equatable {
         budgetMinutes = try container.decodeWholeNumber(Int.self, forKey: .budgetMinutes)
         windowMinutes = try container.decodeWholeNumber(Int.self, forKey: .windowMinutes)
         perApp = try container.decodeIfPresent(Bool.self, forKey: .perApp)
+        phrase = try container.decodeIfPresent(String.self, forKey: .phrase)
     }
 }
 
+/// A change that loosens protection, waiting for its time.
+public struct PendingBody: Codable, Sendable, Equatable {
+    public let id: Int
+    /// "time.budget-minutes: 30 min → 45 min".
+    public let change: String
+    public let source: String
+    public let appliesAt: TimeBody
+    /// It waits for the sentence too (`lockr pending confirm ID`).
+    public let awaitingSentence: Bool
+}
+
+/// What a settings change did.
+public struct ChangeBody: Codable, Sendable, Equatable {
+    /// Changes in force now.
+    public let applied: [String]
+    /// Loosening changes waiting for their time.
+    public let pending: [PendingBody]
+}
+
 public struct ModeResponse: Codable, Sendable, Equatable {
+    /// The mode in force and its main number (a loosening change may still be pending).
     public let mode: String
     public let summary: String
+    public let change: ChangeBody
 }
 
 public struct GuardResponse: Codable, Sendable, Equatable {
     public let guarded: [String]
+    public let change: ChangeBody
+}
+
+public struct PendingResponse: Codable, Sendable, Equatable {
+    public let pending: [PendingBody]
+}
+
+/// The sentence, for a loosening change in extreme mode.
+public struct PhraseRequest: Codable, Sendable, Equatable {
+    public let phrase: String?
+    public init(phrase: String?) { self.phrase = phrase }
 }
 
 public struct ExtendResponse: Codable, Sendable, Equatable {

@@ -10,7 +10,11 @@ import LockrPolicy
 /// | GET | apps | | `AppsResponse` |
 /// | PUT | mode | `ModeRequest` | `ModeResponse` |
 /// | POST | guard | `AppRequest` | `GuardResponse` |
-/// | DELETE | guard/{app} | | `GuardResponse` |
+/// | DELETE | guard/{app} | `PhraseRequest` (optional) | `GuardResponse` |
+/// | GET | pending | | `PendingResponse` |
+/// | DELETE | pending/{id} | | `PendingResponse` |
+/// | POST | pending/{id}/confirm | `PhraseRequest` | `PendingResponse` |
+/// | POST | settings/reset | `PhraseRequest` (optional) | `ModeResponse` |
 /// | POST | unlock | `UnlockRequest` | `UnlockResponse` |
 /// | POST | snooze | `AppRequest` | `WindowBody` |
 /// | POST | extend | `AppRequest` | `ExtendResponse` |
@@ -30,7 +34,8 @@ public enum ControlRouter {
 
     /// Every route, for telling a wrong method (405) from an unknown path (404).
     static let routes: [(method: HTTPRequest.Method, path: String)] = [
-        (.get, "status"), (.get, "apps"), (.put, "mode"), (.post, "guard"), (.delete, "guard/:app"), (.post, "unlock"),
+        (.get, "status"), (.get, "apps"), (.put, "mode"), (.post, "guard"), (.delete, "guard/:app"), (.get, "pending"),
+        (.delete, "pending/:id"), (.post, "pending/:id/confirm"), (.post, "settings/reset"), (.post, "unlock"),
         (.post, "snooze"), (.post, "extend"), (.post, "emergency/hold"), (.post, "emergency"), (.get, "log"),
     ]
 
@@ -70,10 +75,10 @@ public enum ControlRouter {
                     throw ErrorBody(error: "window_minutes must be 5, 10 or 15, not \(window)", code: "invalid_settings")
                 }
                 return try policy.perform { (engine, now) throws(PolicyRefusal) in
-                    try engine.setMode(
+                    let outcome = try engine.setMode(
                         mode, budget: body.budgetMinutes.map { .seconds($0 * 60) }, perApp: body.perApp,
-                        window: body.windowMinutes.map { .seconds($0 * 60) }, at: now)
-                    return ModeResponse(mode: engine.settings.mode.rawValue, summary: engine.modeSummary)
+                        window: body.windowMinutes.map { .seconds($0 * 60) }, phrase: body.phrase, at: now)
+                    return modeResponse(engine, outcome, now)
                 }
             }
         }
@@ -82,18 +87,51 @@ public enum ControlRouter {
                 let body = try await decode(AppRequest.self, from: request)
                 guard let app = body.app else { throw ErrorBody(error: "'app' is required", code: "bad_request") }
                 return try policy.perform { (engine, now) throws(PolicyRefusal) in
-                    try engine.guardApp(app, at: now)
-                    return GuardResponse(guarded: engine.guarded)
+                    let outcome = try engine.guardApp(app, at: now)
+                    return GuardResponse(
+                        guarded: engine.guarded, change: ChangeBody(outcome, now: now, calendar: engine.settings.calendar))
                 }
             }
         }
-        api.delete("guard/:app") { _, context in
+        api.delete("guard/:app") { request, context in
             try await respond {
                 let raw = try context.parameters.require("app")
                 let app = raw.removingPercentEncoding ?? raw
+                let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
                 return try policy.perform { (engine, now) throws(PolicyRefusal) in
-                    try engine.unguardApp(app, at: now)
-                    return GuardResponse(guarded: engine.guarded)
+                    let outcome = try engine.unguardApp(app, phrase: body.phrase, at: now)
+                    return GuardResponse(
+                        guarded: engine.guarded, change: ChangeBody(outcome, now: now, calendar: engine.settings.calendar))
+                }
+            }
+        }
+        api.get("pending") { _, _ in
+            json(policy.read { engine, now in pendingResponse(engine, now) })
+        }
+        api.delete("pending/:id") { _, context in
+            try await respond {
+                let id = try pendingID(context)
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    _ = try engine.cancelPending(id, at: now)
+                    return pendingResponse(engine, now)
+                }
+            }
+        }
+        api.post("pending/:id/confirm") { request, context in
+            try await respond {
+                let id = try pendingID(context)
+                let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    _ = try engine.confirmPending(id, phrase: body.phrase, at: now)
+                    return pendingResponse(engine, now)
+                }
+            }
+        }
+        api.post("settings/reset") { request, _ in
+            try await respond {
+                let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    modeResponse(engine, try engine.resetSettings(phrase: body.phrase, at: now), now)
                 }
             }
         }
@@ -158,6 +196,24 @@ public enum ControlRouter {
             }
         }
         return router
+    }
+
+    static func modeResponse(_ engine: PolicyEngine, _ outcome: ChangeOutcome, _ now: Instant) -> ModeResponse {
+        ModeResponse(
+            mode: engine.settings.mode.rawValue, summary: engine.modeSummary,
+            change: ChangeBody(outcome, now: now, calendar: engine.settings.calendar))
+    }
+
+    static func pendingResponse(_ engine: PolicyEngine, _ now: Instant) -> PendingResponse {
+        PendingResponse(
+            pending: engine.state.pending.map { PendingBody($0, now: now, calendar: engine.settings.calendar) })
+    }
+
+    private static func pendingID(_ context: BasicRequestContext) throws -> Int {
+        guard let id = Int(try context.parameters.require("id")), id > 0 else {
+            throw ErrorBody(error: "a pending change's id is a whole number (`lockr pending list`)", code: "bad_request")
+        }
+        return id
     }
 
     static func status(_ engine: PolicyEngine, _ now: Instant) -> StatusBody {

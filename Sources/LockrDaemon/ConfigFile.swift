@@ -106,7 +106,7 @@ private struct ConfigReader {
         "upstream": ["timeout-ms", "attempts", "stale-answer-ms"],
         "access": ["allow"],
         "tcp": ["max-connections", "idle-timeout-ms"],
-        "policy": ["mode", "time-zone", "day-start", "max-ttl", "block-ttl"],
+        "policy": ["mode", "time-zone", "day-start", "max-ttl", "block-ttl", "commitment-delay"],
         "time": ["budget-minutes", "per-app", "slice-seconds", "min-queries", "neighbourhood", "grace-seconds"],
         "hourly": ["window-minutes", "open-on-first-query"],
         "extreme": ["phrase", "strictness", "window-minutes"],
@@ -410,6 +410,13 @@ private struct ConfigReader {
         }
         policy.calendar = DayCalendar(timeZone: timeZone, dayStartMinutes: dayStart)
         if let value = integer("policy.max-ttl", in: 1...60) { policy.maximumTTL = .seconds(value) }
+        if let value = string("policy.commitment-delay") {
+            if let seconds = Self.durationSeconds(value), seconds <= 30 * 86_400 {
+                policy.commitmentDelay = .seconds(seconds)
+            } else {
+                issue("policy.commitment-delay", "expected a duration up to 30 days such as \"24h\", \"90m\" or \"0\", not '\(value)'")
+            }
+        }
 
         if let value = integer("time.budget-minutes", in: 5...180) { policy.time.budget = .seconds(value * 60) }
         if let value = bool("time.per-app") { policy.time.perApp = value }
@@ -460,6 +467,25 @@ private struct ConfigReader {
             return nil
         }
         return .seconds(value * 60)
+    }
+
+    /// Seconds in "24h", "90m", "1h30m", "45s", "2d" or "0".
+    static func durationSeconds(_ text: String) -> Int? {
+        if text == "0" { return 0 }
+        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        var total = 0
+        var digits = ""
+        for character in text {
+            if character.isASCII, character.isNumber {
+                digits.append(character)
+            } else if let unit = units[character], let number = Int(digits), number <= 100_000 {
+                total += number * unit
+                digits = ""
+            } else {
+                return nil
+            }
+        }
+        return digits.isEmpty && !text.isEmpty ? total : nil
     }
 
     /// Minutes after midnight of "HH:MM".

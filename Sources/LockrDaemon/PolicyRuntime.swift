@@ -182,9 +182,10 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     /// Takes a reloaded configuration.
     func reload(config: LockrConfiguration, loaded: LoadedPolicy) {
         let now = clock.now()
-        engine.withLock {
+        let notes = engine.withLock {
             $0.rebase(settings: config.policy, guarded: loaded.guarded, apps: loaded.appNames, at: now)
         }
+        for note in notes { logger.warning("\(note)") }
         try? save(force: true)
         publisher?.update(rules: loaded.appRules)
         metering.withLock { $0 = (loaded.guardSet, Self.clients(config)) }

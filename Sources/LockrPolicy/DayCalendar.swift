@@ -19,7 +19,7 @@ public struct PolicyDay: Hashable, Sendable {
 /// All arithmetic goes through Foundation's calendar, so days are 23 or 25 hours long across DST
 /// changes and clock hours follow the local clock (a day start that falls in a skipped hour moves to
 /// the first instant after it).
-public struct DayCalendar: Sendable, Equatable {
+public struct DayCalendar: Sendable, Equatable, Codable {
     public let timeZone: TimeZone
     /// Minutes after local midnight at which a new day (budget, counters) begins.
     public let dayStartMinutes: Int
@@ -32,6 +32,27 @@ public struct DayCalendar: Sendable, Equatable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         self.calendar = calendar
+    }
+
+    private enum CodingKeys: String, CodingKey { case timeZone, dayStartMinutes }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let identifier = try container.decode(String.self, forKey: .timeZone)
+        guard let zone = TimeZone(identifier: identifier) else {
+            throw DecodingError.dataCorruptedError(forKey: .timeZone, in: container, debugDescription: "unknown time zone")
+        }
+        let minutes = try container.decode(Int.self, forKey: .dayStartMinutes)
+        guard (0..<1440).contains(minutes) else {
+            throw DecodingError.dataCorruptedError(forKey: .dayStartMinutes, in: container, debugDescription: "not in a day")
+        }
+        self.init(timeZone: zone, dayStartMinutes: minutes)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(timeZone.identifier, forKey: .timeZone)
+        try container.encode(dayStartMinutes, forKey: .dayStartMinutes)
     }
 
     public static func == (lhs: DayCalendar, rhs: DayCalendar) -> Bool {

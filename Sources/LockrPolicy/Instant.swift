@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Policy time reads like wall time but is never read from a clock inside this module: the daemon
 /// derives it from a monotonic clock (so wall-clock jumps do not move it) and passes it in.
-public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
     public let milliseconds: Int64
 
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }

@@ -26,19 +26,19 @@ public struct PolicyEngine: Sendable {
     /// Settings from the configuration file.
     public private(set) var base: PolicySettings
     /// Settings in force: the configuration with the control API's changes applied.
-    public private(set) var settings: PolicySettings
+    public internal(set) var settings: PolicySettings
     /// Every app that may be guarded: id to display name.
     public private(set) var apps: [String: String]
     /// Apps guarded by the configuration file.
-    private var baseGuarded: [String]
+    var baseGuarded: [String]
     /// Apps guarded now, in configuration order.
-    public private(set) var guarded: [String]
-    private var guardedSet: Set<String>
-    public private(set) var state: PolicyState
+    public internal(set) var guarded: [String]
+    var guardedSet: Set<String>
+    public internal(set) var state: PolicyState
     private var events: [PolicyEvent] = []
     private var closedDays: [DayRecord] = []
     /// Whether each guarded app was open when last looked at, to log locks and unlocks once.
-    private var wasOpen: [String: Bool] = [:]
+    var wasOpen: [String: Bool] = [:]
     private var holds: [UInt64: Instant] = [:]
     private var nextHold: UInt64 = 1
 
@@ -56,16 +56,21 @@ public struct PolicyEngine: Sendable {
         self.apps = apps
         self.baseGuarded = baseGuarded.filter { apps[$0] != nil }
         self.state = state
-        settings = state.overlay.applied(to: base)
-        guarded = state.overlay.guarded(base: self.baseGuarded).filter { apps[$0] != nil }
-        guardedSet = Set(guarded)
+        settings = base
+        guarded = []
+        guardedSet = []
+        // A first start (or a store an older lockr wrote) takes the configuration as it is; after
+        // that, what the configuration loosens waits like any other loosening change.
+        if self.state.inForce == nil { self.state.inForce = desired }
+        refreshInForce()
         restartMeteringIfTheSliceChanged(at: state.lastSeen)
         let gap = settings.relookupGap
         for app in self.state.metering.meters.keys {
             self.state.metering.meters[app]!.resume(lastSaved: state.lastSeen, at: now, relookupGap: gap)
         }
-        advance(to: now)
-        for app in guarded { wasOpen[app] = access(app, at: self.state.lastSeen).isOpen }
+        let now = advance(to: now)
+        for app in guarded { wasOpen[app] = access(app, at: now).isOpen }
+        settle(source: Self.configFile, at: now)
     }
 
     private var slice: Duration { settings.time.metering.slice }
@@ -138,7 +143,7 @@ public struct PolicyEngine: Sendable {
 
     /// Counts what was metered afresh when the slice length changed (a reload, or a config edited
     /// while lockr was down): buckets keep their totals, meters start over.
-    private mutating func restartMeteringIfTheSliceChanged(at now: Instant) {
+    mutating func restartMeteringIfTheSliceChanged(at now: Instant) {
         let length = slice.milliseconds
         let buckets = state.metering.used.values.map(\.sliceMilliseconds)
             + state.metering.charged.values.map(\.sliceMilliseconds)
@@ -179,7 +184,7 @@ public struct PolicyEngine: Sendable {
         return UnlockResult(opened: opened, alreadyOpen: alreadyOpen)
     }
 
-    private mutating func passPhraseGate(_ phrase: String?, for app: String?, at now: Instant) throws(PolicyRefusal) {
+    mutating func passPhraseGate(_ phrase: String?, for app: String?, at now: Instant) throws(PolicyRefusal) {
         if let until = state.today.cooldownUntil, now < until {
             throw .coolingDown(remaining: until - now, misses: state.today.phraseMisses)
         }
@@ -302,29 +307,6 @@ public struct PolicyEngine: Sendable {
         }
     }
 
-    /// Changes the mode and, optionally, its budget or window. The change is kept across restarts.
-    public mutating func setMode(
-        _ mode: Mode, budget: Duration? = nil, perApp: Bool? = nil, window: Duration? = nil, at now: Instant
-    ) throws(PolicyRefusal) {
-        let now = advance(to: now)
-        var overlay = state.overlay
-        overlay.mode = mode
-        if let budget { overlay.budget = budget }
-        if let perApp { overlay.perApp = perApp }
-        if let window {
-            switch mode {
-            case .extreme: overlay.extremeWindow = window
-            case .hourly, .time: overlay.hourlyWindow = window
-            }
-        }
-        let candidate = overlay.applied(to: base)
-        if let problem = candidate.problems().first { throw .invalidSettings(problem) }
-        state.overlay = overlay
-        settings = candidate
-        log(.modeChange, nil, modeSummary, at: now)
-        noteTransitions(at: now)
-    }
-
     /// The mode and its main number, as `lockr status` shows it.
     public var modeSummary: String {
         switch settings.mode {
@@ -335,48 +317,26 @@ public struct PolicyEngine: Sendable {
         }
     }
 
-    /// Starts guarding a catalogue app.
-    public mutating func guardApp(_ app: String, at now: Instant) throws(PolicyRefusal) {
-        let now = advance(to: now)
-        let app = try appID(app)
-        guard !guardedSet.contains(app) else { throw .nothingToDo("\(app) is already guarded") }
-        state.overlay.guardRemoved.removeAll { $0 == app }
-        if !baseGuarded.contains(app) { state.overlay.guardAdded.append(app) }
-        refreshGuarded()
-        log(.guardAdd, app, "guarded", at: now)
-        noteTransitions(at: now)
-    }
-
-    /// Stops guarding an app.
-    public mutating func unguardApp(_ app: String, at now: Instant) throws(PolicyRefusal) {
-        let now = advance(to: now)
-        let app = try appID(app)
-        guard guardedSet.contains(app) else { throw .notGuarded(app) }
-        state.overlay.guardAdded.removeAll { $0 == app }
-        if baseGuarded.contains(app) { state.overlay.guardRemoved.append(app) }
-        refreshGuarded()
-        log(.guardRemove, app, "no longer guarded", at: now)
-    }
-
-    private mutating func refreshGuarded() {
-        guarded = state.overlay.guarded(base: baseGuarded).filter { apps[$0] != nil }
-        guardedSet = Set(guarded)
-        wasOpen = wasOpen.filter { guardedSet.contains($0.key) }
-    }
-
     /// Takes new settings, guarded apps and known apps from a reloaded configuration; changes made
-    /// through the control API stay on top.
+    /// through the control API stay on top. What tightens applies at once, what loosens waits (see
+    /// `PendingChange`). Returns a note for each changed setting the control API overrides.
+    @discardableResult
     public mutating func rebase(
         settings newBase: PolicySettings, guarded newGuarded: [String], apps newApps: [String: String], at now: Instant
-    ) {
+    ) -> [String] {
         let now = advance(to: now)
+        let before = Protection(settings: base, guarded: baseGuarded)
         apps = newApps
         base = newBase
         baseGuarded = newGuarded.filter { apps[$0] != nil }
-        settings = state.overlay.applied(to: newBase)
-        restartMeteringIfTheSliceChanged(at: now)
-        refreshGuarded()
-        noteTransitions(at: now)
+        let after = Protection(settings: base, guarded: baseGuarded)
+        let overridden = Set(state.overlay.overriddenKeys)
+        let notes = Loosening.changes(from: before, to: after).filter { overridden.contains($0.key) }.map {
+            "\($0.key) changed in the config file, but `lockr \($0.key == "guard" ? "guard" : "mode")` set it and "
+                + "stays in force; `lockr settings reset` goes back to the file"
+        }
+        settle(source: Self.configFile, at: now)
+        return notes
     }
 
     /// Logs a jump of the wall clock that policy time did not follow.
@@ -394,6 +354,9 @@ public struct PolicyEngine: Sendable {
         holds = holds.filter { now - $0.value < .seconds(600) }
         noteTransitions(at: now)
     }
+
+    /// Where a pending change came from when the configuration asked for it.
+    static let configFile = "config file"
 
     // MARK: - Reading
 
@@ -459,7 +422,8 @@ public struct PolicyEngine: Sendable {
             emergencies: (today.emergencies, settings.emergency.perDay), phraseMisses: today.phraseMisses,
             cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
             totalUsed: state.metering.used[Self.allApps]?.used(at: now) ?? .zero,
-            totalCharged: state.metering.charged[Self.allApps]?.used(at: now) ?? .zero, apps: appStatuses)
+            totalCharged: state.metering.charged[Self.allApps]?.used(at: now) ?? .zero, apps: appStatuses,
+            pending: state.pending, overridden: state.overlay.overriddenKeys)
     }
 
     // MARK: - Deciding
@@ -547,10 +511,13 @@ public struct PolicyEngine: Sendable {
 
     /// Clamps `now` to the latest time seen, and starts a new day when one has begun.
     @discardableResult
-    private mutating func advance(to now: Instant) -> Instant {
+    mutating func advance(to now: Instant) -> Instant {
         let now = max(now, state.lastSeen)
         state.lastSeen = now
-        guard now >= state.today.day.end else { return now }
+        guard now >= state.today.day.end else {
+            applyDueChanges(at: now)
+            return now
+        }
         var finished = state.today
         finished.used = state.metering.used.mapValues { $0.used(at: finished.day.end) }
         finished.charged = state.metering.charged.mapValues { $0.used(at: finished.day.end) }
@@ -560,10 +527,11 @@ public struct PolicyEngine: Sendable {
         for key in state.metering.used.keys { state.metering.used[key]!.startDay(at: day.start) }
         for key in state.metering.charged.keys { state.metering.charged[key]!.startDay(at: day.start) }
         log(.dayReset, nil, "new day \(day.key): budget and counters reset", at: now)
+        applyDueChanges(at: now)
         return now
     }
 
-    private mutating func noteTransitions(at now: Instant) {
+    mutating func noteTransitions(at now: Instant) {
         for app in guarded { noteTransition(app, access(app, at: now), at: now) }
     }
 
@@ -587,12 +555,12 @@ public struct PolicyEngine: Sendable {
     }
 
     /// The id of the app `text` names (any letter case, or its display name).
-    private func appID(_ text: String) throws(PolicyRefusal) -> String {
+    func appID(_ text: String) throws(PolicyRefusal) -> String {
         guard let id = AppNames.resolve(text, in: apps) else { throw AppNames.unknown(text, in: apps) }
         return id
     }
 
-    private mutating func log(_ type: EventType, _ app: String?, _ detail: String, at now: Instant) {
+    mutating func log(_ type: EventType, _ app: String?, _ detail: String, at now: Instant) {
         events.append(PolicyEvent(at: now, type: type, app: app, detail: detail))
     }
 }

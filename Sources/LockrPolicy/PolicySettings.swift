@@ -1,7 +1,7 @@
 import Foundation
 
 /// How guarded apps are rationed.
-public enum Mode: String, Sendable {
+public enum Mode: String, Sendable, Codable {
     /// A daily budget, metered from DNS activity.
     case time
     /// One window of a few minutes per clock hour, opened on request.
@@ -11,7 +11,7 @@ public enum Mode: String, Sendable {
 }
 
 /// How close a typed phrase must be to the set sentence.
-public enum Strictness: String, Sendable {
+public enum Strictness: String, Sendable, Codable {
     case strict
     case normal
     case lenient
@@ -28,7 +28,7 @@ public enum Strictness: String, Sendable {
 }
 
 /// Time mode: the daily budget and how it is metered.
-public struct TimeModeSettings: Sendable, Equatable {
+public struct TimeModeSettings: Sendable, Equatable, Codable {
     public var budget: Duration
     /// One budget per guarded app instead of one for all together.
     public var perApp: Bool
@@ -44,7 +44,7 @@ public struct TimeModeSettings: Sendable, Equatable {
 }
 
 /// When DNS activity counts as use. See `UsageMeter`.
-public struct MeteringSettings: Sendable, Equatable {
+public struct MeteringSettings: Sendable, Equatable, Codable {
     /// Length of a slice, the unit of metered time. Must divide a minute.
     public var slice: Duration
     /// Queries needed in a slice and its neighbourhood for the slice to count as foreground use.
@@ -78,7 +78,7 @@ public struct MeteringSettings: Sendable, Equatable {
 }
 
 /// A limited way to get more time: its length and how often per day.
-public struct Allowance: Sendable, Equatable {
+public struct Allowance: Sendable, Equatable, Codable {
     public var length: Duration
     public var perDay: Int
 
@@ -89,7 +89,7 @@ public struct Allowance: Sendable, Equatable {
 }
 
 /// Hourly and extreme modes: the length of the window each clock hour.
-public struct HourlySettings: Sendable, Equatable {
+public struct HourlySettings: Sendable, Equatable, Codable {
     public var window: Duration
     /// Open the hour's window on the first guarded query of the hour instead of on `lockr unlock`.
     public var openOnFirstQuery: Bool
@@ -103,7 +103,7 @@ public struct HourlySettings: Sendable, Equatable {
 }
 
 /// Extreme mode: the phrase gate.
-public struct ExtremeSettings: Sendable, Equatable {
+public struct ExtremeSettings: Sendable, Equatable, Codable {
     /// The sentence as configured; `{minutes}` stands for the window's length.
     public var phrase: String
     public var strictness: Strictness
@@ -125,7 +125,7 @@ public struct ExtremeSettings: Sendable, Equatable {
 }
 
 /// Everything the policy engine needs to decide, apart from state and time.
-public struct PolicySettings: Sendable, Equatable {
+public struct PolicySettings: Sendable, Equatable, Codable {
     public var mode: Mode
     public var calendar: DayCalendar
     public var time: TimeModeSettings
@@ -141,6 +141,9 @@ public struct PolicySettings: Sendable, Equatable {
     public var emergencyHold: Duration
     /// Upper bound on the TTL of an allowed guarded answer (it is also clamped to the time left).
     public var maximumTTL: Duration
+    /// How long a change that loosens protection waits before it takes effect, on top of the current
+    /// mode's own gate (see `Loosening` and `PendingChange`).
+    public var commitmentDelay: Duration = .zero
 
     public init(
         mode: Mode = .time,
@@ -205,6 +208,9 @@ public struct PolicySettings: Sendable, Equatable {
             if allowance.perDay < 0 { problems.append("\(name) per_day must not be negative") }
         }
         if emergencyHold < .zero || emergencyHold > .seconds(60) { problems.append("emergency hold must be 0-60 s") }
+        if commitmentDelay < .zero || commitmentDelay > .seconds(30 * 86_400) {
+            problems.append("commitment delay must be 0 to 30 days")
+        }
         if maximumTTL < .seconds(1) || maximumTTL > Self.maximumTTLLimit {
             problems.append("maximum TTL of guarded answers must be 1 to \(Self.maximumTTLLimit.spoken)")
         }

@@ -41,6 +41,10 @@ public struct PolicyStatus: Sendable {
     /// The part of `totalUsed` charged to the shared budget (use outside snooze and emergency windows).
     public let totalCharged: Duration
     public let apps: [AppStatus]
+    /// Loosening changes waiting for their time, oldest first.
+    public let pending: [PendingChange]
+    /// Settings the control API changed on top of the configuration file.
+    public let overridden: [String]
 }
 
 /// A budget and what was charged to it, in the whole minutes people are shown: used minutes round

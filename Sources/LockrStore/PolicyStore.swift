@@ -123,6 +123,7 @@ public final class PolicyStore: Sendable {
                 var state = PolicyState(today: today, lastSeen: Instant(milliseconds: lastSeen))
                 state.overlay = Self.overlay(from: meta)
                 state.metering = Self.metering(from: meta, today: today)
+                Self.readChanges(from: meta, into: &state)
                 state.windows = try Row.fetchAll(db, sql: "SELECT * FROM windows ORDER BY id").compactMap { row in
                     guard let kind = WindowKind(rawValue: row["kind"]) else { return nil }
                     return UnlockWindow(
@@ -157,6 +158,7 @@ public final class PolicyStore: Sendable {
                 }
                 var meta = Self.meta(from: state.overlay)
                 meta["metering"] = String(decoding: try JSONEncoder().encode(state.metering), as: UTF8.self)
+                try Self.writeChanges(of: state, into: &meta)
                 meta["current_day"] = state.today.day.key
                 meta["last_seen_ms"] = String(state.lastSeen.milliseconds)
                 try db.execute(sql: "DELETE FROM meta")
@@ -262,6 +264,26 @@ public final class PolicyStore: Sendable {
             charged[row["app"]] = .milliseconds((row["charged_ms"] as Int64?) ?? milliseconds)
         }
         return (used, charged)
+    }
+
+    /// The protection in force, pending and declined changes, kept as JSON.
+    private static func writeChanges(of state: PolicyState, into meta: inout [String: String]) throws {
+        let encoder = JSONEncoder()
+        if let inForce = state.inForce { meta["in_force"] = String(decoding: try encoder.encode(inForce), as: UTF8.self) }
+        meta["pending"] = String(decoding: try encoder.encode(state.pending), as: UTF8.self)
+        meta["declined"] = String(decoding: try encoder.encode(state.declined), as: UTF8.self)
+        meta["next_change_id"] = String(state.nextChangeID)
+    }
+
+    private static func readChanges(from meta: [String: String], into state: inout PolicyState) {
+        let decoder = JSONDecoder()
+        func decode<T: Decodable>(_ key: String, as type: T.Type) -> T? {
+            meta[key].flatMap { try? decoder.decode(T.self, from: Data($0.utf8)) }
+        }
+        state.inForce = decode("in_force", as: Protection.self)
+        state.pending = decode("pending", as: [PendingChange].self) ?? []
+        state.declined = decode("declined", as: [String: String].self) ?? [:]
+        state.nextChangeID = meta["next_change_id"].flatMap(Int.init) ?? 1
     }
 
     /// The exact metering state, when one was saved; else buckets that hold the day's totals

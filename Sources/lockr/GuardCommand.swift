@@ -27,9 +27,12 @@ struct GuardCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let answer = try await client.call(.DELETE, "guard/\(pathSegment(app))", as: GuardResponse.self)
+            let answer = await client.change(
+                .delete, "guard/\(pathSegment(app))", { PhraseRequest(phrase: $0) }, as: GuardResponse.self)
             client.show(answer) { answer in
-                "No longer guarding \(app). Guarded: \(answer.guarded.isEmpty ? "none" : answer.guarded.joined(separator: ", "))."
+                let guarded = "Guarded: \(answer.guarded.isEmpty ? "none" : answer.guarded.joined(separator: ", "))."
+                guard answer.change.applied.isEmpty else { return "No longer guarding \(app). \(guarded)" }
+                return (changeLines(answer.change) + [guarded]).joined(separator: "\n")
             }
         }
     }

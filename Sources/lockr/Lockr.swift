@@ -12,7 +12,8 @@ struct Lockr: AsyncParsableCommand {
             """,
         subcommands: [
             Serve.self, StatusCommand.self, AppsCommand.self, UnlockCommand.self, ModeCommand.self, GuardCommand.self,
-            SnoozeCommand.self, ExtendCommand.self, EmergencyCommand.self, LogCommand.self, CheckConfig.self,
+            SnoozeCommand.self, ExtendCommand.self, EmergencyCommand.self, PendingCommand.self, SettingsCommand.self,
+            LogCommand.self, CheckConfig.self,
         ]
     )
 }

@@ -32,7 +32,11 @@ struct ModeCommand: AsyncParsableCommand {
         let request = ModeRequest(
             mode: mode, budgetMinutes: budget.flatMap { parseDuration($0) }.map { $0 / 60 },
             windowMinutes: window.flatMap { parseDuration($0) }.map { $0 / 60 }, perApp: perApp)
-        let answer = try await client.call(.PUT, "mode", body: request, as: ModeResponse.self)
-        client.show(answer) { "Mode: \($0.summary)." }
+        let answer = await client.change(.put, "mode", { phrase in
+            ModeRequest(
+                mode: request.mode, budgetMinutes: request.budgetMinutes, windowMinutes: request.windowMinutes,
+                perApp: request.perApp, phrase: phrase)
+        }, as: ModeResponse.self)
+        client.show(answer) { answer in (["Mode: \(answer.summary)."] + changeLines(answer.change)).joined(separator: "\n") }
     }
 }

@@ -47,6 +47,13 @@ struct StatusCommand: AsyncParsableCommand {
         if let cooldown = status.cooldownEnds {
             lines.append("Cooldown until \(cooldown.spokenTime) after \(status.phraseMisses) wrong phrases.")
         }
+        if !status.pending.isEmpty { lines.append("Pending (they loosen protection; `lockr pending cancel ID` drops one):") }
+        for pending in status.pending { lines.append("  " + pendingLine(pending)) }
+        if !status.overridden.isEmpty {
+            lines.append(
+                "Set by the CLI, on top of the config file: \(status.overridden.joined(separator: ", ")) "
+                    + "(`lockr settings reset` goes back to the file).")
+        }
         if !status.backends.isEmpty { lines.append("Backends:") }
         let nameWidth = max(12, (status.backends.map(\.name.count).max() ?? 0) + 2)
         for backend in status.backends { lines.append("  " + Self.text(backend, nameWidth: nameWidth)) }

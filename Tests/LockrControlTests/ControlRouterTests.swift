@@ -173,8 +173,17 @@ final class MemoryPolicy: PolicyAccess {
             let added = try await client.execute(
                 uri: "/api/v1/guard", method: .post, headers: auth, body: json(#"{"app":"reddit"}"#))
             #expect(try decode(GuardResponse.self, added).guarded == ["tiktok", "youtube", "reddit"])
+            // Adding applies at once; removing loosens and waits for the next day in time mode.
             let removed = try await client.execute(uri: "/api/v1/guard/youtube", method: .delete, headers: auth)
-            #expect(try decode(GuardResponse.self, removed).guarded == ["tiktok", "reddit"])
+            let removal = try decode(GuardResponse.self, removed)
+            #expect(removal.guarded == ["tiktok", "youtube", "reddit"])
+            #expect(removal.change.pending.map(\.change) == ["guard youtube: guarded → not guarded"])
+            #expect(removal.change.pending.first?.appliesAt.at == "2026-06-02T00:00:00Z")
+            let pending = try decode(
+                PendingResponse.self, try await client.execute(uri: "/api/v1/pending", method: .get, headers: auth))
+            #expect(pending.pending.map(\.id) == [1])
+            let cancelled = try await client.execute(uri: "/api/v1/pending/1", method: .delete, headers: auth)
+            #expect(try decode(PendingResponse.self, cancelled).pending.isEmpty)
             let snooze = try await client.execute(uri: "/api/v1/snooze", method: .post, headers: auth)
             #expect(snooze.status == .conflict)
             let extend = try await client.execute(uri: "/api/v1/extend", method: .post, headers: auth)
@@ -192,7 +201,9 @@ final class MemoryPolicy: PolicyAccess {
             #expect(try decode(WindowBody.self, granted).ends.inSeconds == 300)
             let mode = try await client.execute(
                 uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":15}"#))
-            #expect(try decode(ModeResponse.self, mode).summary == "hourly, 15 min per hour")
+            let modeChange = try decode(ModeResponse.self, mode)
+            #expect(modeChange.summary == "time, budget 30 min a day for all apps")
+            #expect(modeChange.change.pending.map(\.change) == ["policy.mode: time → hourly", "hourly.window-minutes: 10 min → 15 min"])
         }
     }
 }

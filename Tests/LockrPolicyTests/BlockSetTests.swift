@@ -23,8 +23,11 @@ import Testing
         #expect(engine.blockedApps(at: start) == ["youtube"])
         #expect(engine.blockedApps(at: start + .seconds(599)) == ["youtube"])
         #expect(engine.blockedApps(at: start + .seconds(600)) == ["tiktok", "youtube"])
-        try engine.unguardApp("youtube", at: start + .seconds(600))
-        #expect(engine.blockedApps(at: start + .seconds(600)) == ["tiktok"])
+        // Unguarding loosens: it waits for the next clock hour.
+        _ = try engine.unguardApp("youtube", at: start + .seconds(600))
+        #expect(engine.blockedApps(at: start + .seconds(600)) == ["tiktok", "youtube"])
+        engine.tick(at: start + .seconds(3600))
+        #expect(engine.blockedApps(at: start + .seconds(3600)) == ["tiktok"])
     }
 
     @Test func timeModeBlocksOnceTheLoggedUseSpendsTheBudget() {

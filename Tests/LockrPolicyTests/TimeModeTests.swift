@@ -200,31 +200,93 @@ import Testing
 @Suite struct SettingsTests {
     let start = at("2026-06-01T10:00:00Z")
 
-    @Test func modeChangesAreValidatedLoggedAndKeptAcrossRestarts() throws {
+    @Test func aLooseningModeChangeWaitsForTheDayAndSurvivesRestarts() throws {
         var policy = engine(settings(.time), now: start)
         #expect(throws: PolicyRefusal.invalidSettings("budget must be 5 to 180 minutes, not 4 h")) {
             try policy.setMode(.time, budget: .seconds(4 * 3600), at: start)
         }
         #expect(throws: PolicyRefusal.self) { try policy.setMode(.hourly, window: .seconds(7 * 60), at: start) }
-        try policy.setMode(.hourly, window: .seconds(5 * 60), at: start)
-        #expect(policy.modeSummary == "hourly, 5 min per hour")
-        #expect(policy.drainEvents().map(\.type) == [.modeChange, .lock, .lock, .lock])
+        // Time to hourly loosens: in time mode it waits for the next day, when the budget resets anyway.
+        // A shorter window tightens and applies at once.
+        let outcome = try policy.setMode(.hourly, window: .seconds(5 * 60), at: start)
+        #expect(outcome.applied.map(\.key) == ["hourly.window-minutes"])
+        #expect(outcome.pending.map(\.change.key) == ["policy.mode"])
+        #expect(outcome.pending.allSatisfy { $0.appliesAt == at("2026-06-02T00:00:00Z") })
+        #expect(policy.modeSummary == "time, budget 30 min a day for all apps")
+        #expect(policy.drainEvents().map(\.type) == [.changeApplied, .changePending])
+        // Pending changes survive a restart and apply on time, also when lockr was down then.
         let restarted = policy.restarted(at: start + .seconds(1))
-        #expect(restarted.settings.mode == .hourly)
-        #expect(restarted.settings.hourly.window == .seconds(300))
+        #expect(restarted.state.pending.count == 1)
+        let nextDay = restarted.restarted(at: at("2026-06-02T09:00:00Z"))
+        #expect(nextDay.settings.mode == .hourly)
+        #expect(nextDay.settings.hourly.window == .seconds(300))
+        #expect(nextDay.state.pending.isEmpty)
+        // Tightening applies at once.
+        var tighter = nextDay
+        let extreme = try tighter.setMode(.extreme, at: at("2026-06-02T09:00:01Z"))
+        #expect(extreme.pending.isEmpty && tighter.settings.mode == .extreme)
     }
 
-    @Test func guardingAndUnguardingOverlayTheConfiguration() throws {
+    @Test func guardingAppliesAtOnceAndUnguardingWaits() throws {
         var policy = engine(settings(.hourly), guarded: ["instagram"], now: start)
-        try policy.guardApp("tiktok", at: start)
-        try policy.unguardApp("instagram", at: start)
-        #expect(policy.guarded == ["tiktok"])
-        #expect(policy.admit("instagram", at: start) == .notGuarded)
-        #expect(throws: PolicyRefusal.unknownApp("myspace")) { try policy.guardApp("myspace", at: start) }
-        let state = policy.snapshot(at: start)
+        _ = try policy.guardApp("tiktok", at: start)
+        let removal = try policy.unguardApp("instagram", at: start)
+        #expect(removal.pending.first?.appliesAt == at("2026-06-01T11:00:00Z"))
+        #expect(policy.guarded == ["instagram", "tiktok"])
+        #expect(throws: PolicyRefusal.unknownApp("myspace")) { _ = try policy.guardApp("myspace", at: start) }
         let restored = PolicyEngine(
-            settings: policy.base, guarded: ["instagram"], apps: testApps, state: state, now: start)
-        #expect(restored.guarded == ["tiktok"])
+            settings: policy.base, guarded: ["instagram"], apps: testApps, state: policy.snapshot(at: start), now: start)
+        #expect(restored.guarded == ["instagram", "tiktok"])
+        policy.tick(at: at("2026-06-01T11:00:00Z"))
+        #expect(policy.guarded == ["tiktok"])
+        #expect(policy.admit("instagram", at: at("2026-06-01T11:00:00Z")) == .notGuarded)
+    }
+
+    @Test func theCommitmentDelayAddsToTheGateAndACancelKeepsTheSetting() throws {
+        let delayed = settings(.hourly) { $0.commitmentDelay = .seconds(86_400) }
+        var policy = engine(delayed, now: start)
+        let outcome = try policy.setMode(.hourly, window: .seconds(15 * 60), at: start)
+        #expect(outcome.pending.first?.appliesAt == start + .seconds(86_400))
+        #expect(policy.status(at: start).pending.count == 1)
+        #expect(policy.status(at: start).overridden == ["policy.mode", "hourly.window-minutes"])
+        _ = try policy.cancelPending(outcome.pending[0].id, at: start + .seconds(60))
+        policy.tick(at: start + .seconds(2 * 86_400))
+        #expect(policy.settings.hourly.window == .seconds(600))
+        #expect(policy.state.pending.isEmpty)
+    }
+
+    @Test func extremeModeChargesTheSentenceForLooseningWithItsCooldowns() throws {
+        var policy = engine(settings(.extreme), now: start)
+        #expect(throws: PolicyRefusal.self) { _ = try policy.setMode(.time, at: start) }
+        for _ in 1...3 { _ = try? policy.setMode(.time, phrase: "let me out", at: start) }
+        #expect(policy.status(at: start).phraseMisses == 3)
+        #expect(throws: PolicyRefusal.coolingDown(remaining: .seconds(15), misses: 3)) {
+            _ = try policy.setMode(.time, phrase: ExtremeSettings().sentence, at: start)
+        }
+        let outcome = try policy.setMode(.time, phrase: ExtremeSettings().sentence, at: start + .seconds(15))
+        #expect(outcome.pending.first?.appliesAt == at("2026-06-01T11:00:00Z"))
+        // Unguarding costs the sentence too; guarding more never does.
+        #expect(throws: PolicyRefusal.self) { _ = try policy.unguardApp("youtube", at: start + .seconds(16)) }
+        #expect(try policy.guardApp("whatsapp", at: start + .seconds(16)).pending.isEmpty)
+    }
+
+    @Test func aConfigFileThatLoosensWaitsAndInExtremeModeForTheSentence() throws {
+        var policy = engine(settings(.extreme), now: start)
+        let notes = policy.rebase(
+            settings: settings(.extreme) { $0.extreme.strictness = .lenient }, guarded: ["instagram", "tiktok", "youtube"],
+            apps: testApps, at: start)
+        #expect(notes.isEmpty)
+        let pending = try #require(policy.state.pending.first)
+        #expect(pending.source == "config file" && pending.awaitingSentence)
+        policy.tick(at: at("2026-06-01T12:00:00Z"))
+        #expect(policy.settings.extreme.strictness == .normal, "no sentence, no change")
+        _ = try policy.confirmPending(pending.id, phrase: ExtremeSettings().sentence, at: at("2026-06-01T12:00:01Z"))
+        #expect(policy.settings.extreme.strictness == .lenient)
+        // A restart with a file that tightens applies it at once.
+        let restarted = PolicyEngine(
+            settings: settings(.extreme) { $0.extreme.strictness = .strict }, guarded: ["instagram", "tiktok", "youtube"],
+            apps: testApps, state: policy.snapshot(at: at("2026-06-01T12:00:02Z")), now: at("2026-06-01T12:00:02Z"))
+        #expect(restarted.settings.extreme.strictness == .strict)
     }
 
     @Test func defaultSettingsHaveNoProblems() {

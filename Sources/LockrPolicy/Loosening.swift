@@ -1,0 +1,144 @@
+/// Everything that decides how much protection is in force: the policy settings and which apps are
+/// guarded. Compared by `Loosening` to tell a change that loosens from one that tightens.
+public struct Protection: Sendable, Equatable, Codable {
+    public var settings: PolicySettings
+    /// Guarded app ids.
+    public var guarded: [String]
+
+    public init(settings: PolicySettings, guarded: [String]) {
+        self.settings = settings
+        self.guarded = guarded
+    }
+}
+
+/// One setting that differs between two protections, and whether the change loosens.
+public struct SettingChange: Sendable, Equatable, Codable {
+    /// The setting's key as the config file names it ("time.budget-minutes"), or "guard".
+    public let key: String
+    /// For "guard": the app that is added or removed.
+    public let element: String?
+    /// The values as people read them ("30 min" → "45 min"; "guarded" → "not guarded").
+    public let from: String
+    public let to: String
+    public let loosens: Bool
+
+    /// "time.budget-minutes: 30 min → 45 min", "guard tiktok: guarded → not guarded".
+    public var description: String { "\(key)\(element.map { " \($0)" } ?? ""): \(from) → \(to)" }
+}
+
+/// Decides which changes loosen protection. A change loosens when it could let an app open sooner
+/// or for longer, or make a gate cheaper: a weaker mode (leaving extreme, or switching between time
+/// and hourly, which trade different limits), a bigger budget or window, a budget per app, fewer
+/// guarded apps, a longer snooze, extension or emergency or more of them a day, a shorter emergency
+/// hold, a weaker strictness, a shorter sentence, a longer TTL for open apps, metering that counts
+/// less, a shorter commitment delay, and any move of the day's start or time zone (which can start a
+/// new day early). Everything else tightens or is neutral, and applies at once.
+public enum Loosening {
+    /// Every setting that differs between `old` and `new`, in a fixed order.
+    public static func changes(from old: Protection, to new: Protection) -> [SettingChange] {
+        var changes = settings.compactMap { setting -> SettingChange? in
+            let before = setting.text(old.settings)
+            let after = setting.text(new.settings)
+            guard before != after else { return nil }
+            return SettingChange(
+                key: setting.key, element: nil, from: before, to: after,
+                loosens: setting.loosens(old.settings, new.settings))
+        }
+        for app in old.guarded where !new.guarded.contains(app) {
+            changes.append(SettingChange(key: "guard", element: app, from: "guarded", to: "not guarded", loosens: true))
+        }
+        for app in new.guarded where !old.guarded.contains(app) {
+            changes.append(SettingChange(key: "guard", element: app, from: "not guarded", to: "guarded", loosens: false))
+        }
+        return changes
+    }
+
+    /// `protection` with `change` made, taking the new value from `target`.
+    public static func applying(_ change: SettingChange, to protection: Protection, from target: Protection)
+        -> Protection
+    {
+        var result = protection
+        if change.key == "guard", let app = change.element {
+            if change.to == "guarded" {
+                if !result.guarded.contains(app) { result.guarded.append(app) }
+            } else {
+                result.guarded.removeAll { $0 == app }
+            }
+        } else if let setting = settings.first(where: { $0.key == change.key }) {
+            setting.copy(&result.settings, target.settings)
+        }
+        return result
+    }
+
+    /// The settings compared, each with how it reads and when a new value loosens.
+    struct Setting: Sendable {
+        let key: String
+        let text: @Sendable (PolicySettings) -> String
+        let loosens: @Sendable (PolicySettings, PolicySettings) -> Bool
+        let copy: @Sendable (inout PolicySettings, PolicySettings) -> Void
+    }
+
+    /// A setting at `path` read with `text`; `looser(old, new)` tells a loosening value.
+    static func setting<Value: Equatable & Sendable>(
+        _ key: String, _ path: WritableKeyPath<PolicySettings, Value> & Sendable,
+        text: @escaping @Sendable (Value) -> String, looser: @escaping @Sendable (Value, Value) -> Bool
+    ) -> Setting {
+        Setting(
+            key: key, text: { text($0[keyPath: path]) },
+            loosens: { looser($0[keyPath: path], $1[keyPath: path]) },
+            copy: { $0[keyPath: path] = $1[keyPath: path] })
+    }
+
+    static func minutes(_ duration: Duration) -> String { duration.spoken }
+    static func count(_ value: Int) -> String { "\(value)" }
+    static func flag(_ value: Bool) -> String { value ? "on" : "off" }
+    static func bigger(_ old: Duration, _ new: Duration) -> Bool { new > old }
+    static func more(_ old: Int, _ new: Int) -> Bool { new > old }
+
+    /// How hard each mode is to get through: leaving extreme loosens; time and hourly limit
+    /// differently, so a switch between them loosens too.
+    static func modeLoosens(_ old: Mode, _ new: Mode) -> Bool { old != new && new != .extreme }
+
+    static func strictnessRank(_ value: Strictness) -> Int {
+        switch value {
+        case .strict: 2
+        case .normal: 1
+        case .lenient: 0
+        }
+    }
+
+    static let settings: [Setting] = [
+        setting("policy.mode", \.mode, text: \.rawValue, looser: modeLoosens),
+        Setting(
+            key: "policy.time-zone", text: { $0.calendar.timeZone.identifier },
+            loosens: { $0.calendar.timeZone.identifier != $1.calendar.timeZone.identifier },
+            copy: { $0.calendar = DayCalendar(timeZone: $1.calendar.timeZone, dayStartMinutes: $0.calendar.dayStartMinutes) }),
+        Setting(
+            key: "policy.day-start",
+            text: { String(format: "%02d:%02d", $0.calendar.dayStartMinutes / 60, $0.calendar.dayStartMinutes % 60) },
+            loosens: { $0.calendar.dayStartMinutes != $1.calendar.dayStartMinutes },
+            copy: { $0.calendar = DayCalendar(timeZone: $0.calendar.timeZone, dayStartMinutes: $1.calendar.dayStartMinutes) }),
+        setting("policy.max-ttl", \.maximumTTL, text: minutes, looser: bigger),
+        setting("policy.commitment-delay", \.commitmentDelay, text: minutes, looser: { $1 < $0 }),
+        setting("time.budget-minutes", \.time.budget, text: minutes, looser: bigger),
+        setting("time.per-app", \.time.perApp, text: flag, looser: { !$0 && $1 }),
+        setting("time.slice-seconds", \.time.metering.slice, text: minutes, looser: { $0 != $1 }),
+        setting("time.min-queries", \.time.metering.minimumQueries, text: count, looser: more),
+        setting("time.neighbourhood", \.time.metering.neighbourhood, text: count, looser: { $1 < $0 }),
+        setting("time.grace-seconds", \.time.metering.grace, text: minutes, looser: { $1 < $0 }),
+        setting("hourly.window-minutes", \.hourly.window, text: minutes, looser: bigger),
+        setting("hourly.open-on-first-query", \.hourly.openOnFirstQuery, text: flag, looser: { !$0 && $1 }),
+        setting("extreme.phrase", \.extreme.phrase, text: { "\"\($0)\"" },
+            looser: { PhraseGate.normalize($1).count < PhraseGate.normalize($0).count }),
+        setting("extreme.strictness", \.extreme.strictness, text: \.rawValue,
+            looser: { strictnessRank($1) < strictnessRank($0) }),
+        setting("extreme.window-minutes", \.extreme.window, text: minutes, looser: bigger),
+        setting("snooze.minutes", \.snooze.length, text: minutes, looser: bigger),
+        setting("snooze.per-day", \.snooze.perDay, text: count, looser: more),
+        setting("extend.minutes", \.extend.length, text: minutes, looser: bigger),
+        setting("extend.per-day", \.extend.perDay, text: count, looser: more),
+        setting("emergency.minutes", \.emergency.length, text: minutes, looser: bigger),
+        setting("emergency.per-day", \.emergency.perDay, text: count, looser: more),
+        setting("emergency.hold-seconds", \.emergencyHold, text: minutes, looser: { $1 < $0 }),
+    ]
+}

@@ -1,0 +1,243 @@
+/// What a settings change did: what applied at once, and what waits.
+public struct ChangeOutcome: Sendable, Equatable {
+    /// Changes in force now (they tighten, or change nothing that protects).
+    public let applied: [SettingChange]
+    /// Loosening changes asked for, each waiting for its time.
+    public let pending: [PendingChange]
+}
+
+/// Settings changes. Loosening costs at least what opening an app costs now: in extreme mode the
+/// sentence (with its cooldowns), and in every mode a wait for the mode's own reset (the next day
+/// in time mode, the next clock hour in hourly and extreme mode), and at least the commitment delay.
+/// Tightening applies at once. The same holds for a reloaded or restarted configuration file (which
+/// cannot type the sentence: its loosening changes wait for `confirmPending` in extreme mode).
+extension PolicyEngine {
+    /// The configuration file with the control API's changes on top: what is asked for.
+    var desired: Protection { desired(with: state.overlay) }
+
+    func desired(with overlay: SettingsOverlay) -> Protection {
+        Protection(
+            settings: overlay.applied(to: base), guarded: overlay.guarded(base: baseGuarded).filter { apps[$0] != nil })
+    }
+
+    /// The protection in force.
+    public var inForce: Protection { state.inForce ?? desired }
+
+    /// Makes the settings and guarded apps those of the protection in force.
+    mutating func refreshInForce() {
+        settings = inForce.settings
+        guarded = inForce.guarded.filter { apps[$0] != nil }
+        guardedSet = Set(guarded)
+        wasOpen = wasOpen.filter { guardedSet.contains($0.key) }
+    }
+
+    /// Brings the protection in force toward what is asked for: what tightens at once, what loosens
+    /// as pending changes (kept when already pending for the same value, dropped when no longer
+    /// asked for). Returns the changes it made pending.
+    @discardableResult
+    mutating func settle(source: String, at now: Instant) -> [PendingChange] {
+        let wanted = desired
+        var current = inForce
+        for change in Loosening.changes(from: current, to: wanted) where !change.loosens {
+            current = Loosening.applying(change, to: current, from: wanted)
+            log(.changeApplied, change.element, "\(change.description) (\(source); at once, as it does not loosen)", at: now)
+        }
+        state.inForce = current
+        let loosening = Loosening.changes(from: current, to: wanted).filter(\.loosens)
+        for gone in state.pending where !loosening.contains(where: { Self.same($0, gone.change) }) {
+            log(.changeCancelled, gone.change.element, "#\(gone.id) \(gone.change.description): no longer asked for", at: now)
+        }
+        state.pending.removeAll { pending in !loosening.contains { Self.same($0, pending.change) } }
+        state.declined = state.declined.filter { slot, value in
+            loosening.contains { Self.slot($0) == slot && $0.to == value }
+        }
+        var created: [PendingChange] = []
+        for change in loosening
+        where !state.pending.contains(where: { Self.same($0.change, change) }) && state.declined[Self.slot(change)] != change.to {
+            let pending = PendingChange(
+                id: state.nextChangeID, change: change, source: source, requested: now, appliesAt: gateTime(at: now),
+                awaitingSentence: source == Self.configFile && settings.mode == .extreme, target: wanted)
+            state.nextChangeID += 1
+            state.pending.append(pending)
+            created.append(pending)
+            log(.changePending, change.element, "#\(pending.id) \(change.description) (\(source)): \(when(pending))", at: now)
+        }
+        refreshInForce()
+        restartMeteringIfTheSliceChanged(at: now)
+        noteTransitions(at: now)
+        return created
+    }
+
+    /// When a loosening change asked for at `now` may apply: at the current mode's next reset, and
+    /// no sooner than the commitment delay.
+    func gateTime(at now: Instant) -> Instant {
+        let reset = settings.mode == .time ? state.today.day.end : settings.calendar.clockHour(containing: now).end
+        return max(reset, now + settings.commitmentDelay)
+    }
+
+    /// "applies at 15:00", or what it still waits for.
+    func when(_ pending: PendingChange) -> String {
+        let at = "applies at \(settings.calendar.dateTimeText(pending.appliesAt))"
+        return pending.awaitingSentence ? "\(at) once the sentence is typed (`lockr pending confirm \(pending.id)`)" : at
+    }
+
+    /// Applies the pending changes whose time has come (also those due while lockr was down).
+    mutating func applyDueChanges(at now: Instant) {
+        let due = state.pending.filter { $0.appliesAt <= now && !$0.awaitingSentence }
+        guard !due.isEmpty else { return }
+        var current = inForce
+        for pending in due {
+            current = Loosening.applying(pending.change, to: current, from: pending.target)
+            log(.changeApplied, pending.change.element, "#\(pending.id) \(pending.change.description) (\(pending.source))", at: now)
+        }
+        state.inForce = current
+        state.pending.removeAll { pending in due.contains { $0.id == pending.id } }
+        refreshInForce()
+        restartMeteringIfTheSliceChanged(at: now)
+        noteTransitions(at: now)
+    }
+
+    /// Asks for the overlay that `edit` makes. In extreme mode a loosening request needs the sentence.
+    mutating func request(
+        _ source: String, phrase: String?, at now: Instant, _ edit: (inout SettingsOverlay) throws(PolicyRefusal) -> Void
+    ) throws(PolicyRefusal) -> ChangeOutcome {
+        let now = advance(to: now)
+        var overlay = state.overlay
+        try edit(&overlay)
+        let candidate = desired(with: overlay)
+        if let problem = candidate.settings.problems().first { throw .invalidSettings(problem) }
+        let loosening = Loosening.changes(from: inForce, to: candidate).filter(\.loosens)
+        let asked = loosening.filter { change in !state.pending.contains { Self.same($0.change, change) } }
+        if !asked.isEmpty, settings.mode == .extreme { try passPhraseGate(phrase, for: nil, at: now) }
+        let requested = Loosening.changes(from: desired, to: candidate).map(Self.slot)
+        let before = inForce
+        state.overlay = overlay
+        settle(source: source, at: now)
+        return ChangeOutcome(
+            applied: Loosening.changes(from: before, to: inForce),
+            pending: state.pending.filter { requested.contains(Self.slot($0.change)) })
+    }
+
+    /// Changes the mode and, optionally, its budget or window; kept across restarts, on top of the
+    /// configuration.
+    public mutating func setMode(
+        _ mode: Mode, budget: Duration? = nil, perApp: Bool? = nil, window: Duration? = nil, phrase: String? = nil,
+        at now: Instant
+    ) throws(PolicyRefusal) -> ChangeOutcome {
+        try request("lockr mode", phrase: phrase, at: now) { overlay throws(PolicyRefusal) in
+            overlay.mode = mode
+            if let budget { overlay.budget = budget }
+            if let perApp { overlay.perApp = perApp }
+            if let window {
+                switch mode {
+                case .extreme: overlay.extremeWindow = window
+                case .hourly, .time: overlay.hourlyWindow = window
+                }
+            }
+        }
+    }
+
+    /// Starts guarding an app: at once.
+    public mutating func guardApp(_ app: String, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
+        let app = try appID(app)
+        guard !desired.guarded.contains(app) else { throw .nothingToDo("\(app) is already guarded") }
+        let configured = baseGuarded.contains(app)
+        return try request("lockr guard add", phrase: nil, at: now) { overlay throws(PolicyRefusal) in
+            overlay.guardRemoved.removeAll { $0 == app }
+            if !configured, !overlay.guardAdded.contains(app) { overlay.guardAdded.append(app) }
+        }
+    }
+
+    /// Stops guarding an app: a loosening change.
+    public mutating func unguardApp(_ app: String, phrase: String? = nil, at now: Instant) throws(PolicyRefusal)
+        -> ChangeOutcome
+    {
+        let app = try appID(app)
+        guard desired.guarded.contains(app) else {
+            throw state.pending.contains(where: { $0.change.key == "guard" && $0.change.element == app })
+                ? .nothingToDo("\(app) is already to stop being guarded (`lockr pending list`)") : .notGuarded(app)
+        }
+        let configured = baseGuarded.contains(app)
+        return try request("lockr guard remove", phrase: phrase, at: now) { overlay throws(PolicyRefusal) in
+            overlay.guardAdded.removeAll { $0 == app }
+            if configured, !overlay.guardRemoved.contains(app) { overlay.guardRemoved.append(app) }
+        }
+    }
+
+    /// Drops every change the control API made, going back to the configuration file (what loosens
+    /// waits like any loosening change).
+    public mutating func resetSettings(phrase: String? = nil, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
+        guard state.overlay != SettingsOverlay() else { throw .nothingToDo("no setting was changed from the config file") }
+        return try request("lockr settings reset", phrase: phrase, at: now) { overlay throws(PolicyRefusal) in
+            overlay = SettingsOverlay()
+        }
+    }
+
+    /// Cancels a pending change: the setting stays as it is in force. One the control API asked for
+    /// is taken back; one from the config file is declined until the file says something else.
+    public mutating func cancelPending(_ id: Int, at now: Instant) throws(PolicyRefusal) -> PendingChange {
+        let now = advance(to: now)
+        guard let pending = state.pending.first(where: { $0.id == id }) else {
+            throw .nothingToDo("no pending change #\(id) (`lockr pending list` shows them)")
+        }
+        state.overlay.revert(pending.change)
+        let still = Loosening.changes(from: inForce, to: desired).first { Self.slot($0) == Self.slot(pending.change) }
+        if let still, still.loosens { state.declined[Self.slot(still)] = still.to }
+        state.pending.removeAll { $0.id == id }
+        log(.changeCancelled, pending.change.element, "#\(id) \(pending.change.description): cancelled", at: now)
+        settle(source: Self.configFile, at: now)
+        return pending
+    }
+
+    /// Passes the sentence for a pending change from the config file made in extreme mode.
+    public mutating func confirmPending(_ id: Int, phrase: String?, at now: Instant) throws(PolicyRefusal)
+        -> PendingChange
+    {
+        let now = advance(to: now)
+        guard let index = state.pending.firstIndex(where: { $0.id == id }) else {
+            throw .nothingToDo("no pending change #\(id) (`lockr pending list` shows them)")
+        }
+        guard state.pending[index].awaitingSentence else {
+            throw .nothingToDo("#\(id) waits for no sentence: \(when(state.pending[index]))")
+        }
+        try passPhraseGate(phrase, for: nil, at: now)
+        state.pending[index].awaitingSentence = false
+        let confirmed = state.pending[index]
+        applyDueChanges(at: now)
+        return confirmed
+    }
+
+    static func same(_ a: SettingChange, _ b: SettingChange) -> Bool { slot(a) == slot(b) && a.to == b.to }
+
+    /// The setting a change is about: its key, and for "guard" the app.
+    static func slot(_ change: SettingChange) -> String { change.key + (change.element.map { " " + $0 } ?? "") }
+}
+
+extension SettingsOverlay {
+    /// The config keys the overlay sets.
+    public var overriddenKeys: [String] {
+        var keys: [String] = []
+        if mode != nil { keys.append("policy.mode") }
+        if budget != nil { keys.append("time.budget-minutes") }
+        if perApp != nil { keys.append("time.per-app") }
+        if hourlyWindow != nil { keys.append("hourly.window-minutes") }
+        if extremeWindow != nil { keys.append("extreme.window-minutes") }
+        if !guardAdded.isEmpty || !guardRemoved.isEmpty { keys.append("guard") }
+        return keys
+    }
+
+    /// Takes back what the overlay sets for `change`'s setting.
+    mutating func revert(_ change: SettingChange) {
+        switch change.key {
+        case "policy.mode": mode = nil
+        case "time.budget-minutes": budget = nil
+        case "time.per-app": perApp = nil
+        case "hourly.window-minutes": hourlyWindow = nil
+        case "extreme.window-minutes": extremeWindow = nil
+        case "guard":
+            guardRemoved.removeAll { $0 == change.element }
+            guardAdded.removeAll { $0 == change.element }
+        default: break
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import LockrControl
+import NIOHTTP1
+
+extension ClientOptions {
+    /// Sends a settings change; when the daemon wants the sentence (extreme mode, a loosening change),
+    /// asks for it at the terminal and sends again with it. `request` makes the body for a sentence.
+    func change<Answer: Codable & Sendable, Body: Encodable & Sendable>(
+        _ method: HTTPMethodName, _ path: String, _ request: (String?) -> Body, as type: Answer.Type
+    ) async -> Answer {
+        do {
+            return try await send(method.http, path, body: request(nil), as: type)
+        } catch ControlClientError.refused(_, let body) where body.code == "phrase_required" {
+            guard isatty(STDIN_FILENO) == 1 else {
+                fail("\(body.error) (at a terminal: the sentence must be typed)", body: body)
+            }
+            let sentence = body.error.firstMatch(of: /"(.*)"$/).map { String($0.1) } ?? body.error
+            print("This change loosens protection; in extreme mode it costs the sentence.")
+            switch SentencePrompt.ask(sentence) {
+            case .typed(let typed):
+                do { return try await send(method.http, path, body: request(typed), as: type) } catch { fail(error) }
+            case .pasted:
+                fail("pasted text is not accepted: type the sentence (nothing was sent)", body: ErrorBody(error: "pasted", code: "pasted"))
+            case .nothing:
+                fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: "cancelled"))
+            }
+        } catch {
+            fail(error)
+        }
+    }
+}
+
+/// The methods settings changes use.
+enum HTTPMethodName {
+    case put, post, delete
+
+    var http: HTTPMethod {
+        switch self {
+        case .put: .PUT
+        case .post: .POST
+        case .delete: .DELETE
+        }
+    }
+}
+
+/// Lines for what a settings change did: what applies now, what waits and until when.
+func changeLines(_ change: ChangeBody) -> [String] {
+    let lines = change.applied.map { "Now: \($0)." } + change.pending.map(pendingLine)
+    return lines.isEmpty ? ["Nothing changed (`lockr pending list` shows what waits)."] : lines
+}
+
+/// "#3 time.budget-minutes: 30 min → 45 min — pending, applies at 2026-11-22 04:00 (in 9 h 13 min)".
+func pendingLine(_ pending: PendingBody) -> String {
+    var line = "#\(pending.id) \(pending.change) — pending, applies at \(pending.appliesAt.local)"
+    if pending.appliesAt.inSeconds > 0 { line += " (in \(spoken(seconds: pending.appliesAt.inSeconds)))" }
+    if pending.awaitingSentence { line += " once the sentence is typed: `lockr pending confirm \(pending.id)`" }
+    return line + " · from \(pending.source)"
+}
+
+struct PendingCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pending",
+        abstract: "Changes that loosen protection, waiting for their time: list, cancel or confirm them.",
+        discussion: """
+            A change that loosens (a weaker mode, a bigger budget, an app no longer guarded, ...) waits for the \
+            current mode's next reset (the next day in time mode, the next clock hour otherwise) and at least the \
+            commitment delay; in extreme mode it costs the sentence. Tightening applies at once.
+            """,
+        subcommands: [List.self, Cancel.self, Confirm.self], defaultSubcommand: List.self
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the pending changes.")
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let answer = try await client.call(.GET, "pending", as: PendingResponse.self)
+            client.show(answer) { answer in
+                answer.pending.isEmpty ? "No change is pending." : answer.pending.map(pendingLine).joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Cancel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Cancel a pending change: the setting stays as it is.")
+        @Argument(help: ArgumentHelp("The change's number (`lockr pending list`).", valueName: "ID")) var id: Int
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let answer = try await client.call(.DELETE, "pending/\(id)", as: PendingResponse.self)
+            client.show(answer) { _ in "Cancelled #\(id)." }
+        }
+    }
+
+    struct Confirm: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Type the sentence for a pending change from the config file (extreme mode).")
+        @Argument(help: ArgumentHelp("The change's number (`lockr pending list`).", valueName: "ID")) var id: Int
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let answer = await client.change(.post, "pending/\(id)/confirm", { PhraseRequest(phrase: $0) }, as: PendingResponse.self)
+            client.show(answer) { answer in
+                answer.pending.first { $0.id == id }.map { "Confirmed: \(pendingLine($0))" } ?? "Confirmed #\(id): it applied."
+            }
+        }
+    }
+}
+
+struct SettingsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "settings",
+        abstract: "Go back to the config file's settings, dropping changes made with `lockr mode` and `lockr guard`.",
+        subcommands: [Reset.self]
+    )
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Drop every change made through the CLI or API (what loosens waits like any loosening change).")
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let answer = await client.change(.post, "settings/reset", { PhraseRequest(phrase: $0) }, as: ModeResponse.self)
+            client.show(answer) { answer in
+                (["Back to the config file. Mode: \(answer.summary)."] + changeLines(answer.change)).joined(separator: "\n")
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+@testable import LockrPolicy
+
+/// `Loosening.changes` is the one place that decides what loosens: a table over every setting.
+@Suite struct LooseningTests {
+    typealias Change = @Sendable (inout PolicySettings) -> Void
+
+    /// For every setting: a change that loosens it, and one that does not (nil: every change loosens).
+    static let table: [(key: String, looser: Change, tighter: Change?)] = [
+        ("policy.mode", { $0.mode = .time }, { $0.mode = .extreme }),
+        ("policy.time-zone", { $0.calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Tokyo")!, dayStartMinutes: 240) }, nil),
+        ("policy.day-start", { $0.calendar = DayCalendar(timeZone: $0.calendar.timeZone, dayStartMinutes: 300) }, nil),
+        ("policy.max-ttl", { $0.maximumTTL = .seconds(60) }, { $0.maximumTTL = .seconds(10) }),
+        ("policy.commitment-delay", { $0.commitmentDelay = .seconds(3600) }, { $0.commitmentDelay = .seconds(3 * 86_400) }),
+        ("time.budget-minutes", { $0.time.budget = .seconds(45 * 60) }, { $0.time.budget = .seconds(20 * 60) }),
+        ("time.per-app", { $0.time.perApp = true }, nil),
+        ("time.slice-seconds", { $0.time.metering.slice = .seconds(20) }, nil),
+        ("time.min-queries", { $0.time.metering.minimumQueries = 5 }, { $0.time.metering.minimumQueries = 2 }),
+        ("time.neighbourhood", { $0.time.metering.neighbourhood = 1 }, { $0.time.metering.neighbourhood = 4 }),
+        ("time.grace-seconds", { $0.time.metering.grace = .seconds(10) }, { $0.time.metering.grace = .seconds(60) }),
+        ("hourly.window-minutes", { $0.hourly.window = .seconds(900) }, { $0.hourly.window = .seconds(300) }),
+        ("hourly.open-on-first-query", { $0.hourly.openOnFirstQuery = true }, nil),
+        ("extreme.phrase", { $0.extreme.phrase = "ok" }, { $0.extreme.phrase += " Really, truly, I want it." }),
+        ("extreme.strictness", { $0.extreme.strictness = .lenient }, { $0.extreme.strictness = .strict }),
+        ("extreme.window-minutes", { $0.extreme.window = .seconds(900) }, { $0.extreme.window = .seconds(300) }),
+        ("snooze.minutes", { $0.snooze.length = .seconds(600) }, { $0.snooze.length = .seconds(60) }),
+        ("snooze.per-day", { $0.snooze.perDay = 5 }, { $0.snooze.perDay = 1 }),
+        ("extend.minutes", { $0.extend.length = .seconds(1200) }, { $0.extend.length = .seconds(300) }),
+        ("extend.per-day", { $0.extend.perDay = 2 }, { $0.extend.perDay = 0 }),
+        ("emergency.minutes", { $0.emergency.length = .seconds(600) }, { $0.emergency.length = .seconds(120) }),
+        ("emergency.per-day", { $0.emergency.perDay = 3 }, { $0.emergency.perDay = 1 }),
+        ("emergency.hold-seconds", { $0.emergencyHold = .seconds(3) }, { $0.emergencyHold = .seconds(15) }),
+    ]
+
+    /// The base everything is compared with: hourly mode, 10-minute windows, a one-day delay.
+    static let base: PolicySettings = {
+        var settings = PolicySettings(
+            mode: .hourly, calendar: DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 240))
+        settings.commitmentDelay = .seconds(86_400)
+        settings.extreme.window = .seconds(600)
+        return settings
+    }()
+
+    func changes(_ change: Change, guarded: [String] = ["tiktok"]) -> [SettingChange] {
+        var settings = Self.base
+        change(&settings)
+        return Loosening.changes(
+            from: Protection(settings: Self.base, guarded: ["tiktok"]), to: Protection(settings: settings, guarded: guarded))
+    }
+
+    @Test func everySettingIsInTheTable() {
+        #expect(Set(Self.table.map(\.key)) == Set(Loosening.settings.map(\.key)))
+        // Every field of the settings is one of the compared settings (a new field must be added).
+        #expect(Self.leaves(of: Self.base) == Loosening.settings.count)
+    }
+
+    @Test(arguments: LooseningTests.table.indices)
+    func eachSettingLoosensOneWayOnly(_ index: Int) {
+        let row = Self.table[index]
+        let looser = changes(row.looser)
+        #expect(looser.count == 1 && looser[0].key == row.key && looser[0].loosens, "\(row.key): \(looser)")
+        if let tighter = row.tighter {
+            let result = changes(tighter)
+            #expect(result.count == 1 && result[0].key == row.key && !result[0].loosens, "\(row.key): \(result)")
+        }
+    }
+
+    @Test func modesLooseningAndTightening() {
+        func loosens(_ from: Mode, _ to: Mode) -> Bool { Loosening.modeLoosens(from, to) }
+        #expect(loosens(.extreme, .hourly) && loosens(.extreme, .time))
+        #expect(loosens(.hourly, .time) && loosens(.time, .hourly))
+        #expect(!loosens(.time, .extreme) && !loosens(.hourly, .extreme) && !loosens(.hourly, .hourly))
+    }
+
+    @Test func fewerGuardedAppsLoosenAndMoreTighten() {
+        let fewer = changes({ _ in }, guarded: [])
+        #expect(fewer.map(\.description) == ["guard tiktok: guarded → not guarded"] && fewer[0].loosens)
+        let more = changes({ _ in }, guarded: ["tiktok", "reddit"])
+        #expect(more.map(\.description) == ["guard reddit: not guarded → guarded"] && !more[0].loosens)
+    }
+
+    @Test func applyingAChangeCopiesOnlyThatSetting() {
+        var target = Self.base
+        target.time.budget = .seconds(3600)
+        target.hourly.window = .seconds(900)
+        let old = Protection(settings: Self.base, guarded: ["tiktok", "youtube"])
+        let new = Protection(settings: target, guarded: ["tiktok"])
+        let changes = Loosening.changes(from: old, to: new)
+        #expect(changes.map(\.key) == ["time.budget-minutes", "hourly.window-minutes", "guard"])
+        let budgetOnly = Loosening.applying(changes[0], to: old, from: new)
+        #expect(budgetOnly.settings.time.budget == .seconds(3600))
+        #expect(budgetOnly.settings.hourly.window == Self.base.hourly.window)
+        #expect(budgetOnly.guarded == ["tiktok", "youtube"])
+        #expect(Loosening.applying(changes[2], to: old, from: new).guarded == ["tiktok"])
+    }
+
+    /// Fields of `value`, counted to the leaves (a calendar is its time zone and day start).
+    static func leaves(of value: Any) -> Int {
+        switch value {
+        case is Duration, is Int, is Bool, is String, is Mode, is Strictness: return 1
+        case is DayCalendar: return 2
+        default: return Mirror(reflecting: value).children.reduce(0) { $0 + leaves(of: $1.value) }
+        }
+    }
+}
