@@ -1,9 +1,10 @@
 import LockrPolicy
 
 extension TimeBody {
-    init(_ instant: Instant, now: Instant, calendar: DayCalendar) {
+    /// `dated`: `local` carries the date too ("2026-11-22 04:00"), for moments that may be days away.
+    init(_ instant: Instant, now: Instant, calendar: DayCalendar, dated: Bool = false) {
         at = instant.description
-        local = calendar.clockText(instant)
+        local = dated ? calendar.dateTimeText(instant) : calendar.clockText(instant)
         inSeconds = (instant - now).secondsRoundedUp
     }
 }
@@ -48,7 +49,7 @@ extension PendingBody {
         id = pending.id
         change = pending.change.description
         source = pending.source
-        appliesAt = TimeBody(pending.appliesAt, now: now, calendar: calendar)
+        appliesAt = TimeBody(pending.appliesAt, now: now, calendar: calendar, dated: true)
         awaitingSentence = pending.awaitingSentence
     }
 }

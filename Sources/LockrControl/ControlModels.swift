@@ -3,8 +3,9 @@ import LockrPolicy
 
 // The JSON bodies of the control API (`/api/v1/...`). Keys are snake_case on the wire.
 
-/// A moment as the API shows it: ISO 8601 (UTC), local clock time in the policy's time zone, and
-/// seconds from the response's `now` (policy time, which `--time-scale` speeds up).
+/// A moment as the API shows it: ISO 8601 (UTC), local clock time in the policy's time zone (with
+/// the date for a pending change's time, which may be days away), and seconds from the response's
+/// `now` (policy time, which `--time-scale` speeds up).
 public struct TimeBody: Codable, Sendable, Equatable {
     public let at: String
     public let local: String

@@ -75,8 +75,9 @@ import Testing
 
             let blockedAfter = try await secondsUntilBlocked("tiktok.com.", lockr)
             let elapsed = blockedAfter.map { _ in Date().timeIntervalSince(unlockedAt) }
+            // Generous at the top: on a loaded machine each dig of the polling loop can take a second.
             #expect(
-                elapsed != nil && elapsed! > 3.5 && elapsed! < 7.5,
+                elapsed != nil && elapsed! > 3.5 && elapsed! < 9.5,
                 "window closed after \(String(describing: elapsed)) s")
             #expect(try dig(lockr.port, "tiktok.com", "A").contains("tiktok: hourly window used, next at 11:00"))
             let again = try lockr.cli("unlock", "tiktok")
@@ -157,6 +158,40 @@ import Testing
             #expect(right.output.contains("instagram: open until"))
             #expect(try address("instagram.com.", lockr) == "192.0.2.23")
             #expect(try phraseMisses(lockr) == 0)
+        }
+    }
+
+    @Test func noCommandLiftsALimitForFree() async throws {
+        let state = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        try await withLockr(mode: "extreme", stateDirectory: state) { lockr, _ in
+            // Without a terminal there is no sentence, so nothing changes.
+            let plain = try lockr.cli("mode", "time")
+            #expect(plain.status == 1 && plain.output.contains("type the phrase"), "\(plain.output)")
+            #expect(try lockr.cli("guard", "remove", "tiktok").status == 1)
+            #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
+            // With the sentence typed, the change waits for the next clock hour.
+            let terminal = try PseudoTerminal(LockrProcess.binary, ["mode", "time", "--state-dir", lockr.stateDirectory])
+            terminal.read(until: "> ")
+            terminal.type("I am stupid enough to waste more time. Please give me another 15 minutes.\r")
+            let typed = terminal.finish()
+            #expect(typed.status == 0, "\(typed.output)")
+            #expect(typed.output.contains("#1 policy.mode: extreme → time — pending, applies at 2026-06-01 11:00"), "\(typed.output)")
+            #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
+            let status = try lockr.cli("status").output
+            #expect(status.contains("Pending") && status.contains("#1 policy.mode: extreme → time"))
+            #expect(status.contains("Set by the CLI, on top of the config file: policy.mode"))
+            lockr.kill9()
+        }
+        try await withLockr(mode: "extreme", stateDirectory: state) { lockr, _ in
+            let listed = try lockr.cli("pending", "list").output
+            #expect(listed.contains("#1 policy.mode: extreme → time"), "\(listed)")
+            let cancelled = try lockr.cli("pending", "cancel", "1")
+            #expect(cancelled.status == 0, "\(cancelled.output)")
+            let none = try lockr.cli("pending").output
+            #expect(none.contains("No change is pending."), "\(none)")
+            let status = try lockr.cli("status").output
+            #expect(status.contains("Mode: extreme"), "\(status)")
         }
     }
 
