@@ -103,6 +103,13 @@ extension ControlFailure {
             case .windowUsed: (status, code) = (409, "window_used")
             case .holdIncomplete: (status, code) = (409, "hold_incomplete")
             case .invalidSettings: (status, code) = (400, "invalid_settings")
+            case .pinRequired: (status, code) = (403, "pin_required")
+            case .wrongPin(_, let lockout):
+                (status, code) = (403, "wrong_pin")
+                retry = lockout?.secondsRoundedUp
+            case .pinLocked(let remaining, _):
+                (status, code) = (429, "pin_locked")
+                retry = remaining.secondsRoundedUp
             }
             return (status, ErrorBody(error: refusal.message, code: code, retryAfterSeconds: retry))
         }

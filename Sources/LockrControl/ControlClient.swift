@@ -35,11 +35,12 @@ public struct ControlClient: Sendable {
     /// Sends a request and decodes the answer as `Answer`.
     public func call<Answer: Decodable>(
         _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
-        as: Answer.Type = Answer.self
+        headers: [(String, String)] = [], as: Answer.Type = Answer.self
     ) async throws(ControlClientError) -> Answer {
         var request = HTTPClientRequest(url: baseURL + "/api/v1/" + path)
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body {
             do {
                 request.body = .bytes(ByteBuffer(bytes: try ControlJSON.encoder().encode(body)))

@@ -224,6 +224,17 @@ public struct PendingResponse: Codable, Sendable, Equatable {
     public let pending: [PendingBody]
 }
 
+public struct PinRequest: Codable, Sendable, Equatable {
+    /// The new PIN (4-64 characters).
+    public let pin: String
+    public init(pin: String) { self.pin = pin }
+}
+
+public struct PinResponse: Codable, Sendable, Equatable {
+    /// Whether a PIN is set now.
+    public let set: Bool
+}
+
 /// The sentence, for a loosening change in extreme mode.
 public struct PhraseRequest: Codable, Sendable, Equatable {
     public let phrase: String?

@@ -15,6 +15,11 @@ import LockrPolicy
 /// | DELETE | pending/{id} | | `PendingResponse` |
 /// | POST | pending/{id}/confirm | `PhraseRequest` | `PendingResponse` |
 /// | POST | settings/reset | `PhraseRequest` (optional) | `ModeResponse` |
+/// | PUT | pin | `PinRequest` | `PinResponse` |
+/// | DELETE | pin | | `PinResponse` |
+///
+/// A change that loosens protection needs the `X-Lockr-PIN` header when a PIN is set (as does
+/// changing or clearing the PIN).
 /// | POST | unlock | `UnlockRequest` | `UnlockResponse` |
 /// | POST | snooze | `AppRequest` | `WindowBody` |
 /// | POST | extend | `AppRequest` | `ExtendResponse` |
@@ -35,7 +40,8 @@ public enum ControlRouter {
     /// Every route, for telling a wrong method (405) from an unknown path (404).
     static let routes: [(method: HTTPRequest.Method, path: String)] = [
         (.get, "status"), (.get, "apps"), (.put, "mode"), (.post, "guard"), (.delete, "guard/:app"), (.get, "pending"),
-        (.delete, "pending/:id"), (.post, "pending/:id/confirm"), (.post, "settings/reset"), (.post, "unlock"),
+        (.delete, "pending/:id"), (.post, "pending/:id/confirm"), (.post, "settings/reset"), (.put, "pin"),
+        (.delete, "pin"), (.post, "unlock"),
         (.post, "snooze"), (.post, "extend"), (.post, "emergency/hold"), (.post, "emergency"), (.get, "log"),
     ]
 
@@ -74,10 +80,12 @@ public enum ControlRouter {
                 if let window = body.windowMinutes, ![5, 10, 15].contains(window) {
                     throw ErrorBody(error: "window_minutes must be 5, 10 or 15, not \(window)", code: "invalid_settings")
                 }
+                let pinVerified = try policy.verifyPIN(pin(request))
                 return try policy.perform { (engine, now) throws(PolicyRefusal) in
                     let outcome = try engine.setMode(
                         mode, budget: body.budgetMinutes.map { .seconds($0 * 60) }, perApp: body.perApp,
-                        window: body.windowMinutes.map { .seconds($0 * 60) }, phrase: body.phrase, at: now)
+                        window: body.windowMinutes.map { .seconds($0 * 60) }, phrase: body.phrase,
+                        pinVerified: pinVerified, at: now)
                     return modeResponse(engine, outcome, now)
                 }
             }
@@ -98,8 +106,9 @@ public enum ControlRouter {
                 let raw = try context.parameters.require("app")
                 let app = raw.removingPercentEncoding ?? raw
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
+                let pinVerified = try policy.verifyPIN(pin(request))
                 return try policy.perform { (engine, now) throws(PolicyRefusal) in
-                    let outcome = try engine.unguardApp(app, phrase: body.phrase, at: now)
+                    let outcome = try engine.unguardApp(app, phrase: body.phrase, pinVerified: pinVerified, at: now)
                     return GuardResponse(
                         guarded: engine.guarded, change: ChangeBody(outcome, now: now, calendar: engine.settings.calendar))
                 }
@@ -121,8 +130,9 @@ public enum ControlRouter {
             try await respond {
                 let id = try pendingID(context)
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
+                let pinVerified = try policy.verifyPIN(pin(request))
                 return try policy.perform { (engine, now) throws(PolicyRefusal) in
-                    _ = try engine.confirmPending(id, phrase: body.phrase, at: now)
+                    _ = try engine.confirmPending(id, phrase: body.phrase, pinVerified: pinVerified, at: now)
                     return pendingResponse(engine, now)
                 }
             }
@@ -130,8 +140,37 @@ public enum ControlRouter {
         api.post("settings/reset") { request, _ in
             try await respond {
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
+                let pinVerified = try policy.verifyPIN(pin(request))
                 return try policy.perform { (engine, now) throws(PolicyRefusal) in
-                    modeResponse(engine, try engine.resetSettings(phrase: body.phrase, at: now), now)
+                    modeResponse(
+                        engine, try engine.resetSettings(phrase: body.phrase, pinVerified: pinVerified, at: now), now)
+                }
+            }
+        }
+        api.put("pin") { request, _ in
+            try await respond {
+                let body = try await decode(PinRequest.self, from: request)
+                if let problem = PinHash.problem(body.pin) { throw ErrorBody(error: problem, code: "bad_request") }
+                try requireCurrentPIN(request, policy)
+                let record: PinRecord
+                do { record = try PinHash.record(for: body.pin) } catch {
+                    throw ErrorBody(error: "cannot hash the PIN: \(error)", code: "bad_request")
+                }
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    engine.setPin(record, at: now)
+                    return PinResponse(set: true)
+                }
+            }
+        }
+        api.delete("pin") { request, _ in
+            try await respond {
+                guard policy.read({ engine, _ in engine.pin }) != nil else {
+                    throw ErrorBody(error: "no PIN is set", code: "nothing_to_do")
+                }
+                try requireCurrentPIN(request, policy)
+                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                    engine.setPin(nil, at: now)
+                    return PinResponse(set: false)
                 }
             }
         }
@@ -196,6 +235,17 @@ public enum ControlRouter {
             }
         }
         return router
+    }
+
+    /// The header that carries the settings PIN (`X-Lockr-PIN`).
+    private static func pin(_ request: Request) -> String? {
+        request.headers.first { $0.name.canonicalName == "x-lockr-pin" }?.value
+    }
+
+    /// Changing or clearing a PIN needs the current one.
+    private static func requireCurrentPIN(_ request: Request, _ policy: some PolicyAccess) throws {
+        guard policy.read({ engine, _ in engine.pin }) != nil else { return }
+        guard try policy.verifyPIN(pin(request)) else { throw ControlFailure.refused(.pinRequired) }
     }
 
     static func modeResponse(_ engine: PolicyEngine, _ outcome: ChangeOutcome, _ now: Instant) -> ModeResponse {

@@ -32,3 +32,22 @@ public protocol PolicyAccess: Sendable {
     /// Each app's group ("social", "video", ...), by id.
     func appGroups() -> [String: String]
 }
+
+extension PolicyAccess {
+    /// Checks the PIN a request carries (`X-Lockr-PIN`): true when it is the household's; false when
+    /// none was given or none is set. A wrong one is counted (5 wrong in a row start growing
+    /// lockouts, kept across restarts) and refused. The slow hash runs outside the engine's lock.
+    public func verifyPIN(_ presented: String?) throws(ControlFailure) -> Bool {
+        guard let presented, let record = read({ engine, _ in engine.pin }) else { return false }
+        try perform { engine, now throws(PolicyRefusal) in try engine.checkPinAllowed(at: now) }
+        let correct = (try? PinHash.matches(presented, record)) ?? false
+        try perform { engine, now throws(PolicyRefusal) in
+            engine.notePinEntry(correct: correct, at: now)
+            guard correct else {
+                let failures = engine.pin?.failures ?? 0
+                throw .wrongPin(failures: failures, lockout: PinRecord.lockout(afterFailures: failures))
+            }
+        }
+        return true
+    }
+}

@@ -22,6 +22,12 @@ public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case holdIncomplete(String)
     /// A setting outside what lockr accepts.
     case invalidSettings(String)
+    /// A PIN protects settings and this change loosens: it needs the PIN.
+    case pinRequired
+    /// The PIN given was wrong.
+    case wrongPin(failures: Int, lockout: Duration?)
+    /// Too many wrong PINs: no entry is checked for a while.
+    case pinLocked(remaining: Duration, failures: Int)
 
     public var message: String {
         switch self {
@@ -36,6 +42,11 @@ public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .coolingDown(let remaining, let misses):
             "cooldown: \(remaining.spoken) left after \(misses) wrong phrases"
         case .windowUsed(let app, let nextAt): "\(app): hourly window used, next at \(nextAt)"
+        case .pinRequired: "a PIN protects settings: this change loosens protection and needs it"
+        case .wrongPin(let failures, let lockout):
+            "wrong PIN (\(failures) in a row)" + (lockout.map { "; no PIN is checked for \($0.spoken)" } ?? "")
+        case .pinLocked(let remaining, let failures):
+            "PIN locked for \(remaining.spoken) after \(failures) wrong entries"
         }
     }
 

@@ -133,6 +133,8 @@ public struct PolicyState: Sendable, Equatable {
     /// setting: they are not asked for again until the file says something else.
     public var declined: [String: String] = [:]
     public var nextChangeID = 1
+    /// The PIN that protects settings, when one is set.
+    public var pin: PinRecord?
     /// The latest policy time the engine has seen; time never goes back behind it.
     public var lastSeen: Instant
 
@@ -159,6 +161,8 @@ public enum EventType: String, Sendable {
     case changePending = "change_pending"
     case changeApplied = "change_applied"
     case changeCancelled = "change_cancelled"
+    case pinFail = "pin_fail"
+    case pinChange = "pin_change"
 }
 
 /// One entry of the event log.

@@ -273,6 +273,7 @@ public final class PolicyStore: Sendable {
         meta["pending"] = String(decoding: try encoder.encode(state.pending), as: UTF8.self)
         meta["declined"] = String(decoding: try encoder.encode(state.declined), as: UTF8.self)
         meta["next_change_id"] = String(state.nextChangeID)
+        if let pin = state.pin { meta["pin"] = String(decoding: try encoder.encode(pin), as: UTF8.self) }
     }
 
     private static func readChanges(from meta: [String: String], into state: inout PolicyState) {
@@ -284,6 +285,7 @@ public final class PolicyStore: Sendable {
         state.pending = decode("pending", as: [PendingChange].self) ?? []
         state.declined = decode("declined", as: [String: String].self) ?? [:]
         state.nextChangeID = meta["next_change_id"].flatMap(Int.init) ?? 1
+        state.pin = decode("pin", as: PinRecord.self)
     }
 
     /// The exact metering state, when one was saved; else buckets that hold the day's totals

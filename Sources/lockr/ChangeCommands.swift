@@ -4,30 +4,48 @@ import LockrControl
 import NIOHTTP1
 
 extension ClientOptions {
-    /// Sends a settings change; when the daemon wants the sentence (extreme mode, a loosening change),
-    /// asks for it at the terminal and sends again with it. `request` makes the body for a sentence.
+    /// Sends a settings change. When the daemon wants the PIN (one is set and the change loosens) or
+    /// the sentence (extreme mode), asks for it at the terminal and sends again with it.
+    /// `request` makes the body for a sentence.
     func change<Answer: Codable & Sendable, Body: Encodable & Sendable>(
         _ method: HTTPMethodName, _ path: String, _ request: (String?) -> Body, as type: Answer.Type
     ) async -> Answer {
-        do {
-            return try await send(method.http, path, body: request(nil), as: type)
-        } catch ControlClientError.refused(_, let body) where body.code == "phrase_required" {
-            guard isatty(STDIN_FILENO) == 1 else {
-                fail("\(body.error) (at a terminal: the sentence must be typed)", body: body)
+        var phrase: String?
+        var pin: String?
+        while true {
+            do {
+                return try await send(
+                    method.http, path, body: request(phrase), headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: type)
+            } catch ControlClientError.refused(_, let body) where body.code == "pin_required" && pin == nil {
+                pin = askPIN("PIN (a PIN protects settings): ", body: body)
+            } catch ControlClientError.refused(_, let body) where body.code == "phrase_required" && phrase == nil {
+                phrase = askSentence(body)
+            } catch {
+                fail(error)
             }
-            let sentence = body.error.firstMatch(of: /"(.*)"$/).map { String($0.1) } ?? body.error
-            print("This change loosens protection; in extreme mode it costs the sentence.")
-            switch SentencePrompt.ask(sentence) {
-            case .typed(let typed):
-                do { return try await send(method.http, path, body: request(typed), as: type) } catch { fail(error) }
-            case .pasted:
-                fail("pasted text is not accepted: type the sentence (nothing was sent)", body: ErrorBody(error: "pasted", code: "pasted"))
-            case .nothing:
-                fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: "cancelled"))
-            }
-        } catch {
-            fail(error)
         }
+    }
+
+    /// The sentence, typed at the terminal; ends the command when none comes.
+    private func askSentence(_ body: ErrorBody) -> String {
+        guard isatty(STDIN_FILENO) == 1 else { fail("\(body.error) (at a terminal: the sentence must be typed)", body: body) }
+        let sentence = body.error.firstMatch(of: /"(.*)"$/).map { String($0.1) } ?? body.error
+        print("This change loosens protection; in extreme mode it costs the sentence.")
+        switch SentencePrompt.ask(sentence) {
+        case .typed(let typed): return typed
+        case .pasted:
+            fail("pasted text is not accepted: type the sentence (nothing was sent)", body: ErrorBody(error: "pasted", code: "pasted"))
+        case .nothing: fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: "cancelled"))
+        }
+    }
+
+    /// A PIN read at the terminal without echo; ends the command when none comes.
+    func askPIN(_ prompt: String, body: ErrorBody) -> String {
+        guard isatty(STDIN_FILENO) == 1 else { fail("\(body.error) (at a terminal: it is asked for there)", body: body) }
+        guard let pin = PinPrompt.read(prompt), !pin.isEmpty else {
+            fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: "cancelled"))
+        }
+        return pin
     }
 }
 

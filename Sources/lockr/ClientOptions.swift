@@ -54,11 +54,11 @@ struct ClientOptions: ParsableArguments {
     /// Calls the daemon; failures are thrown, for a verb that handles some itself.
     func send<Answer: Codable & Sendable>(
         _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
-        as type: Answer.Type = Answer.self
+        headers: [(String, String)] = [], as type: Answer.Type = Answer.self
     ) async throws -> Answer {
         let endpoint = try ControlFiles.endpoint(in: try stateDirectory())
         return try await ControlClient(baseURL: endpoint.url, token: endpoint.token).call(
-            method, path, body: body, as: type)
+            method, path, body: body, headers: headers, as: type)
     }
 
     /// Prints why a call failed (as JSON with `--json`) and exits 1.

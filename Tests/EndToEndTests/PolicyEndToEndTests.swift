@@ -195,6 +195,31 @@ import Testing
         }
     }
 
+    @Test func aPinIsAskedWithoutEchoForChangesThatLoosen() async throws {
+        try await withLockr(mode: "hourly") { lockr, _ in
+            let setting = try PseudoTerminal(LockrProcess.binary, ["pin", "set", "--state-dir", lockr.stateDirectory])
+            setting.read(until: "New PIN")
+            setting.type("2468\r")
+            setting.read(until: "Again")
+            setting.type("2468\r")
+            let set = setting.finish()
+            #expect(set.status == 0 && set.output.contains("PIN set"), "\(set.output)")
+            #expect(!set.output.contains("2468"), "the PIN is not echoed")
+            // Without a terminal the PIN cannot be asked for: nothing changes.
+            let plain = try lockr.cli("mode", "time")
+            #expect(plain.status == 1 && plain.output.contains("a PIN protects settings"), "\(plain.output)")
+            let asking = try PseudoTerminal(LockrProcess.binary, ["mode", "time", "--state-dir", lockr.stateDirectory])
+            asking.read(until: "PIN")
+            asking.type("2468\r")
+            let changed = asking.finish()
+            #expect(changed.status == 0, "\(changed.output)")
+            #expect(changed.output.contains("#1 policy.mode: hourly → time — pending"), "\(changed.output)")
+            #expect(!changed.output.contains("2468"))
+            // Unlocking never needs it.
+            #expect(try lockr.cli("unlock", "tiktok").status == 0)
+        }
+    }
+
     @Test func timeModeMetersUseAndBlocksWhenTheBudgetIsSpent() async throws {
         try await withLockr(mode: "time", sections: "[time]\nbudget-minutes = 5\n") { lockr, _ in
             #expect(try address("tiktok.com.", lockr) == "192.0.2.21")

@@ -142,7 +142,8 @@ import Testing
             logger: logger)
         try await running(hub) {
             try hub.publish(Fixtures.snapshot(Fixtures.tiktok))
-            #expect(await Fixtures.eventually { fake.blocks("tiktok.com") && hub.health()[0].state == .ok })
+            // Recovers in well under a second alone; the bound is for a loaded machine running the suite.
+            #expect(await Fixtures.eventually(30) { fake.blocks("tiktok.com") && hub.health()[0].state == .ok })
         }
         await server.stop()
         #expect(server.violations == [])

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import LockrControl
@@ -138,6 +139,46 @@ final class MemoryPolicy: PolicyAccess {
             #expect(try decode(ErrorBody.self, nowhere).error.hasPrefix("no endpoint POST /api/v1/teleport"))
             let wrongMethod = try await client.execute(uri: "/api/v1/unlock", method: .get, headers: auth)
             #expect(try decode(ErrorBody.self, wrongMethod).code == "method_not_allowed")
+        }
+    }
+
+    @Test func aPinGuardsLooseningChangesWithGrowingLockouts() async throws {
+        try await withAPI(.hourly) { _, client in
+            let set = try await client.execute(uri: "/api/v1/pin", method: .put, headers: auth, body: json(#"{"pin":"2468"}"#))
+            #expect(set.status == .ok)
+            let loosen = #"{"mode":"time"}"#
+            let missing = try await client.execute(uri: "/api/v1/mode", method: .put, headers: auth, body: json(loosen))
+            #expect(missing.status == .forbidden)
+            #expect(try decode(ErrorBody.self, missing).code == "pin_required")
+            var wrong = auth
+            wrong[HTTPField.Name("X-Lockr-PIN")!] = "1111"
+            for attempt in 1...5 {
+                let refused = try await client.execute(uri: "/api/v1/mode", method: .put, headers: wrong, body: json(loosen))
+                #expect(refused.status == .forbidden, "#\(attempt)")
+                #expect(try decode(ErrorBody.self, refused).code == "wrong_pin", "#\(attempt)")
+            }
+            var right = auth
+            right[HTTPField.Name("X-Lockr-PIN")!] = "2468"
+            let locked = try await client.execute(uri: "/api/v1/mode", method: .put, headers: right, body: json(loosen))
+            #expect(locked.status == .tooManyRequests && locked.headers[.retryAfter] == "30")
+        }
+        try await withAPI(.hourly) { policy, client in
+            _ = try await client.execute(uri: "/api/v1/pin", method: .put, headers: auth, body: json(#"{"pin":"2468"}"#))
+            var right = auth
+            right[HTTPField.Name("X-Lockr-PIN")!] = "2468"
+            let accepted = try await client.execute(
+                uri: "/api/v1/mode", method: .put, headers: right, body: json(#"{"mode":"time"}"#))
+            #expect(try decode(ModeResponse.self, accepted).change.pending.count == 1)
+            // Tightening needs no PIN; clearing needs it.
+            let tighter = try await client.execute(
+                uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":5}"#))
+            #expect(tighter.status == .ok)
+            let clear = try await client.execute(uri: "/api/v1/pin", method: .delete, headers: auth)
+            #expect(clear.status == .forbidden)
+            #expect(try await client.execute(uri: "/api/v1/pin", method: .delete, headers: right).status == .ok)
+            #expect(policy.read { engine, _ in engine.pin } == nil)
+            // Only a hash was ever kept.
+            #expect(policy.logged.withLock { $0 }.allSatisfy { !$0.detail.contains("2468") })
         }
     }
 

@@ -105,3 +105,37 @@ import Testing
         }
     }
 }
+
+@Suite struct SettingsPinTests {
+    let start = at("2026-06-01T10:00:00Z")
+    let record = PinRecord(salt: [1, 2], hash: [3, 4], rounds: 2, blockSize: 1, parallelism: 1)
+
+    @Test func lockoutsStartAtTheFifthWrongEntryAndGrow() {
+        #expect((1...4).allSatisfy { PinRecord.lockout(afterFailures: $0) == nil })
+        #expect(PinRecord.lockout(afterFailures: 5) == .seconds(30))
+        #expect(PinRecord.lockout(afterFailures: 6) == .seconds(60))
+        #expect(PinRecord.lockout(afterFailures: 8) == .seconds(240))
+        #expect(PinRecord.lockout(afterFailures: 40) == .seconds(3600))
+    }
+
+    @Test func aSetPinGuardsLooseningOnlyAndCountsWrongEntries() throws {
+        var policy = engine(settings(.hourly), now: start)
+        policy.setPin(record, at: start)
+        #expect(throws: PolicyRefusal.pinRequired) { _ = try policy.setMode(.time, at: start) }
+        #expect(throws: PolicyRefusal.pinRequired) { _ = try policy.unguardApp("tiktok", at: start) }
+        // Tightening, and the gates of their own, need no PIN.
+        #expect(try policy.setMode(.extreme, at: start).applied.map(\.key) == ["policy.mode"])
+        #expect(try policy.guardApp("whatsapp", at: start).pending.isEmpty)
+        #expect(try policy.setMode(.time, phrase: ExtremeSettings().sentence, pinVerified: true, at: start).pending.count == 1)
+        for _ in 1...5 { policy.notePinEntry(correct: false, at: start) }
+        #expect(throws: PolicyRefusal.pinLocked(remaining: .seconds(30), failures: 5)) {
+            try policy.checkPinAllowed(at: start)
+        }
+        // The count and the lockout survive a restart.
+        let restarted = policy.restarted(at: start + .seconds(10))
+        #expect(restarted.pin?.failures == 5)
+        #expect(throws: PolicyRefusal.self) { try restarted.checkPinAllowed(at: start + .seconds(10)) }
+        policy.notePinEntry(correct: true, at: start + .seconds(31))
+        #expect(policy.pin?.failures == 0 && policy.pin?.lockedUntil == nil)
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import LockrControl
+
+/// Reads a line at the terminal without showing it.
+enum PinPrompt {
+    static func read(_ prompt: String) -> String? {
+        // Echo goes off before the prompt shows, so that nothing typed after it is ever shown.
+        var saved = termios()
+        let isTerminal = tcgetattr(STDIN_FILENO, &saved) == 0
+        if isTerminal {
+            var hidden = saved
+            hidden.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSANOW, &hidden)
+        }
+        print(prompt, terminator: "")
+        fflush(nil)
+        let line = readLine(strippingNewline: true)
+        if isTerminal { tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+        print("")
+        return line
+    }
+}
+
+struct PinCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pin",
+        abstract: "The household's PIN: when set, every change that loosens protection needs it.",
+        discussion: """
+            Unlock, snooze and extend never need it: they pass their own gates. It is kept only as a slow salted \\
+            hash (scrypt); five wrong entries in a row start lockouts of 30 s, doubling up to an hour.
+            """,
+        subcommands: [Set.self, Change.self, Clear.self]
+    )
+
+    /// Asks for a new PIN twice.
+    static func newPIN(_ client: ClientOptions) -> String {
+        let body = ErrorBody(error: "a new PIN is needed", code: "bad_request")
+        let first = client.askPIN("New PIN (4 to 64 characters): ", body: body)
+        let second = client.askPIN("Again: ", body: body)
+        guard first == second else { client.fail("the two PINs differ; nothing changed", body: body) }
+        return first
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set a PIN (when none is set).")
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let pin = PinCommand.newPIN(client)
+            let answer = try await client.call(.PUT, "pin", body: PinRequest(pin: pin), as: PinResponse.self)
+            client.show(answer) { _ in "PIN set: changes that loosen protection now need it." }
+        }
+    }
+
+    struct Change: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change the PIN (asks for the current one).")
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let current = client.askPIN("Current PIN: ", body: ErrorBody(error: "the current PIN", code: "pin_required"))
+            let pin = PinCommand.newPIN(client)
+            do {
+                _ = try await client.send(
+                    .PUT, "pin", body: PinRequest(pin: pin), headers: [("X-Lockr-PIN", current)], as: PinResponse.self)
+            } catch { client.fail(error) }
+            print("PIN changed.")
+        }
+    }
+
+    struct Clear: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove the PIN (asks for it).")
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let current = client.askPIN("PIN: ", body: ErrorBody(error: "the PIN", code: "pin_required"))
+            do {
+                _ = try await client.send(.DELETE, "pin", headers: [("X-Lockr-PIN", current)], as: PinResponse.self)
+            } catch { client.fail(error) }
+            print("PIN cleared.")
+        }
+    }
+}
