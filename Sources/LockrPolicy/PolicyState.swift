@@ -153,6 +153,8 @@ public enum EventType: String, Sendable {
     case emergency
     case snooze
     case extend
+    // Logged by earlier versions, before settings changes became `change_*` events; kept so that
+    // their entries in a state database still read as what they were.
     case modeChange = "mode_change"
     case guardAdd = "guard_add"
     case guardRemove = "guard_remove"
