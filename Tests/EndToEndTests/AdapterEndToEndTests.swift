@@ -39,7 +39,7 @@ import Testing
             reconcile-seconds = 1
             retry-max-seconds = 1
             log-seconds = 1
-            timeout-seconds = 2
+            timeout-seconds = 10
 
             """
         try (config + sections).write(toFile: directory + "/lockr.toml", atomically: true, encoding: .utf8)
@@ -59,7 +59,7 @@ import Testing
         #expect(fake.openSessions == 0, "lockr logs out when it stops")
     }
 
-    func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
+    func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
         let deadline = Date() + seconds
         while Date() < deadline {
             if try condition() { return true }

@@ -41,8 +41,9 @@ enum Fixtures {
         return OutboxStore(sharing: try PolicyStore(path: directory.appendingPathComponent("state.sqlite").path))
     }
 
-    /// Waits up to `seconds` for `condition`.
-    static func eventually(_ seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
+    /// Waits up to `seconds` for `condition`: generous, as a fresh clone's first test run shares the
+    /// machine with everything else; a passing condition returns at once.
+    static func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
         let deadline = Date() + seconds
         while Date() < deadline {
             if try condition() { return true }
