@@ -66,7 +66,7 @@ struct EmergencyCommand: AsyncParsableCommand {
 struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
-        abstract: "Show events: locks, unlocks, gate passes and failures, emergencies, mode changes."
+        abstract: "Show events: locks, unlocks, gate passes and failures, emergencies, settings changes and PIN entries."
     )
 
     @Option(help: ArgumentHelp("How far back: 90s, 30m, 1h, 2d (default 1d).", valueName: "DURATION"))

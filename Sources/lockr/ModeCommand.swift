@@ -5,7 +5,10 @@ struct ModeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mode",
         abstract: "Switch mode: time (daily budget), hourly (a window each hour) or extreme (hourly behind a phrase).",
-        discussion: "Examples: `lockr mode time --budget 45m`, `lockr mode hourly --window 10m`, `lockr mode extreme`."
+        discussion: """
+            Examples: `lockr mode time --budget 45m`, `lockr mode hourly --window 10m`, `lockr mode extreme`. \
+            A stricter setting applies at once; one that loosens waits for its time (see `lockr pending`).
+            """
     )
 
     @Argument(help: ArgumentHelp("time, hourly or extreme.", valueName: "MODE")) var mode: String
