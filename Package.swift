@@ -132,7 +132,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "CLdns", "DNSTestSupport"]),
-        .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter"]),
+        .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "DNSTestSupport"]),
         .testTarget(
             name: "DNSProxyTests",
             dependencies: [
@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "LockrControlTests",
             dependencies: [
-                "LockrControl", "LockrPolicy",
+                "LockrControl", "LockrPolicy", "DNSTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

@@ -95,27 +95,14 @@ public struct ControlFilesError: Error, CustomStringConvertible, Sendable {
 public enum PrivateDirectory {
     /// What makes `directory` (and the `files` in it that exist) untrustworthy, as sentences.
     public static func problems(_ directory: String, files: [String] = []) -> [String] {
-        let user = geteuid()
-        var problems: [String] = []
         var info = stat()
         guard lstat(directory, &info) == 0 else { return [] }
-        if info.st_mode & S_IFMT != S_IFDIR {
-            problems.append("\(directory) is not a directory (a symbolic link is not accepted)")
-        } else if info.st_uid != user && info.st_uid != 0 {
-            problems.append("\(directory) belongs to uid \(info.st_uid), not to this user (uid \(user)) or root")
-        } else if info.st_mode & 0o022 != 0 {
-            problems.append("\(directory) is writable by other users (mode \(octal(info.st_mode)))")
-        }
+        var problems: [String?] = [
+            problem(directory, info, kind: S_IFDIR, "a directory (a symbolic link is not accepted)")
+        ]
         for file in files {
             let path = directory + "/" + file
-            guard lstat(path, &info) == 0 else { continue }
-            if info.st_mode & S_IFMT != S_IFREG {
-                problems.append("\(path) is not a regular file")
-            } else if info.st_uid != user && info.st_uid != 0 {
-                problems.append("\(path) belongs to uid \(info.st_uid), not to this user (uid \(user)) or root")
-            } else if info.st_mode & 0o022 != 0 {
-                problems.append("\(path) is writable by other users (mode \(octal(info.st_mode)))")
-            }
+            if lstat(path, &info) == 0 { problems.append(problem(path, info, kind: S_IFREG, "a regular file")) }
         }
         var parent = (URL(fileURLWithPath: directory).standardized.path as NSString).deletingLastPathComponent
         while !parent.isEmpty {
@@ -126,7 +113,19 @@ public enum PrivateDirectory {
             if parent == "/" { break }
             parent = (parent as NSString).deletingLastPathComponent
         }
-        return problems
+        return problems.compactMap { $0 }
+    }
+
+    /// What is wrong with `path` (its `lstat` in `info`): not of `kind`, another user's, or writable
+    /// by others.
+    private static func problem(_ path: String, _ info: stat, kind: mode_t, _ kindText: String) -> String? {
+        let user = geteuid()
+        if info.st_mode & S_IFMT != kind { return "\(path) is not \(kindText)" }
+        if info.st_uid != user && info.st_uid != 0 {
+            return "\(path) belongs to uid \(info.st_uid), not to this user (uid \(user)) or root"
+        }
+        if info.st_mode & 0o022 != 0 { return "\(path) is writable by other users (mode \(octal(info.st_mode)))" }
+        return nil
     }
 
     private static func octal(_ mode: mode_t) -> String { String(mode & 0o7777, radix: 8) }

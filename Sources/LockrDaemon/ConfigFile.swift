@@ -40,15 +40,7 @@ public enum ConfigFile {
     )
         throws(ConfigErrors) -> LockrConfiguration
     {
-        let table: TOMLTable
-        do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw ConfigErrors(
-                path: path, issues: [ConfigIssue(line: error.source.begin.line, key: nil, message: error.description)])
-        } catch {
-            throw ConfigErrors(path: path, issues: [ConfigIssue(line: nil, key: nil, message: "\(error)")])
-        }
+        let table = try Self.table(text, path: path)
         var reader = ConfigReader(table: table, lines: KeyLines(text: text))
         var config = base
         reader.apply(to: &config)
@@ -63,14 +55,7 @@ extension ConfigFile {
     /// The `state-dir` a config file names, if any, without checking the rest of it (the CLI needs
     /// only this to find the daemon). Fails only when the file is not TOML or the key not a string.
     public static func stateDirectory(in text: String, path: String) throws(ConfigErrors) -> String? {
-        let table: TOMLTable
-        do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
-            throw ConfigErrors(
-                path: path, issues: [ConfigIssue(line: error.source.begin.line, key: nil, message: error.description)])
-        } catch {
-            throw ConfigErrors(path: path, issues: [ConfigIssue(line: nil, key: nil, message: "\(error)")])
-        }
-        guard let value = table["state-dir"] else { return nil }
+        guard let value = try table(text, path: path)["state-dir"] else { return nil }
         guard let directory = value.string else {
             throw ConfigErrors(
                 path: path,
@@ -79,6 +64,16 @@ extension ConfigFile {
                 ])
         }
         return directory
+    }
+
+    /// `text` as TOML; a syntax error names its line.
+    private static func table(_ text: String, path: String) throws(ConfigErrors) -> TOMLTable {
+        do { return try TOMLTable(string: text) } catch let error as TOMLParseError {
+            throw ConfigErrors(
+                path: path, issues: [ConfigIssue(line: error.source.begin.line, key: nil, message: error.description)])
+        } catch {
+            throw ConfigErrors(path: path, issues: [ConfigIssue(line: nil, key: nil, message: "\(error)")])
+        }
     }
 
     /// Every key lockr reads, dotted ("cache.size"), tables excluded.
@@ -411,7 +406,7 @@ private struct ConfigReader {
         policy.calendar = DayCalendar(timeZone: timeZone, dayStartMinutes: dayStart)
         if let value = integer("policy.max-ttl", in: 1...60) { policy.maximumTTL = .seconds(value) }
         if let value = string("policy.commitment-delay") {
-            if let seconds = Self.durationSeconds(value), seconds <= 30 * 86_400 {
+            if let seconds = DurationText.seconds(value, plainUnit: nil), seconds <= 30 * 86_400 {
                 policy.commitmentDelay = .seconds(seconds)
             } else {
                 issue("policy.commitment-delay", "expected a duration up to 30 days such as \"24h\", \"90m\" or \"0\", not '\(value)'")
@@ -467,25 +462,6 @@ private struct ConfigReader {
             return nil
         }
         return .seconds(value * 60)
-    }
-
-    /// Seconds in "24h", "90m", "1h30m", "45s", "2d" or "0".
-    static func durationSeconds(_ text: String) -> Int? {
-        if text == "0" { return 0 }
-        let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        var total = 0
-        var digits = ""
-        for character in text {
-            if character.isASCII, character.isNumber {
-                digits.append(character)
-            } else if let unit = units[character], let number = Int(digits), number <= 100_000 {
-                total += number * unit
-                digits = ""
-            } else {
-                return nil
-            }
-        }
-        return digits.isEmpty && !text.isEmpty ? total : nil
     }
 
     /// Minutes after midnight of "HH:MM".

@@ -83,8 +83,9 @@ extension PolicyEngine {
 
     /// Applies the pending changes whose time has come (also those due while lockr was down).
     mutating func applyDueChanges(at now: Instant) {
+        // Runs on every query (through `advance`): nothing is allocated unless a change is due.
+        guard state.pending.contains(where: { $0.appliesAt <= now && !$0.awaitingSentence }) else { return }
         let due = state.pending.filter { $0.appliesAt <= now && !$0.awaitingSentence }
-        guard !due.isEmpty else { return }
         var current = inForce
         for pending in due {
             current = Loosening.applying(pending.change, to: current, from: pending.target)

@@ -4,21 +4,23 @@ import LockrControl
 import NIOHTTP1
 
 extension ClientOptions {
-    /// Sends a settings change. When the daemon wants the PIN (one is set and the change loosens) or
-    /// the sentence (extreme mode), asks for it at the terminal and sends again with it.
-    /// `request` makes the body for a sentence.
+    /// Sends a request that may need a gate. When the daemon wants the PIN (one is set and a settings
+    /// change loosens) or the sentence (extreme mode), asks for it at the terminal and sends again
+    /// with it. `request` makes the body for a sentence; `why` is shown before the sentence prompt.
     func change<Answer: Codable & Sendable, Body: Encodable & Sendable>(
-        _ method: HTTPMethodName, _ path: String, _ request: (String?) -> Body, as type: Answer.Type
+        _ method: HTTPMethod, _ path: String, _ request: (String?) -> Body, as type: Answer.Type,
+        why: String? = "This change loosens protection: in extreme mode it costs the sentence."
     ) async -> Answer {
         var phrase: String?
         var pin: String?
         while true {
             do {
                 return try await send(
-                    method.http, path, body: request(phrase), headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: type)
+                    method, path, body: request(phrase), headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: type)
             } catch ControlClientError.refused(_, let body) where body.code == "pin_required" && pin == nil {
                 pin = askPIN("PIN (a PIN protects settings): ", body: body)
             } catch ControlClientError.refused(_, let body) where body.code == "phrase_required" && phrase == nil {
+                if let why { print(why) }
                 phrase = askSentence(body)
             } catch {
                 fail(error)
@@ -30,7 +32,6 @@ extension ClientOptions {
     private func askSentence(_ body: ErrorBody) -> String {
         guard isatty(STDIN_FILENO) == 1 else { fail("\(body.error) (at a terminal: the sentence must be typed)", body: body) }
         let sentence = body.error.firstMatch(of: /"(.*)"$/).map { String($0.1) } ?? body.error
-        print("This change loosens protection; in extreme mode it costs the sentence.")
         switch SentencePrompt.ask(sentence) {
         case .typed(let typed): return typed
         case .pasted:
@@ -41,24 +42,13 @@ extension ClientOptions {
 
     /// A PIN read at the terminal without echo; ends the command when none comes.
     func askPIN(_ prompt: String, body: ErrorBody) -> String {
-        guard isatty(STDIN_FILENO) == 1 else { fail("\(body.error) (at a terminal: it is asked for there)", body: body) }
+        guard isatty(STDIN_FILENO) == 1 else {
+            fail("\(body.error): the PIN is asked for at a terminal, without echo; run this at one", body: body)
+        }
         guard let pin = PinPrompt.read(prompt), !pin.isEmpty else {
             fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: "cancelled"))
         }
         return pin
-    }
-}
-
-/// The methods settings changes use.
-enum HTTPMethodName {
-    case put, post, delete
-
-    var http: HTTPMethod {
-        switch self {
-        case .put: .PUT
-        case .post: .POST
-        case .delete: .DELETE
-        }
     }
 }
 
@@ -118,7 +108,7 @@ struct PendingCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let answer = await client.change(.post, "pending/\(id)/confirm", { PhraseRequest(phrase: $0) }, as: PendingResponse.self)
+            let answer = await client.change(.POST, "pending/\(id)/confirm", { PhraseRequest(phrase: $0) }, as: PendingResponse.self)
             client.show(answer) { answer in
                 answer.pending.first { $0.id == id }.map { "Confirmed: \(pendingLine($0))" } ?? "Confirmed #\(id): it applied."
             }
@@ -139,7 +129,7 @@ struct SettingsCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let answer = await client.change(.post, "settings/reset", { PhraseRequest(phrase: $0) }, as: ModeResponse.self)
+            let answer = await client.change(.POST, "settings/reset", { PhraseRequest(phrase: $0) }, as: ModeResponse.self)
             client.show(answer) { answer in
                 (["Back to the config file. Mode: \(answer.summary)."] + changeLines(answer.change)).joined(separator: "\n")
             }

@@ -97,25 +97,7 @@ func pathSegment(_ text: String) -> String {
 /// Reads a duration in seconds: "30m", "1h30m", "90s", "2d", or a plain number in `defaultUnit`
 /// seconds ("30" is 30 minutes by default). Nil for anything else, or beyond ten years.
 func parseDuration(_ text: String, defaultUnit: Int = 60) -> Int? {
-    let limit = 10 * 366 * 86_400
-    if let plain = Int(text) {
-        guard plain >= 0, plain <= limit / defaultUnit else { return nil }
-        return plain * defaultUnit
-    }
-    let units: [Character: Int] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-    var total = 0
-    var digits = ""
-    for character in text {
-        if character.isASCII, character.isNumber {
-            digits.append(character)
-            continue
-        }
-        guard let unit = units[character], let number = Int(digits), number <= limit / unit else { return nil }
-        total += number * unit
-        guard total <= limit else { return nil }
-        digits = ""
-    }
-    return digits.isEmpty && !text.isEmpty ? total : nil
+    DurationText.seconds(text, plainUnit: defaultUnit)
 }
 
 /// "12 min", "45 s", "1 h 5 min".

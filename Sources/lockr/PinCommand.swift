@@ -35,7 +35,7 @@ struct PinCommand: AsyncParsableCommand {
 
     /// Asks for a new PIN twice.
     static func newPIN(_ client: ClientOptions) -> String {
-        let body = ErrorBody(error: "a new PIN is needed", code: "bad_request")
+        let body = ErrorBody(error: "setting a PIN", code: "bad_request")
         let first = client.askPIN("New PIN (4 to 64 characters): ", body: body)
         let second = client.askPIN("Again: ", body: body)
         guard first == second else { client.fail("the two PINs differ; nothing changed", body: body) }

@@ -1,3 +1,4 @@
+import DNSTestSupport
 import Testing
 
 @testable import DNSFilter
@@ -37,20 +38,5 @@ import Testing
         }
         #expect(falseHits == 0, "seed \(seed)")
         #expect(set.memoryFootprint < listed.count * 64)
-    }
-}
-
-/// SplitMix64 (Steele, Lea and Flood): fast, seedable, and good enough to make test names.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }

@@ -163,6 +163,34 @@ import Testing
         }
     }
 
+    @Test func aBinaryWithoutItsCatalogueSaysSoAtStart() throws {
+        // A copy of the binary outside the checkout finds no blocklists/ above it.
+        let directory = NSTemporaryDirectory() + "lockr-no-catalogue-\(UUID())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.copyItem(atPath: LockrProcess.binary, toPath: directory + "/lockr")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: directory + "/lockr")
+        process.arguments = [
+            "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--upstream", "192.0.2.1", "--state-dir",
+            directory + "/state",
+        ]
+        let pipe = Pipe()
+        process.standardError = pipe
+        try process.run()
+        var log = ""
+        let deadline = Date() + 20
+        while !log.contains("] ready"), Date() < deadline, process.isRunning {
+            log += String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        process.terminate()
+        process.waitUntilExit()
+        #expect(log.contains("warning lockr: [LockrDaemon] no app catalogue found"), "\(log)")
+        // Asking to guard an app then says why there is none.
+        let refused = try run(directory + "/lockr", ["serve", "--guard", "tiktok", "--state-dir", directory + "/other"])
+        #expect(refused.status == 1 && refused.output.contains("none was found"), "\(refused.output)")
+    }
+
     @Test func policyTimeAheadOfTheClockIsWarnedAbout() async throws {
         let state = LockrProcess.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: state) }

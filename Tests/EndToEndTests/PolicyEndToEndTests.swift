@@ -120,9 +120,18 @@ import Testing
     func unlockAtATerminal(_ app: String, typing input: String, _ lockr: LockrProcess) throws -> (
         status: Int32, output: String
     ) {
-        let terminal = try PseudoTerminal(LockrProcess.binary, ["unlock", app, "--state-dir", lockr.stateDirectory])
-        terminal.read(until: "> ")
-        terminal.type(input)
+        try atATerminal(["unlock", app], answering: [("> ", input)], lockr)
+    }
+
+    /// A CLI verb run at a terminal: for each prompt, in order, waits for it and types the answer.
+    func atATerminal(
+        _ arguments: [String], answering answers: [(prompt: String, input: String)], _ lockr: LockrProcess
+    ) throws -> (status: Int32, output: String) {
+        let terminal = try PseudoTerminal(LockrProcess.binary, arguments + ["--state-dir", lockr.stateDirectory])
+        for answer in answers {
+            terminal.read(until: answer.prompt)
+            terminal.type(answer.input)
+        }
         return terminal.finish()
     }
 
@@ -171,10 +180,9 @@ import Testing
             #expect(try lockr.cli("guard", "remove", "tiktok").status == 1)
             #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
             // With the sentence typed, the change waits for the next clock hour.
-            let terminal = try PseudoTerminal(LockrProcess.binary, ["mode", "time", "--state-dir", lockr.stateDirectory])
-            terminal.read(until: "> ")
-            terminal.type("I am stupid enough to waste more time. Please give me another 15 minutes.\r")
-            let typed = terminal.finish()
+            let typed = try atATerminal(
+                ["mode", "time"],
+                answering: [("> ", "I am stupid enough to waste more time. Please give me another 15 minutes.\r")], lockr)
             #expect(typed.status == 0, "\(typed.output)")
             #expect(typed.output.contains("#1 policy.mode: extreme → time — pending, applies at 2026-06-01 11:00"), "\(typed.output)")
             #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
@@ -197,21 +205,13 @@ import Testing
 
     @Test func aPinIsAskedWithoutEchoForChangesThatLoosen() async throws {
         try await withLockr(mode: "hourly") { lockr, _ in
-            let setting = try PseudoTerminal(LockrProcess.binary, ["pin", "set", "--state-dir", lockr.stateDirectory])
-            setting.read(until: "New PIN")
-            setting.type("2468\r")
-            setting.read(until: "Again")
-            setting.type("2468\r")
-            let set = setting.finish()
+            let set = try atATerminal(["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
             #expect(set.status == 0 && set.output.contains("PIN set"), "\(set.output)")
             #expect(!set.output.contains("2468"), "the PIN is not echoed")
             // Without a terminal the PIN cannot be asked for: nothing changes.
             let plain = try lockr.cli("mode", "time")
             #expect(plain.status == 1 && plain.output.contains("a PIN protects settings"), "\(plain.output)")
-            let asking = try PseudoTerminal(LockrProcess.binary, ["mode", "time", "--state-dir", lockr.stateDirectory])
-            asking.read(until: "PIN")
-            asking.type("2468\r")
-            let changed = asking.finish()
+            let changed = try atATerminal(["mode", "time"], answering: [("PIN", "2468\r")], lockr)
             #expect(changed.status == 0, "\(changed.output)")
             #expect(changed.output.contains("#1 policy.mode: hourly → time — pending"), "\(changed.output)")
             #expect(!changed.output.contains("2468"))

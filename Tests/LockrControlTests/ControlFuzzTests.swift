@@ -1,3 +1,4 @@
+import DNSTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -74,7 +75,7 @@ import Testing
     @Test(arguments: [Mode.time, .hourly, .extreme])
     func randomRequestsNeverStopTheAPI(mode: Mode) async throws {
         try await withAPI(mode) { client in
-            var random = SeededRandom(seed: 0x10C4 &+ UInt64(mode.rawValue.count))
+            var random = SplitMix64(seed: 0x10C4 &+ UInt64(mode.rawValue.count))
             let expected: Set<Int> = [200, 400, 401, 403, 404, 405, 409, 429]
             for _ in 0..<800 {
                 let request = FuzzRequest.random(using: &random)
@@ -91,20 +92,6 @@ import Testing
             let status = try await client.execute(uri: "/api/v1/status", method: .get, headers: auth)
             #expect(status.status == .ok)
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failure can be replayed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
@@ -128,7 +115,7 @@ struct FuzzRequest {
         "snooze", "extend", "emergency/hold", "emergency", "log", "log?since=", "teleport", "", "guard/",
     ]
 
-    static func random(using random: inout SeededRandom) -> FuzzRequest {
+    static func random(using random: inout SplitMix64) -> FuzzRequest {
         let methods: [HTTPRequest.Method] = [.get, .post, .put, .delete, .patch]
         var path = paths[Int(random.next() % UInt64(paths.count))]
         if path.hasPrefix("log") {
@@ -144,7 +131,7 @@ struct FuzzRequest {
     }
 
     /// A body of the right shape for `path`, with hostile values in it.
-    static func template(for path: String, using random: inout SeededRandom) -> (method: HTTPRequest.Method, body: String)? {
+    static func template(for path: String, using random: inout SplitMix64) -> (method: HTTPRequest.Method, body: String)? {
         func number() -> String { numbers.randomElement(using: &random)! }
         func text() -> String { value(depth: 2, using: &random) }
         switch path {
@@ -158,7 +145,7 @@ struct FuzzRequest {
         }
     }
 
-    static func value(depth: Int, using random: inout SeededRandom, object: Bool = false) -> String {
+    static func value(depth: Int, using random: inout SplitMix64, object: Bool = false) -> String {
         if object || (depth < 2 && random.next() % 6 == 0) {
             let count = Int(random.next() % 4)
             let members = (0..<count).map { _ in
