@@ -124,6 +124,14 @@ public final class DNSServer: Sendable {
         }
     }
 
+    /// Swaps in a new pipeline that keeps the upstreams (a change of policy), the same way.
+    public func update(pipeline: QueryPipeline) {
+        for context in contexts {
+            let pipeline = pipeline.copy()
+            context.eventLoop.execute { context.pipeline = pipeline }
+        }
+    }
+
     /// Stops accepting queries and closes the upstream sockets.
     public func close() async {
         for channel in channels { try? await channel.close() }

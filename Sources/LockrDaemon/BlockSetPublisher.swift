@@ -6,27 +6,20 @@ import Synchronization
 /// Turns the policy's blocked apps into block-set snapshots and hands each change to the adapters.
 final class BlockSetPublisher: Sendable {
     let hub: AdapterHub
-    private let rules: Mutex<[String: [DomainRule]]>
     private let failing = Mutex(false)
     private let logger: Logger
 
-    init(hub: AdapterHub, rules: [String: [DomainRule]], logger: Logger) {
+    init(hub: AdapterHub, logger: Logger) {
         self.hub = hub
-        self.rules = Mutex(rules)
         self.logger = logger
     }
 
-    /// Takes the apps' rules from a reloaded configuration; the next `publish` pushes what changed.
-    func update(rules newRules: [String: [DomainRule]]) { rules.withLock { $0 = newRules } }
-
-    /// Publishes the state of the `guarded` apps, of which `blocked` are blocked. Cheap when nothing
-    /// changed (the hub compares with the last snapshot).
-    func publish(guarded: [String], blocked: [String]) {
+    /// Publishes the state of the `guarded` apps, of which `blocked` are blocked, each with its block
+    /// `rules`. Cheap when nothing changed (the hub compares with the last snapshot).
+    func publish(guarded: [String], blocked: [String], rules: [String: [DomainRule]]) {
         let blockedSet = Set(blocked)
-        let snapshot = rules.withLock { rules in
-            BlockSnapshot(
-                apps: guarded.map { AppBlock(app: $0, blocked: blockedSet.contains($0), rules: rules[$0] ?? []) })
-        }
+        let snapshot = BlockSnapshot(
+            apps: guarded.map { AppBlock(app: $0, blocked: blockedSet.contains($0), rules: rules[$0] ?? []) })
         do {
             if let change = try hub.publish(snapshot) {
                 let text = change.changed.map {

@@ -165,7 +165,7 @@ private struct ConfigReader {
             }
         }
         if let value = integer("blocking.ttl", in: 0...86_400) { config.blockTTL = UInt32(value) }
-        if let value = bool("blocking.anti-bypass") { config.antiBypass = value }
+        if let value = bool("blocking.anti-bypass") { config.names.antiBypass = value }
 
         if let value = integer("cache.size", in: 0...10_000_000) { config.cache.capacity = value }
         if let value = integer("cache.min-ttl", in: 0...86_400) { config.cache.bounds.minimum = UInt32(value) }
@@ -211,7 +211,7 @@ private struct ConfigReader {
 
     private mutating func applyGuard(to config: inout LockrConfiguration) {
         if let list = strings("guard") { config.guarded = list }
-        if let list = strings("always-allow") { config.alwaysAllow = list }
+        if let list = strings("always-allow") { config.names.alwaysAllow = list }
         if let value = string("control") {
             if let address = AddressText.parse(value, defaultPort: nil) {
                 if AddressText.isLoopback(address) {
@@ -245,7 +245,7 @@ private struct ConfigReader {
                             issue("apps.\(id)", "'\(domain)' is not one domain rule")
                         }
                     }
-                    config.extraApps[id] = domains
+                    config.names.customApps[id] = domains
                 }
             }
         }

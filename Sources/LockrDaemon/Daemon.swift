@@ -39,7 +39,7 @@ public final class Daemon: Service {
             let store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
             runtime = try PolicyRuntime(
                 config: config, loaded: loaded, store: store, logger: logger,
-                publisher: Self.publisher(config, loaded, outbox: OutboxStore(sharing: store), logger: logger))
+                publisher: Self.publisher(config, outbox: OutboxStore(sharing: store), logger: logger))
             token = try ControlFiles.token(in: config.stateDirectory)
         } catch {
             throw LoadError("\(error)")
@@ -53,7 +53,7 @@ public final class Daemon: Service {
                     listeners: ListenerSettings(
                         addresses: listenAddresses(config), maxTCPConnections: config.maxTCPConnections,
                         tcpIdleTimeout: config.tcpIdleTimeout),
-                    pipeline: Self.pipeline(config, loaded, cache: cache, gate: runtime),
+                    pipeline: PipelineKeeper.pipeline(config, rules: loaded.rules, cache: cache, runtime: runtime),
                     upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
                     forwarding: config.forwarding,
                     group: group)
@@ -62,9 +62,11 @@ public final class Daemon: Service {
                 throw LoadError("\(error)")
             }
         }
+        let keeper = server.map {
+            PipelineKeeper(server: $0, cache: cache, runtime: runtime, config: config, rules: loaded.rules)
+        }
         do {
-            try await serve(
-                config: config, loaded: loaded, server: server, cache: cache, runtime: runtime, token: token)
+            try await serve(config: config, loaded: loaded, server: server, keeper: keeper, runtime: runtime, token: token)
         } catch {
             await server?.close()
             try? await group.shutdownGracefully()
@@ -78,7 +80,7 @@ public final class Daemon: Service {
 
     /// Runs the control API and the policy's clock beside the DNS server until shutdown.
     private func serve(
-        config: LockrConfiguration, loaded: LoadedPolicy, server: DNSServer?, cache: AnswerCache,
+        config: LockrConfiguration, loaded: LoadedPolicy, server: DNSServer?, keeper: PipelineKeeper?,
         runtime: PolicyRuntime, token: String
     ) async throws {
         let controlText = AddressText.format(config.control)
@@ -155,7 +157,7 @@ public final class Daemon: Service {
 
             await cancelWhenGracefulShutdown {
                 for await _ in hangups {
-                    self.reload(server: server, cache: cache, runtime: runtime, running: config)
+                    self.reload(keeper: keeper, runtime: runtime, running: config)
                 }
             }
             stopping.set()
@@ -172,7 +174,7 @@ public final class Daemon: Service {
         return config.listen.filter { $0.protocol == .inet }
     }
 
-    private func reload(server: DNSServer?, cache: AnswerCache, runtime: PolicyRuntime, running: LockrConfiguration) {
+    private func reload(keeper: PipelineKeeper?, runtime: PolicyRuntime, running: LockrConfiguration) {
         do {
             let config = try configure()
             let loaded = try PolicyLoader.load(config)
@@ -190,10 +192,7 @@ public final class Daemon: Service {
                 )
             }
             runtime.reload(config: config, loaded: loaded)
-            server?.update(
-                pipeline: Self.pipeline(config, loaded, cache: cache, gate: runtime),
-                upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
-                forwarding: config.forwarding)
+            keeper?.reload(config, rules: loaded.rules, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
             report(loaded, config)
             logger.notice("reloaded")
         } catch {
@@ -202,9 +201,7 @@ public final class Daemon: Service {
     }
 
     /// The adapter layer for the configured backends, or nil when lockr only answers DNS.
-    static func publisher(
-        _ config: LockrConfiguration, _ loaded: LoadedPolicy, outbox: OutboxStore, logger: Logger
-    ) -> BlockSetPublisher? {
+    static func publisher(_ config: LockrConfiguration, outbox: OutboxStore, logger: Logger) -> BlockSetPublisher? {
         guard !config.backends.isEmpty else { return nil }
         let backends: [(any Backend, BackendKind)] = config.backends.map { settings in
             switch settings.kind {
@@ -218,18 +215,7 @@ public final class Daemon: Service {
         let hub = AdapterHub(
             backends: backends, outbox: outbox, timing: config.adapterTiming,
             metering: Set([config.meterFrom].compactMap { $0 }), logger: logger)
-        return BlockSetPublisher(hub: hub, rules: loaded.appRules, logger: logger)
-    }
-
-    static func pipeline(
-        _ config: LockrConfiguration, _ loaded: LoadedPolicy, cache: AnswerCache, gate: any GuardGate
-    ) -> QueryPipeline {
-        QueryPipeline(
-            policy: FilterPolicy(
-                rules: loaded.rules, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
-                antiBypass: config.antiBypass,
-                guardStage: GuardStage(apps: loaded.guardSet, gate: gate, blockTTL: config.guardBlockTTL)),
-            access: config.access, cacheSettings: config.cache, cache: cache)
+        return BlockSetPublisher(hub: hub, logger: logger)
     }
 
     private func report(_ loaded: LoadedPolicy, _ config: LockrConfiguration) {
@@ -253,6 +239,53 @@ public final class Daemon: Service {
                 "apps": "\(loaded.catalogue.apps.count)", "catalogue": "\(loaded.catalogueDirectory ?? "none")",
                 "block-mode": "\(config.blockAnswer)",
             ])
+    }
+}
+
+/// Keeps the DNS server's pipeline built from the latest configuration and rule lists and the app
+/// names in force: a reload and a change of the names in force (a loosening change applying) each
+/// build a new one, one at a time, from what is latest then, so the latest always wins.
+final class PipelineKeeper: Sendable {
+    private let server: DNSServer
+    private let cache: AnswerCache
+    private let runtime: PolicyRuntime
+    private let inputs: Mutex<(config: LockrConfiguration, rules: RuleSet)>
+
+    init(server: DNSServer, cache: AnswerCache, runtime: PolicyRuntime, config: LockrConfiguration, rules: RuleSet) {
+        self.server = server
+        self.cache = cache
+        self.runtime = runtime
+        inputs = Mutex((config, rules))
+        runtime.whenNamingChanges { [weak self] in self?.namingChanged() }
+    }
+
+    /// Takes a reloaded configuration, its rule lists and upstreams.
+    func reload(_ config: LockrConfiguration, rules: RuleSet, upstreams: UpstreamPool) {
+        inputs.withLock { inputs in
+            inputs = (config, rules)
+            server.update(
+                pipeline: Self.pipeline(config, rules: rules, cache: cache, runtime: runtime), upstreams: upstreams,
+                forwarding: config.forwarding)
+        }
+    }
+
+    private func namingChanged() {
+        inputs.withLock { inputs in
+            server.update(pipeline: Self.pipeline(inputs.config, rules: inputs.rules, cache: cache, runtime: runtime))
+        }
+    }
+
+    /// The pipeline for `config` and `rules` around the runtime's app names in force.
+    static func pipeline(
+        _ config: LockrConfiguration, rules: RuleSet, cache: AnswerCache, runtime: PolicyRuntime
+    ) -> QueryPipeline {
+        let naming = runtime.naming
+        return QueryPipeline(
+            policy: FilterPolicy(
+                rules: rules, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
+                antiBypass: naming.rules.antiBypass,
+                guardStage: GuardStage(apps: naming.guardSet, gate: runtime, blockTTL: config.guardBlockTTL)),
+            access: config.access, cacheSettings: config.cache, cache: cache)
     }
 }
 

@@ -22,7 +22,6 @@ public struct LockrConfiguration: Sendable, Equatable {
 
     public var blockAnswer: BlockAnswer = .null
     public var blockTTL: UInt32 = 60
-    public var antiBypass = true
 
     public var cache = CacheSettings()
     public var forwarding = ForwardSettings()
@@ -37,10 +36,9 @@ public struct LockrConfiguration: Sendable, Equatable {
 
     /// Catalogue ids of the guarded apps.
     public var guarded: [String] = []
-    /// Catalogue ids or domain rules that guards never block.
-    public var alwaysAllow: [String] = []
-    /// Apps defined in the configuration rather than the catalogue: id to domain rules.
-    public var extraApps: [String: [String]] = [:]
+    /// The apps the configuration defines (`[apps]`), what guards never block (`always-allow`), and
+    /// whether anti-bypass names are answered.
+    public var names = NameRules()
     /// Modes, budgets, windows, gates and the day's calendar.
     public var policy = PolicySettings()
     /// TTL of a guarded app's blocked answer: short, so that an unlock takes effect quickly.

@@ -17,16 +17,11 @@ public struct LoadedPolicy: Sendable {
     public let reports: [(path: String, report: ListReport)]
     public let catalogue: AppCatalogue
     public let catalogueDirectory: String?
-    /// The names of every app that may be guarded (catalogue and configuration), with the overrides.
-    public let guardSet: GuardSet
-    /// Every app that may be guarded: id to display name.
-    public let appNames: [String: String]
-    /// Each app's group (social, video, ...; "custom" for `[apps]`).
-    public let appGroups: [String: String]
+    /// Which app each name belongs to, as the configuration says (the names in force may differ
+    /// while a loosening change waits: see `PolicyRuntime`).
+    let naming: AppNaming
     /// The configured guarded apps by their ids (the config may name them in any letter case).
     public let guarded: [String]
-    /// Each app's block rules for other blockers, without those `always-allow` frees.
-    public let appRules: [String: [DomainRule]]
     public let upstreams: [SocketAddress]
     /// Wall-clock seconds spent reading lists.
     public let listLoadSeconds: Double
@@ -49,37 +44,18 @@ public enum PolicyLoader {
         let rules = builder.build()
         let elapsed = ContinuousClock.now - started
         let (catalogue, directory) = try loadCatalogue(config)
-        let apps = try guardableApps(config, catalogue)
-        let guardSet = GuardSet(apps: apps, overrides: try overrides(config, catalogue))
-        let names = Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let naming = try AppNaming(catalogue: catalogue, rules: config.names)
         return LoadedPolicy(
-            rules: rules, reports: reports, catalogue: catalogue, catalogueDirectory: directory,
-            guardSet: guardSet, appNames: names,
-            appGroups: Dictionary(apps.map { ($0.id, $0.group) }, uniquingKeysWith: { first, _ in first }),
-            guarded: config.guarded.compactMap { AppNames.resolve($0, in: names) },
-            appRules: Dictionary(
-                apps.map { app in (app.id, app.domainRules.filter { Self.stillGuarded($0, of: app.id, in: guardSet) })
-                },
-                uniquingKeysWith: { first, _ in first }),
+            rules: rules, reports: reports, catalogue: catalogue, catalogueDirectory: directory, naming: naming,
+            guarded: try guarded(config, naming.names, catalogue: catalogue),
             upstreams: config.answersDNS ? try upstreams(config) : [],
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
-    /// The catalogue's apps and those the configuration defines; every guarded id must be one of them.
-    static func guardableApps(_ config: LockrConfiguration, _ catalogue: AppCatalogue) throws(LoadError) -> [App] {
-        var apps = catalogue.apps.values.sorted { $0.id < $1.id }
-        for (id, domains) in config.extraApps.sorted(by: { $0.key < $1.key }) {
-            guard catalogue.apps[id] == nil else {
-                throw LoadError("[apps] \(id): the catalogue already has an app '\(id)'; pick another id")
-            }
-            do {
-                apps.append(
-                    try App(
-                        id: id, name: id, group: "custom", ruleText: Array(domains.joined(separator: "\n").utf8),
-                        path: "config [apps] \(id)"))
-            } catch { throw LoadError("\(error)") }
-        }
-        let names = Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+    /// The guarded apps by their ids; every one must be an app of `names`.
+    static func guarded(
+        _ config: LockrConfiguration, _ names: [String: String], catalogue: AppCatalogue
+    ) throws(LoadError) -> [String] {
         let unknown = config.guarded.filter { AppNames.resolve($0, in: names) == nil }
         guard unknown.isEmpty else {
             let listed = unknown.map { id in
@@ -88,39 +64,7 @@ public enum PolicyLoader {
             let place = catalogue.apps.isEmpty ? "the catalogue (none was found: set catalogue = \"DIR\")" : "the catalogue"
             throw LoadError("guard: no app \(listed.joined(separator: ", ")) in \(place) or [apps]; `lockr apps` lists them")
         }
-        return apps
-    }
-
-    /// Whether `rule` still belongs to `app` once `always-allow` is applied (regexes always do).
-    private static func stillGuarded(_ rule: DomainRule, of app: String, in guardSet: GuardSet) -> Bool {
-        switch rule {
-        case .domain(let name): guardSet.app(forName: name) == app
-        case .subdomains(let name): guardSet.app(forName: "lockr-probe." + name) == app
-        case .regex: true
-        }
-    }
-
-    /// `always-allow` entries: a catalogue app's rules, or a domain rule.
-    static func overrides(
-        _ config: LockrConfiguration, _ catalogue: AppCatalogue
-    ) throws(LoadError)
-        -> [(source: String, ruleText: [UInt8])]
-    {
-        var overrides: [(source: String, ruleText: [UInt8])] = []
-        for entry in config.alwaysAllow {
-            if let app = catalogue.apps[entry] {
-                overrides.append(("app:\(entry)", app.ruleText))
-                continue
-            }
-            var builder = RuleSetBuilder()
-            let report = RuleListParser.parse(
-                Array(entry.utf8), role: .block, source: builder.addSource(entry), into: &builder)
-            guard report.rules == 1, report.issues.isEmpty else {
-                throw LoadError("always-allow: '\(entry)' is neither a catalogue app nor a domain rule")
-            }
-            overrides.append((entry, Array(entry.utf8)))
-        }
-        return overrides
+        return config.guarded.compactMap { AppNames.resolve($0, in: names) }
     }
 
     /// The configured upstreams, or else the name servers of /etc/resolv.conf that are not lockr itself.

@@ -24,9 +24,19 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     let publisher: BlockSetPublisher?
     /// Whether the DNS lockr answers meters usage (false when a backend's query log does).
     private let metersDNS: Bool
-    /// What query-log metering needs: which app a name is, which clients each backend counts.
-    private let metering: Mutex<(guardSet: GuardSet, clients: [String: [String]])>
-    private let groups: Mutex<[String: String]>
+    private let lookup: Mutex<Lookup>
+    /// Called when the app names in force change, to rebuild the DNS pipeline around them.
+    private let namingChanged = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// Which app each name is, as the protection in force has it, and what it is built from.
+    private struct Lookup {
+        var catalogue: AppCatalogue
+        var naming: AppNaming
+        /// Names in force that cannot be built (the catalogue took one of their app ids), logged once.
+        var unbuildable: NameRules?
+        /// Which clients each backend's query log counts for metering.
+        var clients: [String: [String]]
+    }
 
     /// What has not reached the store yet, and what it holds.
     private struct SaveState {
@@ -51,17 +61,45 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     ) throws(StoreError) {
         let state = try store.load()
         clock = makeClock(state?.lastSeen, config)
-        engine = Mutex(
-            PolicyEngine(
-                settings: config.policy, guarded: loaded.guarded, apps: loaded.appNames, state: state, now: clock.now())
-        )
+        let engine = PolicyEngine(
+            settings: config.policy, guarded: loaded.guarded, apps: loaded.naming.names, names: config.names,
+            state: state, now: clock.now())
+        self.engine = Mutex(engine)
         self.store = store
         self.logger = logger
         self.publisher = publisher
         metersDNS = config.meterFrom == nil
-        metering = Mutex((loaded.guardSet, Self.clients(config)))
-        groups = Mutex(loaded.appGroups)
+        lookup = Mutex(
+            Lookup(catalogue: loaded.catalogue, naming: loaded.naming, unbuildable: nil, clients: Self.clients(config)))
         saving = Mutex(SaveState(saved: state))
+        refreshNaming(rebuild: false)
+    }
+
+    /// Which app each name belongs to, as the protection in force has it.
+    var naming: AppNaming { lookup.withLock { $0.naming } }
+
+    /// Calls `body` whenever `naming` changes (after the change).
+    func whenNamingChanges(_ body: @escaping @Sendable () -> Void) { namingChanged.withLock { $0 = body } }
+
+    /// Rebuilds `naming` when the names in force differ from it, or always with `rebuild` (the
+    /// catalogue changed). Without `rebuild`, tells whoever asked (a reload rebuilds the pipeline).
+    private func refreshNaming(rebuild: Bool) {
+        let rules = engine.withLock { $0.inForceNames }
+        let changed = lookup.withLock { lookup -> Bool in
+            guard rebuild || (lookup.naming.rules != rules && lookup.unbuildable != rules) else { return false }
+            do throws(LoadError) {
+                lookup.naming = try AppNaming(catalogue: lookup.catalogue, rules: rules)
+                lookup.unbuildable = nil
+                return true
+            } catch {
+                logger.error(
+                    "cannot build the app names in force; keeping the previous ones", metadata: ["error": "\(error)"])
+                lookup.unbuildable = rules
+                return false
+            }
+        }
+        guard changed, !rebuild else { return }
+        namingChanged.withLock { $0 }?()
     }
 
     /// A warning when policy time and the wall clock disagree by more than a minute, else nil.
@@ -103,7 +141,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     /// Takes the queries `backend` logged (its query log) for metering: those for guarded apps' names,
     /// from the backend's configured clients (all when none are).
     func observe(_ queries: [LoggedQuery], from backend: String) {
-        let (guardSet, clients) = metering.withLock { ($0.guardSet, $0.clients[backend] ?? []) }
+        let (guardSet, clients) = lookup.withLock { ($0.naming.guardSet, $0.clients[backend] ?? []) }
         let ours = queries.compactMap { query -> (app: String, at: Date)? in
             guard clients.isEmpty || clients.contains(query.client), let app = guardSet.app(forName: query.name) else {
                 return nil
@@ -127,7 +165,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
         guard let publisher else { return }
         let now = clock.now()
         let (guarded, blocked) = engine.withLock { ($0.guarded, $0.blockedApps(at: now)) }
-        publisher.publish(guarded: guarded, blocked: blocked)
+        publisher.publish(guarded: guarded, blocked: blocked, rules: lookup.withLock { $0.naming.blockRules })
     }
 
     // MARK: PolicyAccess
@@ -142,6 +180,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
             do throws(PolicyRefusal) { return .success(try action(&engine, now)) } catch { return .failure(error) }
         }
         do { try save(force: true) } catch { throw .storage("\(error)") }
+        refreshNaming(rebuild: false)
         publish()
         switch outcome {
         case .success(let result): return result
@@ -158,7 +197,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
         do { return try store.events(since: since, limit: limit) } catch { throw .storage("\(error)") }
     }
 
-    func appGroups() -> [String: String] { groups.withLock { $0 } }
+    func appGroups() -> [String: String] { lookup.withLock { $0.naming.groups } }
 
     func backends() -> [BackendBody] {
         guard let publisher else { return [] }
@@ -183,13 +222,16 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     func reload(config: LockrConfiguration, loaded: LoadedPolicy) {
         let now = clock.now()
         let notes = engine.withLock {
-            $0.rebase(settings: config.policy, guarded: loaded.guarded, apps: loaded.appNames, at: now)
+            $0.rebase(
+                settings: config.policy, guarded: loaded.guarded, apps: loaded.naming.names, names: config.names, at: now)
         }
         for note in notes { logger.warning("\(note)") }
         try? save(force: true)
-        publisher?.update(rules: loaded.appRules)
-        metering.withLock { $0 = (loaded.guardSet, Self.clients(config)) }
-        groups.withLock { $0 = loaded.appGroups }
+        lookup.withLock { lookup in
+            lookup.catalogue = loaded.catalogue
+            lookup.clients = Self.clients(config)
+        }
+        refreshNaming(rebuild: true)
         publish()
     }
 
@@ -216,6 +258,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
             engine.tick(at: now)
         }
         try? save(force: timeScale != 1)
+        refreshNaming(rebuild: false)
         publish()
     }
 

@@ -1,21 +1,26 @@
-/// Everything that decides how much protection is in force: the policy settings and which apps are
-/// guarded. Compared by `Loosening` to tell a change that loosens from one that tightens.
+/// Everything that decides how much protection is in force: the policy settings, which apps are
+/// guarded and which names are theirs. Compared by `Loosening` to tell a change that loosens from
+/// one that tightens.
 public struct Protection: Sendable, Equatable, Codable {
     public var settings: PolicySettings
     /// Guarded app ids.
     public var guarded: [String]
+    /// Nil only when read from a store an older lockr wrote: the engine then takes the configuration's.
+    public var names: NameRules?
 
-    public init(settings: PolicySettings, guarded: [String]) {
+    public init(settings: PolicySettings, guarded: [String], names: NameRules = NameRules()) {
         self.settings = settings
         self.guarded = guarded
+        self.names = names
     }
 }
 
 /// One setting that differs between two protections, and whether the change loosens.
 public struct SettingChange: Sendable, Equatable, Codable {
-    /// The setting's key as the config file names it ("time.budget-minutes"), or "guard".
+    /// The setting's key as the config file names it ("time.budget-minutes", "guard", "always-allow",
+    /// "apps.ID" for the domains of an app the config defines).
     public let key: String
-    /// For "guard": the app that is added or removed.
+    /// For a list ("guard", "always-allow", "apps.ID"): the entry that is added or removed.
     public let element: String?
     /// The values as people read them ("30 min" → "45 min"; "guarded" → "not guarded").
     public let from: String
@@ -24,6 +29,13 @@ public struct SettingChange: Sendable, Equatable, Codable {
 
     /// "time.budget-minutes: 30 min → 45 min", "guard tiktok: guarded → not guarded".
     public var description: String { "\(key)\(element.map { " \($0)" } ?? ""): \(from) → \(to)" }
+
+    /// The app the change is about, if one: the app guarded or not, or the app whose domains change.
+    public var app: String? {
+        if key == Loosening.guardKey { return element }
+        if key.hasPrefix(Loosening.appsPrefix) { return String(key.dropFirst(Loosening.appsPrefix.count)) }
+        return nil
+    }
 }
 
 /// Decides which changes loosen protection. A change loosens when it could let an app open sooner
@@ -31,9 +43,19 @@ public struct SettingChange: Sendable, Equatable, Codable {
 /// and hourly, which trade different limits), a bigger budget or window, a budget per app, fewer
 /// guarded apps, a longer snooze, extension or emergency or more of them a day, a shorter emergency
 /// hold, a weaker strictness, a shorter sentence, a longer TTL for open apps, metering that counts
-/// less, a shorter commitment delay, and any move of the day's start or time zone (which can start a
-/// new day early). Everything else tightens or is neutral, and applies at once.
+/// less, a shorter commitment delay, any move of the day's start or time zone (which can start a
+/// new day early), an app's domain dropped from `[apps]`, a name always allowed, and anti-bypass
+/// switched off. Everything else tightens or is neutral, and applies at once.
 public enum Loosening {
+    static let guardKey = "guard"
+    static let alwaysAllowKey = "always-allow"
+    static let antiBypassKey = "blocking.anti-bypass"
+    static let appsPrefix = "apps."
+    /// How the entries of a list read, in and out of it.
+    static let (guardedText, notGuardedText) = ("guarded", "not guarded")
+    static let (allowedText, notAllowedText) = ("always allowed", "not allowed")
+    static let (listedText, notListedText) = ("listed", "not listed")
+
     /// Every setting that differs between `old` and `new`, in a fixed order.
     public static func changes(from old: Protection, to new: Protection) -> [SettingChange] {
         var changes = settings.compactMap { setting -> SettingChange? in
@@ -44,13 +66,35 @@ public enum Loosening {
                 key: setting.key, element: nil, from: before, to: after,
                 loosens: setting.loosens(old.settings, new.settings))
         }
-        for app in old.guarded where !new.guarded.contains(app) {
-            changes.append(SettingChange(key: "guard", element: app, from: "guarded", to: "not guarded", loosens: true))
+        changes += listChanges(guardKey, old.guarded, new.guarded, inside: guardedText, outside: notGuardedText, removingLoosens: true)
+        guard let oldNames = old.names, let newNames = new.names else { return changes }
+        if oldNames.antiBypass != newNames.antiBypass {
+            changes.append(
+                SettingChange(
+                    key: antiBypassKey, element: nil, from: flag(oldNames.antiBypass), to: flag(newNames.antiBypass),
+                    loosens: oldNames.antiBypass))
         }
-        for app in new.guarded where !old.guarded.contains(app) {
-            changes.append(SettingChange(key: "guard", element: app, from: "not guarded", to: "guarded", loosens: false))
+        changes += listChanges(
+            alwaysAllowKey, oldNames.alwaysAllow, newNames.alwaysAllow, inside: allowedText, outside: notAllowedText,
+            removingLoosens: false)
+        for app in Set(oldNames.customApps.keys).union(newNames.customApps.keys).sorted() {
+            changes += listChanges(
+                appsPrefix + app, oldNames.customApps[app] ?? [], newNames.customApps[app] ?? [], inside: listedText,
+                outside: notListedText, removingLoosens: true)
         }
         return changes
+    }
+
+    /// The entries removed from and added to a list; removing loosens, or adding does.
+    private static func listChanges(
+        _ key: String, _ old: [String], _ new: [String], inside: String, outside: String, removingLoosens: Bool
+    ) -> [SettingChange] {
+        old.filter { !new.contains($0) }.map {
+            SettingChange(key: key, element: $0, from: inside, to: outside, loosens: removingLoosens)
+        }
+            + new.filter { !old.contains($0) }.map {
+                SettingChange(key: key, element: $0, from: outside, to: inside, loosens: !removingLoosens)
+            }
     }
 
     /// `protection` with `change` made, taking the new value from `target`.
@@ -58,15 +102,20 @@ public enum Loosening {
         -> Protection
     {
         var result = protection
-        if change.key == "guard", let app = change.element {
-            if change.to == "guarded" {
-                if !result.guarded.contains(app) { result.guarded.append(app) }
-            } else {
-                result.guarded.removeAll { $0 == app }
-            }
-        } else if let setting = settings.first(where: { $0.key == change.key }) {
-            setting.copy(&result.settings, target.settings)
+        var names = protection.names ?? target.names ?? NameRules()
+        switch change.key {
+        case guardKey: result.guarded.update(change, inside: guardedText)
+        case alwaysAllowKey: names.alwaysAllow.update(change, inside: allowedText)
+        case antiBypassKey: names.antiBypass = target.names?.antiBypass ?? names.antiBypass
+        case let key where key.hasPrefix(appsPrefix):
+            let app = String(key.dropFirst(appsPrefix.count))
+            var rules = names.customApps[app] ?? []
+            rules.update(change, inside: listedText)
+            names.customApps[app] = rules.isEmpty ? nil : rules
+        default:
+            settings.first { $0.key == change.key }?.copy(&result.settings, target.settings)
         }
+        result.names = names
         return result
     }
 
@@ -141,4 +190,16 @@ public enum Loosening {
         setting("emergency.per-day", \.emergency.perDay, text: count, looser: more),
         setting("emergency.hold-seconds", \.emergencyHold, text: minutes, looser: { $1 < $0 }),
     ]
+}
+
+extension Array where Element == String {
+    /// Adds or removes `change`'s element: added when the change's new value is `inside`.
+    fileprivate mutating func update(_ change: SettingChange, inside: String) {
+        guard let element = change.element else { return }
+        if change.to == inside {
+            if !contains(element) { append(element) }
+        } else {
+            removeAll { $0 == element }
+        }
+    }
 }

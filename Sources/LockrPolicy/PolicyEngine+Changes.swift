@@ -17,15 +17,22 @@ extension PolicyEngine {
 
     func desired(with overlay: SettingsOverlay) -> Protection {
         Protection(
-            settings: overlay.applied(to: base), guarded: overlay.guarded(base: baseGuarded).filter { apps[$0] != nil })
+            settings: overlay.applied(to: base), guarded: overlay.guarded(base: baseGuarded).filter { apps[$0] != nil },
+            names: baseNames)
     }
 
     /// The protection in force.
     public var inForce: Protection { state.inForce ?? desired }
 
-    /// Makes the settings and guarded apps those of the protection in force.
+    /// Which names are apps' names, as the protection in force has them.
+    public var inForceNames: NameRules { inForce.names ?? baseNames }
+
+    /// Makes the settings, known apps and guarded apps those of the protection in force. An app the
+    /// configuration no longer defines stays known while the protection in force still has it.
     mutating func refreshInForce() {
         settings = inForce.settings
+        apps = configuredApps
+        for app in inForce.names?.customApps.keys.sorted() ?? [] where apps[app] == nil { apps[app] = app }
         guarded = inForce.guarded.filter { apps[$0] != nil }
         guardedSet = Set(guarded)
         wasOpen = wasOpen.filter { guardedSet.contains($0.key) }
@@ -40,12 +47,12 @@ extension PolicyEngine {
         var current = inForce
         for change in Loosening.changes(from: current, to: wanted) where !change.loosens {
             current = Loosening.applying(change, to: current, from: wanted)
-            log(.changeApplied, change.element, "\(change.description) (\(source); at once, as it does not loosen)", at: now)
+            log(.changeApplied, change.app, "\(change.description) (\(source); at once, as it does not loosen)", at: now)
         }
         state.inForce = current
         let loosening = Loosening.changes(from: current, to: wanted).filter(\.loosens)
         for gone in state.pending where !loosening.contains(where: { Self.same($0, gone.change) }) {
-            log(.changeCancelled, gone.change.element, "#\(gone.id) \(gone.change.description): no longer asked for", at: now)
+            log(.changeCancelled, gone.change.app, "#\(gone.id) \(gone.change.description): no longer asked for", at: now)
         }
         state.pending.removeAll { pending in !loosening.contains { Self.same($0, pending.change) } }
         state.declined = state.declined.filter { slot, value in
@@ -60,7 +67,7 @@ extension PolicyEngine {
             state.nextChangeID += 1
             state.pending.append(pending)
             created.append(pending)
-            log(.changePending, change.element, "#\(pending.id) \(change.description) (\(source)): \(when(pending))", at: now)
+            log(.changePending, change.app, "#\(pending.id) \(change.description) (\(source)): \(when(pending))", at: now)
         }
         refreshInForce()
         restartMeteringIfTheSliceChanged(at: now)
@@ -89,7 +96,7 @@ extension PolicyEngine {
         var current = inForce
         for pending in due {
             current = Loosening.applying(pending.change, to: current, from: pending.target)
-            log(.changeApplied, pending.change.element, "#\(pending.id) \(pending.change.description) (\(pending.source))", at: now)
+            log(.changeApplied, pending.change.app, "#\(pending.id) \(pending.change.description) (\(pending.source))", at: now)
         }
         state.inForce = current
         state.pending.removeAll { pending in due.contains { $0.id == pending.id } }
@@ -157,7 +164,7 @@ extension PolicyEngine {
     ) throws(PolicyRefusal) -> ChangeOutcome {
         let app = try appID(app)
         guard desired.guarded.contains(app) else {
-            throw state.pending.contains(where: { $0.change.key == "guard" && $0.change.element == app })
+            throw state.pending.contains(where: { $0.change.key == Loosening.guardKey && $0.change.element == app })
                 ? .nothingToDo("\(app) is already to stop being guarded (`lockr pending list`)") : .notGuarded(app)
         }
         let configured = baseGuarded.contains(app)
@@ -191,7 +198,7 @@ extension PolicyEngine {
         let still = Loosening.changes(from: inForce, to: desired).first { Self.slot($0) == Self.slot(pending.change) }
         if let still, still.loosens { state.declined[Self.slot(still)] = still.to }
         state.pending.removeAll { $0.id == id }
-        log(.changeCancelled, pending.change.element, "#\(id) \(pending.change.description): cancelled", at: now)
+        log(.changeCancelled, pending.change.app, "#\(id) \(pending.change.description): cancelled", at: now)
         settle(source: Self.configFile, at: now)
         return pending
     }
@@ -217,7 +224,7 @@ extension PolicyEngine {
 
     static func same(_ a: SettingChange, _ b: SettingChange) -> Bool { slot(a) == slot(b) && a.to == b.to }
 
-    /// The setting a change is about: its key, and for "guard" the app.
+    /// The setting a change is about: its key, and for a list the entry.
     static func slot(_ change: SettingChange) -> String { change.key + (change.element.map { " " + $0 } ?? "") }
 }
 
@@ -230,7 +237,7 @@ extension SettingsOverlay {
         if perApp != nil { keys.append("time.per-app") }
         if hourlyWindow != nil { keys.append("hourly.window-minutes") }
         if extremeWindow != nil { keys.append("extreme.window-minutes") }
-        if !guardAdded.isEmpty || !guardRemoved.isEmpty { keys.append("guard") }
+        if !guardAdded.isEmpty || !guardRemoved.isEmpty { keys.append(Loosening.guardKey) }
         return keys
     }
 
@@ -242,7 +249,7 @@ extension SettingsOverlay {
         case "time.per-app": perApp = nil
         case "hourly.window-minutes": hourlyWindow = nil
         case "extreme.window-minutes": extremeWindow = nil
-        case "guard":
+        case Loosening.guardKey:
             guardRemoved.removeAll { $0 == change.element }
             guardAdded.removeAll { $0 == change.element }
         default: break

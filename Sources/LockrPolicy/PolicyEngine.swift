@@ -27,8 +27,13 @@ public struct PolicyEngine: Sendable {
     public private(set) var base: PolicySettings
     /// Settings in force: the configuration with the control API's changes applied.
     public internal(set) var settings: PolicySettings
-    /// Every app that may be guarded: id to display name.
-    public private(set) var apps: [String: String]
+    /// Every app that may be guarded: id to display name (the catalogue's, the configuration's, and
+    /// those the protection in force still defines).
+    public internal(set) var apps: [String: String]
+    /// Every app the configuration and catalogue know: id to display name.
+    private(set) var configuredApps: [String: String]
+    /// Which names are apps' names, as the configuration file says.
+    private(set) var baseNames: NameRules
     /// Apps guarded by the configuration file.
     var baseGuarded: [String]
     /// Apps guarded now, in configuration order.
@@ -48,12 +53,14 @@ public struct PolicyEngine: Sendable {
     /// Restores an engine. `state` is what the store kept (nil on first start); `now` must be the
     /// current policy time.
     public init(
-        settings base: PolicySettings, guarded baseGuarded: [String], apps: [String: String], state: PolicyState?,
-        now: Instant
+        settings base: PolicySettings, guarded baseGuarded: [String], apps: [String: String],
+        names: NameRules = NameRules(), state: PolicyState?, now: Instant
     ) {
         let state = state ?? PolicyState(today: DayRecord(day: base.calendar.day(containing: now)), lastSeen: now)
         self.base = base
         self.apps = apps
+        configuredApps = apps
+        baseNames = names
         self.baseGuarded = baseGuarded.filter { apps[$0] != nil }
         self.state = state
         settings = base
@@ -62,6 +69,7 @@ public struct PolicyEngine: Sendable {
         // A first start (or a store an older lockr wrote) takes the configuration as it is; after
         // that, what the configuration loosens waits like any other loosening change.
         if self.state.inForce == nil { self.state.inForce = desired }
+        if self.state.inForce?.names == nil { self.state.inForce?.names = names }
         refreshInForce()
         restartMeteringIfTheSliceChanged(at: state.lastSeen)
         let gap = settings.relookupGap
@@ -317,22 +325,25 @@ public struct PolicyEngine: Sendable {
         }
     }
 
-    /// Takes new settings, guarded apps and known apps from a reloaded configuration; changes made
-    /// through the control API stay on top. What tightens applies at once, what loosens waits (see
-    /// `PendingChange`). Returns a note for each changed setting the control API overrides.
+    /// Takes new settings, guarded apps, known apps and app names from a reloaded configuration;
+    /// changes made through the control API stay on top. What tightens applies at once, what loosens
+    /// waits (see `PendingChange`). Returns a note for each changed setting the control API overrides.
     @discardableResult
     public mutating func rebase(
-        settings newBase: PolicySettings, guarded newGuarded: [String], apps newApps: [String: String], at now: Instant
+        settings newBase: PolicySettings, guarded newGuarded: [String], apps newApps: [String: String],
+        names newNames: NameRules = NameRules(), at now: Instant
     ) -> [String] {
         let now = advance(to: now)
-        let before = Protection(settings: base, guarded: baseGuarded)
-        apps = newApps
+        let before = Protection(settings: base, guarded: baseGuarded, names: baseNames)
+        configuredApps = newApps
         base = newBase
+        baseNames = newNames
+        refreshInForce()
         baseGuarded = newGuarded.filter { apps[$0] != nil }
-        let after = Protection(settings: base, guarded: baseGuarded)
+        let after = Protection(settings: base, guarded: baseGuarded, names: baseNames)
         let overridden = Set(state.overlay.overriddenKeys)
         let notes = Loosening.changes(from: before, to: after).filter { overridden.contains($0.key) }.map {
-            "\($0.key) changed in the config file, but `lockr \($0.key == "guard" ? "guard" : "mode")` set it and "
+            "\($0.key) changed in the config file, but `lockr \($0.key == Loosening.guardKey ? "guard" : "mode")` set it and "
                 + "stays in force; `lockr settings reset` goes back to the file"
         }
         settle(source: Self.configFile, at: now)

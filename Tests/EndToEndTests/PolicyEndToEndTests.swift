@@ -9,16 +9,19 @@ import Testing
         "tiktok.com.": ["tiktok.com. 300 IN A 192.0.2.21"],
         "www.youtube.com.": ["www.youtube.com. 300 IN A 192.0.2.22"],
         "instagram.com.": ["instagram.com. 300 IN A 192.0.2.23"],
+        "news.example.": ["news.example. 300 IN A 192.0.2.24"],
     ]
 
     /// Runs `body` with an upstream and a lockr guarding tiktok, youtube and instagram in `mode`, with
-    /// `sections` (TOML) added to its config, policy time in UTC and 60 times faster.
+    /// `sections` (TOML) added to its config, policy time in UTC and 60 times faster. With
+    /// `configPath`, the config is written there and left for the test to change.
     func withLockr(
         mode: String, sections: String = "", stateDirectory: String? = nil, timeScale: Int = 60,
-        _ body: (LockrProcess, ScriptedUpstream) async throws -> Void
+        configPath: String? = nil, _ body: (LockrProcess, ScriptedUpstream) async throws -> Void
     ) async throws {
         let upstream = try await ScriptedUpstream(records: Self.records)
-        let configPath = NSTemporaryDirectory() + "lockr-e2e-policy-\(UUID()).toml"
+        let ownPath = NSTemporaryDirectory() + "lockr-e2e-policy-\(UUID()).toml"
+        let configPath = configPath ?? ownPath
         let config = """
             guard = ["tiktok", "youtube", "instagram"]
             [policy]
@@ -27,7 +30,7 @@ import Testing
 
             """
         try (config + sections).write(toFile: configPath, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: configPath) }
+        defer { try? FileManager.default.removeItem(atPath: ownPath) }
         // Policy time starts at 10:00 UTC, so no test runs into an hour or a day boundary by chance.
         let arguments = [
             "--config", configPath, "--upstream", "127.0.0.1:\(upstream.port)", "--time-scale", "\(timeScale)",
@@ -200,6 +203,61 @@ import Testing
             #expect(none.contains("No change is pending."), "\(none)")
             let status = try lockr.cli("status").output
             #expect(status.contains("Mode: extreme"), "\(status)")
+        }
+    }
+
+    /// A reload that frees names (always-allow, a domain dropped from [apps]) waits like any
+    /// loosening change; one that claims names applies at once. 240 times faster: an hour is 15 s.
+    @Test func aReloadThatFreesNamesWaitsAndOneThatClaimsThemAppliesAtOnce() async throws {
+        let configPath = NSTemporaryDirectory() + "lockr-e2e-names-\(UUID()).toml"
+        defer { try? FileManager.default.removeItem(atPath: configPath) }
+        let strict = """
+            guard = ["tiktok", "news"]
+            always-allow = []
+            [apps]
+            news = ["news.example"]
+            [policy]
+            mode = "hourly"
+            time-zone = "UTC"
+
+            """
+        let loose = """
+            guard = ["tiktok"]
+            always-allow = ["tiktok.com"]
+            [policy]
+            mode = "hourly"
+            time-zone = "UTC"
+
+            """
+        func reload(_ text: String, _ lockr: LockrProcess) async throws {
+            let before = lockr.log.components(separatedBy: "reloaded").count
+            try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+            lockr.signal(SIGHUP)
+            for _ in 0..<100 where lockr.log.components(separatedBy: "reloaded").count == before {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(lockr.log.components(separatedBy: "reloaded").count > before, "no reload: \(lockr.log)")
+        }
+        try await withLockr(mode: "hourly", timeScale: 240, configPath: configPath) { lockr, _ in
+            try await reload(strict, lockr)
+            #expect(try address("tiktok.com.", lockr) == "0.0.0.0" && address("news.example.", lockr) == "0.0.0.0")
+            try await reload(loose, lockr)
+            #expect(try address("tiktok.com.", lockr) == "0.0.0.0", "always-allow waits")
+            #expect(try address("news.example.", lockr) == "0.0.0.0", "the dropped app stays guarded")
+            let pending = try lockr.cli("pending", "list").output
+            #expect(pending.contains("always-allow tiktok.com: not allowed → always allowed"), "\(pending)")
+            #expect(pending.contains("apps.news news.example: listed → not listed"), "\(pending)")
+            #expect(pending.contains("guard news: guarded → not guarded"), "\(pending)")
+            // At the next clock hour (11:00, 15 s away at most) they apply.
+            let start = Date()
+            while try address("tiktok.com.", lockr) == "0.0.0.0", Date().timeIntervalSince(start) < 30 {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(try address("tiktok.com.", lockr) == "192.0.2.21")
+            #expect(try address("news.example.", lockr) == "192.0.2.24")
+            // Claiming the names again applies with the reload.
+            try await reload(strict, lockr)
+            #expect(try address("tiktok.com.", lockr) == "0.0.0.0" && address("news.example.", lockr) == "0.0.0.0")
         }
     }
 

@@ -12,7 +12,7 @@ import Testing
         #expect(config.upstreams.isEmpty)
         #expect(config.blockAnswer == .null)
         #expect(config.blockTTL == 60)
-        #expect(config.antiBypass)
+        #expect(config.names.antiBypass)
         #expect(config.cache == CacheSettings())
         #expect(config.access == AccessControl())
     }
@@ -82,7 +82,7 @@ import Testing
         #expect(config.threads == 3)
         #expect(config.blockAnswer == .address(ipv4: [10, 0, 0, 1], ipv6: nil))
         #expect(config.blockTTL == 10)
-        #expect(!config.antiBypass)
+        #expect(!config.names.antiBypass)
         #expect(config.cache.capacity == 500)
         #expect(config.cache.bounds == .init(minimum: 5, maximum: 3600, negativeMaximum: 60))
         #expect(config.cache.staleSeconds == 0)

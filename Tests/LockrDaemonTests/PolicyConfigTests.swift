@@ -54,8 +54,8 @@ import Testing
             """
         let config = try ConfigFile.parse(text, path: "policy.toml")
         #expect(config.guarded == ["instagram", "news"])
-        #expect(config.alwaysAllow == ["whatsapp", "static.example.net"])
-        #expect(config.extraApps == ["news": ["news.ycombinator.com", "lobste.rs"]])
+        #expect(config.names.alwaysAllow == ["whatsapp", "static.example.net"])
+        #expect(config.names.customApps == ["news": ["news.ycombinator.com", "lobste.rs"]])
         #expect(AddressText.format(config.control) == "127.0.0.1:5999")
         #expect(config.guardBlockTTL == 2)
         let policy = config.policy
@@ -121,26 +121,27 @@ import Testing
     @Test func guardedAppsMustExistAndExtraAppsJoinTheCatalogue() throws {
         var config = LockrConfiguration()
         config.guarded = ["tiktok", "news"]
-        config.extraApps = ["news": ["news.ycombinator.com"]]
-        let apps = try PolicyLoader.guardableApps(config, try catalogue())
-        #expect(apps.contains { $0.id == "news" })
+        config.names.customApps = ["news": ["news.ycombinator.com"]]
+        let naming = try AppNaming(catalogue: try catalogue(), rules: config.names)
+        #expect(naming.names["news"] != nil && naming.groups["news"] == "custom")
+        #expect(naming.guardSet.app(forName: "news.ycombinator.com") == "news")
+        #expect(try PolicyLoader.guarded(config, naming.names, catalogue: try catalogue()) == ["tiktok", "news"])
         config.guarded = ["myspace"]
-        #expect(throws: LoadError.self) { try PolicyLoader.guardableApps(config, try catalogue()) }
-        config.extraApps = ["tiktok": ["tiktok.example"]]
-        #expect(throws: LoadError.self) { try PolicyLoader.guardableApps(config, try catalogue()) }
+        #expect(throws: LoadError.self) { try PolicyLoader.guarded(config, naming.names, catalogue: try catalogue()) }
+        config.names.customApps = ["tiktok": ["tiktok.example"]]
+        #expect(throws: LoadError.self) { try AppNaming(catalogue: try catalogue(), rules: config.names) }
     }
 
     @Test func alwaysAllowTakesAppsAndDomainsAndFreesTheirNames() throws {
         var config = LockrConfiguration()
-        config.alwaysAllow = ["whatsapp", "scontent.cdninstagram.com"]
+        config.names.alwaysAllow = ["whatsapp", "scontent.cdninstagram.com"]
         let catalogue = try catalogue()
-        let set = GuardSet(
-            apps: try PolicyLoader.guardableApps(config, catalogue),
-            overrides: try PolicyLoader.overrides(config, catalogue))
-        #expect(set.app(forName: "www.instagram.com") == "instagram")
-        #expect(set.app(forName: "scontent.cdninstagram.com") == nil)
-        #expect(set.app(forName: "web.whatsapp.com") == nil)
-        config.alwaysAllow = ["not a domain!"]
-        #expect(throws: LoadError.self) { try PolicyLoader.overrides(config, catalogue) }
+        let naming = try AppNaming(catalogue: catalogue, rules: config.names)
+        #expect(naming.guardSet.app(forName: "www.instagram.com") == "instagram")
+        #expect(naming.guardSet.app(forName: "scontent.cdninstagram.com") == nil)
+        #expect(naming.guardSet.app(forName: "web.whatsapp.com") == nil)
+        #expect(naming.blockRules["whatsapp"]?.isEmpty == true && naming.blockRules["instagram"]?.isEmpty == false)
+        config.names.alwaysAllow = ["not a domain!"]
+        #expect(throws: LoadError.self) { try AppNaming(catalogue: catalogue, rules: config.names) }
     }
 }

@@ -96,6 +96,68 @@ import Testing
         #expect(Loosening.applying(changes[2], to: old, from: new).guarded == ["tiktok"])
     }
 
+    /// The names in force: one custom app with two domains, one always-allowed app, anti-bypass on.
+    static let names = NameRules(
+        customApps: ["news": ["news.example", "*.news.example"]], alwaysAllow: ["whatsapp"], antiBypass: true)
+
+    func nameChanges(_ change: (inout NameRules) -> Void) -> [SettingChange] {
+        var names = Self.names
+        change(&names)
+        return Loosening.changes(
+            from: Protection(settings: Self.base, guarded: ["news"], names: Self.names),
+            to: Protection(settings: Self.base, guarded: ["news"], names: names))
+    }
+
+    /// Every field of `NameRules`, each way: what frees a name loosens, what claims one tightens.
+    @Test func namesLoosenWhenTheyFreeANameAndTightenWhenTheyClaimOne() {
+        #expect(Mirror(reflecting: Self.names).children.count == 3, "a new field needs a row here")
+        let cases: [(change: (inout NameRules) -> Void, description: String, loosens: Bool)] = [
+            ({ $0.alwaysAllow.append("cdn.example") }, "always-allow cdn.example: not allowed → always allowed", true),
+            ({ $0.alwaysAllow = [] }, "always-allow whatsapp: always allowed → not allowed", false),
+            ({ $0.customApps["news"] = ["news.example"] }, "apps.news *.news.example: listed → not listed", true),
+            ({ $0.customApps["news"]!.append("news.test") }, "apps.news news.test: not listed → listed", false),
+            ({ $0.customApps["blog"] = ["blog.example"] }, "apps.blog blog.example: not listed → listed", false),
+            ({ $0.antiBypass = false }, "blocking.anti-bypass: on → off", true),
+        ]
+        for (change, description, loosens) in cases {
+            let changes = nameChanges(change)
+            #expect(changes.map(\.description) == [description])
+            #expect(changes.first?.loosens == loosens, "\(description)")
+        }
+        var on = Self.names
+        on.antiBypass = false
+        let switchedOn = Loosening.changes(
+            from: Protection(settings: Self.base, guarded: [], names: on),
+            to: Protection(settings: Self.base, guarded: [], names: Self.names))
+        #expect(switchedOn.map(\.loosens) == [false])
+        // An app dropped from [apps]: each of its domains is a loosening change of its own.
+        let dropped = nameChanges { $0.customApps = [:] }
+        #expect(dropped.count == 2 && dropped.allSatisfy(\.loosens) && dropped.allSatisfy { $0.app == "news" })
+    }
+
+    @Test func applyingANameChangeCopiesOnlyThatEntry() {
+        var target = Self.names
+        target.customApps["news"] = ["news.test"]
+        target.alwaysAllow = []
+        let old = Protection(settings: Self.base, guarded: ["news"], names: Self.names)
+        let new = Protection(settings: Self.base, guarded: ["news"], names: target)
+        let changes = Loosening.changes(from: old, to: new)
+        #expect(changes.map(\.description) == [
+            "always-allow whatsapp: always allowed → not allowed", "apps.news news.example: listed → not listed",
+            "apps.news *.news.example: listed → not listed", "apps.news news.test: not listed → listed",
+        ])
+        var step = old
+        for change in changes.filter({ !$0.loosens }) { step = Loosening.applying(change, to: step, from: new) }
+        #expect(step.names == NameRules(customApps: ["news": ["news.example", "*.news.example", "news.test"]], alwaysAllow: []))
+        for change in changes.filter(\.loosens) { step = Loosening.applying(change, to: step, from: new) }
+        #expect(step.names == target)
+        // The last domain of an app gone: the app is gone.
+        let emptied = Loosening.changes(from: new, to: Protection(settings: Self.base, guarded: ["news"], names: NameRules()))
+        var last = new
+        for change in emptied { last = Loosening.applying(change, to: last, from: Protection(settings: Self.base, guarded: [])) }
+        #expect(last.names?.customApps.isEmpty == true)
+    }
+
     /// Fields of `value`, counted to the leaves (a calendar is its time zone and day start).
     static func leaves(of value: Any) -> Int {
         switch value {

@@ -1,5 +1,5 @@
 import Foundation
-import LockrPolicy
+@testable import LockrPolicy
 
 /// An instant from ISO 8601 text ("2026-03-29T00:30:00Z" or with an offset).
 func at(_ text: String) -> Instant {
@@ -48,7 +48,8 @@ extension PolicyEngine {
     /// Restarts from what a store would have kept.
     func restarted(at now: Instant) -> PolicyEngine {
         PolicyEngine(
-            settings: base, guarded: ["instagram", "tiktok", "youtube"], apps: apps, state: snapshot(at: now), now: now)
+            settings: base, guarded: ["instagram", "tiktok", "youtube"], apps: configuredApps, names: baseNames,
+            state: snapshot(at: now), now: now)
     }
 }
 

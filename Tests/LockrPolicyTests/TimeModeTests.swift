@@ -289,6 +289,43 @@ import Testing
         #expect(restarted.settings.extreme.strictness == .strict)
     }
 
+    @Test func aConfigFileThatFreesNamesWaitsAndAnAppItDropsStaysGuardedUntilThen() throws {
+        let names = NameRules(customApps: ["news": ["news.example"]], alwaysAllow: ["cdn.example"])
+        var apps = testApps
+        apps["news"] = "news"
+        var policy = PolicyEngine(
+            settings: settings(.hourly), guarded: ["tiktok", "news"], apps: apps, names: names, state: nil, now: start)
+        #expect(policy.inForceNames == names)
+        // The file drops the app and its guard, always-allows another name and stops allowing one.
+        let reloaded = NameRules(alwaysAllow: ["media.example"])
+        policy.rebase(settings: settings(.hourly), guarded: ["tiktok"], apps: testApps, names: reloaded, at: start)
+        #expect(policy.state.pending.map(\.change.description) == [
+            "guard news: guarded → not guarded", "always-allow media.example: not allowed → always allowed",
+            "apps.news news.example: listed → not listed",
+        ])
+        #expect(policy.inForceNames == NameRules(customApps: ["news": ["news.example"]], alwaysAllow: []))
+        #expect(policy.guarded == ["tiktok", "news"] && policy.apps["news"] != nil)
+        #expect(policy.admit("news", at: start) != .notGuarded)
+        // Across a restart with the new file, until the next hour.
+        var restarted = PolicyEngine(
+            settings: settings(.hourly), guarded: ["tiktok"], apps: testApps, names: reloaded,
+            state: policy.snapshot(at: start + .seconds(1)), now: start + .seconds(1))
+        #expect(restarted.guarded == ["tiktok", "news"] && restarted.state.pending.count == 3)
+        restarted.tick(at: at("2026-06-01T11:00:00Z"))
+        #expect(restarted.inForceNames == reloaded)
+        #expect(restarted.guarded == ["tiktok"] && restarted.apps["news"] == nil)
+    }
+
+    @Test func aStoreWithoutNamesTakesTheConfigurationsAsTheyAre() throws {
+        let names = NameRules(alwaysAllow: ["cdn.example"], antiBypass: false)
+        var state = engine(settings(.hourly), now: start).snapshot(at: start)
+        state.inForce?.names = nil
+        let restored = PolicyEngine(
+            settings: settings(.hourly), guarded: ["instagram", "tiktok", "youtube"], apps: testApps, names: names,
+            state: state, now: start)
+        #expect(restored.inForceNames == names && restored.state.pending.isEmpty)
+    }
+
     @Test func defaultSettingsHaveNoProblems() {
         #expect(PolicySettings().problems().isEmpty)
         var bad = PolicySettings()
