@@ -145,8 +145,10 @@ public struct RuleSetBuilder: Sendable {
 
     public init() {}
 
-    mutating func keep(_ rule: DomainRule) {
-        if keepsBlockRules { keptBlockRules.append(rule) }
+    /// Keeps `rule` when `keepsBlockRules` is set; otherwise does not even make it (a large list
+    /// would pay a string per rule).
+    mutating func keep(_ rule: @autoclosure () -> DomainRule) {
+        if keepsBlockRules { keptBlockRules.append(rule()) }
     }
 
     /// Registers a list by the name reasons will show, and returns its source number.

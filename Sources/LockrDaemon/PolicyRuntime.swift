@@ -61,10 +61,10 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     ) throws(StoreError) {
         let state = try store.load()
         clock = makeClock(state?.lastSeen, config)
-        let engine = PolicyEngine(
-            settings: config.policy, guarded: loaded.guarded, apps: loaded.naming.names, names: config.names,
-            state: state, now: clock.now())
-        self.engine = Mutex(engine)
+        engine = Mutex(
+            PolicyEngine(
+                settings: config.policy, guarded: loaded.guarded, apps: loaded.naming.names, names: config.names,
+                state: state, now: clock.now()))
         self.store = store
         self.logger = logger
         self.publisher = publisher

@@ -1,0 +1,87 @@
+import Foundation
+
+/// A real dnsmasq on a free loopback port, with the given configuration lines: a home router's or a
+/// Pi-hole's resolver (Pi-hole's FTL is a fork of dnsmasq and takes the same lines in
+/// `misc.dnsmasq_lines`). Started with every signal unblocked (the test's threads block most, and a
+/// child inherits that mask: dnsmasq would never see SIGTERM), stopped with SIGTERM and reaped.
+final class DnsmasqProcess {
+    private let configPath: String
+    private let pid: pid_t
+    let port: Int
+
+    /// The dnsmasq binary (Debian's dnsmasq-base puts it in /usr/sbin).
+    static var binary: String? {
+        ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Starts dnsmasq with `lines` (no /etc/resolv.conf, no /etc/hosts) and waits until it answers.
+    init(lines: [String]) throws {
+        guard let binary = Self.binary else {
+            throw LockrProcess.Failure("dnsmasq is not installed (apt-get install dnsmasq-base)")
+        }
+        port = try freeLoopbackPort()
+        configPath = NSTemporaryDirectory() + "lockr-e2e-dnsmasq-\(UUID()).conf"
+        let config = [
+            "port=\(port)", "listen-address=127.0.0.1", "bind-interfaces", "no-resolv", "no-hosts", "user=root",
+            "pid-file=",
+        ] + lines
+        try config.joined(separator: "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
+        pid = try spawnWithDefaultSignals(binary, ["--keep-in-foreground", "--conf-file=\(configPath)"])
+        for _ in 0..<100 {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                try? FileManager.default.removeItem(atPath: configPath)
+                throw LockrProcess.Failure("dnsmasq exited with status \((status >> 8) & 0xff) (bad lines?)")
+            }
+            if (try? dig(port, "lockr-probe.invalid"))?.contains("status:") == true { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        stop()
+        throw LockrProcess.Failure("dnsmasq did not start answering on port \(port)")
+    }
+
+    func stop() {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        try? FileManager.default.removeItem(atPath: configPath)
+    }
+}
+
+/// Starts `path` with `arguments`, every signal unblocked and at its default; returns its PID.
+func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> pid_t {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    var all = sigset_t()
+    sigemptyset(&none)
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = posix_spawn(&pid, path, nil, &attributes, argv, environ)
+    guard result == 0 else { throw LockrProcess.Failure("cannot run \(path): errno \(result)") }
+    return pid
+}
+
+/// A loopback port that was free a moment ago.
+func freeLoopbackPort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw LockrProcess.Failure("socket: errno \(errno)") }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+            bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
+        }
+    }
+    guard bound else { throw LockrProcess.Failure("bind: errno \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
