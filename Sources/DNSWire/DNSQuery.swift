@@ -38,6 +38,8 @@ public struct DNSQuery: Sendable {
     public let recordClass: UInt16
     /// The OPT record, when the client sent one.
     public let edns: EDNSInfo?
+    /// Where the OPT record's options are in `packet`, when there is one.
+    let ednsOptions: Range<Int>?
 
     public var id: UInt16 { packet.u16(at: 0) }
     var flags: UInt16 { packet.u16(at: 2) }
@@ -73,8 +75,10 @@ public struct DNSQuery: Sendable {
                 throw .formatError
             }
             self.edns = opt.info
+            self.ednsOptions = opt.options
         } else {
             self.edns = nil
+            self.ednsOptions = nil
         }
     }
 

@@ -44,7 +44,9 @@ import Testing
             }
             let seconds = Date().timeIntervalSince(locked)
             #expect(try answer("tiktok.com", forwarded.port)?.address == "0.0.0.0")
-            #expect(seconds <= 4.5, "the relock took \(seconds) s through dnsmasq; lockr's TTL is 3 s")
+            // The cached open answer lives at most lockr's 3 s; the rest is slack for a loaded machine
+            // (each check spawns dig), far below the upstream's 300 s.
+            #expect(seconds <= 6, "the relock took \(seconds) s through dnsmasq; lockr's TTL is 3 s")
         }
     }
 }
