@@ -68,7 +68,8 @@ public struct ForwardedClient: Sendable, Equatable {
     }
 
     /// Reads the options in `packet[options]` (an OPT record's RDATA, already checked to be a
-    /// well-formed sequence of options). A malformed option is ignored; nothing is allocated.
+    /// well-formed sequence of options). A malformed option is ignored (a well-formed one of the same
+    /// kind still counts); nothing is allocated.
     static func read(_ packet: [UInt8], options: Range<Int>) -> ForwardedClient {
         var client = ForwardedClient()
         var cursor = options.lowerBound
@@ -80,11 +81,11 @@ public struct ForwardedClient: Sendable, Equatable {
             case OptionCode.mac where data.count == 6:
                 client.mac = MACAddress(value: packet[data].reduce(0) { $0 << 8 | UInt64($1) })
             case OptionCode.deviceID where data.count == 17:
-                client.mac = MACAddress.parse(packet[data]).map(MACAddress.init(value:))
+                client.mac = MACAddress.parse(packet[data]).map(MACAddress.init(value:)) ?? client.mac
             case OptionCode.deviceID where data.count == 8:
-                client.mac = base64MAC(packet[data]).map(MACAddress.init(value:))
+                client.mac = base64MAC(packet[data]).map(MACAddress.init(value:)) ?? client.mac
             case OptionCode.clientSubnet:
-                client.subnet = subnet(packet[data])
+                client.subnet = subnet(packet[data]) ?? client.subnet
             default:
                 break
             }

@@ -67,6 +67,7 @@ import Testing
         #expect(try query([(8, [0, 1, 40, 0, 10, 0, 0, 1, 0])]).forwardedClient() == ForwardedClient())
         #expect(try query([(8, [0, 3, 8, 0, 10])]).forwardedClient() == ForwardedClient())
         #expect(try DNSQuery(packet: LdnsBuild.query("a.test.")).forwardedClient() == ForwardedClient())
+        #expect(try query([(65001, mac), (65073, Array("AkKs*QAP".utf8))]).forwardedClient().mac == expected)
         #expect(MACAddress("02:42:ac:11:00:0f:aa") == nil && MACAddress("02-42-AC-11-00-0F") == expected)
     }
 }
