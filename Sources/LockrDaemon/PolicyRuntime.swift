@@ -72,7 +72,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
         lookup = Mutex(
             Lookup(catalogue: loaded.catalogue, naming: loaded.naming, unbuildable: nil, clients: Self.clients(config)))
         saving = Mutex(SaveState(saved: state))
-        refreshNaming(rebuild: false)
+        refreshNaming(notify: false)
     }
 
     /// Which app each name belongs to, as the protection in force has it.
@@ -81,12 +81,13 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
     /// Calls `body` whenever `naming` changes (after the change).
     func whenNamingChanges(_ body: @escaping @Sendable () -> Void) { namingChanged.withLock { $0 = body } }
 
-    /// Rebuilds `naming` when the names in force differ from it, or always with `rebuild` (the
-    /// catalogue changed). Without `rebuild`, tells whoever asked (a reload rebuilds the pipeline).
-    private func refreshNaming(rebuild: Bool) {
+    /// Rebuilds `naming` when the names in force differ from it (the configuration's, built when it
+    /// loaded, serve while they agree) and, with `notify`, tells whoever asked (a reload rebuilds
+    /// the pipeline itself).
+    private func refreshNaming(notify: Bool = true) {
         let rules = engine.withLock { $0.inForceNames }
         let changed = lookup.withLock { lookup -> Bool in
-            guard rebuild || (lookup.naming.rules != rules && lookup.unbuildable != rules) else { return false }
+            guard lookup.naming.rules != rules, lookup.unbuildable != rules else { return false }
             do throws(LoadError) {
                 lookup.naming = try AppNaming(catalogue: lookup.catalogue, rules: rules)
                 lookup.unbuildable = nil
@@ -98,7 +99,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
                 return false
             }
         }
-        guard changed, !rebuild else { return }
+        guard changed, notify else { return }
         namingChanged.withLock { $0 }?()
     }
 
@@ -180,7 +181,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
             do throws(PolicyRefusal) { return .success(try action(&engine, now)) } catch { return .failure(error) }
         }
         do { try save(force: true) } catch { throw .storage("\(error)") }
-        refreshNaming(rebuild: false)
+        refreshNaming()
         publish()
         switch outcome {
         case .success(let result): return result
@@ -229,9 +230,11 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
         try? save(force: true)
         lookup.withLock { lookup in
             lookup.catalogue = loaded.catalogue
+            lookup.naming = loaded.naming
+            lookup.unbuildable = nil
             lookup.clients = Self.clients(config)
         }
-        refreshNaming(rebuild: true)
+        refreshNaming(notify: false)
         publish()
     }
 
@@ -258,7 +261,7 @@ final class PolicyRuntime: PolicyAccess, GuardGate {
             engine.tick(at: now)
         }
         try? save(force: timeScale != 1)
-        refreshNaming(rebuild: false)
+        refreshNaming()
         publish()
     }
 
