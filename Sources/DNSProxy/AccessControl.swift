@@ -53,17 +53,7 @@ public struct AccessControl: Sendable, Equatable {
 
     /// True when `address` may use the resolver. IPv4-mapped IPv6 sources are judged as IPv4.
     public func allows(_ address: SocketAddress) -> Bool {
-        let number: UInt128
-        switch address {
-        case .v4(let v4):
-            number = 0xFFFF_0000_0000 | UInt128(UInt32(bigEndian: v4.address.sin_addr.s_addr))
-        case .v6(let v6):
-            number = withUnsafeBytes(of: v6.address.sin6_addr) {
-                UInt128(bigEndian: $0.loadUnaligned(as: UInt128.self))
-            }
-        case .unixDomainSocket:
-            return true
-        }
+        guard let number = IPAddressBytes.number(of: address) else { return true }
         for network in networks where network.contains(number) { return true }
         return false
     }
@@ -88,8 +78,21 @@ public enum IPAddressBytes {
         }
     }
 
+    /// A socket's IP address as a 128-bit number, IPv4 mapped into IPv6; nil for a Unix socket.
+    @inline(__always)
+    public static func number(of address: SocketAddress) -> UInt128? {
+        switch address {
+        case .v4(let v4):
+            0xFFFF_0000_0000 | UInt128(UInt32(bigEndian: v4.address.sin_addr.s_addr))
+        case .v6(let v6):
+            withUnsafeBytes(of: v6.address.sin6_addr) { UInt128(bigEndian: $0.loadUnaligned(as: UInt128.self)) }
+        case .unixDomainSocket:
+            nil
+        }
+    }
+
     /// 4 or 16 address bytes as a 128-bit number, IPv4 mapped into IPv6 (::ffff:a.b.c.d).
-    static func number(_ bytes: [UInt8]) -> UInt128 {
+    public static func number(_ bytes: [UInt8]) -> UInt128 {
         let sixteen = bytes.count == 4 ? [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF] + bytes : bytes
         return sixteen.reduce(UInt128(0)) { $0 << 8 | UInt128($1) }
     }

@@ -14,12 +14,13 @@ public enum CacheResult: Sendable {
 
 /// What the caller knows of the policy's verdict on a query's name when it asks the cache.
 public enum CacheCheck: Sendable {
-    /// Nothing yet: serve a fresh answer only if the policy of this generation allowed the name before.
-    case unchecked(policy: UInt64)
-    /// The policy of this generation has just allowed the name: remember that, and serve.
-    case allowed(policy: UInt64)
-    /// An app's name, allowed for now only: serve with TTLs of at most `ttlCap`, remember nothing.
-    case appName(ttlCap: UInt32?)
+    /// Nothing yet: serve a fresh answer only if the name was allowed under this stamp before (see
+    /// `FilterPolicy.stamp(for:)`).
+    case unchecked(stamp: UInt64)
+    /// The name has just been allowed under this stamp: remember that, and serve.
+    case allowed(stamp: UInt64)
+    /// A name allowed for now only (an app's): serve with TTLs of at most `ttlCap`, remember nothing.
+    case eachTime(ttlCap: UInt32?)
 }
 
 /// An answer past its lifetime but within the stale window (RFC 8767).
@@ -49,9 +50,10 @@ public struct CacheSettings: Sendable, Equatable {
 /// (ignoring case), type, class and the DO and CD bits.
 ///
 /// The policy decides before the cache, so a cached answer can never outlive a block. To spare
-/// allowed names a rule lookup on every hit, each entry remembers the generation of the policy that
-/// last allowed its name: a hit is served at once only under that same policy, and after a reload
-/// the first hit goes through the policy again (`CacheResult.unverified`).
+/// allowed names a rule lookup on every hit, each entry remembers the stamp under which its name was
+/// last allowed (one per policy and person filter): a hit is served at once only under that same
+/// stamp, and after a reload, or for a person whose filter differs, the first hit goes through the
+/// policy again (`CacheResult.unverified`).
 ///
 /// Sharded, each shard behind its own lock, so the event loops rarely wait on each other; answers
 /// are rendered inside the lock, so a hit shares no reference count across cores. Time is passed
@@ -78,15 +80,15 @@ public final class AnswerCache: Sendable {
         }
     }
 
-    /// A `policy` value no policy has: the entry's name must go through the policy on every hit.
+    /// A stamp no policy gives out: the entry's name must go through the policy on every hit.
     public static let alwaysCheck: UInt64 = 0
 
-    /// Stores `answer` for `query`, allowed by the policy of generation `policy` (or `alwaysCheck`),
+    /// Stores `answer` for `query`, its name allowed under `stamp` (or `alwaysCheck`),
     /// unless its lifetime is zero.
-    public func store(_ answer: CachedAnswer, for query: DNSQuery, now: UInt64, policy: UInt64) {
+    public func store(_ answer: CachedAnswer, for query: DNSQuery, now: UInt64, stamp: UInt64) {
         guard answer.lifetime > 0 else { return }
         let key = CacheKey(query)
-        shard(for: key).withLockedValue { $0.store(answer, key, query, now: now, policy: policy) }
+        shard(for: key).withLockedValue { $0.store(answer, key, query, now: now, stamp: stamp) }
     }
 
     private func shard(for key: CacheKey) -> NIOLockedValueBox<CacheTable> {
@@ -106,7 +108,7 @@ struct CacheTable: Sendable {
         let answer: CachedAnswer
         let storedAt: UInt64
         let expiresAt: UInt64
-        /// Generation of the policy that last allowed the name.
+        /// The stamp under which the name was last allowed.
         var allowedBy: UInt64
         var referenced = false
     }
@@ -141,9 +143,9 @@ struct CacheTable: Sendable {
         if now >= expiresAt, now - expiresAt >= staleNanoseconds { return .miss }
         var ttlCap: UInt32?
         switch check {
-        case .unchecked(let policy): if entries[slot].allowedBy != policy { return .unverified }
-        case .allowed(let policy): entries[slot].allowedBy = policy
-        case .appName(let cap): ttlCap = cap
+        case .unchecked(let stamp): if entries[slot].allowedBy != stamp { return .unverified }
+        case .allowed(let stamp): entries[slot].allowedBy = stamp
+        case .eachTime(let cap): ttlCap = cap
         }
         if !entries[slot].referenced { entries[slot].referenced = true }
         let age = now > storedAt ? UInt32(min((now - storedAt) / 1_000_000_000, UInt64(UInt32.max))) : 0
@@ -151,10 +153,10 @@ struct CacheTable: Sendable {
         return .fresh(entries[slot].answer.render(for: query, age: age, ttlCap: ttlCap, udpLimit: udpLimit))
     }
 
-    mutating func store(_ answer: CachedAnswer, _ key: CacheKey, _ query: DNSQuery, now: UInt64, policy: UInt64) {
+    mutating func store(_ answer: CachedAnswer, _ key: CacheKey, _ query: DNSQuery, now: UInt64, stamp: UInt64) {
         let entry = Entry(
             hash: key.hash, name: query.wireName.map(asciiLower), type: query.type, flags: key.flags,
-            answer: answer, storedAt: now, expiresAt: now + UInt64(answer.lifetime) * 1_000_000_000, allowedBy: policy)
+            answer: answer, storedAt: now, expiresAt: now + UInt64(answer.lifetime) * 1_000_000_000, allowedBy: stamp)
         if let slot = find(key, query) {
             entries[slot] = entry
         } else if entries.count < capacity {

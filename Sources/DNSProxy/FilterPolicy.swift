@@ -59,7 +59,7 @@ public enum FilterDecision: Sendable, Equatable {
     case resolve
     /// Resolve a name of an app. The verdict may change at any moment, so it must be asked again on
     /// every query; a guarded app's answer may be cached by clients for at most `ttlCap` seconds.
-    case resolveAppName(ttlCap: UInt32?)
+    case resolveEachTime(ttlCap: UInt32?)
     /// Answer locally.
     case answer(SynthesizedAnswer, ttl: UInt32, reason: BlockReason)
 }
@@ -73,58 +73,101 @@ public enum GuardAdmission: Sendable, Equatable {
     case block(reason: String)
 }
 
-/// Decides queries for the names of guarded apps, by app id. Called on the DNS hot path for every
-/// query of an app's name, so it must be quick; it also meters the app's use.
+/// Decides queries for the names of guarded apps, by app id and the person who asked. Called on
+/// the DNS hot path for every query of an app's name, so it must be quick; it also meters the app's
+/// use.
 public protocol GuardGate: Sendable {
-    func admit(app: String) -> GuardAdmission
+    func admit(app: String, client: QueryClient) -> GuardAdmission
 }
 
-/// The guard stage: which names belong to apps, and who decides them.
+/// Who decides the names of apps, and how long their blocked answers live.
 public struct GuardStage: Sendable {
-    public let apps: GuardSet
     public let gate: any GuardGate
     /// TTL of a guarded app's blocked answer: short, so that an unlock takes effect quickly.
     public let blockTTL: UInt32
 
-    public init(apps: GuardSet, gate: any GuardGate, blockTTL: UInt32 = 5) {
-        self.apps = apps
+    public init(gate: any GuardGate, blockTTL: UInt32 = 5) {
         self.gate = gate
         self.blockTTL = blockTTL
     }
 }
 
+/// What one person's queries are filtered with besides the shared rule lists: the names in force
+/// for them (which names are apps' names, what they always allow, anti-bypass).
+public struct PersonFilter: Sendable {
+    public let antiBypass: Bool
+    /// Which names belong to apps, for the guard stage; nil recognises none.
+    public let apps: GuardSet?
+
+    public init(antiBypass: Bool = true, apps: GuardSet? = nil) {
+        self.antiBypass = antiBypass
+        self.apps = apps
+    }
+
+    /// Whether both filter alike (the same objects, not merely equal ones).
+    func isSame(as other: PersonFilter) -> Bool { antiBypass == other.antiBypass && apps === other.apps }
+}
+
 /// The blocking stage that runs before the cache: anti-bypass names, the rule lists, then the guard
-/// stage for the names of apps.
+/// stage for the names of apps, each as the person who asked has them.
 ///
-/// Apart from app names, a policy's verdict depends on the name alone, so the cache may remember
-/// that a name was allowed by the policy of a given `generation` (every policy made gets a new one).
+/// Apart from app names, a policy's verdict depends on the name and the person's filter alone, so
+/// the cache may remember that a name was allowed under a given stamp (`stamp(for:)`): one for each
+/// distinct person filter of each policy made, so that what one person may resolve is never served
+/// from the cache to another whose filter differs.
 public struct FilterPolicy: Sendable {
     public let rules: RuleSet
     public let blockAnswer: BlockAnswer
     public let blockTTL: UInt32
-    public let antiBypass: Bool
+    /// The distinct person filters; `filterOfPerson` maps a person's number to one.
+    private let filters: [PersonFilter]
+    private let filterOfPerson: [Int]
     public let guardStage: GuardStage?
-    /// Identifies this policy among all made in the process.
-    public let generation: UInt64
+    /// The first of the stamps this policy gives out (one per distinct filter).
+    private let firstStamp: UInt64
 
-    private static let generations = Atomic<UInt64>(0)
+    private static let stamps = Atomic<UInt64>(AnswerCache.alwaysCheck)
 
+    /// - Parameter people: each person's filter by person number (`QueryClient.person`); a number
+    ///   past the end is the default person's (0).
     public init(
-        rules: RuleSet = RuleSet(), blockAnswer: BlockAnswer = .null, blockTTL: UInt32 = 60, antiBypass: Bool = true,
-        guardStage: GuardStage? = nil
+        rules: RuleSet = RuleSet(), blockAnswer: BlockAnswer = .null, blockTTL: UInt32 = 60,
+        people: [PersonFilter] = [PersonFilter()], guardStage: GuardStage? = nil
     ) {
         self.rules = rules
         self.blockAnswer = blockAnswer
         self.blockTTL = blockTTL
-        self.antiBypass = antiBypass
+        var filters: [PersonFilter] = []
+        var filterOfPerson: [Int] = []
+        for person in people.isEmpty ? [PersonFilter()] : people {
+            if let index = filters.firstIndex(where: { $0.isSame(as: person) }) {
+                filterOfPerson.append(index)
+            } else {
+                filterOfPerson.append(filters.count)
+                filters.append(person)
+            }
+        }
+        self.filters = filters
+        self.filterOfPerson = filterOfPerson
         self.guardStage = guardStage
-        generation = Self.generations.add(1, ordering: .relaxed).newValue
+        firstStamp = Self.stamps.add(UInt64(filters.count), ordering: .relaxed).newValue - UInt64(filters.count) + 1
     }
 
-    public func decide(_ query: DNSQuery) -> FilterDecision {
-        query.packet.withUnsafeBufferPointer { packet in
+    @inline(__always)
+    private func filterIndex(_ client: QueryClient) -> Int {
+        client.person < filterOfPerson.count ? filterOfPerson[client.person] : filterOfPerson[0]
+    }
+
+    /// What the cache remembers a name allowed for `client` under: the same for every person whose
+    /// filter is the same, never `AnswerCache.alwaysCheck`.
+    @inline(__always)
+    public func stamp(for client: QueryClient) -> UInt64 { firstStamp + UInt64(filterIndex(client)) }
+
+    public func decide(_ query: DNSQuery, client: QueryClient) -> FilterDecision {
+        let person = filters[filterIndex(client)]
+        return query.packet.withUnsafeBufferPointer { packet in
             let name = UnsafeBufferPointer(rebasing: packet[DNSLimits.headerSize..<query.nameEnd])
-            if antiBypass, let bypass = AntiBypass.rule(for: name) {
+            if person.antiBypass, let bypass = AntiBypass.rule(for: name) {
                 return .answer(bypass.answer, ttl: blockTTL, reason: .antiBypass(bypass.reason))
             }
             let isServiceBinding = query.type == RecordType.https || query.type == RecordType.svcb
@@ -132,10 +175,12 @@ public struct FilterPolicy: Sendable {
             if let hit = rules.hit(wireName: name), hit.isBlock {
                 return .answer(answer, ttl: blockTTL, reason: .rule(hit))
             }
-            guard let guardStage, let app = guardStage.apps.app(forWireName: name) else { return .resolve }
-            switch guardStage.gate.admit(app: guardStage.apps.appIDs[app]) {
-            case .notGuarded: return .resolveAppName(ttlCap: nil)
-            case .allow(let ttl): return .resolveAppName(ttlCap: ttl)
+            guard let guardStage, let apps = person.apps, let app = apps.app(forWireName: name) else {
+                return .resolve
+            }
+            switch guardStage.gate.admit(app: apps.appIDs[app], client: client) {
+            case .notGuarded: return .resolveEachTime(ttlCap: nil)
+            case .allow(let ttl): return .resolveEachTime(ttlCap: ttl)
             case .block(let reason): return .answer(answer, ttl: guardStage.blockTTL, reason: .guarded(reason))
             }
         }

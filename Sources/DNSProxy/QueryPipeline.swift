@@ -20,13 +20,13 @@ public enum PipelineStep: Sendable {
 
 /// What the policy said about a name it let through, carried to `QueryPipeline.finish`.
 public enum ResolveVerdict: Sendable, Equatable {
-    /// Allowed for as long as the policy stands: the cache may remember it.
-    case allowed
-    /// An app's name, allowed for now: TTLs capped at `ttlCap`, checked again on every query.
-    case appName(ttlCap: UInt32?)
+    /// Allowed for as long as the policy stands: the cache may remember it under `stamp`.
+    case allowed(stamp: UInt64)
+    /// Allowed for now (an app's name): TTLs capped at `ttlCap`, checked again on every query.
+    case eachTime(ttlCap: UInt32?)
 
     var ttlCap: UInt32? {
-        if case .appName(let cap) = self { cap } else { nil }
+        if case .eachTime(let cap) = self { cap } else { nil }
     }
 }
 
@@ -36,17 +36,20 @@ public enum ResolveVerdict: Sendable, Equatable {
 /// 2. access control: strangers get REFUSED (lockr is not an open resolver);
 /// 3. what lockr never forwards: non-IN classes (REFUSED), zone transfers (NOTIMP), EDNS versions
 ///    other than 0 (BADVERS);
-/// 4. the filter policy, before the cache, so a cached answer can never outlive a block (a fresh
-///    cached answer whose name this very policy already allowed skips the rule lookup; names of apps
-///    are decided on every query, as their verdict changes with time);
-/// 5. ANY gets the minimal RFC 8482 answer;
-/// 6. the cache; 7. the upstreams; and if they all fail, a stale answer or SERVFAIL.
+/// 4. who asked: the device and its person (`DeviceDirectory`);
+/// 5. the filter policy as that person has it, before the cache, so a cached answer can never
+///    outlive a block (a fresh cached answer whose name this very policy already allowed for a
+///    person with the same filter skips the rule lookup; names of apps are decided on every query,
+///    as their verdict changes with time and person);
+/// 6. ANY gets the minimal RFC 8482 answer;
+/// 7. the cache; 8. the upstreams; and if they all fail, a stale answer or SERVFAIL.
 ///
 /// Immutable and without I/O: the network layer carries out the steps it returns. A reload builds
 /// a new pipeline around the same cache.
 public final class QueryPipeline: Sendable {
     public let policy: FilterPolicy
     public let access: AccessControl
+    public let devices: DeviceDirectory
     public let cacheSettings: CacheSettings
     public let cache: AnswerCache
 
@@ -58,11 +61,13 @@ public final class QueryPipeline: Sendable {
     public init(
         policy: FilterPolicy,
         access: AccessControl = AccessControl(),
+        devices: DeviceDirectory = DeviceDirectory(),
         cacheSettings: CacheSettings = CacheSettings(),
         cache: AnswerCache
     ) {
         self.policy = policy
         self.access = access
+        self.devices = devices
         self.cacheSettings = cacheSettings
         self.cache = cache
     }
@@ -70,7 +75,7 @@ public final class QueryPipeline: Sendable {
     /// A pipeline with the same settings, for another event loop: each loop holding its own keeps
     /// the reference counting of the hot path on one core.
     func copy() -> QueryPipeline {
-        QueryPipeline(policy: policy, access: access, cacheSettings: cacheSettings, cache: cache)
+        QueryPipeline(policy: policy, access: access, devices: devices, cacheSettings: cacheSettings, cache: cache)
     }
 
     /// Handles a received packet as far as it can without an upstream.
@@ -99,19 +104,21 @@ public final class QueryPipeline: Sendable {
         }
         if let edns = query.edns, edns.version != 0 { return .reply(Responses.badVersion(to: query)) }
 
+        let asker = devices.identify(query, source: client)
+        let stamp = policy.stamp(for: asker)
         let limit = udpLimit(query, transport)
-        let cached = cache.answer(query, now: now, udpLimit: limit, check: .unchecked(policy: policy.generation))
+        let cached = cache.answer(query, now: now, udpLimit: limit, check: .unchecked(stamp: stamp))
         if case .fresh(let bytes) = cached { return .reply(bytes) }
 
         let verdict: ResolveVerdict
-        switch policy.decide(query) {
+        switch policy.decide(query, client: asker) {
         case .answer(let answer, let ttl, let reason):
             let explanation = query.edns == nil ? nil : policy.extendedError(for: reason)
             return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: explanation))
         case .resolve:
-            verdict = .allowed
-        case .resolveAppName(let ttlCap):
-            verdict = .appName(ttlCap: ttlCap)
+            verdict = .allowed(stamp: stamp)
+        case .resolveEachTime(let ttlCap):
+            verdict = .eachTime(ttlCap: ttlCap)
         }
         if query.type == RecordType.any { return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL)) }
 
@@ -119,8 +126,8 @@ public final class QueryPipeline: Sendable {
         case .unverified:
             let check: CacheCheck
             switch verdict {
-            case .allowed: check = .allowed(policy: policy.generation)
-            case .appName(let ttlCap): check = .appName(ttlCap: ttlCap)
+            case .allowed(let stamp): check = .allowed(stamp: stamp)
+            case .eachTime(let ttlCap): check = .eachTime(ttlCap: ttlCap)
             }
             switch cache.answer(query, now: now, udpLimit: limit, check: check) {
             case .fresh(let bytes): return .reply(bytes)
@@ -141,11 +148,11 @@ public final class QueryPipeline: Sendable {
         transport: Transport,
         now: UInt64
     ) -> [UInt8] {
-        var stamp = policy.generation
-        if case .appName = verdict { stamp = AnswerCache.alwaysCheck }
+        var stamp = AnswerCache.alwaysCheck
+        if case .allowed(let allowedStamp) = verdict { stamp = allowedStamp }
         switch upstream {
         case .success(let answer):
-            cache.store(answer, for: query, now: now, policy: stamp)
+            cache.store(answer, for: query, now: now, stamp: stamp)
             return answer.render(for: query, age: 0, ttlCap: verdict.ttlCap, udpLimit: udpLimit(query, transport))
         case .failure:
             if let stale { return staleAnswer(query, stale: stale, verdict: verdict, transport: transport) }

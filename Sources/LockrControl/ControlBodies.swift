@@ -10,8 +10,9 @@ extension TimeBody {
 }
 
 extension StatusBody {
-    init(_ status: PolicyStatus, summary: String, calendar: DayCalendar) {
+    init(person: String, _ status: PolicyStatus, summary: String, calendar: DayCalendar) {
         let now = status.now
+        self.person = person
         func time(_ instant: Instant) -> TimeBody { TimeBody(instant, now: now, calendar: calendar) }
         self.now = now.description
         nowLocal = calendar.dateTimeText(now)
@@ -70,7 +71,9 @@ extension WindowBody {
 }
 
 extension EventBody {
-    init(_ event: PolicyEvent, calendar: DayCalendar) {
+    init(_ logged: LoggedEvent, calendar: DayCalendar) {
+        let event = logged.event
+        person = logged.person
         at = event.at.description
         local = calendar.dateTimeText(event.at)
         type = event.type.rawValue
@@ -84,6 +87,18 @@ extension ControlFailure {
     var response: (status: Int, body: ErrorBody) {
         switch self {
         case .storage(let message): return (500, ErrorBody(error: message, code: "storage"))
+        case .unknownPerson(let name, let people):
+            return (
+                404,
+                ErrorBody(error: "no person '\(name)' (people: \(people.joined(separator: ", ")))", code: "unknown_person")
+            )
+        case .personNeeded(let people):
+            return (
+                400,
+                ErrorBody(
+                    error: "say whom this is for: ?person=NAME (--person NAME on the command line); "
+                        + "people: \(people.joined(separator: ", "))",
+                    code: "person_required"))
         case .refused(let refusal):
             let (status, code): (Int, String)
             var retry: Int64?

@@ -34,7 +34,19 @@ public struct AppBody: Codable, Sendable, Equatable {
     public let nextReset: TimeBody
 }
 
+/// `GET status`: every person (or the one `?person=` names), and what the household shares.
+public struct HouseholdStatusBody: Codable, Sendable, Equatable {
+    /// The default person first.
+    public let people: [StatusBody]
+    /// Other blockers lockr drives (empty when lockr only answers DNS itself).
+    public let backends: [BackendBody]
+    /// Set when policy time and this machine's clock disagree by more than a minute, and why.
+    public let clockWarning: String?
+}
+
+/// Where one person stands.
 public struct StatusBody: Codable, Sendable, Equatable {
+    public let person: String
     /// Policy time, ISO 8601, and as local date and time ("2026-11-21 14:02").
     public let now: String
     public let nowLocal: String
@@ -63,10 +75,6 @@ public struct StatusBody: Codable, Sendable, Equatable {
     /// Settings changed through the CLI or API, which stay on top of the config file
     /// (`lockr settings reset` drops them).
     public let overridden: [String]
-    /// Other blockers lockr drives (empty when lockr only answers DNS itself).
-    public var backends: [BackendBody] = []
-    /// Set when policy time and this machine's clock disagree by more than a minute, and why.
-    public var clockWarning: String?
 }
 
 /// How one backend (Pi-hole, AdGuard Home, NextDNS, webhook) is doing.
@@ -279,6 +287,7 @@ extension KeyedDecodingContainer {
 }
 
 public struct EventBody: Codable, Sendable, Equatable {
+    public let person: String
     public let at: String
     /// Local date and time in the policy's time zone, "2026-11-21 15:00".
     public let local: String

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LockrPolicy
+import NIOCore
 
 /// The control API's routes, all under `/api/v1` and all behind the bearer token.
 ///
@@ -45,29 +46,35 @@ public enum ControlRouter {
         (.post, "snooze"), (.post, "extend"), (.post, "emergency/hold"), (.post, "emergency"), (.get, "log"),
     ]
 
-    public static func build(policy: some PolicyAccess, token: String) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    public static func build(policy: some PolicyAccess, token: String) -> Router<ControlRequestContext> {
+        let router = Router(context: ControlRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: BearerTokenMiddleware(token: token))
         let api = router.group("api/v1")
 
-        api.get("status") { _, _ in
-            var body = policy.read { engine, now in status(engine, now) }
-            body.backends = policy.backends()
-            body.clockWarning = policy.clockDrift()
-            return json(body)
-        }
-        api.get("apps") { _, _ in
-            let groups = policy.appGroups()
-            let apps = policy.read { engine, _ in
-                engine.apps.sorted { $0.key < $1.key }.map { id, name in
-                    CatalogueAppBody(
-                        id: id, name: name, group: groups[id] ?? "custom", guarded: engine.guarded.contains(id))
-                }
+        api.get("status") { request, context in
+            try await respond {
+                let named = request.uri.queryParameters["person"].map(String.init)
+                let people = try named.map { [try policy.person(named: $0, caller: nil)] } ?? policy.peopleNames()
+                return HouseholdStatusBody(
+                    people: people.map { person in policy.read(for: person) { engine, now in status(person, engine, now) } },
+                    backends: policy.backends(), clockWarning: policy.clockDrift())
             }
-            return json(AppsResponse(apps: apps))
         }
-        api.put("mode") { request, _ in
+        api.get("apps") { request, context in
+            try await respond {
+                let person = try person(request, context, policy)
+                let groups = policy.appGroups()
+                let apps = policy.read(for: person) { engine, _ in
+                    engine.apps.sorted { $0.key < $1.key }.map { id, name in
+                        CatalogueAppBody(
+                            id: id, name: name, group: groups[id] ?? "custom", guarded: engine.guarded.contains(id))
+                    }
+                }
+                return AppsResponse(apps: apps)
+            }
+        }
+        api.put("mode") { request, context in
             try await respond {
                 let body = try await decode(ModeRequest.self, from: request)
                 guard let mode = Mode(rawValue: body.mode) else {
@@ -80,21 +87,21 @@ public enum ControlRouter {
                 if let window = body.windowMinutes, ![5, 10, 15].contains(window) {
                     throw ErrorBody(error: "window_minutes must be 5, 10 or 15, not \(window)", code: "invalid_settings")
                 }
-                let pinVerified = try policy.verifyPIN(pin(request))
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                let pinCheck = try policy.verifyPIN(pin(request))
+                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
                     let outcome = try engine.setMode(
                         mode, budget: body.budgetMinutes.map { .seconds($0 * 60) }, perApp: body.perApp,
                         window: body.windowMinutes.map { .seconds($0 * 60) }, phrase: body.phrase,
-                        pinVerified: pinVerified, at: now)
+                        pin: pinCheck, at: now)
                     return modeResponse(engine, outcome, now)
                 }
             }
         }
-        api.post("guard") { request, _ in
+        api.post("guard") { request, context in
             try await respond {
                 let body = try await decode(AppRequest.self, from: request)
                 guard let app = body.app else { throw ErrorBody(error: "'app' is required", code: "bad_request") }
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
                     let outcome = try engine.guardApp(app, at: now)
                     return GuardResponse(
                         guarded: engine.guarded, change: ChangeBody(outcome, now: now, calendar: engine.settings.calendar))
@@ -106,21 +113,23 @@ public enum ControlRouter {
                 let raw = try context.parameters.require("app")
                 let app = raw.removingPercentEncoding ?? raw
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
-                let pinVerified = try policy.verifyPIN(pin(request))
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
-                    let outcome = try engine.unguardApp(app, phrase: body.phrase, pinVerified: pinVerified, at: now)
+                let pinCheck = try policy.verifyPIN(pin(request))
+                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
+                    let outcome = try engine.unguardApp(app, phrase: body.phrase, pin: pinCheck, at: now)
                     return GuardResponse(
                         guarded: engine.guarded, change: ChangeBody(outcome, now: now, calendar: engine.settings.calendar))
                 }
             }
         }
-        api.get("pending") { _, _ in
-            json(policy.read { engine, now in pendingResponse(engine, now) })
+        api.get("pending") { request, context in
+            try await respond {
+                policy.read(for: try person(request, context, policy)) { engine, now in pendingResponse(engine, now) }
+            }
         }
-        api.delete("pending/:id") { _, context in
+        api.delete("pending/:id") { request, context in
             try await respond {
                 let id = try pendingID(context)
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
                     _ = try engine.cancelPending(id, at: now)
                     return pendingResponse(engine, now)
                 }
@@ -130,24 +139,24 @@ public enum ControlRouter {
             try await respond {
                 let id = try pendingID(context)
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
-                let pinVerified = try policy.verifyPIN(pin(request))
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
-                    _ = try engine.confirmPending(id, phrase: body.phrase, pinVerified: pinVerified, at: now)
+                let pinCheck = try policy.verifyPIN(pin(request))
+                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
+                    _ = try engine.confirmPending(id, phrase: body.phrase, pin: pinCheck, at: now)
                     return pendingResponse(engine, now)
                 }
             }
         }
-        api.post("settings/reset") { request, _ in
+        api.post("settings/reset") { request, context in
             try await respond {
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
-                let pinVerified = try policy.verifyPIN(pin(request))
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                let pinCheck = try policy.verifyPIN(pin(request))
+                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
                     modeResponse(
-                        engine, try engine.resetSettings(phrase: body.phrase, pinVerified: pinVerified, at: now), now)
+                        engine, try engine.resetSettings(phrase: body.phrase, pin: pinCheck, at: now), now)
                 }
             }
         }
-        api.put("pin") { request, _ in
+        api.put("pin") { request, context in
             try await respond {
                 let body = try await decode(PinRequest.self, from: request)
                 if let problem = PinHash.problem(body.pin) { throw ErrorBody(error: problem, code: "bad_request") }
@@ -156,31 +165,31 @@ public enum ControlRouter {
                 do { record = try PinHash.record(for: body.pin) } catch {
                     throw ErrorBody(error: "cannot hash the PIN: \(error)", code: "bad_request")
                 }
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                return try policy.perform(for: People.defaultName) { (engine, now) throws(PolicyRefusal) in
                     engine.setPin(record, at: now)
                     return PinResponse(set: true)
                 }
             }
         }
-        api.delete("pin") { request, _ in
+        api.delete("pin") { request, context in
             try await respond {
-                guard policy.read({ engine, _ in engine.pin }) != nil else {
+                guard policy.read(for: People.defaultName, { engine, _ in engine.pin }) != nil else {
                     throw ErrorBody(error: "no PIN is set", code: "nothing_to_do")
                 }
                 try requireCurrentPIN(request, policy)
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                return try policy.perform(for: People.defaultName) { (engine, now) throws(PolicyRefusal) in
                     engine.setPin(nil, at: now)
                     return PinResponse(set: false)
                 }
             }
         }
-        api.post("unlock") { request, _ in
+        api.post("unlock") { request, context in
             try await respond {
                 let body = try await decode(UnlockRequest.self, from: request)
                 guard (body.app == nil) == (body.all == true) else {
                     throw ErrorBody(error: "give either 'app' or \"all\": true", code: "bad_request")
                 }
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
                     let result = try engine.unlock(body.app, phrase: body.phrase, at: now)
                     let calendar = engine.settings.calendar
                     return UnlockResponse(
@@ -189,48 +198,52 @@ public enum ControlRouter {
                 }
             }
         }
-        api.post("snooze") { request, _ in
+        api.post("snooze") { request, context in
             try await respond {
                 let body = try await decode(AppRequest.self, from: request, emptyIs: AppRequest(app: nil))
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
                     WindowBody(try engine.snooze(body.app, at: now), now: now, calendar: engine.settings.calendar)
                 }
             }
         }
-        api.post("extend") { request, _ in
+        api.post("extend") { request, context in
             try await respond {
                 let body = try await decode(AppRequest.self, from: request, emptyIs: AppRequest(app: nil))
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
                     ExtendResponse(budgetMinutes: try engine.extend(body.app, at: now).milliseconds / 60_000)
                 }
             }
         }
-        api.post("emergency/hold") { _, _ in
+        api.post("emergency/hold") { request, context in
             try await respond {
-                try policy.perform { (engine, now) throws(PolicyRefusal) in
+                try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
                     let hold = try engine.beginEmergency(at: now)
                     let wait = Double(engine.settings.emergencyHold.milliseconds) / policy.timeScale
                     return HoldResponse(hold: hold, waitMilliseconds: Int64(wait.rounded(.up)))
                 }
             }
         }
-        api.post("emergency") { request, _ in
+        api.post("emergency") { request, context in
             try await respond {
                 let body = try await decode(EmergencyRequest.self, from: request)
-                return try policy.perform { (engine, now) throws(PolicyRefusal) in
+                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
                     WindowBody(
                         try engine.completeEmergency(hold: body.hold, at: now), now: now,
                         calendar: engine.settings.calendar)
                 }
             }
         }
-        api.get("log") { request, _ in
+        api.get("log") { request, context in
             try await respond {
                 let parameters = request.uri.queryParameters
                 let since = try integer(parameters["since"], name: "since", upTo: longestLogSpan) ?? 86_400
                 let limit = try integer(parameters["limit"], name: "limit", upTo: 10_000) ?? 1000
-                let (now, calendar) = policy.read { engine, now in (now, engine.settings.calendar) }
-                let events = try policy.events(since: now - .seconds(since), limit: Int(limit))
+                let named = parameters["person"].map(String.init)
+                let person = try named.map { try policy.person(named: $0, caller: nil) }
+                let (now, calendar) = policy.read(for: person ?? People.defaultName) { engine, now in
+                    (now, engine.settings.calendar)
+                }
+                let events = try policy.events(since: now - .seconds(since), limit: Int(limit), person: person)
                 return LogResponse(events: events.map { EventBody($0, calendar: calendar) })
             }
         }
@@ -244,8 +257,7 @@ public enum ControlRouter {
 
     /// Changing or clearing a PIN needs the current one.
     private static func requireCurrentPIN(_ request: Request, _ policy: some PolicyAccess) throws {
-        guard policy.read({ engine, _ in engine.pin }) != nil else { return }
-        guard try policy.verifyPIN(pin(request)) else { throw ControlFailure.refused(.pinRequired) }
+        guard try policy.verifyPIN(pin(request)) != .missing else { throw ControlFailure.refused(.pinRequired) }
     }
 
     static func modeResponse(_ engine: PolicyEngine, _ outcome: ChangeOutcome, _ now: Instant) -> ModeResponse {
@@ -259,15 +271,24 @@ public enum ControlRouter {
             pending: engine.state.pending.map { PendingBody($0, now: now, calendar: engine.settings.calendar) })
     }
 
-    private static func pendingID(_ context: BasicRequestContext) throws -> Int {
+    /// The person a request is about: `?person=NAME`, else the caller's (see `PolicyAccess`).
+    private static func person(
+        _ request: Request, _ context: ControlRequestContext, _ policy: some PolicyAccess
+    ) throws(ControlFailure) -> String {
+        try policy.person(
+            named: request.uri.queryParameters["person"].map(String.init), caller: context.remoteAddress)
+    }
+
+    private static func pendingID(_ context: ControlRequestContext) throws -> Int {
         guard let id = Int(try context.parameters.require("id")), id > 0 else {
             throw ErrorBody(error: "a pending change's id is a whole number (`lockr pending list`)", code: "bad_request")
         }
         return id
     }
 
-    static func status(_ engine: PolicyEngine, _ now: Instant) -> StatusBody {
-        StatusBody(engine.status(at: now), summary: engine.modeSummary, calendar: engine.settings.calendar)
+    static func status(_ person: String, _ engine: PolicyEngine, _ now: Instant) -> StatusBody {
+        StatusBody(
+            person: person, engine.status(at: now), summary: engine.modeSummary, calendar: engine.settings.calendar)
     }
 
     /// A query parameter that must be a whole number from 0 to `limit`.
@@ -365,6 +386,18 @@ public enum ControlRouter {
         return Response(
             status: HTTPResponse.Status(code: status), headers: headers,
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// A request's context: what Hummingbird needs, and the caller's address (whose person a call
+/// without `?person=` is about).
+public struct ControlRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 }
 

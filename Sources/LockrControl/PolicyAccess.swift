@@ -1,27 +1,43 @@
 import LockrPolicy
+import NIOCore
 
-/// Why a control call failed: the policy refused, or the state could not be read or saved.
+/// Why a control call failed: the policy refused, the person is unknown or unnamed, or the state
+/// could not be read or saved.
 public enum ControlFailure: Error, Sendable, Equatable {
     case refused(PolicyRefusal)
     case storage(String)
+    /// No person of this name; the household's people.
+    case unknownPerson(String, people: [String])
+    /// The call names no person, the caller's address is none of theirs, and there are several.
+    case personNeeded(people: [String])
 }
 
-/// What the control API needs from the daemon: the engine, its clock and its event log.
+/// What the control API needs from the daemon: each person's engine, the clock and the event log.
 public protocol PolicyAccess: Sendable {
     /// How much faster than real time policy time runs (`--time-scale`).
     var timeScale: Double { get }
 
-    /// Runs `action` on the engine at the current policy time and saves the outcome (the state even
-    /// when the action is refused, as a refusal may count, like a wrong phrase) before returning.
+    /// The household's people, the default person first.
+    func peopleNames() -> [String]
+
+    /// Whom a call is about: `name` when given; else the person of the caller's address; else the
+    /// default person when there is no other.
+    func person(named name: String?, caller: SocketAddress?) throws(ControlFailure) -> String
+
+    /// Runs `action` on `person`'s engine at the current policy time and saves the outcome (the
+    /// state even when the action is refused, as a refusal may count, like a wrong phrase) before
+    /// returning.
     func perform<Result: Sendable>(
-        _ action: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
+        for person: String, _ action: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
     ) throws(ControlFailure) -> Result
 
-    /// Reads the engine at the current policy time.
-    func read<Result: Sendable>(_ body: (PolicyEngine, Instant) -> Result) -> Result
+    /// Reads `person`'s engine (one `person(named:caller:)` or `peopleNames()` gave) at the
+    /// current policy time.
+    func read<Result: Sendable>(for person: String, _ body: (PolicyEngine, Instant) -> Result) -> Result
 
-    /// Logged events at or after `since`, oldest first, at most the `limit` newest.
-    func events(since: Instant, limit: Int) throws(ControlFailure) -> [PolicyEvent]
+    /// Logged events of `person` (everyone's when nil) at or after `since`, oldest first, at most
+    /// the `limit` newest.
+    func events(since: Instant, limit: Int, person: String?) throws(ControlFailure) -> [LoggedEvent]
 
     /// The backends lockr drives and how each is doing.
     func backends() -> [BackendBody]
@@ -34,20 +50,23 @@ public protocol PolicyAccess: Sendable {
 }
 
 extension PolicyAccess {
-    /// Checks the PIN a request carries (`X-Lockr-PIN`): true when it is the household's; false when
-    /// none was given or none is set. A wrong one is counted (5 wrong in a row start growing
+    /// Checks the PIN a request carries (`X-Lockr-PIN`) against the household's (kept with the
+    /// default person): `.verified` when it is right, `.missing` when none was given while one is
+    /// set, `.none` when none is set. A wrong one is counted (5 wrong in a row start growing
     /// lockouts, kept across restarts) and refused. The slow hash runs outside the engine's lock.
-    public func verifyPIN(_ presented: String?) throws(ControlFailure) -> Bool {
-        guard let presented, let record = read({ engine, _ in engine.pin }) else { return false }
-        try perform { engine, now throws(PolicyRefusal) in try engine.checkPinAllowed(at: now) }
+    public func verifyPIN(_ presented: String?) throws(ControlFailure) -> PinCheck {
+        let keeper = People.defaultName
+        guard let record = read(for: keeper, { engine, _ in engine.pin }) else { return .none }
+        guard let presented else { return .missing }
+        try perform(for: keeper) { engine, now throws(PolicyRefusal) in try engine.checkPinAllowed(at: now) }
         let correct = (try? PinHash.matches(presented, record)) ?? false
-        try perform { engine, now throws(PolicyRefusal) in
+        try perform(for: keeper) { engine, now throws(PolicyRefusal) in
             engine.notePinEntry(correct: correct, at: now)
             guard correct else {
                 let failures = engine.pin?.failures ?? 0
                 throw .wrongPin(failures: failures, lockout: PinRecord.lockout(afterFailures: failures))
             }
         }
-        return true
+        return .verified
     }
 }

@@ -78,7 +78,7 @@ extension ConfigFile {
 
     /// Every key lockr reads, dotted ("cache.size"), tables excluded.
     static var knownKeys: [String] {
-        ConfigReader.topLevel.filter { ConfigReader.sections[$0] == nil && $0 != "apps" }
+        ConfigReader.topLevel.filter { ConfigReader.sections[$0] == nil && $0 != "apps" && $0 != "people" }
             + ConfigReader.sections.flatMap { section, keys in keys.map { "\(section).\($0)" } }
     }
 }
@@ -93,8 +93,12 @@ private struct ConfigReader {
         "listen", "upstreams", "state-dir", "blocklists", "allowlists", "catalogue", "log-level", "threads",
         "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "apps", "policy", "time",
         "hourly", "extreme", "snooze", "extend", "emergency", "backends", "meter-from", "pihole6", "pihole5",
-        "adguardhome", "nextdns", "webhook", "adapters",
+        "adguardhome", "nextdns", "webhook", "adapters", "people", "trusted-forwarders",
     ]
+    /// The sections a person's table may hold: the top level's policy sections.
+    static let personSections = ["policy", "time", "hourly", "extreme", "snooze", "extend", "emergency"]
+    /// The keys of a person's table besides those sections.
+    static let personKeys: Set<String> = ["devices", "guard", "always-allow"]
     static let sections: [String: Set<String>] = [
         "blocking": ["mode", "ttl", "anti-bypass"],
         "cache": ["size", "min-ttl", "max-ttl", "negative-max-ttl", "serve-stale"],
@@ -207,6 +211,72 @@ private struct ConfigReader {
         applyPolicy(to: &config.policy)
         if let value = integer("policy.block-ttl", in: 0...3600) { config.guardBlockTTL = UInt32(value) }
         for problem in config.policy.problems() { issue("policy", problem) }
+        applyPeople(to: &config)
+    }
+
+    /// `[people.NAME]` tables, each on top of the top level's policy, and `trusted-forwarders`.
+    private mutating func applyPeople(to config: inout LockrConfiguration) {
+        if let list = strings("trusted-forwarders") {
+            config.trustedForwarders = list.compactMap { entry in
+                if let network = IPNetwork(entry) { return network }
+                issue("trusted-forwarders", "'\(entry)' is not an address or network (such as 127.0.0.1 or 192.168.1.1)")
+                return nil
+            }
+        }
+        guard let value = table["people"] else { return }
+        guard let people = value.table else {
+            issue("people", "expected a table per person ([people.NAME])")
+            return
+        }
+        var owners: [String: String] = [:]
+        let names = people.keys.sorted { (lines.line(of: "people.\($0)") ?? 0, $0) < (lines.line(of: "people.\($1)") ?? 0, $1) }
+        for name in names {
+            let key = "people.\(name)"
+            if let problem = People.problem(with: name) {
+                issue(key, problem)
+                continue
+            }
+            guard name != People.defaultName else {
+                issue(key, "'\(name)' is every other device's person, whose policy is the top level; pick another name")
+                continue
+            }
+            guard let section = people[name]?.table else {
+                issue(key, "expected a table ([\(key)])")
+                continue
+            }
+            for entry in section.keys where !Self.personKeys.contains(entry) {
+                guard Self.personSections.contains(entry) else {
+                    issue("\(key).\(entry)", "unknown key (a person takes devices, guard, always-allow and the sections \(Self.personSections.joined(separator: ", ")))")
+                    continue
+                }
+                guard let subtable = section[entry]?.table else {
+                    issue("\(key).\(entry)", "expected a table ([\(key).\(entry)])")
+                    continue
+                }
+                let allowed = (Self.sections[entry] ?? []).subtracting(["block-ttl"])
+                for subkey in subtable.keys where !allowed.contains(subkey) {
+                    issue("\(key).\(entry).\(subkey)", "unknown key")
+                }
+            }
+            var person = PersonSettings(name: name, policy: config.policy)
+            for text in strings("\(key).devices") ?? [] {
+                guard let device = DeviceSpec(text) else {
+                    issue("\(key).devices", "'\(text)' is not a MAC address (aa:bb:cc:dd:ee:ff), an address or a network")
+                    continue
+                }
+                if let owner = owners[device.description] {
+                    issue("\(key).devices", "\(device) is already a device of \(owner)")
+                    continue
+                }
+                owners[device.description] = name
+                person.devices.append(device)
+            }
+            person.guarded = strings("\(key).guard")
+            person.alwaysAllow = strings("\(key).always-allow")
+            applyPolicy(to: &person.policy, prefix: key + ".")
+            for problem in person.policy.problems() { issue(key, problem) }
+            config.people.append(person)
+        }
     }
 
     private mutating func applyGuard(to config: inout LockrConfiguration) {
@@ -379,80 +449,81 @@ private struct ConfigReader {
         return settings
     }
 
-    private mutating func applyPolicy(to policy: inout PolicySettings) {
-        if let value = string("policy.mode") {
+    /// The policy keys under `prefix` ("" for the top level, "people.NAME." for a person) onto `policy`.
+    private mutating func applyPolicy(to policy: inout PolicySettings, prefix: String = "") {
+        if let value = string(prefix + "policy.mode") {
             if let mode = Mode(rawValue: value) {
                 policy.mode = mode
             } else {
-                issue("policy.mode", "expected time, hourly or extreme, not '\(value)'")
+                issue(prefix + "policy.mode", "expected time, hourly or extreme, not '\(value)'")
             }
         }
         var timeZone = policy.calendar.timeZone
         var dayStart = policy.calendar.dayStartMinutes
-        if let value = string("policy.time-zone") {
+        if let value = string(prefix + "policy.time-zone") {
             if let zone = TimeZone(identifier: value) {
                 timeZone = zone
             } else {
-                issue("policy.time-zone", "unknown time zone '\(value)' (use a name such as Europe/Berlin)")
+                issue(prefix + "policy.time-zone", "unknown time zone '\(value)' (use a name such as Europe/Berlin)")
             }
         }
-        if let value = string("policy.day-start") {
+        if let value = string(prefix + "policy.day-start") {
             if let minutes = Self.clockMinutes(value) {
                 dayStart = minutes
             } else {
-                issue("policy.day-start", "expected a time of day HH:MM, not '\(value)'")
+                issue(prefix + "policy.day-start", "expected a time of day HH:MM, not '\(value)'")
             }
         }
         policy.calendar = DayCalendar(timeZone: timeZone, dayStartMinutes: dayStart)
-        if let value = integer("policy.max-ttl", in: 1...60) { policy.maximumTTL = .seconds(value) }
-        if let value = string("policy.commitment-delay") {
+        if let value = integer(prefix + "policy.max-ttl", in: 1...60) { policy.maximumTTL = .seconds(value) }
+        if let value = string(prefix + "policy.commitment-delay") {
             if let seconds = DurationText.seconds(value, plainUnit: nil), seconds <= 30 * 86_400 {
                 policy.commitmentDelay = .seconds(seconds)
             } else {
-                issue("policy.commitment-delay", "expected a duration up to 30 days such as \"24h\", \"90m\" or \"0\", not '\(value)'")
+                issue(prefix + "policy.commitment-delay", "expected a duration up to 30 days such as \"24h\", \"90m\" or \"0\", not '\(value)'")
             }
         }
 
-        if let value = integer("time.budget-minutes", in: 5...180) { policy.time.budget = .seconds(value * 60) }
-        if let value = bool("time.per-app") { policy.time.perApp = value }
-        if let value = integer("time.slice-seconds", in: 1...60) {
+        if let value = integer(prefix + "time.budget-minutes", in: 5...180) { policy.time.budget = .seconds(value * 60) }
+        if let value = bool(prefix + "time.per-app") { policy.time.perApp = value }
+        if let value = integer(prefix + "time.slice-seconds", in: 1...60) {
             if 60 % value == 0 {
                 policy.time.metering.slice = .seconds(value)
             } else {
-                issue("time.slice-seconds", "must divide a minute (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60)")
+                issue(prefix + "time.slice-seconds", "must divide a minute (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60)")
             }
         }
-        if let value = integer("time.min-queries", in: 1...20) { policy.time.metering.minimumQueries = value }
-        if let value = integer("time.neighbourhood", in: 0...60) { policy.time.metering.neighbourhood = value }
-        if let value = integer("time.grace-seconds", in: 0...600) { policy.time.metering.grace = .seconds(value) }
+        if let value = integer(prefix + "time.min-queries", in: 1...20) { policy.time.metering.minimumQueries = value }
+        if let value = integer(prefix + "time.neighbourhood", in: 0...60) { policy.time.metering.neighbourhood = value }
+        if let value = integer(prefix + "time.grace-seconds", in: 0...600) { policy.time.metering.grace = .seconds(value) }
 
-        if let value = windowMinutes("hourly.window-minutes") { policy.hourly.window = value }
-        if let value = bool("hourly.open-on-first-query") { policy.hourly.openOnFirstQuery = value }
-        if let value = string("extreme.phrase") {
+        if let value = windowMinutes(prefix + "hourly.window-minutes") { policy.hourly.window = value }
+        if let value = bool(prefix + "hourly.open-on-first-query") { policy.hourly.openOnFirstQuery = value }
+        if let value = string(prefix + "extreme.phrase") {
             if PhraseGate.normalize(value).isEmpty {
-                issue("extreme.phrase", "must contain letters")
+                issue(prefix + "extreme.phrase", "must contain letters")
             } else {
                 policy.extreme.phrase = value
             }
         }
-        if let value = string("extreme.strictness") {
+        if let value = string(prefix + "extreme.strictness") {
             if let strictness = Strictness(rawValue: value) {
                 policy.extreme.strictness = strictness
             } else {
-                issue("extreme.strictness", "expected strict, normal or lenient, not '\(value)'")
+                issue(prefix + "extreme.strictness", "expected strict, normal or lenient, not '\(value)'")
             }
         }
-        if let value = windowMinutes("extreme.window-minutes") { policy.extreme.window = value }
+        if let value = windowMinutes(prefix + "extreme.window-minutes") { policy.extreme.window = value }
 
         for (section, allowance) in [
             ("snooze", \PolicySettings.snooze), ("extend", \.extend), ("emergency", \.emergency),
         ] {
-            if let value = integer("\(section).minutes", in: 1...60) {
+            if let value = integer(prefix + "\(section).minutes", in: 1...60) {
                 policy[keyPath: allowance].length = .seconds(value * 60)
             }
-            if let value = integer("\(section).per-day", in: 0...100) { policy[keyPath: allowance].perDay = value }
+            if let value = integer(prefix + "\(section).per-day", in: 0...100) { policy[keyPath: allowance].perDay = value }
         }
-        if let value = integer("emergency.hold-seconds", in: 0...60) { policy.emergencyHold = .seconds(value) }
+        if let value = integer(prefix + "emergency.hold-seconds", in: 0...60) { policy.emergencyHold = .seconds(value) }
     }
 
     private mutating func windowMinutes(_ key: String) -> Duration? {

@@ -33,11 +33,11 @@ public final class Daemon: Service {
         defer { lock.release() }
         let loaded = try PolicyLoader.load(config)
         report(loaded, config)
-        let runtime: PolicyRuntime
+        let runtime: Household
         let token: String
         do {
             let store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
-            runtime = try PolicyRuntime(
+            runtime = try Household(
                 config: config, loaded: loaded, store: store, logger: logger,
                 publisher: Self.publisher(config, outbox: OutboxStore(sharing: store), logger: logger))
             token = try ControlFiles.token(in: config.stateDirectory)
@@ -81,7 +81,7 @@ public final class Daemon: Service {
     /// Runs the control API and the policy's clock beside the DNS server until shutdown.
     private func serve(
         config: LockrConfiguration, loaded: LoadedPolicy, server: DNSServer?, keeper: PipelineKeeper?,
-        runtime: PolicyRuntime, token: String
+        runtime: Household, token: String
     ) async throws {
         let controlText = AddressText.format(config.control)
         let (bound, boundSink) = AsyncStream.makeStream(of: SocketAddress?.self)
@@ -142,16 +142,18 @@ public final class Daemon: Service {
                         "meters-usage": "\(config.meterFrom == backend.name)",
                     ])
             }
-            let policy = runtime.summary()
             logger.notice(
                 "control API",
                 metadata: ["address": "\(AddressText.format(address))", "state-dir": "\(config.stateDirectory)"])
-            logger.notice(
-                "policy",
-                metadata: [
-                    "mode": "\(policy.mode)", "guarded": "\(policy.guarded.joined(separator: ","))",
-                    "open-windows": "\(policy.openWindows)", "time-scale": "\(config.timeScale)",
-                ])
+            for policy in runtime.summary() {
+                logger.notice(
+                    "policy",
+                    metadata: [
+                        "person": "\(policy.person)", "mode": "\(policy.mode)",
+                        "guarded": "\(policy.guarded.joined(separator: ","))", "open-windows": "\(policy.openWindows)",
+                        "time-scale": "\(config.timeScale)",
+                    ])
+            }
             logger.notice(
                 "ready", metadata: ["upstreams": "\(loaded.upstreams.map(AddressText.format).joined(separator: ","))"])
 
@@ -174,7 +176,7 @@ public final class Daemon: Service {
         return config.listen.filter { $0.protocol == .inet }
     }
 
-    private func reload(keeper: PipelineKeeper?, runtime: PolicyRuntime, running: LockrConfiguration) {
+    private func reload(keeper: PipelineKeeper?, runtime: Household, running: LockrConfiguration) {
         do {
             let config = try configure()
             let loaded = try PolicyLoader.load(config)
@@ -248,10 +250,10 @@ public final class Daemon: Service {
 final class PipelineKeeper: Sendable {
     private let server: DNSServer
     private let cache: AnswerCache
-    private let runtime: PolicyRuntime
+    private let runtime: Household
     private let inputs: Mutex<(config: LockrConfiguration, rules: RuleSet)>
 
-    init(server: DNSServer, cache: AnswerCache, runtime: PolicyRuntime, config: LockrConfiguration, rules: RuleSet) {
+    init(server: DNSServer, cache: AnswerCache, runtime: Household, config: LockrConfiguration, rules: RuleSet) {
         self.server = server
         self.cache = cache
         self.runtime = runtime
@@ -275,17 +277,16 @@ final class PipelineKeeper: Sendable {
         }
     }
 
-    /// The pipeline for `config` and `rules` around the runtime's app names in force.
+    /// The pipeline for `config` and `rules` around the household's people and their app names in
+    /// force.
     static func pipeline(
-        _ config: LockrConfiguration, rules: RuleSet, cache: AnswerCache, runtime: PolicyRuntime
+        _ config: LockrConfiguration, rules: RuleSet, cache: AnswerCache, runtime: Household
     ) -> QueryPipeline {
-        let naming = runtime.naming
-        return QueryPipeline(
+        QueryPipeline(
             policy: FilterPolicy(
-                rules: rules, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
-                antiBypass: naming.rules.antiBypass,
-                guardStage: GuardStage(apps: naming.guardSet, gate: runtime, blockTTL: config.guardBlockTTL)),
-            access: config.access, cacheSettings: config.cache, cache: cache)
+                rules: rules, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL, people: runtime.filters(),
+                guardStage: GuardStage(gate: runtime, blockTTL: config.guardBlockTTL)),
+            access: config.access, devices: runtime.devices(), cacheSettings: config.cache, cache: cache)
     }
 }
 

@@ -41,6 +41,11 @@ public struct LockrConfiguration: Sendable, Equatable {
     public var names = NameRules()
     /// Modes, budgets, windows, gates and the day's calendar.
     public var policy = PolicySettings()
+    /// The household's people besides the default person (whose policy is the top level), in file
+    /// order.
+    public var people: [PersonSettings] = []
+    /// Forwarders whose word on the device that asked (dnsmasq `add-mac`, `add-subnet`) is believed.
+    public var trustedForwarders: [IPNetwork] = []
     /// TTL of a guarded app's blocked answer: short, so that an unlock takes effect quickly.
     public var guardBlockTTL: UInt32 = 5
     /// Where the control API listens.
@@ -62,13 +67,28 @@ public struct LockrConfiguration: Sendable, Equatable {
     /// Settings that are valid but almost certainly not what was meant; logged at start and printed
     /// by `check-config`.
     public var warnings: [String] {
-        guard !answersDNS, meterFrom == nil else { return [] }
+        var warnings = people.filter(\.devices.isEmpty).map { person in
+            "person \(person.name) has no devices: no query is theirs until `devices` lists some"
+        }
+        guard !answersDNS, meterFrom == nil else { return warnings }
         let logs = backends.filter { $0.kind != .webhook }.map(\.name)
-        return [
+        warnings.append(
             "nothing meters use: lockr answers no DNS (no \"dns\" in backends) and meter-from is \"dns\", "
                 + "so time mode never spends a budget and open-on-first-query never opens a window"
-                + (logs.isEmpty ? "" : "; set meter-from = \"\(logs[0])\" to meter from its query log")
-        ]
+                + (logs.isEmpty ? "" : "; set meter-from = \"\(logs[0])\" to meter from its query log"))
+        return warnings
+    }
+
+    /// The default person and then every configured one, each with their policy, guarded apps and
+    /// app names resolved against the top level.
+    public var household: [PersonSettings] {
+        [PersonSettings(name: People.defaultName, policy: policy, guarded: guarded, alwaysAllow: names.alwaysAllow)]
+            + people.map { person in
+                var resolved = person
+                resolved.guarded = person.guarded ?? guarded
+                resolved.alwaysAllow = person.alwaysAllow ?? names.alwaysAllow
+                return resolved
+            }
     }
 
     /// /var/lib/lockr for root, else $XDG_STATE_HOME/lockr (or ~/.local/state/lockr, the home
@@ -83,6 +103,37 @@ public struct LockrConfiguration: Sendable, Equatable {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/lockr" }
         if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/state/lockr" }
         return (home() ?? "/var/lib") + (home() == nil ? "/lockr" : "/.local/state/lockr")
+    }
+}
+
+/// One person of the household: their devices and their policy.
+public struct PersonSettings: Sendable, Equatable {
+    public var name: String
+    /// MAC addresses, addresses and networks.
+    public var devices: [DeviceSpec] = []
+    /// The top level's policy with the person's own keys on top.
+    public var policy: PolicySettings
+    /// Their own `guard`, or nil for the top level's.
+    public var guarded: [String]?
+    /// Their own `always-allow`, or nil for the top level's.
+    public var alwaysAllow: [String]?
+
+    public init(
+        name: String, devices: [DeviceSpec] = [], policy: PolicySettings, guarded: [String]? = nil,
+        alwaysAllow: [String]? = nil
+    ) {
+        self.name = name
+        self.devices = devices
+        self.policy = policy
+        self.guarded = guarded
+        self.alwaysAllow = alwaysAllow
+    }
+
+    /// The app names in force for this person: the configuration's, with their own `always-allow`.
+    func names(_ shared: NameRules) -> NameRules {
+        var names = shared
+        names.alwaysAllow = alwaysAllow ?? shared.alwaysAllow
+        return names
     }
 }
 

@@ -17,14 +17,23 @@ public struct LoadedPolicy: Sendable {
     public let reports: [(path: String, report: ListReport)]
     public let catalogue: AppCatalogue
     public let catalogueDirectory: String?
-    /// Which app each name belongs to, as the configuration says (the names in force may differ
-    /// while a loosening change waits: see `PolicyRuntime`).
-    let naming: AppNaming
-    /// The configured guarded apps by their ids (the config may name them in any letter case).
-    public let guarded: [String]
+    /// The default person and then each configured one, checked against the catalogue.
+    let people: [LoadedPerson]
     public let upstreams: [SocketAddress]
     /// Wall-clock seconds spent reading lists.
     public let listLoadSeconds: Double
+}
+
+/// One person as the configuration has them, checked against the catalogue.
+struct LoadedPerson: Sendable {
+    /// Their settings, resolved against the top level.
+    let settings: PersonSettings
+    /// Which names are apps' names for them, and what they always allow.
+    let names: NameRules
+    /// Those names, built (shared among the people whose names are the same).
+    let naming: AppNaming
+    /// Their guarded apps by id (the config may name them in any letter case).
+    let guarded: [String]
 }
 
 /// Reads the files a configuration names.
@@ -44,19 +53,33 @@ public enum PolicyLoader {
         let rules = builder.build()
         let elapsed = ContinuousClock.now - started
         let (catalogue, directory) = try loadCatalogue(config)
-        let naming = try AppNaming(catalogue: catalogue, rules: config.names)
+        let shared = try AppNaming(catalogue: catalogue, rules: config.names)
+        var people: [LoadedPerson] = []
+        for person in config.household {
+            let names = person.names(config.names)
+            let place = person.name == People.defaultName ? "" : "[people.\(person.name)] "
+            let naming: AppNaming
+            do throws(LoadError) {
+                naming = names == config.names ? shared : try AppNaming(catalogue: catalogue, rules: names)
+                people.append(
+                    LoadedPerson(
+                        settings: person, names: names, naming: naming,
+                        guarded: try guarded(person.guarded ?? [], naming.names, catalogue: catalogue)))
+            } catch {
+                throw LoadError(place + error.description)
+            }
+        }
         return LoadedPolicy(
-            rules: rules, reports: reports, catalogue: catalogue, catalogueDirectory: directory, naming: naming,
-            guarded: try guarded(config, naming.names, catalogue: catalogue),
+            rules: rules, reports: reports, catalogue: catalogue, catalogueDirectory: directory, people: people,
             upstreams: config.answersDNS ? try upstreams(config) : [],
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// The guarded apps by their ids; every one must be an app of `names`.
     static func guarded(
-        _ config: LockrConfiguration, _ names: [String: String], catalogue: AppCatalogue
+        _ guarded: [String], _ names: [String: String], catalogue: AppCatalogue
     ) throws(LoadError) -> [String] {
-        let unknown = config.guarded.filter { AppNames.resolve($0, in: names) == nil }
+        let unknown = guarded.filter { AppNames.resolve($0, in: names) == nil }
         guard unknown.isEmpty else {
             let listed = unknown.map { id in
                 "'\(id)'" + (AppNames.suggestion(for: id, in: names).map { " (did you mean \($0)?)" } ?? "")
@@ -64,7 +87,7 @@ public enum PolicyLoader {
             let place = catalogue.apps.isEmpty ? "the catalogue (none was found: set catalogue = \"DIR\")" : "the catalogue"
             throw LoadError("guard: no app \(listed.joined(separator: ", ")) in \(place) or [apps]; `lockr apps` lists them")
         }
-        return config.guarded.compactMap { AppNames.resolve($0, in: names) }
+        return guarded.compactMap { AppNames.resolve($0, in: names) }
     }
 
     /// The configured upstreams, or else the name servers of /etc/resolv.conf that are not lockr itself.

@@ -107,7 +107,7 @@ extension PolicyEngine {
 
     /// Asks for the overlay that `edit` makes. In extreme mode a loosening request needs the sentence.
     mutating func request(
-        _ source: String, phrase: String?, pinVerified: Bool, at now: Instant,
+        _ source: String, phrase: String?, pin: PinCheck, at now: Instant,
         _ edit: (inout SettingsOverlay) throws(PolicyRefusal) -> Void
     ) throws(PolicyRefusal) -> ChangeOutcome {
         let now = advance(to: now)
@@ -117,7 +117,7 @@ extension PolicyEngine {
         if let problem = candidate.settings.problems().first { throw .invalidSettings(problem) }
         let loosening = Loosening.changes(from: inForce, to: candidate).filter(\.loosens)
         let asked = loosening.filter { change in !state.pending.contains { Self.same($0.change, change) } }
-        if !asked.isEmpty, state.pin != nil, !pinVerified { throw .pinRequired }
+        if !asked.isEmpty, needsPin(pin) { throw .pinRequired }
         if !asked.isEmpty, settings.mode == .extreme { try passPhraseGate(phrase, for: nil, at: now) }
         let requested = Loosening.changes(from: desired, to: candidate).map(Self.slot)
         let before = inForce
@@ -132,9 +132,9 @@ extension PolicyEngine {
     /// configuration.
     public mutating func setMode(
         _ mode: Mode, budget: Duration? = nil, perApp: Bool? = nil, window: Duration? = nil, phrase: String? = nil,
-        pinVerified: Bool = false, at now: Instant
+        pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
-        try request("lockr mode", phrase: phrase, pinVerified: pinVerified, at: now) { overlay throws(PolicyRefusal) in
+        try request("lockr mode", phrase: phrase, pin: pin, at: now) { overlay throws(PolicyRefusal) in
             overlay.mode = mode
             if let budget { overlay.budget = budget }
             if let perApp { overlay.perApp = perApp }
@@ -152,7 +152,7 @@ extension PolicyEngine {
         let app = try appID(app)
         guard !desired.guarded.contains(app) else { throw .nothingToDo("\(app) is already guarded") }
         let configured = baseGuarded.contains(app)
-        return try request("lockr guard add", phrase: nil, pinVerified: false, at: now) { overlay throws(PolicyRefusal) in
+        return try request("lockr guard add", phrase: nil, pin: .none, at: now) { overlay throws(PolicyRefusal) in
             overlay.guardRemoved.removeAll { $0 == app }
             if !configured, !overlay.guardAdded.contains(app) { overlay.guardAdded.append(app) }
         }
@@ -160,7 +160,7 @@ extension PolicyEngine {
 
     /// Stops guarding an app: a loosening change.
     public mutating func unguardApp(
-        _ app: String, phrase: String? = nil, pinVerified: Bool = false, at now: Instant
+        _ app: String, phrase: String? = nil, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
         let app = try appID(app)
         guard desired.guarded.contains(app) else {
@@ -168,7 +168,7 @@ extension PolicyEngine {
                 ? .nothingToDo("\(app) is already to stop being guarded (`lockr pending list`)") : .notGuarded(app)
         }
         let configured = baseGuarded.contains(app)
-        return try request("lockr guard remove", phrase: phrase, pinVerified: pinVerified, at: now) {
+        return try request("lockr guard remove", phrase: phrase, pin: pin, at: now) {
             overlay throws(PolicyRefusal) in
             overlay.guardAdded.removeAll { $0 == app }
             if configured, !overlay.guardRemoved.contains(app) { overlay.guardRemoved.append(app) }
@@ -178,10 +178,10 @@ extension PolicyEngine {
     /// Drops every change the control API made, going back to the configuration file (what loosens
     /// waits like any loosening change).
     public mutating func resetSettings(
-        phrase: String? = nil, pinVerified: Bool = false, at now: Instant
+        phrase: String? = nil, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
         guard state.overlay != SettingsOverlay() else { throw .nothingToDo("no setting was changed from the config file") }
-        return try request("lockr settings reset", phrase: phrase, pinVerified: pinVerified, at: now) {
+        return try request("lockr settings reset", phrase: phrase, pin: pin, at: now) {
             overlay throws(PolicyRefusal) in
             overlay = SettingsOverlay()
         }
@@ -205,7 +205,7 @@ extension PolicyEngine {
 
     /// Passes the sentence for a pending change from the config file made in extreme mode.
     public mutating func confirmPending(
-        _ id: Int, phrase: String?, pinVerified: Bool = false, at now: Instant
+        _ id: Int, phrase: String?, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> PendingChange {
         let now = advance(to: now)
         guard let index = state.pending.firstIndex(where: { $0.id == id }) else {
@@ -214,7 +214,7 @@ extension PolicyEngine {
         guard state.pending[index].awaitingSentence else {
             throw .nothingToDo("#\(id) waits for no sentence: \(when(state.pending[index]))")
         }
-        if state.pin != nil, !pinVerified { throw .pinRequired }
+        if needsPin(pin) { throw .pinRequired }
         try passPhraseGate(phrase, for: nil, at: now)
         state.pending[index].awaitingSentence = false
         let confirmed = state.pending[index]

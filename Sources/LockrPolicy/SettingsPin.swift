@@ -32,7 +32,26 @@ public struct PinRecord: Sendable, Equatable, Codable {
     }
 }
 
+/// What a loosening change brings of the settings PIN.
+public enum PinCheck: Sendable, Equatable {
+    /// Nothing: the PIN this engine keeps (the household's, with the default person) decides.
+    case none
+    /// The household's PIN, checked right.
+    case verified
+    /// Nothing, while the household has a PIN (kept by another person's engine).
+    case missing
+}
+
 extension PolicyEngine {
+    /// Whether a loosening change that brings `pin` must be refused for want of the PIN.
+    func needsPin(_ pin: PinCheck) -> Bool {
+        switch pin {
+        case .verified: false
+        case .missing: true
+        case .none: state.pin != nil
+        }
+    }
+
     /// The PIN that protects settings, if the household set one.
     public var pin: PinRecord? { state.pin }
 

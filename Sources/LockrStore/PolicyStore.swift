@@ -9,7 +9,23 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public var description: String { "state database \(path): \(reason)" }
 }
 
-/// The policy's memory: a SQLite database (WAL mode, mode 0600) in the state directory.
+/// One person's state to save, with the days that ended and the events since the last save.
+public struct PersonRecord: Sendable {
+    public let person: String
+    public let state: PolicyState
+    public let closedDays: [DayRecord]
+    public let events: [PolicyEvent]
+
+    public init(person: String, state: PolicyState, closedDays: [DayRecord] = [], events: [PolicyEvent] = []) {
+        self.person = person
+        self.state = state
+        self.closedDays = closedDays
+        self.events = events
+    }
+}
+
+/// The policy's memory: a SQLite database (WAL mode, mode 0600) in the state directory, holding
+/// each person's state apart.
 ///
 /// `save` writes the whole policy state and new events in one transaction, so a kill at any moment
 /// leaves either the previous save or this one. The schema is built by numbered migrations; a shipped
@@ -106,25 +122,88 @@ public final class PolicyStore: Sendable {
         migrator.registerMigration("3 charged use and exact metering") { db in
             try db.execute(sql: "ALTER TABLE usage ADD COLUMN charged_ms INTEGER")
         }
+        // Everything a lockr without people kept becomes the default person's.
+        migrator.registerMigration("4 state per person") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta_by_person (
+                        person TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (person, key)
+                    );
+                    INSERT INTO meta_by_person SELECT 'default', key, value FROM meta;
+                    DROP TABLE meta;
+                    ALTER TABLE meta_by_person RENAME TO meta;
+                    ALTER TABLE windows ADD COLUMN person TEXT NOT NULL DEFAULT 'default';
+                    CREATE TABLE days_by_person (
+                        person TEXT NOT NULL,
+                        day TEXT NOT NULL,
+                        start_ms INTEGER NOT NULL,
+                        end_ms INTEGER NOT NULL,
+                        snoozes INTEGER NOT NULL,
+                        extensions INTEGER NOT NULL,
+                        emergencies INTEGER NOT NULL,
+                        phrase_misses INTEGER NOT NULL,
+                        cooldown_until_ms INTEGER,
+                        PRIMARY KEY (person, day)
+                    );
+                    INSERT INTO days_by_person SELECT
+                        'default', day, start_ms, end_ms, snoozes, extensions, emergencies, phrase_misses,
+                        cooldown_until_ms
+                    FROM days;
+                    DROP TABLE days;
+                    ALTER TABLE days_by_person RENAME TO days;
+                    CREATE TABLE usage_by_person (
+                        person TEXT NOT NULL,
+                        day TEXT NOT NULL,
+                        app TEXT NOT NULL,
+                        used_ms INTEGER NOT NULL,
+                        charged_ms INTEGER,
+                        PRIMARY KEY (person, day, app)
+                    );
+                    INSERT INTO usage_by_person SELECT 'default', day, app, used_ms, charged_ms FROM usage;
+                    DROP TABLE usage;
+                    ALTER TABLE usage_by_person RENAME TO usage;
+                    CREATE TABLE extra_budget_by_person (
+                        person TEXT NOT NULL,
+                        day TEXT NOT NULL,
+                        budget TEXT NOT NULL,
+                        extra_ms INTEGER NOT NULL,
+                        PRIMARY KEY (person, day, budget)
+                    );
+                    INSERT INTO extra_budget_by_person SELECT 'default', day, budget, extra_ms FROM extra_budget;
+                    DROP TABLE extra_budget;
+                    ALTER TABLE extra_budget_by_person RENAME TO extra_budget;
+                    ALTER TABLE events ADD COLUMN person TEXT NOT NULL DEFAULT 'default';
+                    CREATE INDEX events_by_person_and_time ON events (person, at_ms);
+                    """)
+        }
         return migrator
     }
 
-    /// The state saved last, or nil if nothing was ever saved.
-    public func load() throws(StoreError) -> PolicyState? {
+    /// The people whose state the store holds, in name order.
+    public func people() throws(StoreError) -> [String] {
+        try access {
+            try database.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT person FROM meta ORDER BY person") }
+        }
+    }
+
+    /// The state saved last for `person`, or nil if none was ever saved.
+    public func load(person: String = People.defaultName) throws(StoreError) -> PolicyState? {
         try access {
             try database.read { db -> PolicyState? in
                 let meta = Dictionary(
-                    uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT key, value FROM meta").map {
-                        ($0["key"] as String, $0["value"] as String)
-                    })
+                    uniqueKeysWithValues: try Row.fetchAll(
+                        db, sql: "SELECT key, value FROM meta WHERE person = ?", arguments: [person]
+                    ).map { ($0["key"] as String, $0["value"] as String) })
                 guard let dayKey = meta["current_day"], let lastSeen = meta["last_seen_ms"].flatMap(Int64.init),
-                    let today = try Self.day(dayKey, in: db)
+                    let today = try Self.day(dayKey, of: person, in: db)
                 else { return nil }
                 var state = PolicyState(today: today, lastSeen: Instant(milliseconds: lastSeen))
                 state.overlay = Self.overlay(from: meta)
                 state.metering = Self.metering(from: meta, today: today)
                 Self.readChanges(from: meta, into: &state)
-                state.windows = try Row.fetchAll(db, sql: "SELECT * FROM windows ORDER BY id").compactMap { row in
+                state.windows = try Row.fetchAll(
+                    db, sql: "SELECT * FROM windows WHERE person = ? ORDER BY id", arguments: [person]
+                ).compactMap { row in
                     guard let kind = WindowKind(rawValue: row["kind"]) else { return nil }
                     return UnlockWindow(
                         app: row["app"], kind: kind, opened: Instant(milliseconds: row["opened_ms"]),
@@ -136,67 +215,86 @@ public final class PolicyStore: Sendable {
         }
     }
 
-    /// Writes `state` (as of its `lastSeen`), the final records of days that ended, and new events.
+    /// Writes `state` (as of its `lastSeen`), the final records of days that ended, and new events,
+    /// for `person`.
     public func save(
-        _ state: PolicyState, closedDays: [DayRecord] = [], events: [PolicyEvent] = []
+        _ state: PolicyState, closedDays: [DayRecord] = [], events: [PolicyEvent] = [],
+        person: String = People.defaultName
     )
         throws(StoreError)
     {
+        try save([PersonRecord(person: person, state: state, closedDays: closedDays, events: events)])
+    }
+
+    /// Writes what each of `records` holds, all in one transaction.
+    public func save(_ records: [PersonRecord]) throws(StoreError) {
         try access {
             try database.write { db in
-                for day in closedDays { try Self.write(day, into: db) }
-                try Self.write(state.today, into: db)
-                try db.execute(sql: "DELETE FROM windows")
-                for window in state.windows {
-                    try db.execute(
-                        sql:
-                            "INSERT INTO windows (app, kind, opened_ms, ends_ms, hour_resets_ms) VALUES (?, ?, ?, ?, ?)",
-                        arguments: [
-                            window.app, window.kind.rawValue, window.opened.milliseconds, window.ends.milliseconds,
-                            window.hourResets?.milliseconds,
-                        ])
-                }
-                var meta = Self.meta(from: state.overlay)
-                meta["metering"] = String(decoding: try JSONEncoder().encode(state.metering), as: UTF8.self)
-                try Self.writeChanges(of: state, into: &meta)
-                meta["current_day"] = state.today.day.key
-                meta["last_seen_ms"] = String(state.lastSeen.milliseconds)
-                try db.execute(sql: "DELETE FROM meta")
-                for (key, value) in meta {
-                    try db.execute(sql: "INSERT INTO meta (key, value) VALUES (?, ?)", arguments: [key, value])
-                }
-                for event in events {
-                    try db.execute(
-                        sql: "INSERT INTO events (at_ms, type, app, detail) VALUES (?, ?, ?, ?)",
-                        arguments: [event.at.milliseconds, event.type.rawValue, event.app, event.detail])
-                }
+                for record in records { try Self.write(record, into: db) }
             }
         }
     }
 
-    /// Events at or after `since`, oldest first, at most the `limit` newest of them.
-    public func events(since: Instant, limit: Int = 1000) throws(StoreError) -> [PolicyEvent] {
+    private static func write(_ record: PersonRecord, into db: Database) throws {
+        let (person, state) = (record.person, record.state)
+        for day in record.closedDays { try write(day, of: person, into: db) }
+        try write(state.today, of: person, into: db)
+        try db.execute(sql: "DELETE FROM windows WHERE person = ?", arguments: [person])
+        for window in state.windows {
+            try db.execute(
+                sql: """
+                    INSERT INTO windows (person, app, kind, opened_ms, ends_ms, hour_resets_ms) VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    person, window.app, window.kind.rawValue, window.opened.milliseconds, window.ends.milliseconds,
+                    window.hourResets?.milliseconds,
+                ])
+        }
+        var meta = meta(from: state.overlay)
+        meta["metering"] = String(decoding: try JSONEncoder().encode(state.metering), as: UTF8.self)
+        try writeChanges(of: state, into: &meta)
+        meta["current_day"] = state.today.day.key
+        meta["last_seen_ms"] = String(state.lastSeen.milliseconds)
+        try db.execute(sql: "DELETE FROM meta WHERE person = ?", arguments: [person])
+        for (key, value) in meta {
+            try db.execute(
+                sql: "INSERT INTO meta (person, key, value) VALUES (?, ?, ?)", arguments: [person, key, value])
+        }
+        for event in record.events {
+            try db.execute(
+                sql: "INSERT INTO events (person, at_ms, type, app, detail) VALUES (?, ?, ?, ?, ?)",
+                arguments: [person, event.at.milliseconds, event.type.rawValue, event.app, event.detail])
+        }
+    }
+
+    /// Events at or after `since` of `person` (everyone's when nil), oldest first, at most the
+    /// `limit` newest of them.
+    public func events(since: Instant, limit: Int = 1000, person: String? = nil) throws(StoreError) -> [LoggedEvent] {
         try access {
             try database.read { db in
                 try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT * FROM (SELECT * FROM events WHERE at_ms >= ? ORDER BY id DESC LIMIT ?) ORDER BY id
+                        SELECT * FROM (
+                            SELECT * FROM events WHERE at_ms >= ? AND (? IS NULL OR person = ?) ORDER BY id DESC LIMIT ?
+                        ) ORDER BY id
                         """,
-                    arguments: [since.milliseconds, limit]
+                    arguments: [since.milliseconds, person, person, limit]
                 ).map { row in
-                    PolicyEvent(
-                        at: Instant(milliseconds: row["at_ms"]), type: EventType(rawValue: row["type"]) ?? .lock,
-                        app: row["app"], detail: row["detail"])
+                    LoggedEvent(
+                        person: row["person"],
+                        event: PolicyEvent(
+                            at: Instant(milliseconds: row["at_ms"]), type: EventType(rawValue: row["type"]) ?? .lock,
+                            app: row["app"], detail: row["detail"]))
                 }
             }
         }
     }
 
-    /// Metered use per app (and "*" for all together) on the day with this key.
-    public func usage(day: String) throws(StoreError) -> [String: Duration] {
+    /// Metered use per app (and "*" for all together) of `person` on the day with this key.
+    public func usage(day: String, person: String = People.defaultName) throws(StoreError) -> [String: Duration] {
         try access {
-            try database.read { db in try Self.usage(day, in: db).used }
+            try database.read { db in try Self.usage(day, of: person, in: db).used }
         }
     }
 
@@ -204,31 +302,34 @@ public final class PolicyStore: Sendable {
         do { return try body() } catch { throw StoreError(path: path, reason: "\(error)") }
     }
 
-    private static func write(_ day: DayRecord, into db: Database) throws {
+    private static func write(_ day: DayRecord, of person: String, into db: Database) throws {
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO days
-                    (day, start_ms, end_ms, snoozes, extensions, emergencies, phrase_misses, cooldown_until_ms)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    (person, day, start_ms, end_ms, snoozes, extensions, emergencies, phrase_misses, cooldown_until_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                day.day.key, day.day.start.milliseconds, day.day.end.milliseconds, day.snoozes, day.extensions,
+                person, day.day.key, day.day.start.milliseconds, day.day.end.milliseconds, day.snoozes, day.extensions,
                 day.emergencies, day.phraseMisses, day.cooldownUntil?.milliseconds,
             ])
         for (app, used) in day.used {
             try db.execute(
-                sql: "INSERT OR REPLACE INTO usage (day, app, used_ms, charged_ms) VALUES (?, ?, ?, ?)",
-                arguments: [day.day.key, app, used.milliseconds, day.charged[app]?.milliseconds])
+                sql: "INSERT OR REPLACE INTO usage (person, day, app, used_ms, charged_ms) VALUES (?, ?, ?, ?, ?)",
+                arguments: [person, day.day.key, app, used.milliseconds, day.charged[app]?.milliseconds])
         }
         for (budget, extra) in day.extraBudget {
             try db.execute(
-                sql: "INSERT OR REPLACE INTO extra_budget (day, budget, extra_ms) VALUES (?, ?, ?)",
-                arguments: [day.day.key, budget, extra.milliseconds])
+                sql: "INSERT OR REPLACE INTO extra_budget (person, day, budget, extra_ms) VALUES (?, ?, ?, ?)",
+                arguments: [person, day.day.key, budget, extra.milliseconds])
         }
     }
 
-    private static func day(_ key: String, in db: Database) throws -> DayRecord? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM days WHERE day = ?", arguments: [key]) else {
+    private static func day(_ key: String, of person: String, in db: Database) throws -> DayRecord? {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM days WHERE person = ? AND day = ?", arguments: [person, key])
+        else {
             return nil
         }
         var record = DayRecord(
@@ -239,9 +340,9 @@ public final class PolicyStore: Sendable {
         record.emergencies = row["emergencies"]
         record.phraseMisses = row["phrase_misses"]
         record.cooldownUntil = (row["cooldown_until_ms"] as Int64?).map(Instant.init(milliseconds:))
-        (record.used, record.charged) = try usage(key, in: db)
+        (record.used, record.charged) = try usage(key, of: person, in: db)
         for row in try Row.fetchAll(
-            db, sql: "SELECT budget, extra_ms FROM extra_budget WHERE day = ?", arguments: [key])
+            db, sql: "SELECT budget, extra_ms FROM extra_budget WHERE person = ? AND day = ?", arguments: [person, key])
         {
             let extra: Int64 = row["extra_ms"]
             record.extraBudget[row["budget"]] = Duration.milliseconds(extra)
@@ -252,12 +353,12 @@ public final class PolicyStore: Sendable {
     /// Use and charged use per app on a day; a row an older lockr wrote has no charged figure, and
     /// then all its use was charged.
     private static func usage(
-        _ key: String, in db: Database
+        _ key: String, of person: String, in db: Database
     ) throws -> (used: [String: Duration], charged: [String: Duration]) {
         var used: [String: Duration] = [:]
         var charged: [String: Duration] = [:]
         for row in try Row.fetchAll(
-            db, sql: "SELECT app, used_ms, charged_ms FROM usage WHERE day = ?", arguments: [key])
+            db, sql: "SELECT app, used_ms, charged_ms FROM usage WHERE person = ? AND day = ?", arguments: [person, key])
         {
             let milliseconds: Int64 = row["used_ms"]
             used[row["app"]] = .milliseconds(milliseconds)

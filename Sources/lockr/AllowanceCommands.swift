@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LockrControl
+import LockrPolicy
 
 struct SnoozeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,9 +12,10 @@ struct SnoozeCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Only this app (default: every app out of budget).", valueName: "APP")) var app:
         String?
     @OptionGroup var client: ClientOptions
+    @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let window = try await client.call(.POST, "snooze", body: AppRequest(app: app), as: WindowBody.self)
+        let window = try await client.call(.POST, person.path("snooze"), body: AppRequest(app: app), as: WindowBody.self)
         client.show(window) { "\($0.app ?? "Guarded apps") open until \($0.ends.spokenTime)." }
     }
 }
@@ -26,9 +28,10 @@ struct ExtendCommand: AsyncParsableCommand {
 
     @Argument(help: ArgumentHelp("The app, when budgets are per app.", valueName: "APP")) var app: String?
     @OptionGroup var client: ClientOptions
+    @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let answer = try await client.call(.POST, "extend", body: AppRequest(app: app), as: ExtendResponse.self)
+        let answer = try await client.call(.POST, person.path("extend"), body: AppRequest(app: app), as: ExtendResponse.self)
         client.show(answer) { "Today's budget is now \($0.budgetMinutes) min." }
     }
 }
@@ -42,8 +45,10 @@ struct EmergencyCommand: AsyncParsableCommand {
 
     @OptionGroup var client: ClientOptions
 
+    @OptionGroup var person: PersonOption
+
     func run() async throws {
-        let hold = try await client.call(.POST, "emergency/hold", as: HoldResponse.self)
+        let hold = try await client.call(.POST, person.path("emergency/hold"), as: HoldResponse.self)
         let deadline = ContinuousClock.now + .milliseconds(hold.waitMilliseconds)
         if !client.json {
             while ContinuousClock.now < deadline {
@@ -58,7 +63,7 @@ struct EmergencyCommand: AsyncParsableCommand {
             try await Task.sleep(until: deadline)
         }
         let window = try await client.call(
-            .POST, "emergency", body: EmergencyRequest(hold: hold.hold), as: WindowBody.self)
+            .POST, person.path("emergency"), body: EmergencyRequest(hold: hold.hold), as: WindowBody.self)
         client.show(window) { "Every guarded app is open until \($0.ends.spokenTime). This was logged." }
     }
 }
@@ -72,6 +77,7 @@ struct LogCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How far back: 90s, 30m, 1h, 2d (default 1d).", valueName: "DURATION"))
     var since = "1d"
     @OptionGroup var client: ClientOptions
+    @OptionGroup var person: PersonOption
 
     func validate() throws {
         guard parseDuration(since, defaultUnit: 1) != nil else {
@@ -81,16 +87,19 @@ struct LogCommand: AsyncParsableCommand {
 
     func run() async throws {
         let seconds = parseDuration(since, defaultUnit: 1)!
-        let log = try await client.call(.GET, "log?since=\(seconds)", as: LogResponse.self)
+        let log = try await client.call(.GET, person.path("log?since=\(seconds)"), as: LogResponse.self)
         client.show(log) { log in
             guard !log.events.isEmpty else { return "No events in the last \(since)." }
             let typeWidth = log.events.map(\.type.count).max() ?? 0
             let appWidth = log.events.map { ($0.app ?? "all").count }.max() ?? 0
+            // The person's column only when the log holds someone besides the default person.
+            let people = Set(log.events.map(\.person))
+            let personWidth = people == [People.defaultName] ? 0 : people.map(\.count).max() ?? 0
             return log.events.map { event in
-                [
-                    event.local, event.type.padding(toLength: typeWidth, withPad: " ", startingAt: 0),
+                ([event.local] + (personWidth == 0 ? [] : [event.person.padding(toLength: personWidth, withPad: " ", startingAt: 0)]) + [
+                    event.type.padding(toLength: typeWidth, withPad: " ", startingAt: 0),
                     (event.app ?? "all").padding(toLength: appWidth, withPad: " ", startingAt: 0), event.detail,
-                ].joined(separator: "  ")
+                ]).joined(separator: "  ")
             }.joined(separator: "\n")
         }
     }

@@ -12,9 +12,10 @@ struct AppsCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Only apps whose id, name or group contains this.", valueName: "TEXT"))
     var filter: String?
     @OptionGroup var client: ClientOptions
+    @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let answer = try await client.call(.GET, "apps", as: AppsResponse.self)
+        let answer = try await client.call(.GET, person.path("apps"), as: AppsResponse.self)
         let needle = filter?.lowercased()
         let apps = answer.apps.filter { app in
             guard let needle else { return true }

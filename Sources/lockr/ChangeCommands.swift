@@ -81,9 +81,10 @@ struct PendingCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show the pending changes.")
         @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(.GET, "pending", as: PendingResponse.self)
+            let answer = try await client.call(.GET, person.path("pending"), as: PendingResponse.self)
             client.show(answer) { answer in
                 answer.pending.isEmpty ? "No change is pending." : answer.pending.map(pendingLine).joined(separator: "\n")
             }
@@ -94,9 +95,10 @@ struct PendingCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Cancel a pending change: the setting stays as it is.")
         @Argument(help: ArgumentHelp("The change's number (`lockr pending list`).", valueName: "ID")) var id: Int
         @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(.DELETE, "pending/\(id)", as: PendingResponse.self)
+            let answer = try await client.call(.DELETE, person.path("pending/\(id)"), as: PendingResponse.self)
             client.show(answer) { _ in "Cancelled #\(id)." }
         }
     }
@@ -106,9 +108,10 @@ struct PendingCommand: AsyncParsableCommand {
             abstract: "Type the sentence for a pending change from the config file (extreme mode).")
         @Argument(help: ArgumentHelp("The change's number (`lockr pending list`).", valueName: "ID")) var id: Int
         @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(.POST, "pending/\(id)/confirm", { PhraseRequest(phrase: $0) }, as: PendingResponse.self)
+            let answer = await client.change(.POST, person.path("pending/\(id)/confirm"), { PhraseRequest(phrase: $0) }, as: PendingResponse.self)
             client.show(answer) { answer in
                 answer.pending.first { $0.id == id }.map { "Confirmed: \(pendingLine($0))" } ?? "Confirmed #\(id): it applied."
             }
@@ -127,9 +130,10 @@ struct SettingsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Drop every change made through the CLI or API (what loosens waits like any loosening change).")
         @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(.POST, "settings/reset", { PhraseRequest(phrase: $0) }, as: ModeResponse.self)
+            let answer = await client.change(.POST, person.path("settings/reset"), { PhraseRequest(phrase: $0) }, as: ModeResponse.self)
             client.show(answer) { answer in
                 (["Back to the config file. Mode: \(answer.summary)."] + changeLines(answer.change)).joined(separator: "\n")
             }

@@ -88,6 +88,22 @@ struct ClientOptions: ParsableArguments {
     }
 }
 
+/// `--person NAME`: whom a verb is about.
+struct PersonOption: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The person this is for (default: the one this machine's address belongs to, else the only one; "
+                + "status and log show everyone).", valueName: "NAME"))
+    var person: String?
+
+    /// `path` asking for `person` when one was named.
+    func path(_ path: String) -> String {
+        guard let person else { return path }
+        return path + (path.contains("?") ? "&" : "?") + "person=" + pathSegment(person)
+    }
+}
+
 /// `text` as one segment of a URL path: every character but unreserved ones percent-encoded, so an
 /// id such as `../status` cannot reach another endpoint.
 func pathSegment(_ text: String) -> String {

@@ -13,9 +13,10 @@ struct GuardCommand: AsyncParsableCommand {
 
         @Argument(help: ArgumentHelp("Catalogue id (see blocklists/).", valueName: "APP")) var app: String
         @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(.POST, "guard", body: AppRequest(app: app), as: GuardResponse.self)
+            let answer = try await client.call(.POST, person.path("guard"), body: AppRequest(app: app), as: GuardResponse.self)
             client.show(answer) { "Guarding \(app). Guarded: \($0.guarded.joined(separator: ", "))." }
         }
     }
@@ -25,10 +26,11 @@ struct GuardCommand: AsyncParsableCommand {
 
         @Argument(help: ArgumentHelp("Catalogue id.", valueName: "APP")) var app: String
         @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
 
         func run() async throws {
             let answer = await client.change(
-                .DELETE, "guard/\(pathSegment(app))", { PhraseRequest(phrase: $0) }, as: GuardResponse.self)
+                .DELETE, person.path("guard/\(pathSegment(app))"), { PhraseRequest(phrase: $0) }, as: GuardResponse.self)
             client.show(answer) { answer in
                 let guarded = "Guarded: \(answer.guarded.isEmpty ? "none" : answer.guarded.joined(separator: ", "))."
                 guard answer.change.applied.isEmpty else { return "No longer guarding \(app). \(guarded)" }

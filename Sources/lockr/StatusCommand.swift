@@ -5,22 +5,38 @@ import LockrPolicy
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the mode and, per guarded app: open or locked, why, use today, window end, next reset."
+        abstract:
+            "Show each person's mode and, per guarded app: open or locked, why, use today, window end, next reset."
     )
 
     @OptionGroup var client: ClientOptions
+    @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let status = try await client.call(.GET, "status", as: StatusBody.self)
+        let status = try await client.call(.GET, person.path("status"), as: HouseholdStatusBody.self)
         client.show(status, Self.text)
     }
 
+    static func text(_ household: HouseholdStatusBody) -> String {
+        var lines: [String] = []
+        if let warning = household.clockWarning { lines.append("WARNING: \(warning)") }
+        let named = household.people.count > 1 || household.people.first?.person != People.defaultName
+        for status in household.people {
+            if named { lines.append((lines.isEmpty ? "" : "\n") + "== \(status.person) ==") }
+            lines.append(text(status))
+        }
+        if !household.backends.isEmpty { lines.append("Backends:") }
+        let nameWidth = max(12, (household.backends.map(\.name.count).max() ?? 0) + 2)
+        for backend in household.backends { lines.append("  " + Self.text(backend, nameWidth: nameWidth)) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One person's part.
     static func text(_ status: StatusBody) -> String {
         var lines = [
             "Now: \(status.nowLocal) (\(status.timeZone)).",
             "Mode: \(status.summary). Day \(status.day) ends at \(status.dayEnds.spokenTime).",
         ]
-        if let warning = status.clockWarning { lines.append("WARNING: \(warning)") }
         if status.mode == "time" { lines.append(budgetLine(status)) }
         let width = max(8, status.apps.map(\.id.count).max() ?? 0)
         if status.apps.isEmpty { lines.append("No app is guarded: `lockr guard add APP`.") }
@@ -54,9 +70,6 @@ struct StatusCommand: AsyncParsableCommand {
                 "Set by the CLI, on top of the config file: \(status.overridden.joined(separator: ", ")) "
                     + "(`lockr settings reset` goes back to the file).")
         }
-        if !status.backends.isEmpty { lines.append("Backends:") }
-        let nameWidth = max(12, (status.backends.map(\.name.count).max() ?? 0) + 2)
-        for backend in status.backends { lines.append("  " + Self.text(backend, nameWidth: nameWidth)) }
         return lines.joined(separator: "\n")
     }
 

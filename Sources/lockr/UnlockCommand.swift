@@ -14,6 +14,7 @@ struct UnlockCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("Catalogue id of the app.", valueName: "APP")) var app: String?
     @Flag(help: "Every guarded app.") var all = false
     @OptionGroup var client: ClientOptions
+    @OptionGroup var person: PersonOption
 
     func validate() throws {
         guard (app == nil) == all else { throw ValidationError("name one app, or pass --all") }
@@ -21,7 +22,7 @@ struct UnlockCommand: AsyncParsableCommand {
 
     func run() async throws {
         let answer = await client.change(
-            .POST, "unlock", { UnlockRequest(app: app, all: all ? true : nil, phrase: $0) }, as: UnlockResponse.self,
+            .POST, person.path("unlock"), { UnlockRequest(app: app, all: all ? true : nil, phrase: $0) }, as: UnlockResponse.self,
             why: nil)
         client.show(answer) { answer in
             var lines = answer.opened.map { "\($0.app ?? "all"): open until \($0.ends.spokenTime)" }

@@ -18,7 +18,7 @@ final class ScriptedGate: GuardGate {
 
     var asked: [String] { state.withLockedValue { $0.asked } }
 
-    func admit(app: String) -> GuardAdmission {
+    func admit(app: String, client: QueryClient) -> GuardAdmission {
         state.withLockedValue {
             $0.asked.append(app)
             return $0.verdict
@@ -38,8 +38,9 @@ final class ScriptedGate: GuardGate {
         let apps = GuardSet(
             apps: [app("social", "social.test\n/^media\\.[a-z0-9]+\\.cdn\\.test$/\n"), app("chat", "chat.test\n")],
             overrides: overrides.isEmpty ? [] : [("always_allow", Array(overrides.utf8))])
-        let stage = GuardStage(apps: apps, gate: gate, blockTTL: 5)
-        return QueryPipeline(policy: FilterPolicy(guardStage: stage), cache: AnswerCache(settings: CacheSettings()))
+        return QueryPipeline(
+            policy: FilterPolicy(people: [PersonFilter(apps: apps)], guardStage: GuardStage(gate: gate, blockTTL: 5)),
+            cache: AnswerCache(settings: CacheSettings()))
     }
 
     func forwardAndAnswer(_ pipeline: QueryPipeline, _ query: [UInt8], ttl: Int = 3600) throws -> LdnsPacket {

@@ -19,7 +19,8 @@ import Testing
         let source = builder.addSource("list.txt")
         _ = RuleListParser.parse(Array(list.utf8), role: .block, source: source, into: &builder)
         return QueryPipeline(
-            policy: FilterPolicy(rules: builder.build(), blockAnswer: mode, blockTTL: 60, antiBypass: antiBypass),
+            policy: FilterPolicy(
+                rules: builder.build(), blockAnswer: mode, blockTTL: 60, people: [PersonFilter(antiBypass: antiBypass)]),
             cache: cache)
     }
 
@@ -115,13 +116,14 @@ import Testing
     @Test func theBlockComesBeforeTheCache() throws {
         let open = pipeline("")
         let query = LdnsBuild.query("ads.test.")
-        guard case .forward(let parsed, _, _) = open.begin(packet: query, client: local, transport: .udp, now: 0) else {
+        guard case .forward(let parsed, _, let verdict) = open.begin(packet: query, client: local, transport: .udp, now: 0)
+        else {
             Issue.record("expected forward")
             return
         }
         let upstream = try #require(LdnsBuild.answer(to: query, records: ["ads.test. 3600 IN A 192.0.2.3"]))
         let answer = try CachedAnswer(reply: upstream, toQuery: query, bounds: TTLBounds())
-        _ = open.finish(parsed, upstream: .success(answer), stale: nil, verdict: .allowed, transport: .udp, now: 0)
+        _ = open.finish(parsed, upstream: .success(answer), stale: nil, verdict: verdict, transport: .udp, now: 0)
         // served from cache while allowed
         #expect(
             try reply(open.begin(packet: query, client: local, transport: .udp, now: 1)).answerRecords.first?.hasSuffix(
@@ -138,7 +140,7 @@ import Testing
         let query = try DNSQuery(packet: LdnsBuild.query("www.test.", ednsPayload: 1232))
         let failed = try LdnsPacket(
             wire: pipe.finish(
-                query, upstream: .failure(ForwardError.noUpstreamAnswered), stale: nil, verdict: .allowed,
+                query, upstream: .failure(ForwardError.noUpstreamAnswered), stale: nil, verdict: .allowed(stamp: 1),
                 transport: .udp, now: 0))
         #expect(failed.rcode == 2)
         #expect(failed.extendedErrors.map(\.code) == [22])

@@ -8,15 +8,7 @@ import Testing
 @Suite struct ForwardedClientTests {
     /// A query for a.test with an OPT record holding `options` (code, data).
     func query(_ options: [(code: UInt16, data: [UInt8])]) throws -> DNSQuery {
-        var packet = LdnsBuild.query("a.test.", ednsPayload: 1232)
-        var rdata: [UInt8] = []
-        for option in options {
-            rdata += [UInt8(option.code >> 8), UInt8(option.code & 0xFF)]
-            rdata += [UInt8(option.data.count >> 8), UInt8(option.data.count & 0xFF)] + option.data
-        }
-        packet[packet.count - 2] = UInt8(rdata.count >> 8)
-        packet[packet.count - 1] = UInt8(rdata.count & 0xFF)
-        return try DNSQuery(packet: packet + rdata)
+        try DNSQuery(packet: LdnsBuild.query("a.test.", options: options))
     }
 
     let mac: [UInt8] = [0x02, 0x42, 0xAC, 0x11, 0x00, 0x0F]

@@ -222,7 +222,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(100))
             }
             let app = try #require(
-                (try status(lockr)["apps"] as? [[String: Any]])?.first { $0["id"] as? String == "tiktok" })
+                (try lockr.status()["apps"] as? [[String: Any]])?.first { $0["id"] as? String == "tiktok" })
             #expect((app["used_seconds"] as? Int ?? 0) >= 280, "\(app)")
             #expect(app["open"] as? Bool == false)
             let after = try #require(blockedAfter, "the spent budget blocks tiktok on the backend")

@@ -70,6 +70,14 @@ final class LockrProcess {
         try run(Self.binary, arguments + ["--state-dir", stateDirectory])
     }
 
+    /// `lockr status --json`: where `person` stands (the default person unless named).
+    func status(of person: String = "default") throws -> [String: Any] {
+        let output = try cli("status", "--json").output
+        let household = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+        let people = household?["people"] as? [[String: Any]] ?? []
+        return people.first { $0["person"] as? String == person } ?? [:]
+    }
+
     /// Stops with SIGTERM and returns the exit status.
     @discardableResult
     func stop() -> Int32 {

@@ -139,9 +139,7 @@ import Testing
     }
 
     func phraseMisses(_ lockr: LockrProcess) throws -> Int {
-        let json = try lockr.cli("status", "--json").output
-        let status = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
-        return (status?["phrase_misses"] as? NSNumber)?.intValue ?? -1
+        (try lockr.status()["phrase_misses"] as? NSNumber)?.intValue ?? -1
     }
 
     @Test func extremeModeWantsTheSentenceTypedAndAcceptsOneWithATypo() async throws {
@@ -348,9 +346,7 @@ import Testing
     }
 
     func usedSeconds(_ app: String, _ lockr: LockrProcess) throws -> Int64 {
-        let json = try lockr.cli("status", "--json").output
-        let status = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
-        let apps = status?["apps"] as? [[String: Any]] ?? []
+        let apps = try lockr.status()["apps"] as? [[String: Any]] ?? []
         return (apps.first { $0["id"] as? String == app }?["used_seconds"] as? NSNumber)?.int64Value ?? -1
     }
 

@@ -4,36 +4,66 @@ import Hummingbird
 import HummingbirdTesting
 import LockrControl
 import LockrPolicy
+import NIOCore
 import Synchronization
 import Testing
 
-/// The engine in memory, on a clock the test moves.
+/// Each person's engine in memory, on a clock the test moves.
 final class MemoryPolicy: PolicyAccess {
-    let engine: Mutex<PolicyEngine>
+    /// By person, the default person first.
+    let engines: Mutex<[(name: String, engine: PolicyEngine)]>
     let clock: Mutex<Instant>
-    let logged = Mutex<[PolicyEvent]>([])
+    let logged = Mutex<[LoggedEvent]>([])
     let timeScale = 1.0
+    /// The person whose device calls, as the caller's address would say.
+    let callerPerson = Mutex<String?>(nil)
 
-    init(mode: Mode, now: Instant) {
+    init(mode: Mode, now: Instant, people: [String] = []) {
         let settings = PolicySettings(mode: mode, calendar: DayCalendar(timeZone: TimeZone(identifier: "UTC")!))
-        engine = Mutex(
-            PolicyEngine(
-                settings: settings, guarded: ["tiktok", "youtube"],
-                apps: ["tiktok": "TikTok", "youtube": "YouTube", "reddit": "Reddit"], state: nil, now: now))
+        engines = Mutex(
+            ([People.defaultName] + people).map { name in
+                (
+                    name,
+                    PolicyEngine(
+                        settings: settings, guarded: ["tiktok", "youtube"],
+                        apps: ["tiktok": "TikTok", "youtube": "YouTube", "reddit": "Reddit"], state: nil, now: now)
+                )
+            })
         clock = Mutex(now)
     }
 
+    var engine: PolicyEngine { engines.withLock { $0[0].engine } }
+
     func advance(by duration: Duration) { clock.withLock { $0 = $0 + duration } }
 
+    func peopleNames() -> [String] { engines.withLock { $0.map(\.name) } }
+
+    func person(named name: String?, caller: SocketAddress?) throws(ControlFailure) -> String {
+        let names = peopleNames()
+        if let name {
+            guard names.contains(name) else { throw .unknownPerson(name, people: names) }
+            return name
+        }
+        if names.count == 1 { return names[0] }
+        if let caller = callerPerson.withLock({ $0 }) { return caller }
+        throw .personNeeded(people: names)
+    }
+
     func perform<Result: Sendable>(
-        _ action: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
+        for person: String, _ action: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
     )
         throws(ControlFailure) -> Result
     {
         let now = clock.withLock { $0 }
-        let outcome: Swift.Result<Result, PolicyRefusal> = engine.withLock { engine in
-            defer { logged.withLock { $0 += engine.drainEvents() } }
-            do throws(PolicyRefusal) { return .success(try action(&engine, now)) } catch { return .failure(error) }
+        let outcome: Swift.Result<Result, PolicyRefusal> = engines.withLock { engines in
+            let index = engines.firstIndex { $0.name == person }!
+            defer {
+                let events = engines[index].engine.drainEvents().map { LoggedEvent(person: person, event: $0) }
+                logged.withLock { $0 += events }
+            }
+            do throws(PolicyRefusal) { return .success(try action(&engines[index].engine, now)) } catch {
+                return .failure(error)
+            }
         }
         switch outcome {
         case .success(let result): return result
@@ -41,13 +71,15 @@ final class MemoryPolicy: PolicyAccess {
         }
     }
 
-    func read<Result: Sendable>(_ body: (PolicyEngine, Instant) -> Result) -> Result {
+    func read<Result: Sendable>(for person: String, _ body: (PolicyEngine, Instant) -> Result) -> Result {
         let now = clock.withLock { $0 }
-        return engine.withLock { body($0, now) }
+        return engines.withLock { engines in body(engines.first { $0.name == person }!.engine, now) }
     }
 
-    func events(since: Instant, limit: Int) throws(ControlFailure) -> [PolicyEvent] {
-        logged.withLock { Array($0.filter { $0.at >= since }.suffix(limit)) }
+    func events(since: Instant, limit: Int, person: String?) throws(ControlFailure) -> [LoggedEvent] {
+        logged.withLock {
+            Array($0.filter { $0.event.at >= since && (person == nil || $0.person == person) }.suffix(limit))
+        }
     }
 
     let backendList = Mutex<[BackendBody]>([])
@@ -101,14 +133,54 @@ final class MemoryPolicy: PolicyAccess {
             let opened = try decode(UnlockResponse.self, unlock).opened
             #expect(opened.map(\.ends.local) == ["10:10"])
             #expect(opened.first?.ends.inSeconds == 600)
-            let status = try decode(
-                StatusBody.self, try await client.execute(uri: "/api/v1/status", method: .get, headers: auth))
+            let household = try decode(
+                HouseholdStatusBody.self, try await client.execute(uri: "/api/v1/status", method: .get, headers: auth))
+            let status = try #require(household.people.first)
+            #expect(household.people.map(\.person) == ["default"])
             #expect(status.mode == "hourly")
             #expect(status.apps.map(\.open) == [true, false])
             #expect(status.apps.first?.windowEnds?.local == "10:10")
             let again = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"all":true}"#))
             #expect(try decode(UnlockResponse.self, again).alreadyOpen.map(\.app) == ["tiktok"])
+        }
+    }
+
+    @Test func eachCallIsAboutOnePersonNamedOrTheCallers() async throws {
+        let policy = MemoryPolicy(mode: .hourly, now: start, people: ["alice", "bob"])
+        let app = Application(router: ControlRouter.build(policy: policy, token: token))
+        try await app.test(.router) { client in
+            let unnamed = try await client.execute(
+                uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
+            #expect(unnamed.status == .badRequest)
+            #expect(
+                try decode(ErrorBody.self, unnamed)
+                    == ErrorBody(
+                        error: "say whom this is for: ?person=NAME (--person NAME on the command line); "
+                            + "people: default, alice, bob", code: "person_required"))
+            let stranger = try await client.execute(
+                uri: "/api/v1/unlock?person=carol", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
+            #expect(stranger.status == .notFound)
+            #expect(try decode(ErrorBody.self, stranger).code == "unknown_person")
+            let alice = try await client.execute(
+                uri: "/api/v1/unlock?person=alice", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
+            #expect(alice.status == .ok)
+            // Bob's own device asks without naming him.
+            policy.callerPerson.withLock { $0 = "bob" }
+            let bob = try await client.execute(
+                uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"youtube"}"#))
+            #expect(try decode(UnlockResponse.self, bob).opened.map(\.app) == ["youtube"])
+            let household = try decode(
+                HouseholdStatusBody.self, try await client.execute(uri: "/api/v1/status", method: .get, headers: auth))
+            #expect(household.people.map(\.person) == ["default", "alice", "bob"])
+            #expect(household.people.map { $0.apps.filter(\.open).map(\.id) } == [[], ["tiktok"], ["youtube"]])
+            let onlyAlice = try decode(
+                HouseholdStatusBody.self,
+                try await client.execute(uri: "/api/v1/status?person=alice", method: .get, headers: auth))
+            #expect(onlyAlice.people.map(\.person) == ["alice"])
+            let log = try decode(
+                LogResponse.self, try await client.execute(uri: "/api/v1/log?person=bob", method: .get, headers: auth))
+            #expect(log.events.map(\.person) == ["bob"])
         }
     }
 
@@ -176,9 +248,9 @@ final class MemoryPolicy: PolicyAccess {
             let clear = try await client.execute(uri: "/api/v1/pin", method: .delete, headers: auth)
             #expect(clear.status == .forbidden)
             #expect(try await client.execute(uri: "/api/v1/pin", method: .delete, headers: right).status == .ok)
-            #expect(policy.read { engine, _ in engine.pin } == nil)
+            #expect(policy.read(for: People.defaultName) { engine, _ in engine.pin } == nil)
             // Only a hash was ever kept.
-            #expect(policy.logged.withLock { $0 }.allSatisfy { !$0.detail.contains("2468") })
+            #expect(policy.logged.withLock { $0 }.allSatisfy { !$0.event.detail.contains("2468") })
         }
     }
 

@@ -60,7 +60,7 @@ import Testing
         try PolicyStore(path: path).save(state, events: [event])
         let reopened = try PolicyStore(path: path)
         #expect(try reopened.load() == state)
-        #expect(try reopened.events(since: Instant(milliseconds: 0)) == [event])
+        #expect(try reopened.events(since: Instant(milliseconds: 0)) == [LoggedEvent(person: People.defaultName, event: event)])
     }
 
     @Test func laterSavesReplaceWindowsAndKeepClosedDays() throws {
@@ -84,8 +84,8 @@ import Testing
             PolicyEvent(at: Instant(milliseconds: Int64(index) * 1000), type: .unlock, app: "x", detail: "#\(index)")
         }
         try store.save(sampleState(), events: events)
-        #expect(try store.events(since: Instant(milliseconds: 5000)).map(\.detail) == ["#5", "#6", "#7", "#8", "#9"])
-        #expect(try store.events(since: Instant(milliseconds: 0), limit: 2).map(\.detail) == ["#8", "#9"])
+        #expect(try store.events(since: Instant(milliseconds: 5000)).map(\.event.detail) == ["#5", "#6", "#7", "#8", "#9"])
+        #expect(try store.events(since: Instant(milliseconds: 0), limit: 2).map(\.event.detail) == ["#8", "#9"])
     }
 
     @Test func anEngineRestoredFromTheStoreDecidesAsBefore() throws {
@@ -100,7 +100,7 @@ import Testing
             settings: settings, guarded: ["tiktok"], apps: apps, state: try store.load(), now: start + .seconds(5))
         #expect(restored.admit("tiktok", at: start + .seconds(599)) == .allow(ttl: .seconds(1)))
         #expect(restored.admit("tiktok", at: start + .seconds(600)) != .allow(ttl: .seconds(1)))
-        #expect(try store.events(since: start).map(\.type) == [.unlock])
+        #expect(try store.events(since: start).map(\.event.type) == [.unlock])
     }
 
     @Test func anUnusablePathIsAClearError() {

@@ -27,6 +27,18 @@ public enum LdnsBuild {
         return wire(packet!)
     }
 
+    /// A query for `name` with an OPT record (payload 1232) holding `options` (code, data).
+    public static func query(_ name: String, options: [(code: UInt16, data: [UInt8])]) -> [UInt8] {
+        let packet = query(name, ednsPayload: 1232)
+        var rdata: [UInt8] = []
+        for option in options {
+            rdata += [UInt8(option.code >> 8), UInt8(option.code & 0xFF)]
+            rdata += [UInt8(option.data.count >> 8), UInt8(option.data.count & 0xFF)] + option.data
+        }
+        // The OPT record is the last one, its RDLENGTH the packet's last two bytes.
+        return Array(packet[..<(packet.count - 2)]) + [UInt8(rdata.count >> 8), UInt8(rdata.count & 0xFF)] + rdata
+    }
+
     /// The answer to `query` with `records` (presentation lines "www.test. 300 IN A 192.0.2.1") in
     /// the answer section, `authority` in the authority section, and the given rcode.
     public static func answer(

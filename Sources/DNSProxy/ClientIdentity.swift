@@ -1,0 +1,161 @@
+import DNSWire
+import NIOCore
+
+/// How lockr told which device asked, most specific first.
+public enum IdentifiedBy: String, Sendable {
+    /// The MAC address a trusted forwarder added (dnsmasq `add-mac`).
+    case forwardedMAC = "forwarded-mac"
+    /// The client subnet a trusted forwarder added (dnsmasq `add-subnet`, ECS).
+    case forwardedSubnet = "forwarded-subnet"
+    /// The source address, found in the kernel's neighbour table with its MAC address.
+    case neighbourTable = "neighbour-table"
+    /// The source address alone.
+    case sourceAddress = "source-address"
+}
+
+/// Who asked: the device as lockr identified it, and the person it belongs to.
+public struct QueryClient: Sendable, Equatable {
+    /// The device's address as a 128-bit number (IPv4 mapped into IPv6, like `IPNetwork`): the
+    /// forwarded client subnet's when a trusted forwarder sent one, else the source address.
+    public let address: UInt128
+    public let mac: MACAddress?
+    /// The person's number in the household: 0 is the default person (every unmatched device).
+    public let person: Int
+    public let identifiedBy: IdentifiedBy
+
+    public init(address: UInt128, mac: MACAddress? = nil, person: Int = 0, identifiedBy: IdentifiedBy = .sourceAddress) {
+        self.address = address
+        self.mac = mac
+        self.person = person
+        self.identifiedBy = identifiedBy
+    }
+
+    /// The address as text ("192.0.2.7", "fd00::1").
+    public var addressText: String {
+        let bytes = withUnsafeBytes(of: address.bigEndian) { Array($0) }
+        return IPAddressBytes.format(address >> 32 == 0xFFFF ? Array(bytes[12...]) : bytes)
+    }
+}
+
+/// One entry of a person's `devices`: a MAC address, or an address or network.
+public enum DeviceSpec: Sendable, Equatable, CustomStringConvertible {
+    case mac(MACAddress)
+    case network(IPNetwork)
+
+    /// Reads "aa:bb:cc:dd:ee:ff", "192.168.1.20", "fd00::/64", ...
+    public init?(_ text: String) {
+        if let mac = MACAddress(text) {
+            self = .mac(mac)
+        } else if let network = IPNetwork(text) {
+            self = .network(network)
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .mac(let mac): mac.description
+        case .network(let network): network.description
+        }
+    }
+}
+
+/// Finds the person of the device that sent a query.
+///
+/// Most specific first: the MAC address a trusted forwarder added (dnsmasq `add-mac`), or, without
+/// one, the MAC the neighbour table gives for the address; then the address (the forwarded client
+/// subnet's, else the source's) among the people's addresses and networks, the longest prefix
+/// winning. EDNS options from any other source are ignored: a device must not pass as another by
+/// adding them itself. Without people every query is the default person's, at the cost of reading
+/// the source address.
+public struct DeviceDirectory: Sendable {
+    private let macs: [MACAddress: Int]
+    private let hosts: [UInt128: Int]
+    /// Networks shorter than a single address, longest prefix first.
+    private let networks: [(network: IPNetwork, person: Int)]
+    private let trustedForwarders: [IPNetwork]
+    private let neighbours: (any NeighbourLookup)?
+    private let isEmpty: Bool
+
+    /// - Parameters:
+    ///   - devices: each person's devices, by person number (1 and up; 0 is the default person).
+    ///   - trustedForwarders: the sources whose `add-mac` and `add-subnet` options are believed.
+    ///   - neighbours: MAC addresses by IP address, when lockr sits on the devices' LAN.
+    public init(
+        devices: [(device: DeviceSpec, person: Int)] = [], trustedForwarders: [IPNetwork] = [],
+        neighbours: (any NeighbourLookup)? = nil
+    ) {
+        var macs: [MACAddress: Int] = [:]
+        var hosts: [UInt128: Int] = [:]
+        var networks: [(IPNetwork, Int)] = []
+        for (device, person) in devices {
+            switch device {
+            case .mac(let mac): macs[mac] = macs[mac] ?? person
+            case .network(let network) where network.mask == ~0: hosts[network.network] = hosts[network.network] ?? person
+            case .network(let network): networks.append((network, person))
+            }
+        }
+        self.macs = macs
+        self.hosts = hosts
+        self.networks = networks.enumerated().sorted {
+            ($0.element.0.mask.nonzeroBitCount, -$0.offset) > ($1.element.0.mask.nonzeroBitCount, -$1.offset)
+        }.map(\.element)
+        self.trustedForwarders = trustedForwarders
+        self.neighbours = neighbours
+        isEmpty = devices.isEmpty
+    }
+
+    /// The device and person that sent `query` from `source`.
+    public func identify(_ query: DNSQuery, source: SocketAddress) -> QueryClient {
+        let sourceAddress = IPAddressBytes.number(of: source) ?? 0
+        guard !isEmpty else { return QueryClient(address: sourceAddress) }
+        var address = sourceAddress
+        var mac: MACAddress?
+        var identifiedBy = IdentifiedBy.sourceAddress
+        var subnetBits = 128
+        if query.edns != nil, trustedForwarders.contains(where: { $0.contains(sourceAddress) }) {
+            let forwarded = query.forwardedClient()
+            if let subnet = forwarded.subnet {
+                address = subnet.address
+                subnetBits = Int(subnet.prefixLength) + (subnet.isIPv4 ? 96 : 0)
+                identifiedBy = .forwardedSubnet
+            }
+            if let forwardedMAC = forwarded.mac {
+                mac = forwardedMAC
+                identifiedBy = .forwardedMAC
+            }
+        } else if let neighbours, let found = neighbours.mac(for: sourceAddress) {
+            mac = found
+            identifiedBy = .neighbourTable
+        }
+        if let mac, let person = macs[mac] {
+            return QueryClient(address: address, mac: mac, person: person, identifiedBy: identifiedBy)
+        }
+        return QueryClient(
+            address: address, mac: mac, person: person(of: address, bits: subnetBits), identifiedBy: identifiedBy)
+    }
+
+    /// The person of the device at `address` (IPv4 mapped into IPv6), by its MAC address in the
+    /// neighbour table or else the address itself: for a control call from one of the devices.
+    public func person(ofAddress address: UInt128) -> Int {
+        if let mac = neighbours?.mac(for: address), let person = macs[mac] { return person }
+        return person(of: address, bits: 128)
+    }
+
+    /// The person of `address`, known to `bits` bits (a forwarded subnet may be shorter than an
+    /// address): a listed address, else the longest listed network that holds all of it.
+    private func person(of address: UInt128, bits: Int) -> Int {
+        if bits == 128, let person = hosts[address] { return person }
+        for entry in networks where entry.network.mask.nonzeroBitCount <= bits && entry.network.contains(address) {
+            return entry.person
+        }
+        return 0
+    }
+}
+
+/// MAC addresses by IP address, from the kernel's neighbour table (read off the hot path).
+public protocol NeighbourLookup: Sendable {
+    /// The MAC address of the neighbour at `address` (IPv4 mapped into IPv6), if known.
+    func mac(for address: UInt128) -> MACAddress?
+}

@@ -1,0 +1,120 @@
+import DNSFilter
+import LockrPolicy
+import LockrStore
+import Logging
+import Synchronization
+
+/// One person's policy: their engine behind a lock, which names are apps' names for them (the
+/// names in force), and what of their state the store has not got yet.
+final class PersonPolicy: Sendable {
+    let name: String
+    /// Their number in the household (`QueryClient.person`): 0 is the default person.
+    let number: Int
+    private let engine: Mutex<PolicyEngine>
+    private let lookup: Mutex<Lookup>
+    private let unsaved: Mutex<Unsaved>
+
+    private struct Lookup {
+        var naming: AppNaming
+        /// Names in force that cannot be built (the catalogue took one of their app ids), logged once.
+        var unbuildable: NameRules?
+    }
+
+    /// What has not reached the store yet, and what it holds.
+    private struct Unsaved {
+        var events: [PolicyEvent] = []
+        var closedDays: [DayRecord] = []
+        var saved: PolicyState?
+        var savedAt = ContinuousClock.now
+    }
+
+    /// Restores the person from `state` (nil on their first start) at policy time `now`.
+    init(
+        name: String, number: Int, settings: PersonSettings, names: NameRules, naming: AppNaming, guarded: [String],
+        state: PolicyState?, now: Instant
+    ) {
+        self.name = name
+        self.number = number
+        engine = Mutex(
+            PolicyEngine(
+                settings: settings.policy, guarded: guarded, apps: naming.names, names: names, state: state, now: now))
+        lookup = Mutex(Lookup(naming: naming))
+        unsaved = Mutex(Unsaved(saved: state))
+    }
+
+    /// Which app each name belongs to for this person, as the protection in force has it.
+    var naming: AppNaming { lookup.withLock { $0.naming } }
+
+    func withEngine<Result, Failure: Error>(_ body: (inout PolicyEngine) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
+        try engine.withLock { (engine: inout PolicyEngine) throws(Failure) -> Result in try body(&engine) }
+    }
+
+    func read<Result>(_ body: (PolicyEngine) -> Result) -> Result { engine.withLock { body($0) } }
+
+    /// Takes the configuration's names (built when it loaded) as the ones to compare against.
+    func takeNaming(_ naming: AppNaming) {
+        lookup.withLock { lookup in
+            lookup.naming = naming
+            lookup.unbuildable = nil
+        }
+    }
+
+    /// Rebuilds `naming` when the names in force differ from it, taking one of `reusing` that has
+    /// the same names if there is one; true when it changed.
+    func refreshNaming(catalogue: AppCatalogue, logger: Logger, reusing others: [AppNaming]) -> Bool {
+        let rules = engine.withLock { $0.inForceNames }
+        return lookup.withLock { lookup -> Bool in
+            guard lookup.naming.rules != rules, lookup.unbuildable != rules else { return false }
+            do throws(LoadError) {
+                if let same = others.first(where: { $0.rules == rules }) {
+                    lookup.naming = same
+                } else {
+                    lookup.naming = try AppNaming(catalogue: catalogue, rules: rules)
+                }
+                lookup.unbuildable = nil
+                return true
+            } catch {
+                logger.error(
+                    "cannot build the app names in force; keeping the previous ones",
+                    metadata: ["person": "\(name)", "error": "\(error)"])
+                lookup.unbuildable = rules
+                return false
+            }
+        }
+    }
+
+    /// Their state and events to save at `now`, or nil when nothing changed and no minute has
+    /// passed since the last save (unless `force`). Events go to the log as they leave the engine.
+    func record(at now: Instant, force: Bool, logger: Logger) -> PersonRecord? {
+        let (snapshot, events, closedDays) = engine.withLock { engine in
+            (engine.snapshot(at: now), engine.drainEvents(), engine.drainClosedDays())
+        }
+        for event in events {
+            logger.notice(
+                "\(event.type.rawValue)",
+                metadata: ["person": "\(name)", "app": "\(event.app ?? "all")", "detail": "\(event.detail)"])
+        }
+        return unsaved.withLock { unsaved in
+            unsaved.events += events
+            unsaved.closedDays += closedDays
+            var comparable = snapshot
+            comparable.lastSeen = unsaved.saved?.lastSeen ?? snapshot.lastSeen
+            let due = ContinuousClock.now - unsaved.savedAt >= .seconds(60)
+            guard force || due || comparable != unsaved.saved || !unsaved.events.isEmpty || !unsaved.closedDays.isEmpty
+            else { return nil }
+            return PersonRecord(person: name, state: snapshot, closedDays: unsaved.closedDays, events: unsaved.events)
+        }
+    }
+
+    /// Notes that `record` reached the store.
+    func saved(_ record: PersonRecord) {
+        unsaved.withLock { unsaved in
+            unsaved.events.removeFirst(min(record.events.count, unsaved.events.count))
+            unsaved.closedDays.removeFirst(min(record.closedDays.count, unsaved.closedDays.count))
+            unsaved.saved = record.state
+            unsaved.savedAt = ContinuousClock.now
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import DNSTestSupport
+import Foundation
+import Testing
+
+/// People on one lockr, told apart by their source addresses on loopback (127.0.0.2 is Alice's,
+/// 127.0.0.3 Bob's, 127.0.0.1 nobody's): each gets their own answers and their own gates.
+@Suite(.serialized) struct HouseholdEndToEndTests {
+    static let people = """
+
+        [people.alice]
+        devices = ["127.0.0.2"]
+
+        [people.bob]
+        devices = ["127.0.0.3/32"]
+        guard = ["youtube"]
+
+        [people.bob.policy]
+        mode = "time"
+
+        """
+
+    /// The A record dig gets for `name` when asking from `source`.
+    func address(_ name: String, from source: String, _ lockr: LockrProcess) throws -> String? {
+        try dig(lockr.port, "-b", source, name, "A", "+short").split(separator: "\n").last.map(String.init)
+    }
+
+    @Test func eachPersonGetsTheirOwnAnswersAndGates() async throws {
+        try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.people) { lockr, _ in
+            for source in ["127.0.0.1", "127.0.0.2"] {
+                #expect(try address("tiktok.com.", from: source, lockr) == "0.0.0.0")
+            }
+            // Bob guards only youtube, and has time left.
+            #expect(try address("tiktok.com.", from: "127.0.0.3", lockr) == "192.0.2.21")
+            #expect(try address("www.youtube.com.", from: "127.0.0.3", lockr) == "192.0.2.22")
+
+            // From 127.0.0.1, nobody's address, a verb must name its person.
+            let unnamed = try lockr.cli("unlock", "tiktok")
+            #expect(unnamed.status == 1)
+            #expect(unnamed.output.contains("say whom this is for") && unnamed.output.contains("default, alice, bob"))
+            let unknown = try lockr.cli("unlock", "tiktok", "--person", "carol")
+            #expect(unknown.status == 1 && unknown.output.contains("no person 'carol'"))
+            let unlock = try lockr.cli("unlock", "tiktok", "--person", "alice")
+            #expect(unlock.status == 0, "\(unlock.output)")
+            #expect(try address("tiktok.com.", from: "127.0.0.2", lockr) == "192.0.2.21")
+            // The default person's tiktok stays locked, whatever Alice's cached answer.
+            #expect(try address("tiktok.com.", from: "127.0.0.1", lockr) == "0.0.0.0")
+            let reason = try dig(lockr.port, "-b", "127.0.0.1", "tiktok.com", "A")
+            #expect(reason.contains("tiktok: locked; `lockr unlock tiktok` opens 10 min"))
+
+            let people = try lockr.cli("status").output
+            #expect(people.contains("== default ==") && people.contains("== alice ==") && people.contains("== bob =="))
+            #expect(try lockr.status(of: "bob")["mode"] as? String == "time")
+            let alice = try lockr.status(of: "alice")["apps"] as? [[String: Any]] ?? []
+            #expect(alice.first { $0["id"] as? String == "tiktok" }?["open"] as? Bool == true)
+            let onlyBob = try lockr.cli("status", "--person", "bob").output
+            #expect(!onlyBob.contains("alice") && onlyBob.contains("Mode: time"))
+            let log = try lockr.cli("log", "--person", "alice").output
+            #expect(log.contains("alice") && log.contains("unlock"), "\(log)")
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import DNSProxy
+import Foundation
+import LockrControl
+import LockrPolicy
+import LockrStore
+import Logging
+import Testing
+
+@testable import LockrDaemon
+
+@Suite struct HouseholdTests {
+    let catalogue = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("blocklists").path
+
+    func configuration(mode: Mode = .hourly) throws -> LockrConfiguration {
+        var config = LockrConfiguration()
+        config.catalogueDirectory = catalogue
+        config.upstreams = [try .init(ipAddress: "127.0.0.1", port: 53)]
+        config.guarded = ["tiktok"]
+        config.policy = PolicySettings(mode: mode, calendar: DayCalendar(timeZone: TimeZone(identifier: "UTC")!))
+        return config
+    }
+
+    func runtime(_ clocks: FakeClocks, store: PolicyStore, mode: Mode = .hourly) throws -> Household {
+        try household(clocks, store: store, config: try configuration(mode: mode))
+    }
+
+    func household(_ clocks: FakeClocks, store: PolicyStore, config: LockrConfiguration) throws -> Household {
+        try Household(
+            config: config, loaded: try PolicyLoader.load(config), store: store, logger: Logger(label: "test"),
+            clock: { clocks.clock(resumingAfter: $0, scale: $1.timeScale) })
+    }
+
+    /// A device of person `number` at `address`.
+    func device(_ number: Int, _ address: UInt128 = 0xFFFF_7F00_0001) -> QueryClient {
+        QueryClient(address: address, person: number)
+    }
+
+    func store() throws -> PolicyStore {
+        let directory = NSTemporaryDirectory() + "lockr-runtime-\(UUID())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return try PolicyStore(path: directory + "/state.sqlite")
+    }
+
+    @Test func aWallClockJumpIsLoggedAndGrantsNothing() throws {
+        let clocks = FakeClocks()
+        let store = try store()
+        let runtime = try runtime(clocks, store: store)
+        _ = try runtime.perform(for: People.defaultName) { engine, now throws(PolicyRefusal) in try engine.unlock("tiktok", phrase: nil, at: now)
+        }
+        #expect(runtime.admit(app: "tiktok", client: device(0)) == .allow(ttl: 30))
+        clocks.pass(seconds: 1)
+        clocks.wallMilliseconds.add(2 * 3_600_000, ordering: .relaxed)  // the clock is set two hours ahead
+        runtime.tick()
+        let events = try store.events(since: Instant(milliseconds: 0))
+        #expect(events.last?.event.type == .clockJump)
+        #expect(events.last?.event.detail == "wall clock jumped forward by 2 h; policy time kept its own pace")
+        // The window still has its 10 minutes less the one second that really passed.
+        clocks.pass(seconds: 598)
+        #expect(runtime.admit(app: "tiktok", client: device(0)) == .allow(ttl: 1))
+        clocks.pass(seconds: 1)
+        #expect(runtime.admit(app: "tiktok", client: device(0)) == .block(reason: "tiktok: hourly window used, next at 11:00"))
+    }
+
+    @Test func controlCallsAreSavedBeforeTheyAnswerAndRefusalsCountToo() throws {
+        let clocks = FakeClocks()
+        let store = try store()
+        let runtime = try runtime(clocks, store: store, mode: .extreme)
+        #expect(throws: ControlFailure.self) {
+            try runtime.perform(for: People.defaultName) { engine, now throws(PolicyRefusal) in
+                try engine.unlock("tiktok", phrase: "no", at: now)
+            }
+        }
+        // Nothing else ran: the miss is already in the store.
+        #expect(try store.load()?.today.phraseMisses == 1)
+        #expect(try store.events(since: Instant(milliseconds: 0)).map(\.event.type) == [.gateFail])
+    }
+
+    /// Continuous use (a lookup every 2 s) for ten minutes with the daemon's one-second saves; with
+    /// `kill`, the runtime dies at that millisecond without saving and a new one starts 300 ms later
+    /// from the store. Returns what was metered.
+    func meteredUse(killAt kill: Int64?) throws -> Duration {
+        let clocks = FakeClocks()
+        let store = try store()
+        var runtime = try runtime(clocks, store: store, mode: .time)
+        for step in Int64(0)..<1200 {
+            let elapsed = step * 500
+            if elapsed == kill {
+                clocks.pass(milliseconds: 300)
+                runtime = try self.runtime(clocks, store: store, mode: .time)
+            }
+            if elapsed % 2000 == 0 { _ = runtime.admit(app: "tiktok", client: device(0)) }
+            clocks.pass(milliseconds: 500)
+            if (elapsed + 500) % 1000 == 0 { runtime.tick() }
+        }
+        return runtime.read(for: People.defaultName) { engine, now in engine.status(at: now).apps[0].used }
+    }
+
+    @Test func aKillAtAnyPointOfASliceLosesAtMostASecondOfMetering() throws {
+        let reference = try meteredUse(killAt: nil)
+        #expect(reference >= .seconds(590) && reference <= .seconds(601))
+        // A kill at every second of a slice (the engine's own test takes every half second).
+        for kill in stride(from: Int64(300_000), to: 310_000, by: 1000) {
+            let killed = try meteredUse(killAt: kill)
+            // The 300 ms the daemon was down are real time and still count as use.
+            #expect(
+                abs((killed - reference).milliseconds) <= 1000,
+                "kill at \(kill) ms: \(killed) metered, \(reference) without the kill")
+        }
+    }
+
+    @Test func meteredUseIsSavedWithinASecond() throws {
+        let clocks = FakeClocks()
+        let store = try store()
+        let runtime = try runtime(clocks, store: store, mode: .time)
+        for _ in 0..<60 {
+            _ = runtime.admit(app: "tiktok", client: device(0))
+            clocks.pass(seconds: 1)
+            runtime.tick()
+        }
+        let used = try #require(try store.load()?.today.used["tiktok"])
+        #expect(used >= .seconds(59) && used <= .seconds(61))
+    }
+
+    /// Alice (1) in time mode with 20 minutes, her phone and laptop; Bob (2) in hourly mode; both
+    /// guard tiktok like the default person.
+    func family() throws -> LockrConfiguration {
+        var config = try configuration(mode: .time)
+        var alice = PersonSettings(name: "alice", policy: config.policy)
+        alice.devices = [DeviceSpec("192.168.1.10")!, DeviceSpec("192.168.1.11")!]
+        alice.policy.time.budget = .seconds(20 * 60)
+        var bob = PersonSettings(name: "bob", policy: config.policy)
+        bob.devices = [DeviceSpec("192.168.1.20")!]
+        bob.policy.mode = .hourly
+        config.people = [alice, bob]
+        return config
+    }
+
+    @Test func twoDevicesOfOnePersonShareTheirBudgetAndASliceCountsOnce() throws {
+        let clocks = FakeClocks()
+        let runtime = try household(clocks, store: try store(), config: try family())
+        let (phone, laptop) = (device(1, 0xFFFF_C0A8_010A), device(1, 0xFFFF_C0A8_010B))
+        // Both stream at once for ten minutes, each a lookup every 15 s, out of step.
+        for second in 0..<600 {
+            if second % 15 == 0 { _ = runtime.admit(app: "tiktok", client: phone) }
+            if second % 15 == 7 { _ = runtime.admit(app: "tiktok", client: laptop) }
+            clocks.pass(seconds: 1)
+            if second % 10 == 0 { runtime.tick() }
+        }
+        let status = runtime.read(for: "alice") { engine, now in engine.status(at: now) }
+        #expect(status.totalUsed >= .seconds(570) && status.totalUsed <= .seconds(610), "\(status.totalUsed)")
+        #expect(status.apps[0].left == .seconds(20 * 60) - status.totalCharged)
+        // Nobody else used anything.
+        #expect(runtime.read(for: People.defaultName) { engine, now in engine.status(at: now).totalUsed } == .zero)
+    }
+
+    @Test func twoPeopleKeepTheirOwnModesBudgetsAndWindows() throws {
+        let clocks = FakeClocks()
+        let store = try store()
+        let runtime = try household(clocks, store: store, config: try family())
+        #expect(runtime.admit(app: "tiktok", client: device(2)) == .block(reason: "tiktok: locked; `lockr unlock tiktok` opens 10 min"))
+        _ = try runtime.perform(for: "bob") { engine, now throws(PolicyRefusal) in
+            try engine.unlock("tiktok", phrase: nil, at: now)
+        }
+        #expect(runtime.admit(app: "tiktok", client: device(2)) == .allow(ttl: 30))
+        // Alice's 20 minutes run out; the default person's 30 do not.
+        for _ in 0..<(21 * 4) {
+            _ = runtime.admit(app: "tiktok", client: device(1))
+            _ = runtime.admit(app: "tiktok", client: device(0))
+            clocks.pass(seconds: 15)
+            runtime.tick()
+        }
+        guard case .block(let reason) = runtime.admit(app: "tiktok", client: device(1)) else {
+            Issue.record("Alice's budget is spent")
+            return
+        }
+        #expect(reason.hasPrefix("tiktok: daily budget spent (20/20 min"))
+        guard case .allow = runtime.admit(app: "tiktok", client: device(0)) else {
+            Issue.record("the default person has budget left")
+            return
+        }
+        // Each person's state and events are stored apart, and come back after a restart.
+        #expect(try store.people() == ["alice", "bob", "default"])
+        #expect(try store.events(since: Instant(milliseconds: 0), person: "bob").map(\.event.type).contains(.unlock))
+        #expect(try store.events(since: Instant(milliseconds: 0), person: "default").allSatisfy { $0.event.type != .unlock })
+        let restarted = try household(clocks, store: store, config: try family())
+        guard case .block = restarted.admit(app: "tiktok", client: device(1)) else {
+            Issue.record("a restart keeps Alice's spent budget")
+            return
+        }
+        #expect(restarted.read(for: "bob") { engine, now in engine.state.windows.count } == 1)
+    }
+
+    @Test func aCallNamesItsPersonOrComesFromTheirDevice() throws {
+        let runtime = try household(FakeClocks(), store: try store(), config: try family())
+        #expect(runtime.peopleNames() == ["default", "alice", "bob"])
+        #expect(try runtime.person(named: "bob", caller: nil) == "bob")
+        #expect(throws: ControlFailure.unknownPerson("carol", people: ["default", "alice", "bob"])) {
+            try runtime.person(named: "carol", caller: nil)
+        }
+        #expect(try runtime.person(named: nil, caller: try .init(ipAddress: "192.168.1.11", port: 1)) == "alice")
+        #expect(throws: ControlFailure.personNeeded(people: ["default", "alice", "bob"])) {
+            try runtime.person(named: nil, caller: try .init(ipAddress: "127.0.0.1", port: 1))
+        }
+        // Without people, the default person is the only one.
+        let alone = try self.runtime(FakeClocks(), store: try store())
+        #expect(try alone.person(named: nil, caller: try .init(ipAddress: "127.0.0.1", port: 1)) == "default")
+    }
+
+    @Test func aReloadAddsAPersonAndKeepsTheNumbersOfEveryoneElse() throws {
+        let clocks = FakeClocks()
+        let runtime = try household(clocks, store: try store(), config: try family())
+        var config = try family()
+        var carol = PersonSettings(name: "carol", policy: config.policy)
+        carol.devices = [DeviceSpec("192.168.1.30")!]
+        config.people = [carol, config.people[1]]
+        runtime.reload(config: config, loaded: try PolicyLoader.load(config))
+        // Alice is gone from the configuration, but keeps her number (her devices are nobody's now).
+        #expect(runtime.peopleNames() == ["default", "bob", "carol"])
+        let directory = runtime.devices()
+        #expect(directory.person(ofAddress: 0xFFFF_C0A8_011E) == 3)
+        #expect(directory.person(ofAddress: 0xFFFF_C0A8_0114) == 2)
+        #expect(directory.person(ofAddress: 0xFFFF_C0A8_010A) == 0)
+        #expect(runtime.filters().count == 4)
+    }
+}
