@@ -33,13 +33,15 @@ public final class Daemon: Service {
         defer { lock.release() }
         let loaded = try PolicyLoader.load(config)
         report(loaded, config)
+        let neighbours = NeighbourTable()
         let runtime: Household
         let token: String
         do {
             let store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
             runtime = try Household(
                 config: config, loaded: loaded, store: store, logger: logger,
-                publisher: Self.publisher(config, outbox: OutboxStore(sharing: store), logger: logger))
+                publisher: Self.publisher(config, outbox: OutboxStore(sharing: store), logger: logger),
+                neighbours: neighbours)
             token = try ControlFiles.token(in: config.stateDirectory)
         } catch {
             throw LoadError("\(error)")
@@ -66,7 +68,9 @@ public final class Daemon: Service {
             PipelineKeeper(server: $0, cache: cache, runtime: runtime, config: config, rules: loaded.rules)
         }
         do {
-            try await serve(config: config, loaded: loaded, server: server, keeper: keeper, runtime: runtime, token: token)
+            try await serve(
+                config: config, loaded: loaded, server: server, keeper: keeper, runtime: runtime,
+                neighbours: neighbours, token: token)
         } catch {
             await server?.close()
             try? await group.shutdownGracefully()
@@ -81,7 +85,7 @@ public final class Daemon: Service {
     /// Runs the control API and the policy's clock beside the DNS server until shutdown.
     private func serve(
         config: LockrConfiguration, loaded: LoadedPolicy, server: DNSServer?, keeper: PipelineKeeper?,
-        runtime: Household, token: String
+        runtime: Household, neighbours: NeighbourTable, token: String
     ) async throws {
         let controlText = AddressText.format(config.control)
         let (bound, boundSink) = AsyncStream.makeStream(of: SocketAddress?.self)
@@ -110,6 +114,20 @@ public final class Daemon: Service {
             // Each task ends on graceful shutdown by itself (the control API finishes its requests),
             // so that nothing is cancelled mid-way and logged as an error.
             tasks.addTask { await cancelWhenGracefulShutdown { await runtime.run() } }
+            let logger = logger
+            tasks.addTask {
+                await cancelWhenGracefulShutdown {
+                    await neighbours.keepFresh(every: .seconds(5)) { failure in
+                        if let failure {
+                            logger.warning(
+                                "cannot read the neighbour table; devices are told apart by address and forwarders only",
+                                metadata: ["error": "\(failure)"])
+                        } else {
+                            logger.notice("neighbour table readable again")
+                        }
+                    }
+                }
+            }
             if let hub = runtime.publisher?.hub {
                 runtime.publish()
                 tasks.addTask {

@@ -29,6 +29,8 @@ final class Household: PolicyAccess, GuardGate {
     let publisher: BlockSetPublisher?
     /// Whether the DNS lockr answers meters usage (false when a backend's query log does).
     private let metersDNS: Bool
+    /// MAC addresses of the devices on this machine's links.
+    private let neighbours: NeighbourTable?
     private let setUp: Mutex<SetUp>
     /// Called when the app names in force change, to rebuild the DNS pipeline around them.
     private let namingChanged = Mutex<(@Sendable () -> Void)?>(nil)
@@ -54,7 +56,7 @@ final class Household: PolicyAccess, GuardGate {
     /// last time seen and the time scale (tests pass fake clock sources).
     init(
         config: LockrConfiguration, loaded: LoadedPolicy, store: PolicyStore, logger: Logger,
-        publisher: BlockSetPublisher? = nil,
+        publisher: BlockSetPublisher? = nil, neighbours: NeighbourTable? = nil,
         clock makeClock: (Instant?, LockrConfiguration) -> PolicyClock = {
             PolicyClock(resumingAfter: $0, scale: $1.timeScale, startAt: $1.startAt)
         }
@@ -72,6 +74,7 @@ final class Household: PolicyAccess, GuardGate {
         self.store = store
         self.logger = logger
         self.publisher = publisher
+        self.neighbours = neighbours
         metersDNS = config.meterFrom == nil
         setUp = Mutex(Self.setUp(config, loaded))
         saving = Mutex(SaveState())
@@ -111,7 +114,7 @@ final class Household: PolicyAccess, GuardGate {
                 devices: setUp.configured.flatMap { person in
                     person.devices.compactMap { device in numbers[person.name].map { (device, $0) } }
                 },
-                trustedForwarders: setUp.trustedForwarders)
+                trustedForwarders: setUp.trustedForwarders, neighbours: neighbours)
         }
     }
 
@@ -156,7 +159,7 @@ final class Household: PolicyAccess, GuardGate {
             let number = IPAddressBytes.parse(query.client).map { directory.person(ofAddress: IPAddressBytes.number($0)) }
             let person = policy(number: number ?? 0)
             guard let app = person.naming.guardSet.app(forName: query.name) else { continue }
-            person.withEngine { $0.observe(app, queriedAt: clock.instant(atWall: query.at), now: now) }
+            _ = person.withEngine { $0.observe(app, queriedAt: clock.instant(atWall: query.at), now: now) }
             observed = true
         }
         if observed { publish() }

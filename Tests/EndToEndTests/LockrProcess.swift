@@ -113,21 +113,6 @@ func stoppingAfterwards(
     await upstream.stop()
 }
 
-/// Runs a command-line tool and returns its exit status and output (stdout and stderr together).
-@discardableResult
-func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [tool] + arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-}
-
 /// `dig` against lockr; fails the test when dig itself is missing.
 func dig(_ port: Int, _ arguments: String...) throws -> String {
     let result = try run("dig", ["@127.0.0.1", "-p", "\(port)", "+tries=1", "+time=3"] + arguments)

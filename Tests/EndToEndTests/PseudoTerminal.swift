@@ -1,3 +1,4 @@
+import DNSTestSupport
 import Foundation
 
 #if canImport(Glibc)

@@ -106,4 +106,39 @@ import Testing
     @Test func anUnusablePathIsAClearError() {
         #expect(throws: StoreError.self) { try PolicyStore(path: "/proc/lockr-cannot-be-here/state.sqlite") }
     }
+
+    /// `Fixtures/state-before-people.sqlite` was written by lockr 37cc3cb (before people): hourly
+    /// mode, tiktok unlocked at 10:01 and used 5 min 40 s, an emergency at 10:08, `lockr mode time`
+    /// pending, three events.
+    @Test func aStoreFromBeforePeopleBecomesTheDefaultPersonsLosingNothing() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/state-before-people.sqlite")
+        let path = temporaryPath()
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: path)
+        let store = try PolicyStore(path: path)
+        #expect(try store.people() == [People.defaultName])
+        let state = try #require(try store.load())
+        #expect(state.today.day.key == "2026-06-01")
+        #expect(state.today.used == ["tiktok": .milliseconds(340_000), "*": .milliseconds(340_000)])
+        #expect(state.today.emergencies == 1)
+        #expect(state.windows.map(\.kind) == [.hourly, .emergency])
+        #expect(state.windows.first?.app == "tiktok" && state.windows.first?.ends == Instant(milliseconds: 1_780_308_719_660))
+        #expect(state.pending.map(\.change.key) == ["policy.mode"] && state.overlay.mode == .time)
+        #expect(state.metering.used["tiktok"] != nil && state.inForce?.guarded == ["tiktok", "youtube"])
+        let events = try store.events(since: Instant(milliseconds: 0))
+        #expect(events.map(\.event.type) == [.unlock, .emergency, .changePending])
+        #expect(events.allSatisfy { $0.person == People.defaultName })
+        #expect(try store.load(person: "alice") == nil)
+        // A new person's state is kept apart from the default person's, and both come back.
+        var alice = sampleState()
+        alice.today.used = ["instagram": .seconds(60)]
+        try store.save(alice, events: [PolicyEvent(at: alice.lastSeen, type: .lock, app: "instagram", detail: "x")], person: "alice")
+        let reopened = try PolicyStore(path: path)
+        #expect(try reopened.people() == ["alice", People.defaultName])
+        #expect(try reopened.load() == state)
+        #expect(try reopened.load(person: "alice")?.today.used == ["instagram": .seconds(60)])
+        #expect(try reopened.events(since: Instant(milliseconds: 0), person: "alice").map(\.event.app) == ["instagram"])
+        #expect(try reopened.usage(day: "2026-06-01", person: "alice") == ["instagram": .seconds(60)])
+        #expect(try reopened.usage(day: "2026-06-01")["tiktok"] == .milliseconds(340_000))
+    }
 }

@@ -1,0 +1,173 @@
+import DNSWire
+import Glibc
+import Synchronization
+
+/// The kernel's neighbour table (ARP for IPv4, NDP for IPv6): which MAC address each address on
+/// this machine's links has. Read over rtnetlink by `refresh` (off the hot path; the daemon calls it
+/// every few seconds) and kept as a snapshot that lookups read.
+public final class NeighbourTable: NeighbourLookup {
+    /// One neighbour.
+    public struct Entry: Sendable, Equatable {
+        public let mac: MACAddress
+        /// Whether the kernel last confirmed it reachable (REACHABLE, DELAY or PROBE), rather than
+        /// only remembering it (STALE, PERMANENT, ...).
+        public let reachable: Bool
+    }
+
+    private let snapshot = Mutex<[UInt128: Entry]>([:])
+
+    public init() {}
+
+    public func mac(for address: UInt128) -> MACAddress? { snapshot.withLock { $0[address]?.mac } }
+
+    /// Every neighbour by address (IPv4 mapped into IPv6).
+    public var entries: [UInt128: Entry] { snapshot.withLock { $0 } }
+
+    /// Reads the kernel's table anew.
+    public func refresh() throws(NeighbourError) {
+        let entries = try Self.read()
+        snapshot.withLock { $0 = entries }
+    }
+
+    /// Refreshes every `interval` until cancelled; `report` hears of the first failure of a run of
+    /// them (with the error) and of the first success after it (nil).
+    public func keepFresh(every interval: Duration, report: (NeighbourError?) -> Void) async {
+        var failing = false
+        while !Task.isCancelled {
+            do throws(NeighbourError) {
+                try refresh()
+                if failing { report(nil) }
+                failing = false
+            } catch {
+                if !failing { report(error) }
+                failing = true
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    // rtnetlink, from <linux/netlink.h>, <linux/rtnetlink.h> and <linux/neighbour.h>.
+    private static let getNeighbours: UInt16 = 30  // RTM_GETNEIGH
+    private static let newNeighbour: UInt16 = 28  // RTM_NEWNEIGH
+    private static let done: UInt16 = 3  // NLMSG_DONE
+    private static let error: UInt16 = 2  // NLMSG_ERROR
+    private static let request: UInt16 = 0x001  // NLM_F_REQUEST
+    private static let dump: UInt16 = 0x300  // NLM_F_ROOT | NLM_F_MATCH
+    private static let destination: UInt16 = 1  // NDA_DST
+    private static let linkAddress: UInt16 = 2  // NDA_LLADDR
+    /// NUD_REACHABLE | NUD_PROBE | NUD_DELAY.
+    private static let confirmed: UInt16 = 0x02 | 0x10 | 0x08
+    /// NUD_INCOMPLETE | NUD_FAILED (no address known) | NUD_NOARP (loopback, multicast: no device;
+    /// iproute2 hides them too).
+    private static let unknown: UInt16 = 0x01 | 0x20 | 0x40
+
+    private static func read() throws(NeighbourError) -> [UInt128: Entry] {
+        let handle = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0 /* NETLINK_ROUTE */)
+        guard handle >= 0 else { throw NeighbourError("cannot open a netlink socket: \(String(cString: strerror(errno)))") }
+        defer { close(handle) }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(handle, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // nlmsghdr (16 bytes) + ndmsg (12 bytes, family AF_UNSPEC: both families).
+        var message = [UInt8](repeating: 0, count: 28)
+        message.store(UInt32(28), at: 0)
+        message.store(getNeighbours, at: 4)
+        message.store(request | dump, at: 6)
+        message.store(UInt32(1), at: 8)
+        guard message.withUnsafeBytes({ send(handle, $0.baseAddress, $0.count, 0) }) == 28 else {
+            throw NeighbourError("cannot ask the kernel for its neighbours: \(String(cString: strerror(errno)))")
+        }
+        var entries: [UInt128: Entry] = [:]
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(handle, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else {
+                throw NeighbourError("the kernel's neighbour table did not come: \(String(cString: strerror(errno)))")
+            }
+            switch try parse(buffer[..<count], into: &entries) {
+            case .more: continue
+            case .finished: return entries
+            }
+        }
+    }
+
+    enum Progress { case more, finished }
+
+    /// Reads the messages of one netlink datagram into `entries`.
+    static func parse(_ datagram: ArraySlice<UInt8>, into entries: inout [UInt128: Entry]) throws(NeighbourError)
+        -> Progress
+    {
+        var offset = datagram.startIndex
+        while offset + 16 <= datagram.endIndex {
+            let length = Int(datagram.load(UInt32.self, at: offset))
+            let type = datagram.load(UInt16.self, at: offset + 4)
+            guard length >= 16, offset + length <= datagram.endIndex else {
+                throw NeighbourError("a malformed netlink message")
+            }
+            switch type {
+            case done: return .finished
+            case error:
+                let code = offset + 20 <= datagram.endIndex ? Int32(bitPattern: datagram.load(UInt32.self, at: offset + 16)) : 0
+                if code == 0 { break }
+                throw NeighbourError("the kernel refused to list its neighbours: \(String(cString: strerror(-code)))")
+            case newNeighbour where length >= 28:
+                if let (address, entry) = neighbour(datagram[(offset + 16)..<(offset + length)]) {
+                    entries[address] = entry
+                }
+            default: break
+            }
+            offset += (length + 3) & ~3
+        }
+        return .more
+    }
+
+    /// One RTM_NEWNEIGH body: ndmsg, then attributes.
+    private static func neighbour(_ body: ArraySlice<UInt8>) -> (UInt128, Entry)? {
+        let family = body[body.startIndex]
+        let state = body.load(UInt16.self, at: body.startIndex + 8)
+        guard state & unknown == 0 else { return nil }
+        var address: UInt128?
+        var mac: MACAddress?
+        var offset = body.startIndex + 12
+        while offset + 4 <= body.endIndex {
+            let length = Int(body.load(UInt16.self, at: offset))
+            let type = body.load(UInt16.self, at: offset + 2) & 0x3FFF
+            guard length >= 4, offset + length <= body.endIndex else { return nil }
+            let value = body[(offset + 4)..<(offset + length)]
+            if type == destination, family == UInt8(AF_INET), value.count == 4 {
+                address = value.reduce(UInt128(0xFFFF)) { $0 << 8 | UInt128($1) }
+            } else if type == destination, family == UInt8(AF_INET6), value.count == 16 {
+                address = value.reduce(UInt128(0)) { $0 << 8 | UInt128($1) }
+            } else if type == linkAddress, value.count == 6 {
+                mac = MACAddress(value: value.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            }
+            offset += (length + 3) & ~3
+        }
+        guard let address, let mac else { return nil }
+        return (address, Entry(mac: mac, reachable: state & confirmed != 0))
+    }
+}
+
+/// The neighbour table could not be read, in words.
+public struct NeighbourError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension ArraySlice<UInt8> {
+    /// A native-endian integer at `offset` (netlink speaks the host's byte order).
+    fileprivate func load<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> T {
+        var value: T = 0
+        Swift.withUnsafeMutableBytes(of: &value) { target in
+            for index in 0..<MemoryLayout<T>.size { target[index] = self[offset + index] }
+        }
+        return value
+    }
+}
+
+extension [UInt8] {
+    fileprivate mutating func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        Swift.withUnsafeBytes(of: value) { bytes in
+            for index in 0..<bytes.count { self[offset + index] = bytes[index] }
+        }
+    }
+}
