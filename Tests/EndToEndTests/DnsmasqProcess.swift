@@ -1,3 +1,4 @@
+import DNSTestSupport
 import Foundation
 
 /// A real dnsmasq on a free loopback port, with the given configuration lines: a home router's or a
@@ -14,8 +15,9 @@ final class DnsmasqProcess {
         ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Starts dnsmasq with `lines` (no /etc/resolv.conf, no /etc/hosts) and waits until it answers.
-    init(lines: [String]) throws {
+    /// Starts dnsmasq with `lines` (no /etc/resolv.conf, no /etc/hosts) and waits until it answers;
+    /// with `namespace`, in that network namespace.
+    init(lines: [String], namespace: String? = nil) throws {
         guard let binary = Self.binary else {
             throw LockrProcess.Failure("dnsmasq is not installed (apt-get install dnsmasq-base)")
         }
@@ -26,14 +28,20 @@ final class DnsmasqProcess {
             "pid-file=",
         ] + lines
         try config.joined(separator: "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
-        pid = try spawnWithDefaultSignals(binary, ["--keep-in-foreground", "--conf-file=\(configPath)"])
+        let command = (namespace.map { ["netns", "exec", $0, binary] } ?? []) + [
+            "--keep-in-foreground", "--conf-file=\(configPath)",
+        ]
+        pid = try spawnWithDefaultSignals(namespace == nil ? binary : NetworkNamespaces.ip, command)
         for _ in 0..<100 {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
                 try? FileManager.default.removeItem(atPath: configPath)
                 throw LockrProcess.Failure("dnsmasq exited with status \((status >> 8) & 0xff) (bad lines?)")
             }
-            if (try? dig(port, "lockr-probe.invalid"))?.contains("status:") == true { return }
+            let probe = ["@127.0.0.1", "-p", "\(port)", "+tries=1", "+time=1", "lockr-probe.invalid"]
+            let digCommand = namespace.map { ["ip", "netns", "exec", $0, "dig"] } ?? ["dig"]
+            let answered = try? run(digCommand[0], Array(digCommand.dropFirst()) + probe)
+            if answered?.output.contains("status:") == true { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
         stop()

@@ -9,6 +9,8 @@ final class LockrProcess {
     /// Its state directory; made for this process unless the test passed one (to restart in it).
     let stateDirectory: String
     private let ownsStateDirectory: Bool
+    /// The network namespace it runs in, if not the test's own.
+    let namespace: String?
     private(set) var port = 0
 
     /// The `lockr` built next to this test bundle.
@@ -25,7 +27,11 @@ final class LockrProcess {
 
     /// Starts `lockr serve` on free loopback ports (DNS and control) with `arguments` and waits until
     /// it is ready. `answersDNS` false: the configuration has no `dns` backend, so there is no port.
-    init(_ arguments: [String], stateDirectory: String? = nil, answersDNS: Bool = true) throws {
+    /// With `namespace`, it runs in that network namespace (and so do its CLI verbs).
+    init(
+        _ arguments: [String], stateDirectory: String? = nil, answersDNS: Bool = true, namespace: String? = nil
+    ) throws {
+        self.namespace = namespace
         logPath = NSTemporaryDirectory() + "lockr-e2e-\(UUID()).log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         self.stateDirectory = stateDirectory ?? Self.makeStateDirectory()
@@ -33,9 +39,10 @@ final class LockrProcess {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw Failure("no lockr binary at \(Self.binary): run `swift build` before the tests")
         }
-        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
-            ["serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--state-dir", self.stateDirectory]
+            Self.launcher(namespace)
+            + ["serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--state-dir", self.stateDirectory]
             + arguments
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
@@ -55,6 +62,12 @@ final class LockrProcess {
         throw Failure("lockr did not start listening: \(log)")
     }
 
+    /// The command line that runs the binary, in `namespace` when given (`ip netns exec` execs it,
+    /// so signals reach lockr itself).
+    private static func launcher(_ namespace: String?) -> [String] {
+        (namespace.map { ["ip", "netns", "exec", $0] } ?? []) + [binary]
+    }
+
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
@@ -67,7 +80,8 @@ final class LockrProcess {
 
     /// Runs a CLI verb against this daemon: `cli("unlock", "tiktok")`.
     func cli(_ arguments: String...) throws -> (status: Int32, output: String) {
-        try run(Self.binary, arguments + ["--state-dir", stateDirectory])
+        let command = Self.launcher(namespace)
+        return try run(command[0], Array(command.dropFirst()) + arguments + ["--state-dir", stateDirectory])
     }
 
     /// `lockr status --json`: where `person` stands (the default person unless named).

@@ -1,0 +1,74 @@
+import DNSTestSupport
+import Foundation
+
+/// A small home network the test builds in network namespaces of its own: a router namespace with
+/// a bridge (`lan0`, 10.77.0.1/24) and client namespaces, each with a veth into that bridge, its own
+/// MAC address and its own address. Names carry a random suffix, so tests may run side by side;
+/// `remove()` kills whatever still runs inside and deletes them all.
+final class NetworkNamespaces {
+    /// iproute2, which every step uses.
+    static let ip = "/usr/sbin/ip"
+    let router: String
+    private(set) var clients: [String] = []
+    private let suffix = String(UUID().uuidString.prefix(6)).lowercased()
+
+    /// Why namespaces cannot be made here (not root, no iproute2), or nil.
+    static var unavailable: String? {
+        guard getuid() == 0 else { return "network namespaces need root" }
+        guard FileManager.default.isExecutableFile(atPath: ip) else { return "iproute2 is not installed" }
+        let probe = "lockr-probe-\(UUID().uuidString.prefix(6))"
+        guard (try? run(ip, ["netns", "add", probe]))?.status == 0 else { return "`ip netns add` is not allowed here" }
+        _ = try? run(ip, ["netns", "del", probe])
+        return nil
+    }
+
+    init() throws {
+        router = "lkr-\(suffix)-r"
+        try command(["netns", "add", router])
+        try inside(router, ["ip", "link", "set", "lo", "up"])
+        try inside(router, ["ip", "link", "add", "lan0", "type", "bridge"])
+        try inside(router, ["ip", "addr", "add", "10.77.0.1/24", "dev", "lan0"])
+        try inside(router, ["ip", "link", "set", "lan0", "up"])
+    }
+
+    /// Adds a client namespace at `address` (in 10.77.0.0/24) with `mac`; returns its name.
+    @discardableResult
+    func addClient(_ label: String, address: String, mac: String) throws -> String {
+        let name = "lkr-\(suffix)-\(label)"
+        let (outside, inner) = ("v\(suffix)\(label)", "eth0")
+        try command(["netns", "add", name])
+        clients.append(name)
+        try command(["link", "add", outside, "netns", router, "type", "veth", "peer", "name", inner, "netns", name])
+        try inside(router, ["ip", "link", "set", outside, "master", "lan0", "up"])
+        try inside(name, ["ip", "link", "set", "lo", "up"])
+        try inside(name, ["ip", "link", "set", inner, "address", mac])
+        try inside(name, ["ip", "addr", "add", "\(address)/24", "dev", inner])
+        try inside(name, ["ip", "link", "set", inner, "up"])
+        return name
+    }
+
+    /// Runs `arguments` in namespace `name`; throws when it fails.
+    @discardableResult
+    func inside(_ name: String, _ arguments: [String]) throws -> String {
+        try command(["netns", "exec", name] + arguments)
+    }
+
+    /// Runs `ip arguments`; throws with its output when it fails.
+    @discardableResult
+    private func command(_ arguments: [String]) throws -> String {
+        let result = try run(Self.ip, arguments)
+        guard result.status == 0 else {
+            throw LockrProcess.Failure("ip \(arguments.joined(separator: " ")): \(result.output)")
+        }
+        return result.output
+    }
+
+    /// Kills what runs inside and deletes every namespace (the veths go with them).
+    func remove() {
+        for name in clients + [router] {
+            let pids = (try? run(Self.ip, ["netns", "pids", name]))?.output.split(separator: "\n") ?? []
+            for pid in pids.compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
+            _ = try? run(Self.ip, ["netns", "del", name])
+        }
+    }
+}
