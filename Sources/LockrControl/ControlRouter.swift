@@ -3,11 +3,13 @@ import Hummingbird
 import LockrPolicy
 import NIOCore
 
-/// The control API's routes, all under `/api/v1` and all behind the bearer token.
+/// The control API's routes, all under `/api/v1` and all behind the bearer token. Each is about
+/// one person: `?person=NAME`, else the caller's (`PolicyAccess.person(named:caller:)`); `status`
+/// and `log` without it are about everyone, and the PIN is the household's.
 ///
 /// | method | path | body | answer |
 /// |---|---|---|---|
-/// | GET | status | | `StatusBody` |
+/// | GET | status | | `HouseholdStatusBody` |
 /// | GET | apps | | `AppsResponse` |
 /// | PUT | mode | `ModeRequest` | `ModeResponse` |
 /// | POST | guard | `AppRequest` | `GuardResponse` |

@@ -303,6 +303,12 @@ final class Household: PolicyAccess, GuardGate {
                         naming: configured.naming, guarded: configured.guarded, state: state, now: now))
             }
         }
+        // People the file no longer names keep their policy; their names share the new build when alike.
+        let configured = Set(loaded.people.map(\.settings.name))
+        for person in everyone where !configured.contains(person.name) {
+            let rules = person.naming.rules
+            if let same = loaded.people.first(where: { $0.naming.rules == rules }) { person.takeNaming(same.naming) }
+        }
         setUp.withLock { $0 = Self.setUp(config, loaded) }
         try? save(force: true)
         refreshNaming(notify: false)

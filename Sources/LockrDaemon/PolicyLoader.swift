@@ -53,14 +53,20 @@ public enum PolicyLoader {
         let rules = builder.build()
         let elapsed = ContinuousClock.now - started
         let (catalogue, directory) = try loadCatalogue(config)
-        let shared = try AppNaming(catalogue: catalogue, rules: config.names)
+        // People whose names are alike share one build (and so one cache stamp in the pipeline).
+        var built = [try AppNaming(catalogue: catalogue, rules: config.names)]
         var people: [LoadedPerson] = []
         for person in config.household {
             let names = person.names(config.names)
             let place = person.name == People.defaultName ? "" : "[people.\(person.name)] "
-            let naming: AppNaming
             do throws(LoadError) {
-                naming = names == config.names ? shared : try AppNaming(catalogue: catalogue, rules: names)
+                let naming: AppNaming
+                if let same = built.first(where: { $0.rules == names }) {
+                    naming = same
+                } else {
+                    naming = try AppNaming(catalogue: catalogue, rules: names)
+                    built.append(naming)
+                }
                 people.append(
                     LoadedPerson(
                         settings: person, names: names, naming: naming,
