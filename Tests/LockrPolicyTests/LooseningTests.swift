@@ -200,4 +200,13 @@ import Testing
         policy.notePinEntry(correct: true, at: start + .seconds(31))
         #expect(policy.pin?.failures == 0 && policy.pin?.lockedUntil == nil)
     }
+
+    @Test func anotherPersonsEngineNeedsTheHouseholdsPinToo() throws {
+        // The PIN is kept with the default person; another person's engine has none of its own.
+        var policy = engine(settings(.hourly), now: start)
+        #expect(throws: PolicyRefusal.pinRequired) { _ = try policy.setMode(.time, pin: .missing, at: start) }
+        #expect(throws: PolicyRefusal.pinRequired) { _ = try policy.unguardApp("tiktok", pin: .missing, at: start) }
+        #expect(try policy.guardApp("whatsapp", at: start).pending.isEmpty)
+        #expect(try policy.setMode(.time, pin: .verified, at: start).pending.count == 1)
+    }
 }
