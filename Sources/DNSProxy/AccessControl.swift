@@ -27,10 +27,7 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
         network = IPAddressBytes.number(bytes) & mask
     }
 
-    public var description: String {
-        let bytes = withUnsafeBytes(of: network.bigEndian) { Array($0) }
-        return "\(IPAddressBytes.format(isIPv4 ? Array(bytes[12...]) : bytes))/\(prefixLength)"
-    }
+    public var description: String { "\(IPAddressBytes.format(network, asIPv4: isIPv4))/\(prefixLength)" }
 
     @inline(__always)
     func contains(_ address: UInt128) -> Bool { address & mask == network }
@@ -95,6 +92,12 @@ public enum IPAddressBytes {
     public static func number(_ bytes: [UInt8]) -> UInt128 {
         let sixteen = bytes.count == 4 ? [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF] + bytes : bytes
         return sixteen.reduce(UInt128(0)) { $0 << 8 | UInt128($1) }
+    }
+
+    /// Canonical text of an address held as a 128-bit number: its last four bytes when `asIPv4`.
+    static func format(_ number: UInt128, asIPv4: Bool) -> String {
+        let bytes = withUnsafeBytes(of: number.bigEndian) { Array($0) }
+        return format(asIPv4 ? Array(bytes[12...]) : bytes)
     }
 
     /// Canonical text of 4 or 16 address bytes ("192.0.2.1", "fd00::").

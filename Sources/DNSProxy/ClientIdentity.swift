@@ -31,10 +31,7 @@ public struct QueryClient: Sendable, Equatable {
     }
 
     /// The address as text ("192.0.2.7", "fd00::1").
-    public var addressText: String {
-        let bytes = withUnsafeBytes(of: address.bigEndian) { Array($0) }
-        return IPAddressBytes.format(address >> 32 == 0xFFFF ? Array(bytes[12...]) : bytes)
-    }
+    public var addressText: String { IPAddressBytes.format(address, asIPv4: address >> 32 == 0xFFFF) }
 }
 
 /// One entry of a person's `devices`: a MAC address, or an address or network.

@@ -96,7 +96,7 @@ extension ControlFailure {
             return (
                 400,
                 ErrorBody(
-                    error: "say whom this is for: ?person=NAME (--person NAME on the command line); "
+                    error: "say whom this is for with --person NAME (in the API, ?person=NAME); "
                         + "people: \(people.joined(separator: ", "))",
                     code: "person_required"))
         case .refused(let refusal):

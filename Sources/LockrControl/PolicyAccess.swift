@@ -20,9 +20,8 @@ public protocol PolicyAccess: Sendable {
     /// The household's people, the default person first.
     func peopleNames() -> [String]
 
-    /// Whom a call is about: `name` when given; else the person of the caller's address; else the
-    /// default person when there is no other.
-    func person(named name: String?, caller: SocketAddress?) throws(ControlFailure) -> String
+    /// The person whose device `caller` is, if any but the default person.
+    func person(ofCaller caller: SocketAddress) -> String?
 
     /// Runs `action` on `person`'s engine at the current policy time and saves the outcome (the
     /// state even when the action is refused, as a refusal may count, like a wrong phrase) before
@@ -50,6 +49,19 @@ public protocol PolicyAccess: Sendable {
 }
 
 extension PolicyAccess {
+    /// Whom a call is about: `name` when given; else the person of the caller's device; else the
+    /// default person when there is no other.
+    public func person(named name: String?, caller: SocketAddress?) throws(ControlFailure) -> String {
+        let names = peopleNames()
+        if let name {
+            guard names.contains(name) else { throw .unknownPerson(name, people: names) }
+            return name
+        }
+        if let caller, let person = person(ofCaller: caller) { return person }
+        if names.count == 1 { return names[0] }
+        throw .personNeeded(people: names)
+    }
+
     /// Checks the PIN a request carries (`X-Lockr-PIN`) against the household's (kept with the
     /// default person): `.verified` when it is right, `.missing` when none was given while one is
     /// set, `.none` when none is set. A wrong one is counted (5 wrong in a row start growing

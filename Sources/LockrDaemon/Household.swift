@@ -68,7 +68,7 @@ final class Household: PolicyAccess, GuardGate {
         people = Mutex(
             loaded.people.enumerated().map { number, person in
                 PersonPolicy(
-                    name: person.settings.name, number: number, settings: person.settings, names: person.names,
+                    number: number, settings: person.settings, names: person.names,
                     naming: person.naming, guarded: person.guarded, state: states[number], now: now)
             })
         self.store = store
@@ -181,18 +181,10 @@ final class Household: PolicyAccess, GuardGate {
         return everyone.map(\.name).filter(configured.contains)
     }
 
-    func person(named name: String?, caller: SocketAddress?) throws(ControlFailure) -> String {
-        let names = peopleNames()
-        if let name {
-            guard names.contains(name) else { throw .unknownPerson(name, people: names) }
-            return name
-        }
-        if names.count == 1 { return names[0] }
-        if let caller, let address = IPAddressBytes.number(of: caller) {
-            let number = devices().person(ofAddress: address)
-            if number != 0 { return policy(number: number).name }
-        }
-        throw .personNeeded(people: names)
+    func person(ofCaller caller: SocketAddress) -> String? {
+        guard let address = IPAddressBytes.number(of: caller) else { return nil }
+        let number = devices().person(ofAddress: address)
+        return number == 0 ? nil : policy(number: number).name
     }
 
     func perform<Result: Sendable>(
@@ -299,7 +291,7 @@ final class Household: PolicyAccess, GuardGate {
             people.withLock { people in
                 people.append(
                     PersonPolicy(
-                        name: settings.name, number: people.count, settings: settings, names: configured.names,
+                        number: people.count, settings: settings, names: configured.names,
                         naming: configured.naming, guarded: configured.guarded, state: state, now: now))
             }
         }

@@ -30,10 +30,10 @@ final class PersonPolicy: Sendable {
 
     /// Restores the person from `state` (nil on their first start) at policy time `now`.
     init(
-        name: String, number: Int, settings: PersonSettings, names: NameRules, naming: AppNaming, guarded: [String],
+        number: Int, settings: PersonSettings, names: NameRules, naming: AppNaming, guarded: [String],
         state: PolicyState?, now: Instant
     ) {
-        self.name = name
+        name = settings.name
         self.number = number
         engine = Mutex(
             PolicyEngine(

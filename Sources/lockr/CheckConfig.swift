@@ -30,6 +30,10 @@ struct CheckConfig: ParsableCommand {
                     "upstreams: none (lockr answers no DNS; backends: \(config.backends.map(\.name).joined(separator: ", ")))"
                 )
             }
+            if !config.people.isEmpty {
+                let people = config.people.map { "\($0.name) (\($0.devices.count) device\($0.devices.count == 1 ? "" : "s"))" }
+                print("people: default (every other device), \(people.joined(separator: ", "))")
+            }
             for warning in config.warnings { print("warning: \(warning)") }
             var secretsMissing = false
             for backend in config.backends {

@@ -58,4 +58,31 @@ import Testing
             #expect(log.contains("alice") && log.contains("unlock"), "\(log)")
         }
     }
+
+    @Test func everyVerbActsOnThePersonItNames() async throws {
+        try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.people) { lockr, _ in
+            // Bob (time mode): guard, extend, snooze, apps, emergency.
+            #expect(try lockr.cli("guard", "add", "reddit", "--person", "bob").status == 0)
+            let extend = try lockr.cli("extend", "--person", "bob")
+            #expect(extend.status == 0 && extend.output.contains("Today's budget is now 40 min"), "\(extend.output)")
+            let snooze = try lockr.cli("snooze", "--person", "bob")
+            #expect(snooze.output.contains("nothing to snooze"), "\(snooze.output)")
+            let apps = try lockr.cli("apps", "reddit", "--person", "bob").output
+            #expect(apps.contains("guarded"), "\(apps)")
+            #expect(!(try lockr.cli("apps", "reddit", "--person", "alice").output.contains("guarded")))
+            #expect(try lockr.cli("emergency", "--person", "bob").status == 0)
+            // Alice (hourly): a stricter mode at once, a looser one pending, then cancelled.
+            #expect(try lockr.cli("mode", "extreme", "--person", "alice").status == 0)
+            #expect(try lockr.status(of: "alice")["mode"] as? String == "extreme")
+            #expect(try lockr.cli("mode", "hourly", "--person", "alice").status != 0)  // needs the sentence
+            #expect(try lockr.cli("pending", "--person", "alice").output.contains("No change is pending"))
+            #expect(try lockr.cli("settings", "reset", "--person", "bob").status == 0)
+            // Nobody else was touched.
+            let nobody = try lockr.status()
+            #expect(nobody["mode"] as? String == "hourly")
+            #expect((nobody["emergencies"] as? [String: Any])?["used"] as? Int == 0)
+            #expect((try lockr.status(of: "bob")["emergencies"] as? [String: Any])?["used"] as? Int == 1)
+            #expect((try lockr.status(of: "bob")["extensions"] as? [String: Any])?["used"] as? Int == 1)
+        }
+    }
 }

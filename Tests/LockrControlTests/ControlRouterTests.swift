@@ -17,6 +17,8 @@ final class MemoryPolicy: PolicyAccess {
     let timeScale = 1.0
     /// The person whose device calls, as the caller's address would say.
     let callerPerson = Mutex<String?>(nil)
+    /// The callers' addresses asked about.
+    let callers = Mutex<[String]>([])
 
     init(mode: Mode, now: Instant, people: [String] = []) {
         let settings = PolicySettings(mode: mode, calendar: DayCalendar(timeZone: TimeZone(identifier: "UTC")!))
@@ -38,15 +40,9 @@ final class MemoryPolicy: PolicyAccess {
 
     func peopleNames() -> [String] { engines.withLock { $0.map(\.name) } }
 
-    func person(named name: String?, caller: SocketAddress?) throws(ControlFailure) -> String {
-        let names = peopleNames()
-        if let name {
-            guard names.contains(name) else { throw .unknownPerson(name, people: names) }
-            return name
-        }
-        if names.count == 1 { return names[0] }
-        if let caller = callerPerson.withLock({ $0 }) { return caller }
-        throw .personNeeded(people: names)
+    func person(ofCaller caller: SocketAddress) -> String? {
+        callers.withLock { $0.append(caller.ipAddress ?? "?") }
+        return callerPerson.withLock { $0 }
     }
 
     func perform<Result: Sendable>(
@@ -149,14 +145,15 @@ final class MemoryPolicy: PolicyAccess {
     @Test func eachCallIsAboutOnePersonNamedOrTheCallers() async throws {
         let policy = MemoryPolicy(mode: .hourly, now: start, people: ["alice", "bob"])
         let app = Application(router: ControlRouter.build(policy: policy, token: token))
-        try await app.test(.router) { client in
+        // Live: the caller's address reaches the routes (from loopback, nobody's device at first).
+        try await app.test(.live) { client in
             let unnamed = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
             #expect(unnamed.status == .badRequest)
             #expect(
                 try decode(ErrorBody.self, unnamed)
                     == ErrorBody(
-                        error: "say whom this is for: ?person=NAME (--person NAME on the command line); "
+                        error: "say whom this is for with --person NAME (in the API, ?person=NAME); "
                             + "people: default, alice, bob", code: "person_required"))
             let stranger = try await client.execute(
                 uri: "/api/v1/unlock?person=carol", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
@@ -170,6 +167,7 @@ final class MemoryPolicy: PolicyAccess {
             let bob = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"youtube"}"#))
             #expect(try decode(UnlockResponse.self, bob).opened.map(\.app) == ["youtube"])
+            #expect(policy.callers.withLock { $0 }.allSatisfy { $0 == "127.0.0.1" || $0 == "::1" })
             let household = try decode(
                 HouseholdStatusBody.self, try await client.execute(uri: "/api/v1/status", method: .get, headers: auth))
             #expect(household.people.map(\.person) == ["default", "alice", "bob"])
