@@ -47,7 +47,10 @@ public enum BlockAnswer: Sendable, Equatable, CustomStringConvertible {
 
 /// Why a query is answered locally. Turned into text only for clients that can receive it (EDNS).
 public enum BlockReason: Sendable, Equatable {
+    /// A rule of the shared lists.
     case rule(RuleHit)
+    /// A rule of the lists of the person who asked.
+    case personRule(RuleHit)
     case antiBypass(String)
     /// A guarded app, closed by the rationing policy; the text says why.
     case guarded(String)
@@ -92,24 +95,32 @@ public struct GuardStage: Sendable {
     }
 }
 
-/// What one person's queries are filtered with besides the shared rule lists: the names in force
-/// for them (which names are apps' names, what they always allow, anti-bypass).
+/// What one person's queries are filtered with besides the shared rule lists: their own lists, and
+/// the names in force for them (which names are apps' names, what they always allow, anti-bypass).
 public struct PersonFilter: Sendable {
     public let antiBypass: Bool
     /// Which names belong to apps, for the guard stage; nil recognises none.
     public let apps: GuardSet?
+    /// Their own block and allow lists, on top of the shared ones; nil when they have none.
+    public let lists: RuleSet?
 
-    public init(antiBypass: Bool = true, apps: GuardSet? = nil) {
+    public init(antiBypass: Bool = true, apps: GuardSet? = nil, lists: RuleSet? = nil) {
         self.antiBypass = antiBypass
         self.apps = apps
+        self.lists = lists
     }
 
     /// Whether both filter alike (the same objects, not merely equal ones).
-    func isSame(as other: PersonFilter) -> Bool { antiBypass == other.antiBypass && apps === other.apps }
+    func isSame(as other: PersonFilter) -> Bool {
+        antiBypass == other.antiBypass && apps === other.apps && lists === other.lists
+    }
 }
 
 /// The blocking stage that runs before the cache: anti-bypass names, the rule lists, then the guard
 /// stage for the names of apps, each as the person who asked has them.
+///
+/// A person's own lists add to the shared ones as Pi-hole's groups do: an allow rule of either
+/// beats a block rule of either. No allow rule opens a guarded app; only its policy does.
 ///
 /// Apart from app names, a policy's verdict depends on the name and the person's filter alone, so
 /// the cache may remember that a name was allowed under a given stamp (`stamp(for:)`): one for each
@@ -172,8 +183,8 @@ public struct FilterPolicy: Sendable {
             }
             let isServiceBinding = query.type == RecordType.https || query.type == RecordType.svcb
             let answer = isServiceBinding ? .noData : blockAnswer.synthesized
-            if let hit = rules.hit(wireName: name), hit.isBlock {
-                return .answer(answer, ttl: blockTTL, reason: .rule(hit))
+            if let reason = listed(name, person.lists) {
+                return .answer(answer, ttl: blockTTL, reason: reason)
             }
             guard let guardStage, let apps = person.apps, let app = apps.app(forWireName: name) else {
                 return .resolve
@@ -186,10 +197,24 @@ public struct FilterPolicy: Sendable {
         }
     }
 
-    /// The Extended DNS Error that explains `reason`.
-    public func extendedError(for reason: BlockReason) -> ExtendedError {
+    /// The block rule that decides `name` for a person with `own` lists, or nil when none does or
+    /// an allow rule of either overrides it.
+    @inline(__always)
+    private func listed(_ name: UnsafeBufferPointer<UInt8>, _ own: RuleSet?) -> BlockReason? {
+        let shared = rules.hit(wireName: name)
+        if let shared, !shared.isBlock { return nil }
+        guard let own, let ownHit = own.hit(wireName: name) else { return shared.map(BlockReason.rule) }
+        guard ownHit.isBlock else { return nil }
+        return shared.map(BlockReason.rule) ?? .personRule(ownHit)
+    }
+
+    /// The Extended DNS Error that explains `reason`, given to `client`.
+    public func extendedError(for reason: BlockReason, client: QueryClient) -> ExtendedError {
         switch reason {
         case .rule(let hit): ExtendedError(code: .blocked, text: "blocked by \(rules.describe(hit))")
+        case .personRule(let hit):
+            ExtendedError(
+                code: .blocked, text: "blocked by \(filters[filterIndex(client)].lists?.describe(hit) ?? "a list of theirs")")
         case .antiBypass(let text), .guarded(let text): ExtendedError(code: .blocked, text: text)
         }
     }

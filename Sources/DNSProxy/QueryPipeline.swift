@@ -113,7 +113,7 @@ public final class QueryPipeline: Sendable {
         let verdict: ResolveVerdict
         switch policy.decide(query, client: asker) {
         case .answer(let answer, let ttl, let reason):
-            let explanation = query.edns == nil ? nil : policy.extendedError(for: reason)
+            let explanation = query.edns == nil ? nil : policy.extendedError(for: reason, client: asker)
             return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: explanation))
         case .resolve:
             verdict = .allowed(stamp: stamp)

@@ -98,7 +98,7 @@ private struct ConfigReader {
     /// The sections a person's table may hold: the top level's policy sections.
     static let personSections = ["policy", "time", "hourly", "extreme", "snooze", "extend", "emergency"]
     /// The keys of a person's table besides those sections.
-    static let personKeys: Set<String> = ["devices", "guard", "always-allow"]
+    static let personKeys: Set<String> = ["devices", "guard", "always-allow", "blocklists", "allowlists"]
     static let sections: [String: Set<String>] = [
         "blocking": ["mode", "ttl", "anti-bypass"],
         "cache": ["size", "min-ttl", "max-ttl", "negative-max-ttl", "serve-stale"],
@@ -246,7 +246,7 @@ private struct ConfigReader {
             }
             for entry in section.keys where !Self.personKeys.contains(entry) {
                 guard Self.personSections.contains(entry) else {
-                    issue("\(key).\(entry)", "unknown key (a person takes devices, guard, always-allow and the sections \(Self.personSections.joined(separator: ", ")))")
+                    issue("\(key).\(entry)", "unknown key (a person takes devices, guard, always-allow, blocklists, allowlists and the sections \(Self.personSections.joined(separator: ", ")))")
                     continue
                 }
                 guard let subtable = section[entry]?.table else {
@@ -273,6 +273,8 @@ private struct ConfigReader {
             }
             person.guarded = strings("\(key).guard")
             person.alwaysAllow = strings("\(key).always-allow")
+            person.blocklists = strings("\(key).blocklists") ?? []
+            person.allowlists = strings("\(key).allowlists") ?? []
             applyPolicy(to: &person.policy, prefix: key + ".")
             for problem in person.policy.problems() { issue(key, problem) }
             config.people.append(person)

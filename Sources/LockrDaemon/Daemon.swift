@@ -55,7 +55,7 @@ public final class Daemon: Service {
                     listeners: ListenerSettings(
                         addresses: listenAddresses(config), maxTCPConnections: config.maxTCPConnections,
                         tcpIdleTimeout: config.tcpIdleTimeout),
-                    pipeline: PipelineKeeper.pipeline(config, rules: loaded.rules, cache: cache, runtime: runtime),
+                    pipeline: PipelineKeeper.pipeline(config, lists: loaded.lists, cache: cache, runtime: runtime),
                     upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
                     forwarding: config.forwarding,
                     group: group)
@@ -65,7 +65,7 @@ public final class Daemon: Service {
             }
         }
         let keeper = server.map {
-            PipelineKeeper(server: $0, cache: cache, runtime: runtime, config: config, rules: loaded.rules)
+            PipelineKeeper(server: $0, cache: cache, runtime: runtime, config: config, lists: loaded.lists)
         }
         do {
             try await serve(
@@ -212,7 +212,7 @@ public final class Daemon: Service {
                 )
             }
             runtime.reload(config: config, loaded: loaded)
-            keeper?.reload(config, rules: loaded.rules, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
+            keeper?.reload(config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
             report(loaded, config)
             logger.notice("reloaded")
         } catch {
@@ -253,9 +253,9 @@ public final class Daemon: Service {
         logger.info(
             "rules ready",
             metadata: [
-                "blocked-domains": "\(loaded.rules.blockedDomainCount)",
-                "allowed-domains": "\(loaded.rules.allowedDomainCount)",
-                "regexes": "\(loaded.rules.regexCount)", "seconds": "\(String(format: "%.3f", loaded.listLoadSeconds))",
+                "blocked-domains": "\(loaded.lists.shared.blockedDomainCount)",
+                "allowed-domains": "\(loaded.lists.shared.allowedDomainCount)",
+                "regexes": "\(loaded.lists.shared.regexCount)", "seconds": "\(String(format: "%.3f", loaded.listLoadSeconds))",
                 "apps": "\(loaded.catalogue.apps.count)", "catalogue": "\(loaded.catalogueDirectory ?? "none")",
                 "block-mode": "\(config.blockAnswer)",
             ])
@@ -269,40 +269,41 @@ final class PipelineKeeper: Sendable {
     private let server: DNSServer
     private let cache: AnswerCache
     private let runtime: Household
-    private let inputs: Mutex<(config: LockrConfiguration, rules: RuleSet)>
+    private let inputs: Mutex<(config: LockrConfiguration, lists: RuleLists)>
 
-    init(server: DNSServer, cache: AnswerCache, runtime: Household, config: LockrConfiguration, rules: RuleSet) {
+    init(server: DNSServer, cache: AnswerCache, runtime: Household, config: LockrConfiguration, lists: RuleLists) {
         self.server = server
         self.cache = cache
         self.runtime = runtime
-        inputs = Mutex((config, rules))
+        inputs = Mutex((config, lists))
         runtime.whenNamingChanges { [weak self] in self?.namingChanged() }
     }
 
     /// Takes a reloaded configuration, its rule lists and upstreams.
-    func reload(_ config: LockrConfiguration, rules: RuleSet, upstreams: UpstreamPool) {
+    func reload(_ config: LockrConfiguration, lists: RuleLists, upstreams: UpstreamPool) {
         inputs.withLock { inputs in
-            inputs = (config, rules)
+            inputs = (config, lists)
             server.update(
-                pipeline: Self.pipeline(config, rules: rules, cache: cache, runtime: runtime), upstreams: upstreams,
+                pipeline: Self.pipeline(config, lists: lists, cache: cache, runtime: runtime), upstreams: upstreams,
                 forwarding: config.forwarding)
         }
     }
 
     private func namingChanged() {
         inputs.withLock { inputs in
-            server.update(pipeline: Self.pipeline(inputs.config, rules: inputs.rules, cache: cache, runtime: runtime))
+            server.update(pipeline: Self.pipeline(inputs.config, lists: inputs.lists, cache: cache, runtime: runtime))
         }
     }
 
-    /// The pipeline for `config` and `rules` around the household's people and their app names in
+    /// The pipeline for `config` and `lists` around the household's people and their app names in
     /// force.
     static func pipeline(
-        _ config: LockrConfiguration, rules: RuleSet, cache: AnswerCache, runtime: Household
+        _ config: LockrConfiguration, lists: RuleLists, cache: AnswerCache, runtime: Household
     ) -> QueryPipeline {
         QueryPipeline(
             policy: FilterPolicy(
-                rules: rules, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL, people: runtime.filters(),
+                rules: lists.shared, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
+                people: runtime.filters(ownLists: lists.own),
                 guardStage: GuardStage(gate: runtime, blockTTL: config.guardBlockTTL)),
             access: config.access, devices: runtime.devices(), cacheSettings: config.cache, cache: cache)
     }

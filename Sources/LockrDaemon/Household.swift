@@ -98,11 +98,12 @@ final class Household: PolicyAccess, GuardGate {
 
     // MARK: What the DNS pipeline is built from
 
-    /// Each person's filter by number: the names in force for them.
-    func filters() -> [PersonFilter] {
+    /// Each person's filter by number: the names in force for them and their own lists (`ownLists`,
+    /// by name).
+    func filters(ownLists: [String: RuleSet]) -> [PersonFilter] {
         everyone.map { person in
             let naming = person.naming
-            return PersonFilter(antiBypass: naming.rules.antiBypass, apps: naming.guardSet)
+            return PersonFilter(antiBypass: naming.rules.antiBypass, apps: naming.guardSet, lists: ownLists[person.name])
         }
     }
 

@@ -117,6 +117,9 @@ public struct PersonSettings: Sendable, Equatable {
     public var guarded: [String]?
     /// Their own `always-allow`, or nil for the top level's.
     public var alwaysAllow: [String]?
+    /// Block and allow lists of their own, on top of the top level's.
+    public var blocklists: [String] = []
+    public var allowlists: [String] = []
 
     public init(
         name: String, devices: [DeviceSpec] = [], policy: PolicySettings, guarded: [String]? = nil,

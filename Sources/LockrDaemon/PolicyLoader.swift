@@ -13,7 +13,7 @@ public struct LoadError: Error, CustomStringConvertible, Sendable {
 
 /// Everything the DNS engine needs that is read from files: rule lists, the app catalogue, upstreams.
 public struct LoadedPolicy: Sendable {
-    public let rules: RuleSet
+    public let lists: RuleLists
     public let reports: [(path: String, report: ListReport)]
     public let catalogue: AppCatalogue
     public let catalogueDirectory: String?
@@ -22,6 +22,13 @@ public struct LoadedPolicy: Sendable {
     public let upstreams: [SocketAddress]
     /// Wall-clock seconds spent reading lists.
     public let listLoadSeconds: Double
+}
+
+/// The block and allow lists: the shared ones, and each person's own on top.
+public struct RuleLists: Sendable {
+    public let shared: RuleSet
+    /// The people who have lists of their own, by name (people with the same lists share one set).
+    let own: [String: RuleSet]
 }
 
 /// One person as the configuration has them, checked against the catalogue.
@@ -40,32 +47,38 @@ struct LoadedPerson: Sendable {
 public enum PolicyLoader {
     public static func load(_ config: LockrConfiguration) throws(LoadError) -> LoadedPolicy {
         let started = ContinuousClock.now
-        var builder = RuleSetBuilder()
         var reports: [(String, ListReport)] = []
-        for (paths, role) in [(config.blocklists, ListRole.block), (config.allowlists, ListRole.allow)] {
-            for path in paths {
-                let bytes: [UInt8]
-                do { bytes = try readFileBytes(path) } catch { throw LoadError(error.description) }
-                let source = builder.addSource((path as NSString).lastPathComponent)
-                reports.append((path, RuleListParser.parse(bytes, role: role, source: source, into: &builder)))
+        let shared = try rules(blocklists: config.blocklists, allowlists: config.allowlists, reports: &reports)
+        var own: [String: RuleSet] = [:]
+        var built: [(blocklists: [String], allowlists: [String], rules: RuleSet)] = []
+        for person in config.people where !person.blocklists.isEmpty || !person.allowlists.isEmpty {
+            if let same = built.first(where: { $0.blocklists == person.blocklists && $0.allowlists == person.allowlists }) {
+                own[person.name] = same.rules
+                continue
+            }
+            do throws(LoadError) {
+                let rules = try rules(blocklists: person.blocklists, allowlists: person.allowlists, reports: &reports)
+                built.append((person.blocklists, person.allowlists, rules))
+                own[person.name] = rules
+            } catch {
+                throw LoadError("[people.\(person.name)] \(error.description)")
             }
         }
-        let rules = builder.build()
         let elapsed = ContinuousClock.now - started
         let (catalogue, directory) = try loadCatalogue(config)
         // People whose names are alike share one build (and so one cache stamp in the pipeline).
-        var built = [try AppNaming(catalogue: catalogue, rules: config.names)]
+        var namings = [try AppNaming(catalogue: catalogue, rules: config.names)]
         var people: [LoadedPerson] = []
         for person in config.household {
             let names = person.names(config.names)
             let place = person.name == People.defaultName ? "" : "[people.\(person.name)] "
             do throws(LoadError) {
                 let naming: AppNaming
-                if let same = built.first(where: { $0.rules == names }) {
+                if let same = namings.first(where: { $0.rules == names }) {
                     naming = same
                 } else {
                     naming = try AppNaming(catalogue: catalogue, rules: names)
-                    built.append(naming)
+                    namings.append(naming)
                 }
                 people.append(
                     LoadedPerson(
@@ -76,9 +89,27 @@ public enum PolicyLoader {
             }
         }
         return LoadedPolicy(
-            rules: rules, reports: reports, catalogue: catalogue, catalogueDirectory: directory, people: people,
+            lists: RuleLists(shared: shared, own: own), reports: reports, catalogue: catalogue, catalogueDirectory: directory, people: people,
             upstreams: config.answersDNS ? try upstreams(config) : [],
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// The rules of the files `blocklists` and `allowlists` name, each file's report added to
+    /// `reports` unless it is there already.
+    private static func rules(
+        blocklists: [String], allowlists: [String], reports: inout [(String, ListReport)]
+    ) throws(LoadError) -> RuleSet {
+        var builder = RuleSetBuilder()
+        for (paths, role) in [(blocklists, ListRole.block), (allowlists, ListRole.allow)] {
+            for path in paths {
+                let bytes: [UInt8]
+                do { bytes = try readFileBytes(path) } catch { throw LoadError(error.description) }
+                let source = builder.addSource((path as NSString).lastPathComponent)
+                let report = RuleListParser.parse(bytes, role: role, source: source, into: &builder)
+                if !reports.contains(where: { $0.0 == path }) { reports.append((path, report)) }
+            }
+        }
+        return builder.build()
     }
 
     /// The guarded apps by their ids; every one must be an app of `names`.

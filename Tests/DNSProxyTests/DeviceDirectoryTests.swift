@@ -133,4 +133,44 @@ import Testing
         }
         #expect(gate.asked == ["tiktok", "tiktok"])
     }
+
+    /// Rules from `text`, as the list file `name` would give them.
+    private func lists(_ name: String, block: String = "", allow: String = "") -> RuleSet {
+        var builder = RuleSetBuilder()
+        let source = builder.addSource(name)
+        _ = RuleListParser.parse(Array(block.utf8), role: .block, source: source, into: &builder)
+        _ = RuleListParser.parse(Array(allow.utf8), role: .allow, source: source, into: &builder)
+        return builder.build()
+    }
+
+    @Test func aPersonsOwnListsAddToTheSharedOnesAndAnAllowOfEitherWins() throws {
+        let shared = lists("shared.txt", block: "ads.example\n", allow: "cdn.adult.example\n")
+        let kids = lists("kids.txt", block: "adult.example\nads.example\n", allow: "ok.ads.example\n")
+        let policy = FilterPolicy(rules: shared, people: [PersonFilter(), PersonFilter(lists: kids)])
+        let grown = QueryClient(address: 0)
+        let child = QueryClient(address: 0, person: 1)
+        func verdict(_ name: String, _ client: QueryClient) throws -> String {
+            switch policy.decide(try DNSQuery(packet: LdnsBuild.query(name)), client: client) {
+            case .resolve, .resolveEachTime: return "resolve"
+            case .answer(_, _, let reason): return policy.extendedError(for: reason, client: client).text
+            }
+        }
+        let expected: [(name: String, grown: String, child: String)] = [
+            ("ads.example.", "blocked by ||ads.example^ (shared.txt)", "blocked by ||ads.example^ (shared.txt)"),
+            ("adult.example.", "resolve", "blocked by ||adult.example^ (kids.txt)"),
+            ("www.adult.example.", "resolve", "blocked by ||adult.example^ (kids.txt)"),
+            // An allow rule of either list beats a block rule of either.
+            ("cdn.adult.example.", "resolve", "resolve"),
+            ("ok.ads.example.", "blocked by ||ads.example^ (shared.txt)", "resolve"),
+            ("example.org.", "resolve", "resolve"),
+        ]
+        for row in expected {
+            #expect(try verdict(row.name, grown) == row.grown, "\(row.name) for the grown-up")
+            #expect(try verdict(row.name, child) == row.child, "\(row.name) for the child")
+        }
+        // What the child may resolve is remembered apart from what the others may.
+        #expect(policy.stamp(for: grown) != policy.stamp(for: child))
+        let same = FilterPolicy(rules: shared, people: [PersonFilter(lists: kids), PersonFilter(lists: kids)])
+        #expect(same.stamp(for: grown) == same.stamp(for: child))
+    }
 }

@@ -3,12 +3,20 @@ import Foundation
 import Testing
 
 /// People on one lockr, told apart by their source addresses on loopback (127.0.0.2 is Alice's,
-/// 127.0.0.3 Bob's, 127.0.0.1 nobody's): each gets their own answers and their own gates.
+/// 127.0.0.3 Bob's, 127.0.0.1 nobody's): each gets their own answers and their own gates. Alice
+/// has a block list of her own.
 @Suite(.serialized) struct HouseholdEndToEndTests {
+    static let aliceList: String = {
+        let path = NSTemporaryDirectory() + "lockr-e2e-alice-\(UUID()).txt"
+        try! "# Alice's own list\n||news.example^\n".write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }()
+
     static let people = """
 
         [people.alice]
         devices = ["127.0.0.2"]
+        blocklists = ["\(aliceList)"]
 
         [people.bob]
         devices = ["127.0.0.3/32"]
@@ -29,6 +37,11 @@ import Testing
             for source in ["127.0.0.1", "127.0.0.2"] {
                 #expect(try address("tiktok.com.", from: source, lockr) == "0.0.0.0")
             }
+            // Alice's own list blocks news.example for her alone, and says so.
+            #expect(try address("news.example.", from: "127.0.0.2", lockr) == "0.0.0.0")
+            #expect(try dig(lockr.port, "-b", "127.0.0.2", "news.example", "A").contains("blocked by ||news.example^ (lockr-e2e-alice-"))
+            #expect(try address("news.example.", from: "127.0.0.3", lockr) == "192.0.2.24")
+            #expect(try address("news.example.", from: "127.0.0.1", lockr) == "192.0.2.24")
             // Bob guards only youtube, and has time left.
             #expect(try address("tiktok.com.", from: "127.0.0.3", lockr) == "192.0.2.21")
             #expect(try address("www.youtube.com.", from: "127.0.0.3", lockr) == "192.0.2.22")

@@ -35,6 +35,8 @@ import Testing
             [people.bob]
             devices = ["192.168.1.20"]
             always-allow = []
+            blocklists = ["adult.txt"]
+            allowlists = ["school.txt"]
 
             [people.bob.extreme]
             window-minutes = 5
@@ -51,6 +53,7 @@ import Testing
         #expect(alice.policy.calendar.timeZone.identifier == "Europe/Berlin")
         #expect(bob.guarded == ["tiktok"] && bob.alwaysAllow == [] && bob.policy.mode == .hourly)
         #expect(bob.policy.extreme.window == .seconds(300) && bob.policy.time.budget == .seconds(30 * 60))
+        #expect(bob.blocklists == ["adult.txt"] && bob.allowlists == ["school.txt"] && alice.blocklists.isEmpty)
         #expect(config.warnings.isEmpty)
     }
 
