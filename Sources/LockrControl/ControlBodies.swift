@@ -116,6 +116,8 @@ extension ControlFailure {
                 (status, code) = (429, "cooling_down")
                 retry = remaining.secondsRoundedUp
             case .windowUsed: (status, code) = (409, "window_used")
+            case .restricted: (status, code) = (409, "restricted")
+            case .notFound: (status, code) = (404, "not_found")
             case .holdIncomplete: (status, code) = (409, "hold_incomplete")
             case .invalidSettings: (status, code) = (400, "invalid_settings")
             case .pinRequired: (status, code) = (403, "pin_required")

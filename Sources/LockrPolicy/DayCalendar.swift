@@ -14,6 +14,12 @@ public struct PolicyDay: Hashable, Sendable {
     }
 }
 
+/// A local calendar date: its first instant and its day of the week (0 is Monday).
+struct LocalDay: Equatable {
+    let midnight: Date
+    let weekday: Int
+}
+
 /// Days and clock hours in a time zone, with a day that may start at another time than midnight.
 ///
 /// All arithmetic goes through Foundation's calendar, so days are 23 or 25 hours long across DST
@@ -91,6 +97,30 @@ public struct DayCalendar: Sendable, Equatable, Codable {
     public func clockText(_ instant: Instant) -> String {
         let parts = calendar.dateComponents([.hour, .minute], from: instant.date)
         return String(format: "%02d:%02d", parts.hour!, parts.minute!)
+    }
+
+    /// The local date that contains `instant`.
+    func localDay(containing instant: Instant) -> LocalDay { localDay(calendar.startOfDay(for: instant.date)) }
+
+    func localDay(before day: LocalDay) -> LocalDay { localDay(calendar.date(byAdding: .day, value: -1, to: day.midnight)!) }
+
+    func localDay(after day: LocalDay) -> LocalDay { localDay(calendar.date(byAdding: .day, value: 1, to: day.midnight)!) }
+
+    private func localDay(_ midnight: Date) -> LocalDay {
+        // Foundation counts Sunday as 1; lockr counts Monday as 0.
+        LocalDay(midnight: midnight, weekday: (calendar.component(.weekday, from: midnight) + 5) % 7)
+    }
+
+    /// The first instant of `day` whose wall time is `minutes` after midnight or later: a time the
+    /// clocks skip is the first minute after the gap, one they repeat is its first occurrence.
+    /// 1440 is the next day's midnight.
+    func instant(atMinute minutes: Int, of day: LocalDay) -> Instant {
+        guard minutes < 1440 else { return Instant(localDay(after: day).midnight) }
+        guard minutes > 0 else { return Instant(day.midnight) }
+        return Instant(
+            calendar.date(
+                bySettingHour: minutes / 60, minute: minutes % 60, second: 0, of: day.midnight,
+                matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward)!)
     }
 
     private func dayStart(onLocalDay localMidnight: Date) -> Date {

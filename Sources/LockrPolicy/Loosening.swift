@@ -7,11 +7,16 @@ public struct Protection: Sendable, Equatable, Codable {
     public var guarded: [String]
     /// Nil only when read from a store an older lockr wrote: the engine then takes the configuration's.
     public var names: NameRules?
+    /// Nil only when read from a store an older lockr wrote, as `names`.
+    public var schedules: [Schedule]?
 
-    public init(settings: PolicySettings, guarded: [String], names: NameRules = NameRules()) {
+    public init(
+        settings: PolicySettings, guarded: [String], names: NameRules = NameRules(), schedules: [Schedule] = []
+    ) {
         self.settings = settings
         self.guarded = guarded
         self.names = names
+        self.schedules = schedules
     }
 }
 
@@ -48,6 +53,7 @@ public struct SettingChange: Sendable, Equatable, Codable {
 /// switched off. Everything else tightens or is neutral, and applies at once.
 public enum Loosening {
     static let guardKey = "guard"
+    static let scheduleKey = "schedule"
     static let alwaysAllowKey = "always-allow"
     static let antiBypassKey = "blocking.anti-bypass"
     static let appsPrefix = "apps."
@@ -67,6 +73,9 @@ public enum Loosening {
                 loosens: setting.loosens(old.settings, new.settings))
         }
         changes += listChanges(guardKey, old.guarded, new.guarded, inside: guardedText, outside: notGuardedText, removingLoosens: true)
+        if let oldSchedules = old.schedules, let newSchedules = new.schedules {
+            changes += scheduleChanges(oldSchedules, newSchedules)
+        }
         guard let oldNames = old.names, let newNames = new.names else { return changes }
         if oldNames.antiBypass != newNames.antiBypass {
             changes.append(
@@ -97,6 +106,25 @@ public enum Loosening {
             }
     }
 
+    /// Schedules dropped, added or edited: dropping one loosens, and so does an edit that blocks
+    /// fewer apps or fewer minutes of the week than before.
+    private static func scheduleChanges(_ old: [Schedule], _ new: [Schedule]) -> [SettingChange] {
+        let none = "none"
+        func text(_ schedule: Schedule) -> String { "\(schedule.timesText) blocks \(schedule.block.joined(separator: ","))" }
+        let dropped = old.filter { before in !new.contains { $0.name == before.name } }.map { before in
+            SettingChange(key: scheduleKey, element: before.name, from: text(before), to: none, loosens: true)
+        }
+        return dropped
+            + new.compactMap { after in
+                guard let before = old.first(where: { $0.name == after.name }) else {
+                    return SettingChange(key: scheduleKey, element: after.name, from: none, to: text(after), loosens: false)
+                }
+                guard before != after else { return nil }
+                return SettingChange(
+                    key: scheduleKey, element: after.name, from: text(before), to: text(after), loosens: !after.covers(before))
+            }
+    }
+
     /// `protection` with `change` made, taking the new value from `target`.
     public static func applying(_ change: SettingChange, to protection: Protection, from target: Protection)
         -> Protection
@@ -105,6 +133,15 @@ public enum Loosening {
         var names = protection.names ?? target.names ?? NameRules()
         switch change.key {
         case guardKey: result.guarded.update(change, inside: guardedText)
+        case scheduleKey:
+            var schedules = protection.schedules ?? []
+            let wanted = target.schedules?.first { $0.name == change.element }
+            if let index = schedules.firstIndex(where: { $0.name == change.element }) {
+                if let wanted { schedules[index] = wanted } else { schedules.remove(at: index) }
+            } else if let wanted {
+                schedules.append(wanted)
+            }
+            result.schedules = schedules
         case alwaysAllowKey: names.alwaysAllow.update(change, inside: allowedText)
         case antiBypassKey: names.antiBypass = target.names?.antiBypass ?? names.antiBypass
         case let key where key.hasPrefix(appsPrefix):

@@ -18,7 +18,7 @@ extension PolicyEngine {
     func desired(with overlay: SettingsOverlay) -> Protection {
         Protection(
             settings: overlay.applied(to: base), guarded: overlay.guarded(base: baseGuarded).filter { apps[$0] != nil },
-            names: baseNames)
+            names: baseNames, schedules: overlay.schedules(base: baseSchedules))
     }
 
     /// The protection in force.
@@ -35,7 +35,8 @@ extension PolicyEngine {
         for app in inForce.names?.customApps.keys.sorted() ?? [] where apps[app] == nil { apps[app] = app }
         guarded = inForce.guarded.filter { apps[$0] != nil }
         guardedSet = Set(guarded)
-        wasOpen = wasOpen.filter { guardedSet.contains($0.key) }
+        schedules = inForce.schedules ?? baseSchedules
+        restrictions = .stale
     }
 
     /// Brings the protection in force toward what is asked for: what tightens at once, what loosens
@@ -238,6 +239,7 @@ extension SettingsOverlay {
         if hourlyWindow != nil { keys.append("hourly.window-minutes") }
         if extremeWindow != nil { keys.append("extreme.window-minutes") }
         if !guardAdded.isEmpty || !guardRemoved.isEmpty { keys.append(Loosening.guardKey) }
+        if !schedulesAdded.isEmpty || !schedulesRemoved.isEmpty { keys.append(Loosening.scheduleKey) }
         return keys
     }
 
@@ -252,6 +254,9 @@ extension SettingsOverlay {
         case Loosening.guardKey:
             guardRemoved.removeAll { $0 == change.element }
             guardAdded.removeAll { $0 == change.element }
+        case Loosening.scheduleKey:
+            schedulesRemoved.removeAll { $0 == change.element }
+            schedulesAdded.removeAll { $0.name == change.element }
         default: break
         }
     }

@@ -39,6 +39,16 @@ public struct PolicyEngine: Sendable {
     /// Apps guarded now, in configuration order.
     public internal(set) var guarded: [String]
     var guardedSet: Set<String>
+    /// Each app's catalogue group ("social", "video"), by id: what schedules and profiles name.
+    let groups: [String: String]
+    /// Schedules of the configuration file.
+    var baseSchedules: [Schedule]
+    /// Schedules in force.
+    var schedules: [Schedule] = []
+    /// Profiles of the configuration file (`profiles` adds those made at run time).
+    var configuredProfiles: [Profile]
+    /// What schedules and profiles block, worked out ahead of the DNS path.
+    var restrictions = RestrictionTable.stale
     public internal(set) var state: PolicyState
     private var events: [PolicyEvent] = []
     private var closedDays: [DayRecord] = []
@@ -54,7 +64,8 @@ public struct PolicyEngine: Sendable {
     /// current policy time.
     public init(
         settings base: PolicySettings, guarded baseGuarded: [String], apps: [String: String],
-        names: NameRules = NameRules(), state: PolicyState?, now: Instant
+        names: NameRules = NameRules(), schedules: [Schedule] = [], profiles: [Profile] = [],
+        groups: [String: String] = [:], state: PolicyState?, now: Instant
     ) {
         let state = state ?? PolicyState(today: DayRecord(day: base.calendar.day(containing: now)), lastSeen: now)
         self.base = base
@@ -62,6 +73,9 @@ public struct PolicyEngine: Sendable {
         configuredApps = apps
         baseNames = names
         self.baseGuarded = baseGuarded.filter { apps[$0] != nil }
+        baseSchedules = schedules
+        configuredProfiles = profiles
+        self.groups = groups
         self.state = state
         settings = base
         guarded = []
@@ -70,6 +84,8 @@ public struct PolicyEngine: Sendable {
         // that, what the configuration loosens waits like any other loosening change.
         if self.state.inForce == nil { self.state.inForce = desired }
         if self.state.inForce?.names == nil { self.state.inForce?.names = names }
+        // A store an older lockr wrote has no schedules in force: the configuration's apply.
+        if self.state.inForce?.schedules == nil { self.state.inForce?.schedules = schedules }
         refreshInForce()
         restartMeteringIfTheSliceChanged(at: state.lastSeen)
         let gap = settings.relookupGap
@@ -77,7 +93,7 @@ public struct PolicyEngine: Sendable {
             self.state.metering.meters[app]!.resume(lastSaved: state.lastSeen, at: now, relookupGap: gap)
         }
         let now = advance(to: now)
-        for app in guarded { wasOpen[app] = access(app, at: now).isOpen }
+        for app in guarded + restrictedUnguardedApps(at: now) { wasOpen[app] = access(app, at: now).isOpen }
         settle(source: Self.configFile, at: now)
     }
 
@@ -102,14 +118,16 @@ public struct PolicyEngine: Sendable {
 
     /// Decides at `now`; meters a query at `time` unless it is nil.
     private mutating func decide(_ app: String, queriedAt time: Instant?, now: Instant) -> Admission {
-        guard guardedSet.contains(app) else { return .notGuarded }
         let now = advance(to: now)
+        refreshRestrictions(at: now)
+        let isGuarded = guardedSet.contains(app)
+        guard isGuarded || restrictions.byApp[app] != nil else { return .notGuarded }
         var access = access(app, at: now)
         if case .blocked(.locked) = access, settings.mode == .hourly, settings.hourly.openOnFirstQuery {
             openHourlyWindow(for: app, at: now, detail: "first query of the hour")
             access = self.access(app, at: now)
         }
-        if case .open = access, let time {
+        if case .open = access, isGuarded, let time {
             let dayStart = state.today.day.start
             let earliest = max(dayStart, state.metering.meters[app]?.latestSliceStart(slice: slice) ?? dayStart)
             meter(app, at: min(now, max(time, earliest)))
@@ -120,6 +138,7 @@ public struct PolicyEngine: Sendable {
         case .open(let until):
             let left = until - now
             return .allow(ttl: max(.seconds(1), min(settings.maximumTTL, .seconds(left.secondsRoundedUp))))
+        case .free: return .notGuarded
         case .blocked(let why):
             return .block(reason: reason(app, why, at: now))
         }
@@ -178,8 +197,13 @@ public struct PolicyEngine: Sendable {
                 "time mode: guarded apps are open while today's budget lasts; `lockr snooze` or `lockr extend` give more"
             )
         }
-        let alreadyOpen = targets.compactMap { target in state.windows.last { $0.covers(target, at: now) } }
-        let closed = targets.filter { target in !state.windows.contains { $0.covers(target, at: now) } }
+        try checkNotRestricted(targets, at: now)
+        let alreadyOpen = targets.compactMap { target in
+            restriction(of: target, at: now) == nil ? state.windows.last { $0.covers(target, at: now) } : nil
+        }
+        let closed = targets.filter { target in
+            restriction(of: target, at: now) == nil && !state.windows.contains { $0.covers(target, at: now) }
+        }
         let available = closed.filter { hourResets(for: $0, at: now) == nil }
         if available.isEmpty {
             if !alreadyOpen.isEmpty { return UnlockResult(opened: [], alreadyOpen: alreadyOpen) }
@@ -233,6 +257,7 @@ public struct PolicyEngine: Sendable {
         let app = try app.map(appID)
         let targets = try targets(app)
         guard settings.mode == .time else { throw .notInThisMode("snooze belongs to time mode") }
+        try checkNotRestricted(targets, at: now)
         guard state.today.snoozes < settings.snooze.perDay else {
             throw .limitReached("all \(settings.snooze.perDay) snoozes of today are used")
         }
@@ -305,8 +330,15 @@ public struct PolicyEngine: Sendable {
         log(
             .emergency, nil, "all guarded apps open until \(settings.calendar.clockText(window.ends)) (\(count))",
             at: now)
-        for app in guarded { wasOpen[app] = true }
+        for app in guarded + restrictedUnguardedApps(at: now) { wasOpen[app] = true }
         return window
+    }
+
+    /// Refuses when a schedule or profile blocks every one of `targets`: only the emergency opens them.
+    private func checkNotRestricted(_ targets: [String], at now: Instant) throws(PolicyRefusal) {
+        let blocking = targets.compactMap { restriction(of: $0, at: now) }
+        guard blocking.count == targets.count, let first = blocking.first else { return }
+        throw .restricted(targets.count == 1 ? "\(targets[0]): \(describe(first))" : describe(first))
     }
 
     private func checkEmergencyAllowance() throws(PolicyRefusal) {
@@ -331,23 +363,35 @@ public struct PolicyEngine: Sendable {
     @discardableResult
     public mutating func rebase(
         settings newBase: PolicySettings, guarded newGuarded: [String], apps newApps: [String: String],
-        names newNames: NameRules = NameRules(), at now: Instant
+        names newNames: NameRules = NameRules(), schedules newSchedules: [Schedule] = [], profiles newProfiles: [Profile] = [],
+        at now: Instant
     ) -> [String] {
         let now = advance(to: now)
-        let before = Protection(settings: base, guarded: baseGuarded, names: baseNames)
+        let before = Protection(settings: base, guarded: baseGuarded, names: baseNames, schedules: baseSchedules)
         configuredApps = newApps
         base = newBase
         baseNames = newNames
+        baseSchedules = newSchedules
+        configuredProfiles = newProfiles
         refreshInForce()
         baseGuarded = newGuarded.filter { apps[$0] != nil }
-        let after = Protection(settings: base, guarded: baseGuarded, names: baseNames)
+        let after = Protection(settings: base, guarded: baseGuarded, names: baseNames, schedules: baseSchedules)
         let overridden = Set(state.overlay.overriddenKeys)
         let notes = Loosening.changes(from: before, to: after).filter { overridden.contains($0.key) }.map {
-            "\($0.key) changed in the config file, but `lockr \($0.key == Loosening.guardKey ? "guard" : "mode")` set it and "
+            "\($0.key) changed in the config file, but `lockr \(Self.command(changing: $0.key))` set it and "
                 + "stays in force; `lockr settings reset` goes back to the file"
         }
         settle(source: Self.configFile, at: now)
         return notes
+    }
+
+    /// The command whose changes to the setting `key` stay on top of the configuration file.
+    private static func command(changing key: String) -> String {
+        switch key {
+        case Loosening.guardKey: "guard"
+        case Loosening.scheduleKey: "schedule"
+        default: "mode"
+        }
     }
 
     /// Logs a jump of the wall clock that policy time did not follow.
@@ -363,6 +407,8 @@ public struct PolicyEngine: Sendable {
         let now = advance(to: now)
         state.windows.removeAll { $0.ends <= now && ($0.hourResets ?? now) <= now }
         holds = holds.filter { now - $0.value < .seconds(600) }
+        endProfiles(at: now)
+        refreshRestrictions(at: now)
         noteTransitions(at: now)
     }
 
@@ -392,18 +438,19 @@ public struct PolicyEngine: Sendable {
         return snapshot
     }
 
-    /// The guarded apps that are blocked at `now`, in configuration order: the set other blockers
-    /// must enforce (an app that is open, or not guarded, is never in it).
+    /// The apps that are blocked at `now`, guarded ones in configuration order and then those only
+    /// a schedule or profile blocks: the set other blockers must enforce (an app that is open, or
+    /// neither guarded nor restricted, is never in it).
     public func blockedApps(at now: Instant) -> [String] {
         let now = max(now, state.lastSeen)
-        return guarded.filter { !access($0, at: now).isOpen }
+        return (guarded + restrictedUnguardedApps(at: now)).filter { !access($0, at: now).isOpen }
     }
 
     /// Where each guarded app stands at `now`.
     public func status(at now: Instant) -> PolicyStatus {
         let now = max(now, state.lastSeen)
         let today = state.today
-        let appStatuses = guarded.map { app in
+        let appStatuses = (guarded + restrictedUnguardedApps(at: now)).map { app in
             let access = access(app, at: now)
             let window = state.windows.filter { $0.covers(app, at: now) }.max { $0.ends < $1.ends }
             let key = budgetKey(for: app)
@@ -416,15 +463,18 @@ public struct PolicyEngine: Sendable {
                 switch why {
                 case .hourUsed(let next): nextReset = next
                 case .cooldown: nextReset = today.cooldownUntil ?? nextReset
+                case .restricted(let restriction): nextReset = restriction.until ?? nextReset
                 case .budgetSpent, .locked: break
                 }
             }
-            let isTime = settings.mode == .time
+            let isTime = settings.mode == .time && guardedSet.contains(app)
             return AppStatus(
                 id: app, name: apps[app] ?? app, open: access.isOpen, reason: describe(app, access, at: now),
                 used: used, uncharged: max(.zero, used - charged), budget: isTime ? budget : nil,
-                left: isTime ? max(.zero, budget - budgetUsed) : nil, windowEnds: window?.ends, nextReset: nextReset)
+                left: isTime ? max(.zero, budget - budgetUsed) : nil, windowEnds: window?.ends, nextReset: nextReset,
+                guarded: guardedSet.contains(app), restriction: restriction(of: app, at: now))
         }
+        let (schedules, profiles) = restrictionStatus(at: now)
         return PolicyStatus(
             now: now, mode: settings.mode, day: today.day, budget: settings.time.budget,
             extraBudget: settings.time.perApp ? .zero : today.extraBudget[Self.allApps] ?? .zero,
@@ -434,7 +484,7 @@ public struct PolicyEngine: Sendable {
             cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
             totalUsed: state.metering.used[Self.allApps]?.used(at: now) ?? .zero,
             totalCharged: state.metering.charged[Self.allApps]?.used(at: now) ?? .zero, apps: appStatuses,
-            pending: state.pending, overridden: state.overlay.overriddenKeys)
+            pending: state.pending, overridden: state.overlay.overriddenKeys, schedules: schedules, profiles: profiles)
     }
 
     // MARK: - Deciding
@@ -444,19 +494,27 @@ public struct PolicyEngine: Sendable {
         case hourUsed(next: Instant)
         case cooldown(remaining: Duration, misses: Int)
         case locked
+        case restricted(Restriction)
     }
 
     enum Access: Equatable {
         /// Open, and if nothing changes, until this instant.
         case open(until: Instant)
+        /// Not guarded, and no schedule or profile blocks it.
+        case free
         case blocked(Blocked)
 
         var isOpen: Bool {
-            if case .open = self { true } else { false }
+            if case .blocked = self { false } else { true }
         }
     }
 
     func access(_ app: String, at now: Instant) -> Access {
+        if let restriction = restriction(of: app, at: now) {
+            let emergency = state.windows.filter { $0.kind == .emergency && $0.covers(app, at: now) }.map(\.ends).max()
+            return emergency.map { .open(until: $0) } ?? .blocked(.restricted(restriction))
+        }
+        guard guardedSet.contains(app) else { return .free }
         if let until = state.windows.filter({ $0.covers(app, at: now) }).map(\.ends).max() {
             return .open(until: until)
         }
@@ -494,6 +552,7 @@ public struct PolicyEngine: Sendable {
             "\(app): daily budget spent (\(BudgetFigures(charged: used, budget: budget).text))"
         case .hourUsed(let next): "\(app): hourly window used, next at \(settings.calendar.clockText(next))"
         case .cooldown(let remaining, let misses): "\(app): cooldown \(remaining.spoken) after \(misses) wrong phrases"
+        case .restricted(let restriction): "\(app): \(describe(restriction))"
         case .locked:
             switch settings.mode {
             case .extreme: "\(app): locked; typing the phrase opens \(settings.extreme.window.spoken)"
@@ -507,6 +566,7 @@ public struct PolicyEngine: Sendable {
     private func describe(_ app: String, _ access: Access, at now: Instant) -> String {
         switch access {
         case .blocked(let why): return reason(app, why, at: now)
+        case .free: return "\(app): not guarded, and no schedule or profile blocks it"
         case .open(let until):
             if let window = state.windows.filter({ $0.covers(app, at: now) }).max(by: { $0.ends < $1.ends }) {
                 return "\(app): open until \(settings.calendar.clockText(until)) (\(window.kind.rawValue) window)"
@@ -542,16 +602,20 @@ public struct PolicyEngine: Sendable {
         return now
     }
 
+    /// Logs each app that locked or opened since last looked at: the guarded ones, and those a
+    /// schedule or profile blocks or blocked.
     mutating func noteTransitions(at now: Instant) {
-        for app in guarded { noteTransition(app, access(app, at: now), at: now) }
+        let others = Set(restrictedUnguardedApps(at: now)).union(wasOpen.keys.filter { !guardedSet.contains($0) })
+        for app in guarded + others.sorted() { noteTransition(app, access(app, at: now), at: now) }
     }
 
     private mutating func noteTransition(_ app: String, _ access: Access, at now: Instant) {
         let open = access.isOpen
         guard wasOpen[app] != open else { return }
-        wasOpen[app] = open
+        // An app neither guarded nor restricted is no longer watched once its opening is logged.
+        wasOpen[app] = access == .free ? nil : open
         switch access {
-        case .open: log(.unlock, app, describe(app, access, at: now), at: now)
+        case .open, .free: log(.unlock, app, describe(app, access, at: now), at: now)
         case .blocked(let why): log(.lock, app, reason(app, why, at: now), at: now)
         }
     }

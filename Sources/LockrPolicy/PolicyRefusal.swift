@@ -26,6 +26,10 @@ public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case pinRequired
     /// The PIN given was wrong.
     case wrongPin(failures: Int, lockout: Duration?)
+    /// A schedule or profile blocks it: only the emergency opens it.
+    case restricted(String)
+    /// No schedule or profile of that name.
+    case notFound(String)
     /// Too many wrong PINs: no entry is checked for a while.
     case pinLocked(remaining: Duration, failures: Int)
 
@@ -35,7 +39,8 @@ public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
             "no app '\(id)' in the catalogue" + (suggestion.map { "; did you mean \($0)?" } ?? " (`lockr apps` lists them)")
         case .notGuarded(let id): "\(id) is not guarded"
         case .notInThisMode(let text), .limitReached(let text), .nothingToDo(let text), .phraseRequired(let text),
-            .holdIncomplete(let text), .invalidSettings(let text):
+            .holdIncomplete(let text), .invalidSettings(let text), .restricted(let text),
+            .notFound(let text):
             text
         case .wrongPhrase(let denial, let misses, let cooldown):
             if let cooldown { "\(denial) (\(misses) wrong in a row; wait \(cooldown.spoken))" } else { denial }

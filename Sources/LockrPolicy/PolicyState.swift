@@ -83,6 +83,9 @@ public struct SettingsOverlay: Sendable, Equatable {
     public var guardAdded: [String] = []
     /// Configured apps no longer guarded.
     public var guardRemoved: [String] = []
+    /// Schedules added or replaced, and names of the configuration's schedules removed.
+    public var schedulesAdded: [Schedule] = []
+    public var schedulesRemoved: [String] = []
 
     public init() {}
 
@@ -94,6 +97,13 @@ public struct SettingsOverlay: Sendable, Equatable {
         if let hourlyWindow { settings.hourly.window = hourlyWindow }
         if let extremeWindow { settings.extreme.window = extremeWindow }
         return settings
+    }
+
+    /// The configuration's schedules with these changes made.
+    func schedules(base: [Schedule]) -> [Schedule] {
+        base.filter { schedule in
+            !schedulesRemoved.contains(schedule.name) && !schedulesAdded.contains { $0.name == schedule.name }
+        } + schedulesAdded
     }
 
     func guarded(base: [String]) -> [String] {
@@ -135,6 +145,10 @@ public struct PolicyState: Sendable, Equatable {
     public var nextChangeID = 1
     /// The PIN that protects settings, when one is set.
     public var pin: PinRecord?
+    /// Profiles made at run time (those of the configuration file live in it).
+    public var profiles: [Profile] = []
+    /// Profiles that are on.
+    public var activeProfiles: [ActiveProfile] = []
     /// The latest policy time the engine has seen; time never goes back behind it.
     public var lastSeen: Instant
 
@@ -165,6 +179,9 @@ public enum EventType: String, Sendable {
     case changeCancelled = "change_cancelled"
     case pinFail = "pin_fail"
     case pinChange = "pin_change"
+    case profileOn = "profile_on"
+    case profileOff = "profile_off"
+    case profileChange = "profile_change"
 }
 
 /// One entry of the event log.

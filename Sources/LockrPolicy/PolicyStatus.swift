@@ -16,8 +16,12 @@ public struct AppStatus: Sendable {
     /// The end of the window it is open in, if any.
     public let windowEnds: Instant?
     /// When a lock that is not the day's ends: the next clock hour for a used hourly window, the end
-    /// of a cooldown; otherwise the end of the day.
+    /// of a cooldown, the end of a schedule or profile; otherwise the end of the day.
     public let nextReset: Instant
+    /// Whether it is guarded (one that is not is listed only while a schedule or profile blocks it).
+    public let guarded: Bool
+    /// The schedule or profile that blocks it outright, if any.
+    public let restriction: Restriction?
 }
 
 /// A snapshot of the policy for `lockr status`.
@@ -45,6 +49,9 @@ public struct PolicyStatus: Sendable {
     public let pending: [PendingChange]
     /// Settings the control API changed on top of the configuration file.
     public let overridden: [String]
+    /// The schedules in force, and every profile.
+    public let schedules: [ScheduleStatus]
+    public let profiles: [ProfileStatus]
 }
 
 /// A budget and what was charged to it, in the whole minutes people are shown: used minutes round

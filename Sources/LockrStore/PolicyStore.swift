@@ -375,6 +375,13 @@ public final class PolicyStore: Sendable {
         meta["declined"] = String(decoding: try encoder.encode(state.declined), as: UTF8.self)
         meta["next_change_id"] = String(state.nextChangeID)
         if let pin = state.pin { meta["pin"] = String(decoding: try encoder.encode(pin), as: UTF8.self) }
+        if !state.overlay.schedulesAdded.isEmpty {
+            meta["schedules_added"] = String(decoding: try encoder.encode(state.overlay.schedulesAdded), as: UTF8.self)
+        }
+        if !state.profiles.isEmpty { meta["profiles"] = String(decoding: try encoder.encode(state.profiles), as: UTF8.self) }
+        if !state.activeProfiles.isEmpty {
+            meta["active_profiles"] = String(decoding: try encoder.encode(state.activeProfiles), as: UTF8.self)
+        }
     }
 
     private static func readChanges(from meta: [String: String], into state: inout PolicyState) {
@@ -387,6 +394,9 @@ public final class PolicyStore: Sendable {
         state.declined = decode("declined", as: [String: String].self) ?? [:]
         state.nextChangeID = meta["next_change_id"].flatMap(Int.init) ?? 1
         state.pin = decode("pin", as: PinRecord.self)
+        state.overlay.schedulesAdded = decode("schedules_added", as: [Schedule].self) ?? []
+        state.profiles = decode("profiles", as: [Profile].self) ?? []
+        state.activeProfiles = decode("active_profiles", as: [ActiveProfile].self) ?? []
     }
 
     /// The exact metering state, when one was saved; else buckets that hold the day's totals
@@ -409,6 +419,7 @@ public final class PolicyStore: Sendable {
         if let window = overlay.extremeWindow { meta["extreme_window_ms"] = String(window.milliseconds) }
         if !overlay.guardAdded.isEmpty { meta["guard_added"] = overlay.guardAdded.joined(separator: ",") }
         if !overlay.guardRemoved.isEmpty { meta["guard_removed"] = overlay.guardRemoved.joined(separator: ",") }
+        if !overlay.schedulesRemoved.isEmpty { meta["schedules_removed"] = overlay.schedulesRemoved.joined(separator: ",") }
         return meta
     }
 
@@ -423,6 +434,7 @@ public final class PolicyStore: Sendable {
         overlay.extremeWindow = duration("extreme_window_ms")
         overlay.guardAdded = list("guard_added")
         overlay.guardRemoved = list("guard_removed")
+        overlay.schedulesRemoved = list("schedules_removed")
         return overlay
     }
 }
