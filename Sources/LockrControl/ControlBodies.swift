@@ -38,10 +38,13 @@ extension StatusBody {
                 usedSeconds: app.used.milliseconds / 1000, unchargedSeconds: app.uncharged.milliseconds / 1000,
                 budgetSeconds: app.budget.map { $0.milliseconds / 1000 },
                 leftSeconds: app.left.map { $0.secondsRoundedUp }, windowEnds: app.windowEnds.map(time),
-                nextReset: time(app.nextReset))
+                nextReset: time(app.nextReset), guarded: app.guarded,
+                restriction: app.restriction.map { RestrictionBody($0, now: now, calendar: calendar) })
         }
         pending = status.pending.map { PendingBody($0, now: now, calendar: calendar) }
         overridden = status.overridden
+        schedules = status.schedules.map { ScheduleBody($0, now: now, calendar: calendar) }
+        profiles = status.profiles.map { ProfileBody($0, now: now, calendar: calendar) }
     }
 }
 

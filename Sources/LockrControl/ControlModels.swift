@@ -32,6 +32,10 @@ public struct AppBody: Codable, Sendable, Equatable {
     public let leftSeconds: Int64?
     public let windowEnds: TimeBody?
     public let nextReset: TimeBody
+    /// False for an app listed only because a schedule or profile blocks it.
+    public let guarded: Bool
+    /// The schedule or profile that blocks it outright, if any.
+    public let restriction: RestrictionBody?
 }
 
 /// `GET status`: every person (or the one `?person=` names), and what the household shares.
@@ -75,6 +79,9 @@ public struct StatusBody: Codable, Sendable, Equatable {
     /// Settings changed through the CLI or API, which stay on top of the config file
     /// (`lockr settings reset` drops them).
     public let overridden: [String]
+    /// The schedules in force, and every profile.
+    public let schedules: [ScheduleBody]
+    public let profiles: [ProfileBody]
 }
 
 /// How one backend (Pi-hole, AdGuard Home, NextDNS, webhook) is doing.

@@ -29,6 +29,13 @@ import NIOCore
 /// | POST | emergency/hold | | `HoldResponse` |
 /// | POST | emergency | `EmergencyRequest` | `WindowBody` |
 /// | GET | log?since=SECONDS&limit=N | | `LogResponse` |
+/// | GET | schedules | | `SchedulesResponse` |
+/// | POST | schedules | `ScheduleRequest` | `SchedulesResponse` |
+/// | DELETE | schedules/{name} | `PhraseRequest` (optional) | `SchedulesResponse` |
+/// | GET | profiles | | `ProfilesResponse` |
+/// | POST | profiles | `ProfileRequest` | `ProfileBody` |
+/// | GET, DELETE | profiles/{name} | | `ProfileBody`, `ProfilesResponse` |
+/// | POST | profiles/{name}/activate, deactivate, toggle | `ProfileSwitchRequest` (optional) | `ProfileBody` |
 ///
 /// Failures answer `ErrorBody` JSON: 401 bad token, 400 bad JSON or settings, 404 unknown app or
 /// endpoint, 405 a method the endpoint does not take, 403 wrong phrase, 409 not possible now, 429
@@ -46,6 +53,9 @@ public enum ControlRouter {
         (.delete, "pending/:id"), (.post, "pending/:id/confirm"), (.post, "settings/reset"), (.put, "pin"),
         (.delete, "pin"), (.post, "unlock"),
         (.post, "snooze"), (.post, "extend"), (.post, "emergency/hold"), (.post, "emergency"), (.get, "log"),
+        (.get, "schedules"), (.post, "schedules"), (.delete, "schedules/:name"), (.get, "profiles"), (.post, "profiles"),
+        (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
+        (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"),
     ]
 
     public static func build(policy: some PolicyAccess, token: String) -> Router<ControlRequestContext> {
@@ -235,6 +245,7 @@ public enum ControlRouter {
                 }
             }
         }
+        addRestrictionRoutes(to: api, policy: policy)
         api.get("log") { request, context in
             try await respond {
                 let parameters = request.uri.queryParameters
@@ -253,7 +264,7 @@ public enum ControlRouter {
     }
 
     /// The header that carries the settings PIN (`X-Lockr-PIN`).
-    private static func pin(_ request: Request) -> String? {
+    static func pin(_ request: Request) -> String? {
         request.headers.first { $0.name.canonicalName == "x-lockr-pin" }?.value
     }
 
@@ -274,7 +285,7 @@ public enum ControlRouter {
     }
 
     /// The person a request is about: `?person=NAME`, else the caller's (see `PolicyAccess`).
-    private static func person(
+    static func person(
         _ request: Request, _ context: ControlRequestContext, _ policy: some PolicyAccess
     ) throws(ControlFailure) -> String {
         try policy.person(
@@ -315,7 +326,7 @@ public enum ControlRouter {
     }
 
     /// Reads a JSON body; an empty body is `emptyIs` when given.
-    private static func decode<Body: Decodable>(
+    static func decode<Body: Decodable>(
         _ type: Body.Type, from request: Request, emptyIs empty: Body? = nil
     ) async throws -> Body {
         var request = request
@@ -364,7 +375,7 @@ public enum ControlRouter {
     }
 
     /// Runs a handler, turning failures into JSON error responses.
-    private static func respond(_ body: () async throws -> some Encodable) async throws -> Response {
+    static func respond(_ body: () async throws -> some Encodable) async throws -> Response {
         do {
             return json(try await body())
         } catch let failure as ControlFailure {

@@ -78,7 +78,7 @@ extension ConfigFile {
 
     /// Every key lockr reads, dotted ("cache.size"), tables excluded.
     static var knownKeys: [String] {
-        ConfigReader.topLevel.filter { ConfigReader.sections[$0] == nil && $0 != "apps" && $0 != "people" }
+        ConfigReader.topLevel.filter { ConfigReader.sections[$0] == nil && !["apps", "people", "schedules", "profiles"].contains($0) }
             + ConfigReader.sections.flatMap { section, keys in keys.map { "\(section).\($0)" } }
     }
 }
@@ -93,12 +93,14 @@ private struct ConfigReader {
         "listen", "upstreams", "state-dir", "blocklists", "allowlists", "catalogue", "log-level", "threads",
         "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "apps", "policy", "time",
         "hourly", "extreme", "snooze", "extend", "emergency", "backends", "meter-from", "pihole6", "pihole5",
-        "adguardhome", "nextdns", "webhook", "adapters", "people", "trusted-forwarders",
+        "adguardhome", "nextdns", "webhook", "adapters", "people", "trusted-forwarders", "schedules", "profiles",
     ]
     /// The sections a person's table may hold: the top level's policy sections.
     static let personSections = ["policy", "time", "hourly", "extreme", "snooze", "extend", "emergency"]
     /// The keys of a person's table besides those sections.
-    static let personKeys: Set<String> = ["devices", "guard", "always-allow", "blocklists", "allowlists"]
+    static let personKeys: Set<String> = [
+        "devices", "guard", "always-allow", "blocklists", "allowlists", "schedules", "profiles",
+    ]
     static let sections: [String: Set<String>] = [
         "blocking": ["mode", "ttl", "anti-bypass"],
         "cache": ["size", "min-ttl", "max-ttl", "negative-max-ttl", "serve-stale"],
@@ -211,6 +213,8 @@ private struct ConfigReader {
         applyPolicy(to: &config.policy)
         if let value = integer("policy.block-ttl", in: 0...3600) { config.guardBlockTTL = UInt32(value) }
         for problem in config.policy.problems() { issue("policy", problem) }
+        config.schedules = schedules(under: "") ?? []
+        config.profiles = profiles(under: "")
         applyPeople(to: &config)
     }
 
@@ -246,7 +250,7 @@ private struct ConfigReader {
             }
             for entry in section.keys where !Self.personKeys.contains(entry) {
                 guard Self.personSections.contains(entry) else {
-                    issue("\(key).\(entry)", "unknown key (a person takes devices, guard, always-allow, blocklists, allowlists and the sections \(Self.personSections.joined(separator: ", ")))")
+                    issue("\(key).\(entry)", "unknown key (a person takes devices, guard, always-allow, blocklists, allowlists, schedules, profiles and the sections \(Self.personSections.joined(separator: ", ")))")
                     continue
                 }
                 guard let subtable = section[entry]?.table else {
@@ -275,9 +279,69 @@ private struct ConfigReader {
             person.alwaysAllow = strings("\(key).always-allow")
             person.blocklists = strings("\(key).blocklists") ?? []
             person.allowlists = strings("\(key).allowlists") ?? []
+            person.schedules = schedules(under: key + ".")
+            person.profiles = profiles(under: key + ".")
             applyPolicy(to: &person.policy, prefix: key + ".")
             for problem in person.policy.problems() { issue(key, problem) }
             config.people.append(person)
+        }
+    }
+
+    /// The tables `[PREFIXKEY.NAME]` in file order, each checked to hold only `keys`.
+    private mutating func namedTables(_ key: String, keys: [String], what: String) -> [(name: String, key: String)]? {
+        guard let raw = value(key) else { return nil }
+        guard let tables = raw.table else {
+            issue(key, "expected a table per \(what) ([\(key).NAME])")
+            return []
+        }
+        let names = tables.keys.sorted { (lines.line(of: "\(key).\($0)") ?? 0, $0) < (lines.line(of: "\(key).\($1)") ?? 0, $1) }
+        return names.compactMap { name in
+            let entry = "\(key).\(name)"
+            guard let section = tables[name]?.table else {
+                issue(entry, "expected a table ([\(entry)])")
+                return nil
+            }
+            for unknown in section.keys.sorted() where !keys.contains(unknown) {
+                issue("\(entry).\(unknown)", "unknown key (a \(what) takes \(keys.joined(separator: ", ")))")
+            }
+            return (name, entry)
+        }
+    }
+
+    /// `[PREFIXschedules.NAME]`: days, from, to and block; nil when there is no such table.
+    private mutating func schedules(under prefix: String) -> [Schedule]? {
+        namedTables(prefix + "schedules", keys: ["days", "from", "to", "block"], what: "schedule")?.compactMap { name, key in
+            let daysText = string("\(key).days") ?? "daily"
+            guard let days = Weekdays(daysText) else {
+                issue("\(key).days", "expected days such as \"mon-fri\", \"sat,sun\" or \"daily\", not '\(daysText)'")
+                return nil
+            }
+            var times: [Int] = []
+            for end in ["from", "to"] {
+                guard let text = string("\(key).\(end)"), let minutes = Schedule.minutes(text) else {
+                    issue("\(key).\(end)", "expected a time \"HH:MM\" (00:00 to 24:00)")
+                    return nil
+                }
+                times.append(minutes)
+            }
+            let schedule = Schedule(name: name, days: days, from: times[0], to: times[1], block: strings("\(key).block") ?? [])
+            if let problem = schedule.problem {
+                issue(key, problem)
+                return nil
+            }
+            return schedule
+        }
+    }
+
+    /// `[PREFIXprofiles.NAME]`: block.
+    private mutating func profiles(under prefix: String) -> [Profile] {
+        (namedTables(prefix + "profiles", keys: ["block"], what: "profile") ?? []).compactMap { name, key in
+            let profile = Profile(name: name, block: strings("\(key).block") ?? [])
+            if let problem = profile.problem {
+                issue(key, problem)
+                return nil
+            }
+            return profile
         }
     }
 

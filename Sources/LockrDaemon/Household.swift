@@ -276,7 +276,8 @@ final class Household: PolicyAccess, GuardGate {
                 let notes = person.withEngine {
                     $0.rebase(
                         settings: settings.policy, guarded: configured.guarded, apps: configured.naming.names,
-                        names: configured.names, at: now)
+                        names: configured.names, schedules: settings.schedules ?? [], profiles: settings.profiles,
+                        groups: configured.naming.groups, at: now)
                 }
                 for note in notes { logger.warning("\(note)", metadata: ["person": "\(settings.name)"]) }
                 person.takeNaming(configured.naming)

@@ -41,6 +41,10 @@ public struct LockrConfiguration: Sendable, Equatable {
     public var names = NameRules()
     /// Modes, budgets, windows, gates and the day's calendar.
     public var policy = PolicySettings()
+    /// The default person's schedules, and every person's who has none of their own.
+    public var schedules: [Schedule] = []
+    /// Profiles every person may switch on for themselves.
+    public var profiles: [Profile] = []
     /// The household's people besides the default person (whose policy is the top level), in file
     /// order.
     public var people: [PersonSettings] = []
@@ -82,11 +86,18 @@ public struct LockrConfiguration: Sendable, Equatable {
     /// The default person and then every configured one, each with their policy, guarded apps and
     /// app names resolved against the top level.
     public var household: [PersonSettings] {
-        [PersonSettings(name: People.defaultName, policy: policy, guarded: guarded, alwaysAllow: names.alwaysAllow)]
+        [
+            PersonSettings(
+                name: People.defaultName, policy: policy, guarded: guarded, alwaysAllow: names.alwaysAllow,
+                schedules: schedules, profiles: profiles)
+        ]
             + people.map { person in
                 var resolved = person
                 resolved.guarded = person.guarded ?? guarded
                 resolved.alwaysAllow = person.alwaysAllow ?? names.alwaysAllow
+                resolved.schedules = person.schedules ?? schedules
+                resolved.profiles = profiles.filter { shared in !person.profiles.contains { $0.name == shared.name } }
+                    + person.profiles
                 return resolved
             }
     }
@@ -120,16 +131,22 @@ public struct PersonSettings: Sendable, Equatable {
     /// Block and allow lists of their own, on top of the top level's.
     public var blocklists: [String] = []
     public var allowlists: [String] = []
+    /// Their own schedules, or nil for the top level's.
+    public var schedules: [Schedule]?
+    /// Their own profiles (resolved: the household's with theirs on top).
+    public var profiles: [Profile] = []
 
     public init(
         name: String, devices: [DeviceSpec] = [], policy: PolicySettings, guarded: [String]? = nil,
-        alwaysAllow: [String]? = nil
+        alwaysAllow: [String]? = nil, schedules: [Schedule]? = nil, profiles: [Profile] = []
     ) {
         self.name = name
         self.devices = devices
         self.policy = policy
         self.guarded = guarded
         self.alwaysAllow = alwaysAllow
+        self.schedules = schedules
+        self.profiles = profiles
     }
 
     /// The app names in force for this person: the configuration's, with their own `always-allow`.

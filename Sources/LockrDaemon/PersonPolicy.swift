@@ -37,7 +37,9 @@ final class PersonPolicy: Sendable {
         self.number = number
         engine = Mutex(
             PolicyEngine(
-                settings: settings.policy, guarded: guarded, apps: naming.names, names: names, state: state, now: now))
+                settings: settings.policy, guarded: guarded, apps: naming.names, names: names,
+                schedules: settings.schedules ?? [], profiles: settings.profiles, groups: naming.groups, state: state,
+                now: now))
         lookup = Mutex(Lookup(naming: naming))
         unsaved = Mutex(Unsaved(saved: state))
     }

@@ -80,6 +80,7 @@ public enum PolicyLoader {
                     naming = try AppNaming(catalogue: catalogue, rules: names)
                     namings.append(naming)
                 }
+                try checkSelections(of: person, naming)
                 people.append(
                     LoadedPerson(
                         settings: person, names: names, naming: naming,
@@ -110,6 +111,20 @@ public enum PolicyLoader {
             }
         }
         return builder.build()
+    }
+
+    /// Every entry a schedule or profile blocks must name an app, a group or `guarded`.
+    static func checkSelections(of person: PersonSettings, _ naming: AppNaming) throws(LoadError) {
+        let named = (person.schedules ?? []).map { ("schedules.\($0.name)", $0.block) }
+            + person.profiles.map { ("profiles.\($0.name)", $0.block) }
+        for (key, block) in named {
+            let unknown = AppSelection.unknown(block, apps: naming.names, groups: naming.groups)
+            guard unknown.isEmpty else {
+                let groups = Set(naming.groups.values).sorted().joined(separator: ", ")
+                throw LoadError(
+                    "\(key).block: no app or group \(unknown.joined(separator: ", ")) (groups: \(groups); or guarded)")
+            }
+        }
     }
 
     /// The guarded apps by their ids; every one must be an app of `names`.

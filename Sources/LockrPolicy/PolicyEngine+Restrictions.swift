@@ -255,7 +255,7 @@ extension PolicyEngine {
     }
 
     /// Every schedule in force and every profile, as status shows them.
-    func restrictionStatus(at now: Instant) -> (schedules: [ScheduleStatus], profiles: [ProfileStatus]) {
+    public func restrictionStatus(at now: Instant) -> (schedules: [ScheduleStatus], profiles: [ProfileStatus]) {
         let calendar = settings.calendar
         return (
             schedules.map { ScheduleStatus(schedule: $0, activeUntil: $0.occurrence(containing: now, calendar: calendar)?.end) },

@@ -40,7 +40,7 @@ public struct PolicyEngine: Sendable {
     public internal(set) var guarded: [String]
     var guardedSet: Set<String>
     /// Each app's catalogue group ("social", "video"), by id: what schedules and profiles name.
-    let groups: [String: String]
+    private(set) var groups: [String: String]
     /// Schedules of the configuration file.
     var baseSchedules: [Schedule]
     /// Schedules in force.
@@ -364,7 +364,7 @@ public struct PolicyEngine: Sendable {
     public mutating func rebase(
         settings newBase: PolicySettings, guarded newGuarded: [String], apps newApps: [String: String],
         names newNames: NameRules = NameRules(), schedules newSchedules: [Schedule] = [], profiles newProfiles: [Profile] = [],
-        at now: Instant
+        groups newGroups: [String: String] = [:], at now: Instant
     ) -> [String] {
         let now = advance(to: now)
         let before = Protection(settings: base, guarded: baseGuarded, names: baseNames, schedules: baseSchedules)
@@ -373,6 +373,7 @@ public struct PolicyEngine: Sendable {
         baseNames = newNames
         baseSchedules = newSchedules
         configuredProfiles = newProfiles
+        groups = newGroups
         refreshInForce()
         baseGuarded = newGuarded.filter { apps[$0] != nil }
         let after = Protection(settings: base, guarded: baseGuarded, names: baseNames, schedules: baseSchedules)

@@ -47,10 +47,15 @@ struct StatusCommand: AsyncParsableCommand {
                 parts.append("until \(ends.spokenTime)")
             } else if app.open, let figures {
                 parts.append("\(figures.leftMinutes) min left")
+            } else if let restriction = app.restriction {
+                parts.append(
+                    restriction.kind == "schedule"
+                        ? "\(restriction.name) until \(restriction.until?.spokenTime ?? "?") (schedule)"
+                        : "profile \(restriction.name) on" + (restriction.until.map { " until \($0.spokenTime)" } ?? ""))
             } else if !app.open {
                 parts.append(String(app.reason.drop { $0 != ":" }.dropFirst(2)))
             }
-            parts.append("· used " + useText(app, figures: status.perApp ? figures : nil))
+            parts.append(app.guarded ? "· used " + useText(app, figures: status.perApp ? figures : nil) : "· not guarded")
             lines.append("  " + parts.joined(separator: "  "))
         }
         var counters = [
@@ -63,6 +68,10 @@ struct StatusCommand: AsyncParsableCommand {
         if let cooldown = status.cooldownEnds {
             lines.append("Cooldown until \(cooldown.spokenTime) after \(status.phraseMisses) wrong phrases.")
         }
+        if !status.schedules.isEmpty { lines.append("Schedules:") }
+        for schedule in status.schedules { lines.append("  " + scheduleLine(schedule)) }
+        let profiles = status.profiles.filter(\.active)
+        if !profiles.isEmpty { lines.append("Profiles on: " + profiles.map(profileLine).joined(separator: "; ")) }
         if !status.pending.isEmpty { lines.append("Pending (they loosen protection; `lockr pending cancel ID` drops one):") }
         for pending in status.pending { lines.append("  " + pendingLine(pending)) }
         if !status.overridden.isEmpty {

@@ -98,4 +98,61 @@ import Testing
             #expect((try lockr.status(of: "bob")["extensions"] as? [String: Any])?["used"] as? Int == 1)
         }
     }
+
+    /// Alice's school schedule (her own) and the household's "work" profile, through the CLI, the
+    /// API and real DNS answers.
+    @Test func schedulesAndProfilesBlockWhateverTheModeSays() async throws {
+        let sections = Self.people + """
+
+            [profiles.work]
+            block = ["social", "video"]
+
+            [people.alice.schedules.school]
+            days = "daily"
+            from = "09:00"
+            to = "12:00"
+            block = ["tiktok"]
+
+            """
+        try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: sections) { lockr, _ in
+            // Policy time starts at 10:00 UTC: school is on for Alice, and nobody else.
+            let unlock = try lockr.cli("unlock", "tiktok", "--person", "alice")
+            #expect(unlock.status == 1 && unlock.output.contains("school until 12:00"), "\(unlock.output)")
+            #expect(try address("tiktok.com.", from: "127.0.0.2", lockr) == "0.0.0.0")
+            #expect(try dig(lockr.port, "-b", "127.0.0.2", "tiktok.com", "A").contains("school until 12:00"))
+            #expect(try lockr.cli("unlock", "tiktok", "--person", "default").status == 0)
+            #expect(try address("tiktok.com.", from: "127.0.0.1", lockr) == "192.0.2.21")
+            #expect(try lockr.cli("schedule", "list", "--person", "alice").output.contains("school  daily 09:00-12:00  blocks tiktok  · in force until 12:00"))
+
+            // Bob's work profile blocks youtube (guarded) and instagram (social, not guarded by him).
+            #expect(try address("instagram.com.", from: "127.0.0.3", lockr) == "192.0.2.23")
+            let on = try lockr.cli("profile", "activate", "work", "--for", "1h", "--person", "bob")
+            #expect(on.status == 0 && on.output.contains("work  blocks social, video  · on until 2026-06-01 11:"), "\(on.output)")
+            #expect(try address("www.youtube.com.", from: "127.0.0.3", lockr) == "0.0.0.0")
+            #expect(try address("instagram.com.", from: "127.0.0.3", lockr) == "0.0.0.0")
+            #expect(try address("www.youtube.com.", from: "127.0.0.2", lockr) == "0.0.0.0")  // Alice's hourly lock
+            let status = try lockr.cli("status", "--person", "bob").output
+            #expect(status.contains("profile work on until") && status.contains("not guarded"), "\(status)")
+            let bob = try lockr.status(of: "bob")
+            let profiles = bob["profiles"] as? [[String: Any]] ?? []
+            #expect(profiles.first?["active"] as? Bool == true && profiles.first?["from_config"] as? Bool == true)
+            // Off again: exactly what was there.
+            #expect(try lockr.cli("profile", "toggle", "work", "--person", "bob").output.contains("· off"))
+            #expect(try address("www.youtube.com.", from: "127.0.0.3", lockr) == "192.0.2.22")
+            #expect(try address("instagram.com.", from: "127.0.0.3", lockr) == "192.0.2.23")
+            let unknown = try lockr.cli("profile", "activate", "play", "--person", "bob")
+            #expect(unknown.status == 1 && unknown.output.contains("no profile play; profiles: work"), "\(unknown.output)")
+
+            // A schedule added at run time applies at once; removing it waits (Bob is in time mode).
+            let add = try lockr.cli(
+                "schedule", "add", "quiet", "--from", "10:00", "--to", "23:00", "--block", "video", "--person", "bob")
+            #expect(add.status == 0 && add.output.contains("Now: schedule quiet"), "\(add.output)")
+            #expect(try address("www.youtube.com.", from: "127.0.0.3", lockr) == "0.0.0.0")
+            let badBlock = try lockr.cli("schedule", "add", "x", "--from", "10:00", "--to", "11:00", "--block", "vidoe", "--person", "bob")
+            #expect(badBlock.status == 1 && badBlock.output.contains("no app or group 'vidoe'"), "\(badBlock.output)")
+            let remove = try lockr.cli("schedule", "remove", "quiet", "--person", "bob")
+            #expect(remove.output.contains("pending, applies at"), "\(remove.output)")
+            #expect(try address("www.youtube.com.", from: "127.0.0.3", lockr) == "0.0.0.0")
+        }
+    }
 }

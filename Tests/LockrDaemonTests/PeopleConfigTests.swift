@@ -97,6 +97,79 @@ import Testing
         }
     }
 
+    @Test func schedulesFallBackToTheTopLevelAndProfilesAddUp() throws {
+        let config = try ConfigFile.parse(
+            """
+            [schedules.bedtime]
+            days = "mon-fri"
+            from = "22:00"
+            to = "07:00"
+            block = ["social", "tiktok"]
+
+            [profiles.work]
+            block = ["social", "video"]
+
+            [profiles.homework]
+            block = ["games"]
+
+            [people.alice]
+            devices = ["192.168.1.20"]
+
+            [people.alice.schedules.school]
+            days = "weekdays"
+            from = "08:00"
+            to = "13:00"
+            block = ["guarded"]
+
+            [people.alice.profiles.homework]
+            block = ["games", "video"]
+
+            [people.bob]
+            devices = ["192.168.1.21"]
+            """, path: "schedules.toml")
+        let household = config.household
+        #expect(household[0].schedules?.map(\.timesText) == ["mon-fri 22:00-07:00"])
+        #expect(household[1].schedules?.map(\.name) == ["school"])
+        #expect(household[2].schedules?.map(\.name) == ["bedtime"])
+        #expect(household[1].profiles.map(\.name) == ["work", "homework"])
+        #expect(household[1].profiles.last?.block == ["games", "video"])
+        #expect(household[2].profiles.map(\.block) == [["social", "video"], ["games"]])
+    }
+
+    @Test func badSchedulesNameTheirKey() {
+        let text = """
+            [schedules.bedtime]
+            days = "funday"
+            from = "22:00"
+            to = "07:00"
+
+            [schedules.nap]
+            from = "25:00"
+            to = "14:00"
+            block = ["tiktok"]
+
+            [schedules.none]
+            from = "10:00"
+            to = "10:00"
+            block = ["tiktok"]
+            colour = "red"
+
+            [profiles.work]
+            """
+        do {
+            _ = try ConfigFile.parse(text, path: "schedules.toml")
+            Issue.record("a bad file must not parse")
+        } catch {
+            let found = Set(error.issues.map { "\($0.line ?? 0) \($0.key ?? "")" })
+            #expect(
+                found == [
+                    "2 schedules.bedtime.days", "7 schedules.nap.from", "11 schedules.none", "15 schedules.none.colour",
+                    "17 profiles.work",
+                ], "\(error)")
+            #expect(error.description.contains("a range must not be empty"))
+        }
+    }
+
     @Test func aPersonWithoutDevicesIsWarnedAbout() throws {
         let config = try ConfigFile.parse("[people.carol]\nguard = []\n", path: "p.toml")
         #expect(config.warnings == ["person carol has no devices: no query is theirs until `devices` lists some"])

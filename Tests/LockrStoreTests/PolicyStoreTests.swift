@@ -40,6 +40,15 @@ import Testing
         state.overlay.perApp = true
         state.overlay.guardAdded = ["reddit", "x"]
         state.overlay.guardRemoved = ["youtube"]
+        state.overlay.schedulesAdded = [
+            Schedule(name: "bedtime", days: Weekdays("mon-fri")!, from: 22 * 60, to: 7 * 60, block: ["social", "tiktok"])
+        ]
+        state.overlay.schedulesRemoved = ["school"]
+        state.profiles = [Profile(name: "work", block: ["social", "video"])]
+        state.activeProfiles = [
+            ActiveProfile(name: "work", since: Instant(milliseconds: 1_000), until: Instant(milliseconds: 7_201_000)),
+            ActiveProfile(name: "homework", since: Instant(milliseconds: 2_000), until: nil),
+        ]
         return state
     }
 

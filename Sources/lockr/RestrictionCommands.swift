@@ -1,0 +1,222 @@
+import ArgumentParser
+import LockrControl
+
+struct ScheduleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schedule",
+        abstract: "Weekly ranges that block apps whatever the mode says (bedtime, school hours).",
+        discussion: """
+            A schedule blocks its apps, catalogue groups (social, video, games, ...) or every guarded app \
+            (`guarded`) during its range, in the person's time zone; only the emergency opens them. A range \
+            whose end is not after its start runs past midnight. On the night clocks go forward, a start that \
+            does not exist (02:30) begins when the clocks reach the next minute after the gap (03:00); on the \
+            night they go back, a time that happens twice counts at its first occurrence. Adding a schedule \
+            applies at once; removing one, or narrowing it, loosens protection and waits like any loosening \
+            change (`lockr pending list`).
+            """,
+        subcommands: [List.self, Add.self, Remove.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the schedules in force.")
+
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
+
+        func run() async throws {
+            let answer = try await client.call(.GET, person.path("schedules"), as: SchedulesResponse.self)
+            client.show(answer) { answer in
+                answer.schedules.isEmpty
+                    ? "No schedule: `lockr schedule add NAME --days mon-fri --from 22:00 --to 07:00 --block social`."
+                    : answer.schedules.map(scheduleLine).joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a schedule, or replace the one of that name: `lockr schedule add bedtime --days mon-fri --from 22:00 --to 07:00 --block social,tiktok`.")
+
+        @Argument(help: ArgumentHelp("A name, such as bedtime.", valueName: "NAME")) var name: String
+        @Option(help: ArgumentHelp("Days: mon-fri, sat,sun, daily, weekdays, weekends.", valueName: "DAYS"))
+        var days = "daily"
+        @Option(help: ArgumentHelp("Start, local time.", valueName: "HH:MM")) var from: String
+        @Option(help: ArgumentHelp("End, local time (not after the start: the next day).", valueName: "HH:MM")) var to: String
+        @Option(help: ArgumentHelp("Apps, groups or `guarded`, separated by commas.", valueName: "LIST")) var block: String
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
+
+        func run() async throws {
+            let entries = block.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let answer = await client.change(
+                .POST, person.path("schedules"),
+                { ScheduleRequest(name: name, days: days, from: from, to: to, block: entries, phrase: $0) },
+                as: SchedulesResponse.self)
+            client.show(answer) { answer in
+                let lines = answer.change.map(changeLines) ?? []
+                return (lines + answer.schedules.filter { $0.name == name }.map(scheduleLine)).joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a schedule (it loosens protection, so it waits).")
+
+        @Argument(help: ArgumentHelp("The schedule's name.", valueName: "NAME")) var name: String
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
+
+        func run() async throws {
+            let answer = await client.change(
+                .DELETE, person.path("schedules/\(pathSegment(name))"), { PhraseRequest(phrase: $0) },
+                as: SchedulesResponse.self)
+            client.show(answer) { answer in (answer.change.map(changeLines) ?? []).joined(separator: "\n") }
+        }
+    }
+}
+
+/// "bedtime   mon-fri 22:00-07:00  blocks social, tiktok  · in force until 07:00".
+func scheduleLine(_ schedule: ScheduleBody) -> String {
+    var line = "\(schedule.name)  \(schedule.days) \(schedule.from)-\(schedule.to)  blocks \(schedule.block.joined(separator: ", "))"
+    if let until = schedule.activeUntil { line += "  · in force until \(until.local)" }
+    return line
+}
+
+/// "work  blocks social, video  · on until 18:00" or "· off".
+func profileLine(_ profile: ProfileBody) -> String {
+    var line = "\(profile.name)  blocks \(profile.block.joined(separator: ", "))  · "
+    line += profile.active ? "on" + (profile.until.map { " until \($0.local)" } ?? "") : "off"
+    return line + (profile.fromConfig ? "  (config file)" : "")
+}
+
+struct ProfileCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract: "Named selections of apps blocked outright while switched on (work, homework, bedtime).",
+        discussion: """
+            A profile changes nothing until it is switched on, which applies at once; `--for 2h` switches it \
+            off by itself. Switching it off restores exactly what the mode and schedules say, and needs the \
+            household's PIN when one is set. Active profiles survive restarts. One HTTP call toggles one, for a \
+            phone shortcut or an NFC tag: see the README.
+            """,
+        subcommands: [List.self, Show.self, Add.self, Remove.self, Activate.self, Deactivate.self, Toggle.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show every profile and whether it is on.")
+
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
+
+        func run() async throws {
+            let answer = try await client.call(.GET, person.path("profiles"), as: ProfilesResponse.self)
+            client.show(answer) { answer in
+                answer.profiles.isEmpty
+                    ? "No profile: `lockr profile add work --block social,video`."
+                    : answer.profiles.map(profileLine).joined(separator: "\n")
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one profile.")
+
+        @Argument(help: ArgumentHelp("The profile's name.", valueName: "NAME")) var name: String
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
+
+        func run() async throws {
+            let answer = try await client.call(.GET, person.path("profiles/\(pathSegment(name))"), as: ProfileBody.self)
+            client.show(answer, profileLine)
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Define a profile, or redefine one: `lockr profile add work --block social,video`.")
+
+        @Argument(help: ArgumentHelp("A name, such as work.", valueName: "NAME")) var name: String
+        @Option(help: ArgumentHelp("Apps, groups or `guarded`, separated by commas.", valueName: "LIST")) var block: String
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
+
+        func run() async throws {
+            let entries = block.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let answer = await client.change(
+                .POST, person.path("profiles"), { _ in ProfileRequest(name: name, block: entries) }, as: ProfileBody.self)
+            client.show(answer, profileLine)
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a profile made with `lockr profile add`.")
+
+        @Argument(help: ArgumentHelp("The profile's name.", valueName: "NAME")) var name: String
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
+
+        func run() async throws {
+            let answer = await client.change(
+                .DELETE, person.path("profiles/\(pathSegment(name))"), { _ in ProfileSwitchRequest(forMinutes: nil) },
+                as: ProfilesResponse.self)
+            client.show(answer) { _ in "Removed profile \(name)." }
+        }
+    }
+
+    struct Activate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Switch a profile on, at once.")
+
+        @Argument(help: ArgumentHelp("The profile's name.", valueName: "NAME")) var name: String
+        @Option(name: .customLong("for"), help: ArgumentHelp("Switch it off after this long: 45m, 2h.", valueName: "DURATION"))
+        var duration: String?
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
+
+        func run() async throws {
+            try await switchProfile("activate", name, duration: duration, client: client, person: person)
+        }
+    }
+
+    struct Deactivate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Switch a profile off (the PIN, when one is set).")
+
+        @Argument(help: ArgumentHelp("The profile's name.", valueName: "NAME")) var name: String
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
+
+        func run() async throws {
+            try await switchProfile("deactivate", name, duration: nil, client: client, person: person)
+        }
+    }
+
+    struct Toggle: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Switch a profile on when it is off, off when it is on.")
+
+        @Argument(help: ArgumentHelp("The profile's name.", valueName: "NAME")) var name: String
+        @Option(name: .customLong("for"), help: ArgumentHelp("When it switches on: off again after this long.", valueName: "DURATION"))
+        var duration: String?
+        @OptionGroup var client: ClientOptions
+        @OptionGroup var person: PersonOption
+
+        func run() async throws {
+            try await switchProfile("toggle", name, duration: duration, client: client, person: person)
+        }
+    }
+}
+
+/// Sends `action` (activate, deactivate, toggle) for the profile `name`.
+private func switchProfile(
+    _ action: String, _ name: String, duration: String?, client: ClientOptions, person: PersonOption
+) async throws {
+    var minutes: Int?
+    if let duration {
+        guard let seconds = parseDuration(duration), seconds >= 60 else {
+            throw ValidationError("--for: expected a duration of a minute or more, such as 45m or 2h, not '\(duration)'")
+        }
+        minutes = seconds / 60
+    }
+    let answer = await client.change(
+        .POST, person.path("profiles/\(pathSegment(name))/\(action)"), { _ in ProfileSwitchRequest(forMinutes: minutes) },
+        as: ProfileBody.self)
+    client.show(answer, profileLine)
+}
