@@ -14,12 +14,15 @@ final class BlockSetPublisher: Sendable {
         self.logger = logger
     }
 
-    /// Publishes the state of the `guarded` apps, of which `blocked` are blocked, each with its block
-    /// `rules`. Cheap when nothing changed (the hub compares with the last snapshot).
+    /// Publishes the state of the `guarded` apps and of the others in `blocked` (blocked by a schedule
+    /// or profile), each with its block `rules`. Cheap when nothing changed (the hub compares with the
+    /// last snapshot).
     func publish(guarded: [String], blocked: [String], rules: [String: [DomainRule]]) {
         let blockedSet = Set(blocked)
+        // Apps a schedule or profile blocks are enforced while they do, guarded or not.
+        let apps = guarded + blocked.filter { !guarded.contains($0) }
         let snapshot = BlockSnapshot(
-            apps: guarded.map { AppBlock(app: $0, blocked: blockedSet.contains($0), rules: rules[$0] ?? []) })
+            apps: apps.map { AppBlock(app: $0, blocked: blockedSet.contains($0), rules: rules[$0] ?? []) })
         do {
             if let change = try hub.publish(snapshot) {
                 let text = change.changed.map {
