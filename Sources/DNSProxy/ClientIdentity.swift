@@ -155,4 +155,9 @@ public struct DeviceDirectory: Sendable {
 public protocol NeighbourLookup: Sendable {
     /// The MAC address of the neighbour at `address` (IPv4 mapped into IPv6), if known.
     func mac(for address: UInt128) -> MACAddress?
+    /// Whether the table could be read when it was last read.
+    var isReadable: Bool { get }
+    /// Whether the table holds the device with `mac` (when known) or at `address`: it is on this
+    /// machine's links and was lately (REACHABLE, STALE, DELAY or PROBE).
+    func holds(mac: MACAddress?, address: UInt128) -> Bool
 }

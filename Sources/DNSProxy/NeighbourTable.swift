@@ -15,18 +15,33 @@ public final class NeighbourTable: NeighbourLookup {
     }
 
     private let snapshot = Mutex<[UInt128: Entry]>([:])
+    private let readable = Atomic<Bool>(false)
 
     public init() {}
 
     public func mac(for address: UInt128) -> MACAddress? { snapshot.withLock { $0[address]?.mac } }
+
+    public var isReadable: Bool { readable.load(ordering: .relaxed) }
+
+    public func holds(mac: MACAddress?, address: UInt128) -> Bool {
+        snapshot.withLock { table in
+            if let mac { return table.values.contains { $0.mac == mac } }
+            return table[address] != nil
+        }
+    }
 
     /// Every neighbour by address (IPv4 mapped into IPv6).
     public var entries: [UInt128: Entry] { snapshot.withLock { $0 } }
 
     /// Reads the kernel's table anew.
     public func refresh() throws(NeighbourError) {
-        let entries = try Self.read()
+        let entries: [UInt128: Entry]
+        do { entries = try Self.read() } catch {
+            readable.store(false, ordering: .relaxed)
+            throw error
+        }
         snapshot.withLock { $0 = entries }
+        readable.store(true, ordering: .relaxed)
     }
 
     /// Refreshes every `interval` until cancelled; `report` hears of the first failure of a run of

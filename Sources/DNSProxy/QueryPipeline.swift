@@ -36,7 +36,7 @@ public enum ResolveVerdict: Sendable, Equatable {
 /// 2. access control: strangers get REFUSED (lockr is not an open resolver);
 /// 3. what lockr never forwards: non-IN classes (REFUSED), zone transfers (NOTIMP), EDNS versions
 ///    other than 0 (BADVERS);
-/// 4. who asked: the device and its person (`DeviceDirectory`);
+/// 4. who asked: the device and its person (`DeviceDirectory`), noted with the time (`DeviceSightings`);
 /// 5. the filter policy as that person has it, before the cache, so a cached answer can never
 ///    outlive a block (a fresh cached answer whose name this very policy already allowed for a
 ///    person with the same filter skips the rule lookup; names of apps are decided on every query,
@@ -52,6 +52,8 @@ public final class QueryPipeline: Sendable {
     public let devices: DeviceDirectory
     public let cacheSettings: CacheSettings
     public let cache: AnswerCache
+    /// Where each query's device is noted, when someone watches devices.
+    public let sightings: DeviceSightings?
 
     /// TTL of served-stale answers (RFC 8767 recommends 30 s).
     static let staleTTL: UInt32 = 30
@@ -63,19 +65,23 @@ public final class QueryPipeline: Sendable {
         access: AccessControl = AccessControl(),
         devices: DeviceDirectory = DeviceDirectory(),
         cacheSettings: CacheSettings = CacheSettings(),
-        cache: AnswerCache
+        cache: AnswerCache,
+        sightings: DeviceSightings? = nil
     ) {
         self.policy = policy
         self.access = access
         self.devices = devices
         self.cacheSettings = cacheSettings
         self.cache = cache
+        self.sightings = sightings
     }
 
     /// A pipeline with the same settings, for another event loop: each loop holding its own keeps
     /// the reference counting of the hot path on one core.
     func copy() -> QueryPipeline {
-        QueryPipeline(policy: policy, access: access, devices: devices, cacheSettings: cacheSettings, cache: cache)
+        QueryPipeline(
+            policy: policy, access: access, devices: devices, cacheSettings: cacheSettings, cache: cache,
+            sightings: sightings)
     }
 
     /// Handles a received packet as far as it can without an upstream.
@@ -105,6 +111,7 @@ public final class QueryPipeline: Sendable {
         if let edns = query.edns, edns.version != 0 { return .reply(Responses.badVersion(to: query)) }
 
         let asker = devices.identify(query, source: client)
+        sightings?.record(asker, now: now)
         let stamp = policy.stamp(for: asker)
         let limit = udpLimit(query, transport)
         let cached = cache.answer(query, now: now, udpLimit: limit, check: .unchecked(stamp: stamp))

@@ -2,7 +2,7 @@ import LockrPolicy
 
 extension TimeBody {
     /// `dated`: `local` carries the date too ("2026-11-22 04:00"), for moments that may be days away.
-    init(_ instant: Instant, now: Instant, calendar: DayCalendar, dated: Bool = false) {
+    public init(_ instant: Instant, now: Instant, calendar: DayCalendar, dated: Bool = false) {
         at = instant.description
         local = dated ? calendar.dateTimeText(instant) : calendar.clockText(instant)
         inSeconds = (instant - now).secondsRoundedUp
@@ -10,7 +10,7 @@ extension TimeBody {
 }
 
 extension StatusBody {
-    init(person: String, _ status: PolicyStatus, summary: String, calendar: DayCalendar) {
+    init(person: String, _ status: PolicyStatus, summary: String, calendar: DayCalendar, devices: [DeviceBody]) {
         let now = status.now
         self.person = person
         func time(_ instant: Instant) -> TimeBody { TimeBody(instant, now: now, calendar: calendar) }
@@ -45,6 +45,7 @@ extension StatusBody {
         overridden = status.overridden
         schedules = status.schedules.map { ScheduleBody($0, now: now, calendar: calendar) }
         profiles = status.profiles.map { ProfileBody($0, now: now, calendar: calendar) }
+        self.devices = devices
     }
 }
 

@@ -82,6 +82,42 @@ public struct StatusBody: Codable, Sendable, Equatable {
     /// The schedules in force, and every profile.
     public let schedules: [ScheduleBody]
     public let profiles: [ProfileBody]
+    /// Their devices that asked lately.
+    public let devices: [DeviceBody]
+}
+
+/// A device that asked lockr, and whose it is.
+public struct DeviceBody: Codable, Sendable, Equatable {
+    public let person: String
+    public let address: String
+    public let mac: String?
+    /// How lockr knew whose it is: forwarded-mac, forwarded-subnet, neighbour-table, source-address.
+    public let identifiedBy: String
+    /// When it last asked (`in_seconds` is negative: in the past).
+    public let lastSeen: TimeBody
+    /// `ok`; `protection_off` (it stopped asking lockr but is still on the network); `not_seen`
+    /// (it stopped asking, and lockr cannot tell whether it is still around).
+    public let state: String
+    /// What the state means, for people.
+    public let note: String?
+
+    public init(
+        person: String, address: String, mac: String?, identifiedBy: String, lastSeen: TimeBody, state: String,
+        note: String?
+    ) {
+        self.person = person
+        self.address = address
+        self.mac = mac
+        self.identifiedBy = identifiedBy
+        self.lastSeen = lastSeen
+        self.state = state
+        self.note = note
+    }
+}
+
+/// `GET devices`: every device seen lately.
+public struct DevicesResponse: Codable, Sendable, Equatable {
+    public let devices: [DeviceBody]
 }
 
 /// How one backend (Pi-hole, AdGuard Home, NextDNS, webhook) is doing.

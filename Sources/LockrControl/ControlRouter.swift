@@ -29,6 +29,7 @@ import NIOCore
 /// | POST | emergency/hold | | `HoldResponse` |
 /// | POST | emergency | `EmergencyRequest` | `WindowBody` |
 /// | GET | log?since=SECONDS&limit=N | | `LogResponse` |
+/// | GET | devices | | `DevicesResponse` |
 /// | GET | schedules | | `SchedulesResponse` |
 /// | POST | schedules | `ScheduleRequest` | `SchedulesResponse` |
 /// | DELETE | schedules/{name} | `PhraseRequest` (optional) | `SchedulesResponse` |
@@ -53,7 +54,7 @@ public enum ControlRouter {
         (.delete, "pending/:id"), (.post, "pending/:id/confirm"), (.post, "settings/reset"), (.put, "pin"),
         (.delete, "pin"), (.post, "unlock"),
         (.post, "snooze"), (.post, "extend"), (.post, "emergency/hold"), (.post, "emergency"), (.get, "log"),
-        (.get, "schedules"), (.post, "schedules"), (.delete, "schedules/:name"), (.get, "profiles"), (.post, "profiles"),
+        (.get, "devices"), (.get, "schedules"), (.post, "schedules"), (.delete, "schedules/:name"), (.get, "profiles"), (.post, "profiles"),
         (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
         (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"),
     ]
@@ -68,8 +69,13 @@ public enum ControlRouter {
             try await respond {
                 let named = request.uri.queryParameters["person"].map(String.init)
                 let people = try named.map { [try policy.person(named: $0, caller: nil)] } ?? policy.peopleNames()
+                let devices = policy.devices()
                 return HouseholdStatusBody(
-                    people: people.map { person in policy.read(for: person) { engine, now in status(person, engine, now) } },
+                    people: people.map { person in
+                        policy.read(for: person) { engine, now in
+                            status(person, engine, now, devices: devices.filter { $0.person == person })
+                        }
+                    },
                     backends: policy.backends(), clockWarning: policy.clockDrift())
             }
         }
@@ -246,6 +252,13 @@ public enum ControlRouter {
             }
         }
         addRestrictionRoutes(to: api, policy: policy)
+        api.get("devices") { request, context in
+            try await respond {
+                let named = request.uri.queryParameters["person"].map(String.init)
+                let person = try named.map { try policy.person(named: $0, caller: nil) }
+                return DevicesResponse(devices: policy.devices().filter { person == nil || $0.person == person })
+            }
+        }
         api.get("log") { request, context in
             try await respond {
                 let parameters = request.uri.queryParameters
@@ -299,9 +312,10 @@ public enum ControlRouter {
         return id
     }
 
-    static func status(_ person: String, _ engine: PolicyEngine, _ now: Instant) -> StatusBody {
+    static func status(_ person: String, _ engine: PolicyEngine, _ now: Instant, devices: [DeviceBody]) -> StatusBody {
         StatusBody(
-            person: person, engine.status(at: now), summary: engine.modeSummary, calendar: engine.settings.calendar)
+            person: person, engine.status(at: now), summary: engine.modeSummary, calendar: engine.settings.calendar,
+            devices: devices)
     }
 
     /// A query parameter that must be a whole number from 0 to `limit`.

@@ -46,6 +46,9 @@ public protocol PolicyAccess: Sendable {
 
     /// Each app's group ("social", "video", ...), by id.
     func appGroups() -> [String: String]
+
+    /// The devices that asked lately, everyone's.
+    func devices() -> [DeviceBody]
 }
 
 extension PolicyAccess {

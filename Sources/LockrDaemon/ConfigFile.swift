@@ -94,6 +94,7 @@ private struct ConfigReader {
         "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "apps", "policy", "time",
         "hourly", "extreme", "snooze", "extend", "emergency", "backends", "meter-from", "pihole6", "pihole5",
         "adguardhome", "nextdns", "webhook", "adapters", "people", "trusted-forwarders", "schedules", "profiles",
+        "protection-off-after",
     ]
     /// The sections a person's table may hold: the top level's policy sections.
     static let personSections = ["policy", "time", "hourly", "extreme", "snooze", "extend", "emergency"]
@@ -213,6 +214,13 @@ private struct ConfigReader {
         applyPolicy(to: &config.policy)
         if let value = integer("policy.block-ttl", in: 0...3600) { config.guardBlockTTL = UInt32(value) }
         for problem in config.policy.problems() { issue("policy", problem) }
+        if let value = string("protection-off-after") {
+            if let seconds = DurationText.seconds(value, plainUnit: nil), (60...7 * 86_400).contains(seconds) {
+                config.protectionOffAfter = .seconds(seconds)
+            } else {
+                issue("protection-off-after", "expected a duration from 1 min to 7 days such as \"10m\", not '\(value)'")
+            }
+        }
         config.schedules = schedules(under: "") ?? []
         config.profiles = profiles(under: "")
         applyPeople(to: &config)

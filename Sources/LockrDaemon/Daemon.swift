@@ -305,7 +305,8 @@ final class PipelineKeeper: Sendable {
                 rules: lists.shared, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
                 people: runtime.filters(ownLists: lists.own),
                 guardStage: GuardStage(gate: runtime, blockTTL: config.guardBlockTTL)),
-            access: config.access, devices: runtime.devices(), cacheSettings: config.cache, cache: cache)
+            access: config.access, devices: runtime.deviceDirectory(), cacheSettings: config.cache, cache: cache,
+            sightings: runtime.watch.sightings)
     }
 }
 

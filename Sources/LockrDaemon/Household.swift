@@ -30,7 +30,9 @@ final class Household: PolicyAccess, GuardGate {
     /// Whether the DNS lockr answers meters usage (false when a backend's query log does).
     private let metersDNS: Bool
     /// MAC addresses of the devices on this machine's links.
-    private let neighbours: NeighbourTable?
+    private let neighbours: (any NeighbourLookup)?
+    /// The devices that asked, and which turned protection off.
+    let watch: DeviceWatch
     private let setUp: Mutex<SetUp>
     /// Called when the app names in force change, to rebuild the DNS pipeline around them.
     private let namingChanged = Mutex<(@Sendable () -> Void)?>(nil)
@@ -41,6 +43,7 @@ final class Household: PolicyAccess, GuardGate {
         /// The configured people (the default person first) and their devices.
         var configured: [PersonSettings]
         var trustedForwarders: [IPNetwork]
+        var protectionOffAfter: Duration
         /// Which clients each backend's query log counts for metering.
         var clients: [String: [String]]
     }
@@ -56,10 +59,11 @@ final class Household: PolicyAccess, GuardGate {
     /// last time seen and the time scale (tests pass fake clock sources).
     init(
         config: LockrConfiguration, loaded: LoadedPolicy, store: PolicyStore, logger: Logger,
-        publisher: BlockSetPublisher? = nil, neighbours: NeighbourTable? = nil,
+        publisher: BlockSetPublisher? = nil, neighbours: (any NeighbourLookup)? = nil,
         clock makeClock: (Instant?, LockrConfiguration) -> PolicyClock = {
             PolicyClock(resumingAfter: $0, scale: $1.timeScale, startAt: $1.startAt)
-        }
+        },
+        monotonic: @escaping @Sendable () -> UInt64 = { NIODeadline.now().uptimeNanoseconds }
     ) throws(StoreError) {
         var states: [PolicyState?] = []
         for person in loaded.people { states.append(try store.load(person: person.settings.name)) }
@@ -75,6 +79,7 @@ final class Household: PolicyAccess, GuardGate {
         self.logger = logger
         self.publisher = publisher
         self.neighbours = neighbours
+        watch = DeviceWatch(neighbours: neighbours, monotonic: monotonic)
         metersDNS = config.meterFrom == nil
         setUp = Mutex(Self.setUp(config, loaded))
         saving = Mutex(SaveState())
@@ -84,7 +89,7 @@ final class Household: PolicyAccess, GuardGate {
     private static func setUp(_ config: LockrConfiguration, _ loaded: LoadedPolicy) -> SetUp {
         SetUp(
             catalogue: loaded.catalogue, configured: loaded.people.map(\.settings),
-            trustedForwarders: config.trustedForwarders,
+            trustedForwarders: config.trustedForwarders, protectionOffAfter: config.protectionOffAfter,
             clients: Dictionary(config.backends.map { ($0.name, $0.clients) }, uniquingKeysWith: { first, _ in first }))
     }
 
@@ -108,7 +113,7 @@ final class Household: PolicyAccess, GuardGate {
     }
 
     /// Which person each device is, by their numbers.
-    func devices() -> DeviceDirectory {
+    func deviceDirectory() -> DeviceDirectory {
         let numbers = Dictionary(uniqueKeysWithValues: everyone.map { ($0.name, $0.number) })
         return setUp.withLock { setUp in
             DeviceDirectory(
@@ -153,7 +158,7 @@ final class Household: PolicyAccess, GuardGate {
     /// device asked.
     func observe(_ queries: [LoggedQuery], from backend: String) {
         let clients = setUp.withLock { $0.clients[backend] ?? [] }
-        let directory = devices()
+        let directory = deviceDirectory()
         let now = clock.now()
         var observed = false
         for query in queries where clients.isEmpty || clients.contains(query.client) {
@@ -184,7 +189,7 @@ final class Household: PolicyAccess, GuardGate {
 
     func person(ofCaller caller: SocketAddress) -> String? {
         guard let address = IPAddressBytes.number(of: caller) else { return nil }
-        let number = devices().person(ofAddress: address)
+        let number = deviceDirectory().person(ofAddress: address)
         return number == 0 ? nil : policy(number: number).name
     }
 
@@ -333,9 +338,29 @@ final class Household: PolicyAccess, GuardGate {
                 engine.tick(at: now)
             }
         }
+        checkDevices()
         try? save(force: timeScale != 1)
         refreshNaming()
         publish()
+    }
+
+    /// Flags the devices that turned protection off, and clears those that ask again.
+    private func checkDevices() {
+        let now = clock.now()
+        watch.check(
+            after: setUp.withLock { $0.protectionOffAfter }, scale: timeScale,
+            guards: { number in policy(number: number).read { !$0.guarded.isEmpty } },
+            note: { number, off, detail in
+                policy(number: number).withEngine { $0.noteProtection(off: off, detail: detail, at: now) }
+            })
+    }
+
+    func devices() -> [DeviceBody] {
+        let now = clock.now()
+        return watch.bodies(after: setUp.withLock { $0.protectionOffAfter }, scale: timeScale, now: now) { number in
+            let person = policy(number: number)
+            return (person.name, person.read { $0.settings.calendar })
+        }
     }
 
     /// Writes what changed of everyone, in one transaction. Without `force`, an unchanged person is

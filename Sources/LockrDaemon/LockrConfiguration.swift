@@ -48,6 +48,9 @@ public struct LockrConfiguration: Sendable, Equatable {
     /// The household's people besides the default person (whose policy is the top level), in file
     /// order.
     public var people: [PersonSettings] = []
+    /// How long a device that has been seen may ask nothing, while still on the network and its
+    /// person has guarded apps, before it is flagged "protection off" (policy time).
+    public var protectionOffAfter: Duration = .seconds(600)
     /// Forwarders whose word on the device that asked (dnsmasq `add-mac`, `add-subnet`) is believed.
     public var trustedForwarders: [IPNetwork] = []
     /// TTL of a guarded app's blocked answer: short, so that an unlock takes effect quickly.

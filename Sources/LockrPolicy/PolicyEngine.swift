@@ -395,6 +395,12 @@ public struct PolicyEngine: Sendable {
         }
     }
 
+    /// Logs that a device of this person stopped asking lockr while still on the network (`off`),
+    /// or asks again.
+    public mutating func noteProtection(off: Bool, detail: String, at now: Instant) {
+        log(off ? .protectionOff : .protectionBack, nil, detail, at: max(now, state.lastSeen))
+    }
+
     /// Logs a jump of the wall clock that policy time did not follow.
     public mutating func noteClockJump(by jump: Duration, at now: Instant) {
         let direction = jump < .zero ? "back" : "forward"

@@ -182,6 +182,8 @@ public enum EventType: String, Sendable {
     case profileOn = "profile_on"
     case profileOff = "profile_off"
     case profileChange = "profile_change"
+    case protectionOff = "protection_off"
+    case protectionBack = "protection_back"
 }
 
 /// One entry of the event log.

@@ -68,6 +68,8 @@ struct StatusCommand: AsyncParsableCommand {
         if let cooldown = status.cooldownEnds {
             lines.append("Cooldown until \(cooldown.spokenTime) after \(status.phraseMisses) wrong phrases.")
         }
+        if !status.devices.isEmpty { lines.append("Devices:") }
+        for device in status.devices { lines.append("  \(deviceName(device))  · \(deviceState(device))") }
         if !status.schedules.isEmpty { lines.append("Schedules:") }
         for schedule in status.schedules { lines.append("  " + scheduleLine(schedule)) }
         let profiles = status.profiles.filter(\.active)

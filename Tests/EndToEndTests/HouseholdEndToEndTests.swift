@@ -69,6 +69,11 @@ import Testing
             #expect(!onlyBob.contains("alice") && onlyBob.contains("Mode: time"))
             let log = try lockr.cli("log", "--person", "alice").output
             #expect(log.contains("alice") && log.contains("unlock"), "\(log)")
+            // Every device that asked, with its person and how lockr knew it.
+            let devices = try lockr.cli("devices").output
+            #expect(devices.contains("alice    127.0.0.2  by source-address  · last asked"), "\(devices)")
+            #expect(devices.contains("bob      127.0.0.3") && devices.contains("default  127.0.0.1"), "\(devices)")
+            #expect(try lockr.cli("status", "--person", "alice").output.contains("Devices:\n  127.0.0.2  · last asked"))
         }
     }
 

@@ -84,6 +84,7 @@ final class MemoryPolicy: PolicyAccess {
 
     func clockDrift() -> String? { nil }
 
+    func devices() -> [DeviceBody] { [] }
     func appGroups() -> [String: String] { ["tiktok": "video", "youtube": "video", "reddit": "social"] }
 }
 

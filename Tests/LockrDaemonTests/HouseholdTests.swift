@@ -1,9 +1,11 @@
 import DNSProxy
+import DNSWire
 import Foundation
 import LockrControl
 import LockrPolicy
 import LockrStore
 import Logging
+import Synchronization
 import Testing
 
 @testable import LockrDaemon
@@ -217,7 +219,7 @@ import Testing
         runtime.reload(config: config, loaded: try PolicyLoader.load(config))
         // Alice is gone from the configuration, but keeps her number (her devices are nobody's now).
         #expect(runtime.peopleNames() == ["default", "bob", "carol"])
-        let directory = runtime.devices()
+        let directory = runtime.deviceDirectory()
         #expect(directory.person(ofAddress: 0xFFFF_C0A8_011E) == 3)
         #expect(directory.person(ofAddress: 0xFFFF_C0A8_0114) == 2)
         #expect(directory.person(ofAddress: 0xFFFF_C0A8_010A) == 0)
@@ -225,5 +227,59 @@ import Testing
         // People whose app names are alike share one filter, and so one cache stamp.
         let policy = FilterPolicy(people: runtime.filters(ownLists: [:]))
         #expect(Set((0..<4).map { policy.stamp(for: QueryClient(address: 0, person: $0)) }).count == 1)
+    }
+
+    /// A neighbour table the test fills.
+    final class FakeNeighbours: NeighbourLookup {
+        let held = Mutex<Set<UInt128>>([])
+        let readable = Atomic<Bool>(true)
+        func mac(for address: UInt128) -> MACAddress? { nil }
+        var isReadable: Bool { readable.load(ordering: .relaxed) }
+        func holds(mac: MACAddress?, address: UInt128) -> Bool { held.withLock { $0.contains(address) } }
+    }
+
+    @Test func aDeviceThatStopsAskingWhileOnTheNetworkHasProtectionOffOncePerEpisode() throws {
+        let clocks = FakeClocks()
+        let neighbours = FakeNeighbours()
+        let store = try store()
+        let config = try family()
+        let runtime = try Household(
+            config: config, loaded: try PolicyLoader.load(config), store: store, logger: Logger(label: "test"),
+            neighbours: neighbours, clock: { clocks.clock(resumingAfter: $0, scale: $1.timeScale) },
+            monotonic: { UInt64(clocks.bootNanoseconds.load(ordering: .relaxed)) })
+        let phone = QueryClient(address: 0xFFFF_C0A8_010A, person: 1)  // Alice's, on the LAN
+        let laptop = QueryClient(address: 0xFFFF_C0A8_0114, person: 2)  // Bob's, gone from the LAN
+        neighbours.held.withLock { $0 = [phone.address] }
+        func ask(_ client: QueryClient) { runtime.watch.sightings.record(client, now: UInt64(clocks.bootNanoseconds.load(ordering: .relaxed))) }
+        func states() -> [String] { runtime.devices().map { "\($0.person) \($0.address) \($0.state)" } }
+        func protectionEvents() throws -> [String] {
+            try store.events(since: Instant(milliseconds: 0)).filter {
+                $0.event.type == .protectionOff || $0.event.type == .protectionBack
+            }.map { "\($0.person) \($0.event.type.rawValue)" }
+        }
+        ask(phone)
+        ask(laptop)
+        runtime.tick()
+        #expect(states() == ["alice 192.168.1.10 ok", "bob 192.168.1.20 ok"])
+        clocks.pass(seconds: 601)
+        runtime.tick()
+        runtime.tick()
+        #expect(states() == ["alice 192.168.1.10 protection_off", "bob 192.168.1.20 not_seen"])
+        #expect(runtime.devices().last?.note == "not seen for 11 min")
+        #expect(try protectionEvents() == ["alice protection_off"])
+        // Asking again clears it; a new episode is flagged again, once.
+        ask(phone)
+        runtime.tick()
+        #expect(states().first == "alice 192.168.1.10 ok")
+        clocks.pass(seconds: 700)
+        runtime.tick()
+        #expect(try protectionEvents() == ["alice protection_off", "alice protection_back", "alice protection_off"])
+        // Without a readable neighbour table lockr never says protection off.
+        neighbours.readable.store(false, ordering: .relaxed)
+        ask(phone)
+        runtime.tick()
+        clocks.pass(seconds: 700)
+        runtime.tick()
+        #expect(states() == ["alice 192.168.1.10 not_seen", "bob 192.168.1.20 not_seen"])
     }
 }

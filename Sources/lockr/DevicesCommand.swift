@@ -1,0 +1,46 @@
+import ArgumentParser
+import LockrControl
+
+struct DevicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "Every device that asked lately: its person, how lockr knew it, when it last asked.",
+        discussion: """
+            A device of a person with guarded apps that stops asking lockr for longer than protection-off-after \
+            (10 min by default) while the neighbour table still holds it shows "protection off": it may use \
+            another resolver or its own encrypted DNS. Where lockr reads no neighbour table (it is not on the \
+            device's LAN), it can only say how long the device has not been seen.
+            """
+    )
+
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var person: PersonOption
+
+    func run() async throws {
+        let answer = try await client.call(.GET, person.path("devices"), as: DevicesResponse.self)
+        client.show(answer) { answer in
+            guard !answer.devices.isEmpty else { return "No device has asked lockr yet." }
+            let width = max(8, answer.devices.map { deviceName($0).count }.max() ?? 0)
+            let personWidth = max(6, answer.devices.map(\.person.count).max() ?? 0)
+            return answer.devices.map { device in
+                [
+                    device.person.padding(toLength: personWidth, withPad: " ", startingAt: 0),
+                    deviceName(device).padding(toLength: width, withPad: " ", startingAt: 0),
+                    "by \(device.identifiedBy)", "· " + deviceState(device),
+                ].joined(separator: "  ")
+            }.joined(separator: "\n")
+        }
+    }
+}
+
+/// "192.168.1.20 (aa:bb:cc:dd:ee:ff)" or the address alone.
+func deviceName(_ device: DeviceBody) -> String {
+    device.address + (device.mac.map { " (\($0))" } ?? "")
+}
+
+/// "seen 14:02", or the note that explains a device that stopped asking.
+func deviceState(_ device: DeviceBody) -> String {
+    let seen = "last asked \(device.lastSeen.local)"
+    guard let note = device.note else { return seen }
+    return device.state == "protection_off" ? "PROTECTION OFF: \(note) (\(seen))" : "\(note) (\(seen))"
+}
