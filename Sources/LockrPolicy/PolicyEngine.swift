@@ -618,8 +618,12 @@ public struct PolicyEngine: Sendable {
 
     private mutating func noteTransition(_ app: String, _ access: Access, at now: Instant) {
         let open = access.isOpen
+        // An app neither guarded nor restricted is no longer watched once it is known to be open.
+        if access == .free, wasOpen[app] == true {
+            wasOpen[app] = nil
+            return
+        }
         guard wasOpen[app] != open else { return }
-        // An app neither guarded nor restricted is no longer watched once its opening is logged.
         wasOpen[app] = access == .free ? nil : open
         switch access {
         case .open, .free: log(.unlock, app, describe(app, access, at: now), at: now)
