@@ -542,7 +542,7 @@ private struct ConfigReader {
             }
         }
         if let value = string(prefix + "policy.day-start") {
-            if let minutes = Self.clockMinutes(value) {
+            if let minutes = Schedule.minutes(value), minutes < 1440 {
                 dayStart = minutes
             } else {
                 issue(prefix + "policy.day-start", "expected a time of day HH:MM, not '\(value)'")
@@ -607,15 +607,6 @@ private struct ConfigReader {
             return nil
         }
         return .seconds(value * 60)
-    }
-
-    /// Minutes after midnight of "HH:MM".
-    static func clockMinutes(_ text: String) -> Int? {
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
-            (0..<24).contains(hour), (0..<60).contains(minute)
-        else { return nil }
-        return hour * 60 + minute
     }
 
     private mutating func issue(_ key: String, _ message: String) {

@@ -33,8 +33,11 @@ final class DeviceWatch: Sendable {
         /// Set while it has protection off.
         let protectionOff: Bool
 
-        var name: String { client.mac?.description ?? client.addressText }
+        var name: String { DeviceWatch.name(of: client) }
     }
+
+    /// A device by its MAC address when known, else its address.
+    static func name(of client: QueryClient) -> String { client.mac?.description ?? client.addressText }
 
     /// Every device seen, with how long ago in policy time (`scale` times real time).
     func seen(scale: Double) -> [Seen] {
@@ -43,8 +46,9 @@ final class DeviceWatch: Sendable {
         let off = flagged.withLock { $0 }
         return sightings.all(forgetBefore: forgetBefore).map { sighting in
             let real = Double(now >= sighting.lastSeen ? now - sighting.lastSeen : 0) / 1_000_000
-            let seen = Seen(client: sighting.client, idle: .milliseconds(Int64(real * scale)), protectionOff: false)
-            return Seen(client: seen.client, idle: seen.idle, protectionOff: off.contains(seen.name))
+            return Seen(
+                client: sighting.client, idle: .milliseconds(Int64(real * scale)),
+                protectionOff: off.contains(DeviceWatch.name(of: sighting.client)))
         }.sorted { ($0.client.person, $0.name) < ($1.client.person, $1.name) }
     }
 

@@ -118,11 +118,8 @@ public enum PolicyLoader {
         let named = (person.schedules ?? []).map { ("schedules.\($0.name)", $0.block) }
             + person.profiles.map { ("profiles.\($0.name)", $0.block) }
         for (key, block) in named {
-            let unknown = AppSelection.unknown(block, apps: naming.names, groups: naming.groups)
-            guard unknown.isEmpty else {
-                let groups = Set(naming.groups.values).sorted().joined(separator: ", ")
-                throw LoadError(
-                    "\(key).block: no app or group \(unknown.joined(separator: ", ")) (groups: \(groups); or guarded)")
+            if let problem = AppSelection.problem(block, apps: naming.names, groups: naming.groups) {
+                throw LoadError("\(key).\(problem)")
             }
         }
     }

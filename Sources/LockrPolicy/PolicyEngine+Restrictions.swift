@@ -285,11 +285,6 @@ extension PolicyEngine {
     }
 
     private func checkSelection(_ block: [String]) throws(PolicyRefusal) {
-        let unknown = AppSelection.unknown(block, apps: apps, groups: groups)
-        guard unknown.isEmpty else {
-            let groupNames = Set(groups.values).sorted().joined(separator: ", ")
-            throw .invalidSettings(
-                "block: no app or group \(unknown.joined(separator: ", ")); groups: \(groupNames), or guarded")
-        }
+        if let problem = AppSelection.problem(block, apps: apps, groups: groups) { throw .invalidSettings(problem) }
     }
 }

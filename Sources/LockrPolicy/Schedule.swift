@@ -181,15 +181,19 @@ public enum AppSelection {
     /// Every guarded app.
     public static let guardedKeyword = "guarded"
 
-    /// The entries of `block` that name no app, group or `guarded`, each with a hint.
-    public static func unknown(_ block: [String], apps: [String: String], groups: [String: String]) -> [String] {
+    /// What is wrong with `block`: the entries that name no app, group or `guarded`, each with a
+    /// hint, and the groups there are; nil when every entry names something.
+    public static func problem(_ block: [String], apps: [String: String], groups: [String: String]) -> String? {
         let groupNames = Set(groups.values)
-        return block.filter { entry in
+        let unknown = block.filter { entry in
             entry.lowercased() != guardedKeyword && !groupNames.contains(entry.lowercased())
                 && AppNames.resolve(entry, in: apps) == nil
         }.map { entry in
             "'\(entry)'" + (AppNames.suggestion(for: entry, in: apps).map { " (did you mean \($0)?)" } ?? "")
         }
+        guard !unknown.isEmpty else { return nil }
+        return "block: no app or group \(unknown.joined(separator: ", ")) (groups: "
+            + "\(groupNames.sorted().joined(separator: ", ")); or guarded)"
     }
 
     /// The app ids `block` names.

@@ -47,7 +47,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let entries = block.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let entries = listEntries(block)
             let answer = await client.change(
                 .POST, person.path("schedules"),
                 { ScheduleRequest(name: name, days: days, from: from, to: to, block: entries, phrase: $0) },
@@ -73,6 +73,11 @@ struct ScheduleCommand: AsyncParsableCommand {
             client.show(answer) { answer in (answer.change.map(changeLines) ?? []).joined(separator: "\n") }
         }
     }
+}
+
+/// The entries of "social, tiktok": split at commas, trimmed, empty ones dropped.
+func listEntries(_ text: String) -> [String] {
+    text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
 }
 
 /// "bedtime   mon-fri 22:00-07:00  blocks social, tiktok  · in force until 07:00".
@@ -141,9 +146,9 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let entries = block.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             let answer = await client.change(
-                .POST, person.path("profiles"), { _ in ProfileRequest(name: name, block: entries) }, as: ProfileBody.self)
+                .POST, person.path("profiles"), { _ in ProfileRequest(name: name, block: listEntries(block)) },
+                as: ProfileBody.self)
             client.show(answer, profileLine)
         }
     }
@@ -157,7 +162,7 @@ struct ProfileCommand: AsyncParsableCommand {
 
         func run() async throws {
             let answer = await client.change(
-                .DELETE, person.path("profiles/\(pathSegment(name))"), { _ in ProfileSwitchRequest(forMinutes: nil) },
+                .DELETE, person.path("profiles/\(pathSegment(name))"), { _ in PhraseRequest(phrase: nil) },
                 as: ProfilesResponse.self)
             client.show(answer) { _ in "Removed profile \(name)." }
         }
@@ -167,13 +172,12 @@ struct ProfileCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Switch a profile on, at once.")
 
         @Argument(help: ArgumentHelp("The profile's name.", valueName: "NAME")) var name: String
-        @Option(name: .customLong("for"), help: ArgumentHelp("Switch it off after this long: 45m, 2h.", valueName: "DURATION"))
-        var duration: String?
+        @OptionGroup var duration: ForOption
         @OptionGroup var client: ClientOptions
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            try await switchProfile("activate", name, duration: duration, client: client, person: person)
+            await switchProfile("activate", name, minutes: duration.minutes, client: client, person: person)
         }
     }
 
@@ -185,7 +189,7 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            try await switchProfile("deactivate", name, duration: nil, client: client, person: person)
+            await switchProfile("deactivate", name, minutes: nil, client: client, person: person)
         }
     }
 
@@ -193,28 +197,40 @@ struct ProfileCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Switch a profile on when it is off, off when it is on.")
 
         @Argument(help: ArgumentHelp("The profile's name.", valueName: "NAME")) var name: String
-        @Option(name: .customLong("for"), help: ArgumentHelp("When it switches on: off again after this long.", valueName: "DURATION"))
-        var duration: String?
+        @OptionGroup var duration: ForOption
         @OptionGroup var client: ClientOptions
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            try await switchProfile("toggle", name, duration: duration, client: client, person: person)
+            await switchProfile("toggle", name, minutes: duration.minutes, client: client, person: person)
         }
+    }
+}
+
+/// `--for`: how long a profile switched on stays on.
+struct ForOption: ParsableArguments {
+    @Option(
+        name: .customLong("for"),
+        help: ArgumentHelp("When it switches on: off again after this long, such as 45m or 2h (at most 7d).", valueName: "DURATION"))
+    var duration: String?
+
+    func validate() throws {
+        guard duration == nil || minutes != nil else {
+            throw ValidationError("--for must be 1m to 7d, such as 45m or 2h, not '\(duration!)'")
+        }
+    }
+
+    /// The duration in whole minutes, when one was given and is valid.
+    var minutes: Int? {
+        guard let duration, let seconds = parseDuration(duration), (60...7 * 86_400).contains(seconds) else { return nil }
+        return seconds / 60
     }
 }
 
 /// Sends `action` (activate, deactivate, toggle) for the profile `name`.
 private func switchProfile(
-    _ action: String, _ name: String, duration: String?, client: ClientOptions, person: PersonOption
-) async throws {
-    var minutes: Int?
-    if let duration {
-        guard let seconds = parseDuration(duration), seconds >= 60 else {
-            throw ValidationError("--for: expected a duration of a minute or more, such as 45m or 2h, not '\(duration)'")
-        }
-        minutes = seconds / 60
-    }
+    _ action: String, _ name: String, minutes: Int?, client: ClientOptions, person: PersonOption
+) async {
     let answer = await client.change(
         .POST, person.path("profiles/\(pathSegment(name))/\(action)"), { _ in ProfileSwitchRequest(forMinutes: minutes) },
         as: ProfileBody.self)

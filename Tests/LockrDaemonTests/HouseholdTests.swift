@@ -229,6 +229,23 @@ import Testing
         #expect(Set((0..<4).map { policy.stamp(for: QueryClient(address: 0, person: $0)) }).count == 1)
     }
 
+    @Test func aScheduleOrProfileMustNameAppsOrGroupsThatExist() throws {
+        var config = try family()
+        config.people[1].schedules = [
+            Schedule(name: "school", days: .everyDay, from: 8 * 60, to: 13 * 60, block: ["video", "tiktok"])
+        ]
+        config.profiles = [Profile(name: "work", block: ["social", "guarded"])]
+        _ = try PolicyLoader.load(config)
+        config.people[0].profiles = [Profile(name: "homework", block: ["gamez", "tiktk"])]
+        #expect {
+            _ = try PolicyLoader.load(config)
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix("[people.alice] profiles.homework.block: no app or group 'gamez', 'tiktk' (did you mean tiktok?)")
+                && text.contains("social") && text.hasSuffix("; or guarded)")
+        }
+    }
+
     /// A neighbour table the test fills.
     final class FakeNeighbours: NeighbourLookup {
         let held = Mutex<Set<UInt128>>([])
