@@ -51,9 +51,24 @@ public enum BlockReason: Sendable, Equatable {
     case rule(RuleHit)
     /// A rule of the lists of the person who asked.
     case personRule(RuleHit)
+    /// A name that switches off a way around lockr (the text says which).
     case antiBypass(String)
-    /// A guarded app, closed by the rationing policy; the text says why.
-    case guarded(String)
+    /// An app's name, closed by the rationing policy.
+    case guarded(PolicyBlock)
+}
+
+/// Why the rationing policy closed an app: the app, a stable code (`budget_spent`, `hour_used`,
+/// `cooldown`, `locked`, `schedule`, `profile`) and the sentence that explains it.
+public struct PolicyBlock: Sendable, Equatable {
+    public let app: String
+    public let code: String
+    public let text: String
+
+    public init(app: String, code: String, text: String) {
+        self.app = app
+        self.code = code
+        self.text = text
+    }
 }
 
 /// The outcome of the policy stage for one query.
@@ -73,7 +88,7 @@ public enum GuardAdmission: Sendable, Equatable {
     case notGuarded
     /// The app is open; clients may cache the answer for at most `ttl` seconds.
     case allow(ttl: UInt32)
-    case block(reason: String)
+    case block(PolicyBlock)
 }
 
 /// Decides queries for the names of guarded apps, by app id and the person who asked. Called on
@@ -192,7 +207,7 @@ public struct FilterPolicy: Sendable {
             switch guardStage.gate.admit(app: apps.appIDs[app], client: client) {
             case .notGuarded: return .resolveEachTime(ttlCap: nil)
             case .allow(let ttl): return .resolveEachTime(ttlCap: ttl)
-            case .block(let reason): return .answer(answer, ttl: guardStage.blockTTL, reason: .guarded(reason))
+            case .block(let block): return .answer(answer, ttl: guardStage.blockTTL, reason: .guarded(block))
             }
         }
     }
@@ -215,7 +230,8 @@ public struct FilterPolicy: Sendable {
         case .personRule(let hit):
             ExtendedError(
                 code: .blocked, text: "blocked by \(filters[filterIndex(client)].lists?.describe(hit) ?? "a list of theirs")")
-        case .antiBypass(let text), .guarded(let text): ExtendedError(code: .blocked, text: text)
+        case .antiBypass(let text): ExtendedError(code: .blocked, text: text)
+        case .guarded(let block): ExtendedError(code: .blocked, text: block.text)
         }
     }
 }

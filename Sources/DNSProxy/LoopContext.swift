@@ -26,7 +26,7 @@ final class LoopContext: @unchecked Sendable {
     func handle(_ packet: [UInt8], from client: SocketAddress, transport: Transport) -> Outcome {
         eventLoop.assertInEventLoop()
         switch pipeline.begin(packet: packet, client: client, transport: transport, now: Self.now()) {
-        case .reply(let bytes):
+        case .reply(let bytes, _):
             return .reply(bytes)
         case .drop:
             return .nothing
@@ -34,7 +34,9 @@ final class LoopContext: @unchecked Sendable {
             let pipeline = self.pipeline
             let resolution = forwarder.resolve(query, bounds: pipeline.cacheSettings.bounds)
             @Sendable func finish(_ result: Result<CachedAnswer, Error>) -> [UInt8] {
-                pipeline.finish(query, upstream: result, stale: stale, verdict: verdict, transport: transport, now: Self.now())
+                pipeline.finish(
+                    query, upstream: result, stale: stale, verdict: verdict, transport: transport, now: Self.now()
+                ).bytes
             }
             guard let stale else {
                 let answer = eventLoop.makePromise(of: [UInt8].self)
@@ -45,7 +47,7 @@ final class LoopContext: @unchecked Sendable {
             // is known to be down, else when the upstreams take longer than the client-response timer.
             // Their answer, when it comes, still refreshes the cache.
             @Sendable func staleBytes() -> [UInt8] {
-                pipeline.staleAnswer(query, stale: stale, verdict: verdict, transport: transport)
+                pipeline.staleAnswer(query, stale: stale, verdict: verdict, transport: transport).bytes
             }
             if forwarder.upstreamsDown {
                 resolution.whenComplete { _ = finish($0) }

@@ -7,10 +7,39 @@ public enum Transport: Sendable {
     case tcp
 }
 
+/// What became of one query: the typed outcome every answer carries (blocky's response type and
+/// reason are the model), for the query log, stats and metrics.
+public enum QueryOutcome: Sendable, Equatable {
+    /// Answered locally: a rule, anti-bypass or the rationing policy blocks the name.
+    case blocked(BlockReason)
+    /// Answered from the cache.
+    case cached
+    /// Answered by an upstream just now.
+    case forwarded
+    /// An expired cached answer, because no upstream answered in time (RFC 8767).
+    case stale
+    /// Answered without asking anyone: the minimal answer to ANY (RFC 8482).
+    case synthesized
+    /// REFUSED: the client is not on an allowed network.
+    case refused
+    /// What lockr does not serve: a class other than IN, a zone transfer, an EDNS version other than 0.
+    case unsupported
+    /// Not a well-formed query: FORMERR.
+    case malformed
+    /// No upstream answered and nothing stale was at hand: SERVFAIL.
+    case failed
+}
+
+/// An answer and what it is.
+public struct PipelineAnswer: Sendable {
+    public let bytes: [UInt8]
+    public let outcome: QueryOutcome
+}
+
 /// What the network layer must do with a query.
 public enum PipelineStep: Sendable {
-    /// Send these bytes back.
-    case reply([UInt8])
+    /// Send these bytes back; `QueryOutcome` says what they are.
+    case reply([UInt8], QueryOutcome)
     /// Send nothing (not a query, or not worth an answer).
     case drop
     /// Ask upstream, then call `QueryPipeline.finish` with `verdict`. `stale` is an expired cached
@@ -94,40 +123,42 @@ public final class QueryPipeline: Sendable {
             guard access.allows(client), let answer = Responses.answer(toInvalid: packet, problem: error) else {
                 return .drop
             }
-            return .reply(answer)
+            return .reply(answer, .malformed)
         }
         guard access.allows(client) else {
             return .reply(
                 Responses.rcode(
-                    .refused, to: query, reason: ExtendedError(code: .prohibited, text: "not an allowed network")))
+                    .refused, to: query, reason: ExtendedError(code: .prohibited, text: "not an allowed network")),
+                .refused)
         }
         if query.recordClass != RecordClass.internet {
             return .reply(
-                Responses.rcode(.refused, to: query, reason: ExtendedError(code: .notSupported, text: "only class IN")))
+                Responses.rcode(.refused, to: query, reason: ExtendedError(code: .notSupported, text: "only class IN")),
+                .unsupported)
         }
         if query.type == RecordType.axfr || query.type == RecordType.ixfr {
-            return .reply(Responses.rcode(.notImplemented, to: query))
+            return .reply(Responses.rcode(.notImplemented, to: query), .unsupported)
         }
-        if let edns = query.edns, edns.version != 0 { return .reply(Responses.badVersion(to: query)) }
+        if let edns = query.edns, edns.version != 0 { return .reply(Responses.badVersion(to: query), .unsupported) }
 
         let asker = devices.identify(query, source: client)
         sightings?.record(asker, now: now)
         let stamp = policy.stamp(for: asker)
         let limit = udpLimit(query, transport)
         let cached = cache.answer(query, now: now, udpLimit: limit, check: .unchecked(stamp: stamp))
-        if case .fresh(let bytes) = cached { return .reply(bytes) }
+        if case .fresh(let bytes) = cached { return .reply(bytes, .cached) }
 
         let verdict: ResolveVerdict
         switch policy.decide(query, client: asker) {
         case .answer(let answer, let ttl, let reason):
             let explanation = query.edns == nil ? nil : policy.extendedError(for: reason, client: asker)
-            return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: explanation))
+            return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: explanation), .blocked(reason))
         case .resolve:
             verdict = .allowed(stamp: stamp)
         case .resolveEachTime(let ttlCap):
             verdict = .eachTime(ttlCap: ttlCap)
         }
-        if query.type == RecordType.any { return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL)) }
+        if query.type == RecordType.any { return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL), .synthesized) }
 
         switch cached {
         case .unverified:
@@ -137,7 +168,7 @@ public final class QueryPipeline: Sendable {
             case .eachTime(let ttlCap): check = .eachTime(ttlCap: ttlCap)
             }
             switch cache.answer(query, now: now, udpLimit: limit, check: check) {
-            case .fresh(let bytes): return .reply(bytes)
+            case .fresh(let bytes): return .reply(bytes, .cached)
             case .stale(let stale): return .forward(query, stale: stale, verdict: verdict)
             case .unverified, .miss: return .forward(query, stale: nil, verdict: verdict)
             }
@@ -154,18 +185,22 @@ public final class QueryPipeline: Sendable {
         verdict: ResolveVerdict,
         transport: Transport,
         now: UInt64
-    ) -> [UInt8] {
+    ) -> PipelineAnswer {
         var stamp = AnswerCache.alwaysCheck
         if case .allowed(let allowedStamp) = verdict { stamp = allowedStamp }
         switch upstream {
         case .success(let answer):
             cache.store(answer, for: query, now: now, stamp: stamp)
-            return answer.render(for: query, age: 0, ttlCap: verdict.ttlCap, udpLimit: udpLimit(query, transport))
+            return PipelineAnswer(
+                bytes: answer.render(for: query, age: 0, ttlCap: verdict.ttlCap, udpLimit: udpLimit(query, transport)),
+                outcome: .forwarded)
         case .failure:
             if let stale { return staleAnswer(query, stale: stale, verdict: verdict, transport: transport) }
-            return Responses.rcode(
-                .serverFailure, to: query,
-                reason: ExtendedError(code: .noReachableAuthority, text: "no upstream answered"))
+            return PipelineAnswer(
+                bytes: Responses.rcode(
+                    .serverFailure, to: query,
+                    reason: ExtendedError(code: .noReachableAuthority, text: "no upstream answered")),
+                outcome: .failed)
         }
     }
 
@@ -173,10 +208,12 @@ public final class QueryPipeline: Sendable {
     /// (or the app's cap), with EDE 3 (stale answer).
     public func staleAnswer(
         _ query: DNSQuery, stale: StaleAnswer, verdict: ResolveVerdict, transport: Transport
-    ) -> [UInt8] {
-        stale.answer.render(
-            for: query, age: stale.age, ttlCap: verdict.ttlCap, staleTTL: Self.staleTTL,
-            udpLimit: udpLimit(query, transport))
+    ) -> PipelineAnswer {
+        PipelineAnswer(
+            bytes: stale.answer.render(
+                for: query, age: stale.age, ttlCap: verdict.ttlCap, staleTTL: Self.staleTTL,
+                udpLimit: udpLimit(query, transport)),
+            outcome: .stale)
     }
 
     private func udpLimit(_ query: DNSQuery, _ transport: Transport) -> Int? {

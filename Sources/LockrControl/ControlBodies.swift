@@ -34,7 +34,8 @@ extension StatusBody {
         totalChargedSeconds = status.totalCharged.milliseconds / 1000
         apps = status.apps.map { app in
             AppBody(
-                id: app.id, name: app.name, open: app.open, reason: app.reason,
+                id: app.id, name: app.name, open: app.open,
+                state: AccessBody(app.access, of: app.id, now: now, calendar: calendar), reason: app.reason,
                 usedSeconds: app.used.milliseconds / 1000, unchargedSeconds: app.uncharged.milliseconds / 1000,
                 budgetSeconds: app.budget.map { $0.milliseconds / 1000 },
                 leftSeconds: app.left.map { $0.secondsRoundedUp }, windowEnds: app.windowEnds.map(time),
@@ -46,6 +47,16 @@ extension StatusBody {
         schedules = status.schedules.map { ScheduleBody($0, now: now, calendar: calendar) }
         profiles = status.profiles.map { ProfileBody($0, now: now, calendar: calendar) }
         self.devices = devices
+    }
+}
+
+extension AccessBody {
+    init(_ access: AppAccess, of app: String, now: Instant, calendar: DayCalendar) {
+        code = access.code
+        text = AccessText(calendar: calendar).text(access, of: app, at: now)
+        until = access.until.map { TimeBody($0, now: now, calendar: calendar) }
+        if case .window(let kind, _) = access { window = kind.rawValue } else { window = nil }
+        if case .locked(let opening, _) = access { opensBy = opening.rawValue } else { opensBy = nil }
     }
 }
 
@@ -106,13 +117,16 @@ extension ControlFailure {
         case .refused(let refusal):
             let (status, code): (Int, String)
             var retry: Int64?
+            var sentence: String?
             switch refusal {
             case .unknownApp: (status, code) = (404, "unknown_app")
             case .notGuarded: (status, code) = (409, "not_guarded")
             case .notInThisMode: (status, code) = (409, "not_in_this_mode")
             case .limitReached: (status, code) = (429, "limit_reached")
             case .nothingToDo: (status, code) = (409, "nothing_to_do")
-            case .phraseRequired: (status, code) = (403, "phrase_required")
+            case .phraseRequired(let wanted):
+                (status, code) = (403, "phrase_required")
+                sentence = wanted
             case .wrongPhrase(_, _, let cooldown):
                 (status, code) = (403, "wrong_phrase")
                 retry = cooldown?.secondsRoundedUp
@@ -132,7 +146,7 @@ extension ControlFailure {
                 (status, code) = (429, "pin_locked")
                 retry = remaining.secondsRoundedUp
             }
-            return (status, ErrorBody(error: refusal.message, code: code, retryAfterSeconds: retry))
+            return (status, ErrorBody(error: refusal.message, code: code, retryAfterSeconds: retry, sentence: sentence))
         }
     }
 }

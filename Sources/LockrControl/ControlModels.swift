@@ -21,6 +21,9 @@ public struct AppBody: Codable, Sendable, Equatable {
     public let id: String
     public let name: String
     public let open: Bool
+    /// Where it stands and why, as a code (for scripts) and a sentence (for people).
+    public let state: AccessBody
+    /// `state` as a sentence that names the app ("tiktok: daily budget spent (5/5 min)").
     public let reason: String
     /// Use today in every window.
     public let usedSeconds: Int64
@@ -36,6 +39,22 @@ public struct AppBody: Codable, Sendable, Equatable {
     public let guarded: Bool
     /// The schedule or profile that blocks it outright, if any.
     public let restriction: RestrictionBody?
+}
+
+/// Why an app is open or blocked.
+public struct AccessBody: Codable, Sendable, Equatable {
+    /// `window`, `budget_left`, `free`, `budget_spent`, `hour_used`, `cooldown`, `locked`, `schedule`,
+    /// `profile`.
+    public let code: String
+    /// The reason in words, without the app's name ("daily budget spent (5/5 min)").
+    public let text: String
+    /// When it closes (open) or when the block ends, if not at the day's end (blocked); absent when
+    /// neither is known.
+    public let until: TimeBody?
+    /// `window`: the window's kind (`hourly`, `snooze`, `emergency`).
+    public let window: String?
+    /// `locked`: what opens it (`sentence`, `first_query`, `unlock`).
+    public let opensBy: String?
 }
 
 /// `GET status`: every person (or the one `?person=` names), and what the household shares.
@@ -348,11 +367,14 @@ public struct ErrorBody: Codable, Sendable, Equatable, Error {
     /// A stable word for scripts: unauthorized, bad_request, unknown_app, not_guarded, wrong_phrase, ...
     public let code: String
     public let retryAfterSeconds: Int64?
+    /// `phrase_required`: the sentence to type.
+    public let sentence: String?
 
-    public init(error: String, code: String, retryAfterSeconds: Int64? = nil) {
+    public init(error: String, code: String, retryAfterSeconds: Int64? = nil, sentence: String? = nil) {
         self.error = error
         self.code = code
         self.retryAfterSeconds = retryAfterSeconds
+        self.sentence = sentence
     }
 }
 

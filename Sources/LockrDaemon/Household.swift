@@ -149,7 +149,7 @@ final class Household: PolicyAccess, GuardGate {
         switch admission {
         case .notGuarded: return .notGuarded
         case .allow(let ttl): return .allow(ttl: clock.realSeconds(ttl))
-        case .block(let reason): return .block(reason: reason)
+        case .block(let access, let reason): return .block(PolicyBlock(app: app, code: access.code, text: reason))
         }
     }
 

@@ -92,17 +92,6 @@ extension PolicyEngine {
         return RestrictionTable(validFrom: now, validUntil: validUntil, byApp: byApp)
     }
 
-    /// "bedtime until 07:00", "profile work on".
-    func describe(_ restriction: Restriction) -> String {
-        switch restriction.source {
-        case .schedule(let name):
-            "\(name) until \(settings.calendar.clockText(restriction.until!)) (schedule; only the emergency opens it)"
-        case .profile(let name):
-            "profile \(name) on" + (restriction.until.map { " until \(settings.calendar.clockText($0))" } ?? "")
-                + " (only the emergency opens it)"
-        }
-    }
-
     // MARK: Schedules
 
     /// Adds a schedule, or replaces the one of that name: at once when it blocks at least what the

@@ -4,8 +4,8 @@ public enum Admission: Sendable, Equatable {
     case notGuarded
     /// Resolve it; clients may cache the answer for at most `ttl`.
     case allow(ttl: Duration)
-    /// Sinkhole it, for this reason.
-    case block(reason: String)
+    /// Sinkhole it: why, and the sentence that says so.
+    case block(AppAccess, reason: String)
 }
 
 /// What `unlock` did.
@@ -99,6 +99,9 @@ public struct PolicyEngine: Sendable {
 
     private var slice: Duration { settings.time.metering.slice }
 
+    /// How reasons are worded, in the policy's time zone.
+    var text: AccessText { AccessText(calendar: settings.calendar) }
+
     // MARK: - Queries
 
     /// Decides a query for `app`'s names at `now` and, unless `metering` is false (usage is metered
@@ -123,25 +126,22 @@ public struct PolicyEngine: Sendable {
         let isGuarded = guardedSet.contains(app)
         guard isGuarded || restrictions.byApp[app] != nil else { return .notGuarded }
         var access = access(app, at: now)
-        if case .blocked(.locked) = access, settings.mode == .hourly, settings.hourly.openOnFirstQuery {
+        if case .locked(.firstQuery, _) = access {
             openHourlyWindow(for: app, at: now, detail: "first query of the hour")
             access = self.access(app, at: now)
         }
-        if case .open = access, isGuarded, let time {
+        if access.isOpen, access != .free, isGuarded, let time {
             let dayStart = state.today.day.start
             let earliest = max(dayStart, state.metering.meters[app]?.latestSliceStart(slice: slice) ?? dayStart)
             meter(app, at: min(now, max(time, earliest)))
             if settings.mode == .time { access = self.access(app, at: now) }
         }
         noteTransition(app, access, at: now)
-        switch access {
-        case .open(let until):
-            let left = until - now
-            return .allow(ttl: max(.seconds(1), min(settings.maximumTTL, .seconds(left.secondsRoundedUp))))
-        case .free: return .notGuarded
-        case .blocked(let why):
-            return .block(reason: reason(app, why, at: now))
+        if access == .free { return .notGuarded }
+        guard access.isOpen, let until = access.until else {
+            return .block(access, reason: text.sentence(app, access, at: now))
         }
+        return .allow(ttl: max(.seconds(1), min(settings.maximumTTL, .seconds((until - now).secondsRoundedUp))))
     }
 
     /// Records a query of `app` at `now`; the slices that now count are added to its use and the
@@ -222,7 +222,7 @@ public struct PolicyEngine: Sendable {
         }
         // Nothing typed (an empty line, Ctrl-D) is not an attempt and costs nothing.
         guard let phrase, !PhraseGate.normalize(phrase).isEmpty else {
-            throw .phraseRequired("extreme mode: type the phrase to unlock: \"\(settings.extreme.sentence)\"")
+            throw .phraseRequired(sentence: settings.extreme.sentence)
         }
         guard PhraseGate.accepts(phrase, phrase: settings.extreme.sentence, strictness: settings.extreme.strictness)
         else {
@@ -262,7 +262,7 @@ public struct PolicyEngine: Sendable {
             throw .limitReached("all \(settings.snooze.perDay) snoozes of today are used")
         }
         let spent = targets.filter { target in
-            if case .blocked(.budgetSpent) = access(target, at: now) { return true }
+            if case .budgetSpent = access(target, at: now) { return true }
             return false
         }
         guard !spent.isEmpty else {
@@ -338,7 +338,7 @@ public struct PolicyEngine: Sendable {
     private func checkNotRestricted(_ targets: [String], at now: Instant) throws(PolicyRefusal) {
         let blocking = targets.compactMap { restriction(of: $0, at: now) }
         guard blocking.count == targets.count, let first = blocking.first else { return }
-        throw .restricted(targets.count == 1 ? "\(targets[0]): \(describe(first))" : describe(first))
+        throw .restricted(targets.count == 1 ? "\(targets[0]): \(text.text(first))" : text.text(first))
     }
 
     private func checkEmergencyAllowance() throws(PolicyRefusal) {
@@ -465,18 +465,10 @@ public struct PolicyEngine: Sendable {
             let used = state.metering.used[app]?.used(at: now) ?? .zero
             let charged = state.metering.charged[app]?.used(at: now) ?? .zero
             let budgetUsed = state.metering.charged[key]?.used(at: now) ?? .zero
-            var nextReset = today.day.end
-            if case .blocked(let why) = access {
-                switch why {
-                case .hourUsed(let next): nextReset = next
-                case .cooldown: nextReset = today.cooldownUntil ?? nextReset
-                case .restricted(let restriction): nextReset = restriction.until ?? nextReset
-                case .budgetSpent, .locked: break
-                }
-            }
+            let nextReset = access.isOpen ? today.day.end : access.until ?? today.day.end
             let isTime = settings.mode == .time && guardedSet.contains(app)
             return AppStatus(
-                id: app, name: apps[app] ?? app, open: access.isOpen, reason: describe(app, access, at: now),
+                id: app, name: apps[app] ?? app, access: access, reason: text.sentence(app, access, at: now),
                 used: used, uncharged: max(.zero, used - charged), budget: isTime ? budget : nil,
                 left: isTime ? max(.zero, budget - budgetUsed) : nil, windowEnds: window?.ends, nextReset: nextReset,
                 guarded: guardedSet.contains(app), restriction: restriction(of: app, at: now))
@@ -496,48 +488,36 @@ public struct PolicyEngine: Sendable {
 
     // MARK: - Deciding
 
-    enum Blocked: Equatable {
-        case budgetSpent(used: Duration, budget: Duration)
-        case hourUsed(next: Instant)
-        case cooldown(remaining: Duration, misses: Int)
-        case locked
-        case restricted(Restriction)
-    }
-
-    enum Access: Equatable {
-        /// Open, and if nothing changes, until this instant.
-        case open(until: Instant)
-        /// Not guarded, and no schedule or profile blocks it.
-        case free
-        case blocked(Blocked)
-
-        var isOpen: Bool {
-            if case .blocked = self { false } else { true }
-        }
-    }
-
-    func access(_ app: String, at now: Instant) -> Access {
+    /// Where `app` stands at `now`: a schedule or profile first (only the emergency window opens
+    /// it then), then the longest window it is open in, then the mode.
+    func access(_ app: String, at now: Instant) -> AppAccess {
         if let restriction = restriction(of: app, at: now) {
             let emergency = state.windows.filter { $0.kind == .emergency && $0.covers(app, at: now) }.map(\.ends).max()
-            return emergency.map { .open(until: $0) } ?? .blocked(.restricted(restriction))
+            return emergency.map { .window(.emergency, until: $0) } ?? .restricted(restriction)
         }
         guard guardedSet.contains(app) else { return .free }
-        if let until = state.windows.filter({ $0.covers(app, at: now) }).map(\.ends).max() {
-            return .open(until: until)
+        if let window = state.windows.filter({ $0.covers(app, at: now) }).max(by: { $0.ends < $1.ends }) {
+            return .window(window.kind, until: window.ends)
         }
         switch settings.mode {
         case .time:
             let key = budgetKey(for: app)
             let budget = budget(forKey: key)
-            let used = state.metering.charged[key]?.used(at: now) ?? .zero
-            return used < budget
-                ? .open(until: now + (budget - used)) : .blocked(.budgetSpent(used: used, budget: budget))
+            let charged = state.metering.charged[key]?.used(at: now) ?? .zero
+            return charged < budget
+                ? .budgetLeft(charged: charged, budget: budget, until: now + (budget - charged))
+                : .budgetSpent(charged: charged, budget: budget)
         case .hourly, .extreme:
             if settings.mode == .extreme, let until = state.today.cooldownUntil, now < until {
-                return .blocked(.cooldown(remaining: until - now, misses: state.today.phraseMisses))
+                return .coolingDown(until: until, misses: state.today.phraseMisses)
             }
-            if let next = hourResets(for: app, at: now) { return .blocked(.hourUsed(next: next)) }
-            return .blocked(.locked)
+            if let next = hourResets(for: app, at: now) { return .hourUsed(next: next) }
+            switch settings.mode {
+            case .extreme: return .locked(.sentence, window: settings.extreme.window)
+            case .hourly where settings.hourly.openOnFirstQuery:
+                return .locked(.firstQuery, window: settings.hourly.window)
+            default: return .locked(.unlock, window: settings.hourly.window)
+            }
         }
     }
 
@@ -551,38 +531,6 @@ public struct PolicyEngine: Sendable {
 
     private func budget(forKey key: String) -> Duration {
         settings.time.budget + (state.today.extraBudget[key] ?? .zero)
-    }
-
-    private func reason(_ app: String, _ why: Blocked, at now: Instant) -> String {
-        switch why {
-        case .budgetSpent(let used, let budget):
-            "\(app): daily budget spent (\(BudgetFigures(charged: used, budget: budget).text))"
-        case .hourUsed(let next): "\(app): hourly window used, next at \(settings.calendar.clockText(next))"
-        case .cooldown(let remaining, let misses): "\(app): cooldown \(remaining.spoken) after \(misses) wrong phrases"
-        case .restricted(let restriction): "\(app): \(describe(restriction))"
-        case .locked:
-            switch settings.mode {
-            case .extreme: "\(app): locked; typing the phrase opens \(settings.extreme.window.spoken)"
-            case .hourly where settings.hourly.openOnFirstQuery:
-                "\(app): locked; the hour's first query opens \(settings.hourly.window.spoken)"
-            default: "\(app): locked; `lockr unlock \(app)` opens \(settings.hourly.window.spoken)"
-            }
-        }
-    }
-
-    private func describe(_ app: String, _ access: Access, at now: Instant) -> String {
-        switch access {
-        case .blocked(let why): return reason(app, why, at: now)
-        case .free: return "\(app): not guarded, and no schedule or profile blocks it"
-        case .open(let until):
-            if let window = state.windows.filter({ $0.covers(app, at: now) }).max(by: { $0.ends < $1.ends }) {
-                return "\(app): open until \(settings.calendar.clockText(until)) (\(window.kind.rawValue) window)"
-            }
-            let key = budgetKey(for: app)
-            let figures = BudgetFigures(
-                charged: state.metering.charged[key]?.used(at: now) ?? .zero, budget: budget(forKey: key))
-            return "\(app): \(figures.leftMinutes) min of today's budget left (\(figures.text))"
-        }
     }
 
     // MARK: - Time
@@ -616,7 +564,7 @@ public struct PolicyEngine: Sendable {
         for app in guarded + others.sorted() { noteTransition(app, access(app, at: now), at: now) }
     }
 
-    private mutating func noteTransition(_ app: String, _ access: Access, at now: Instant) {
+    private mutating func noteTransition(_ app: String, _ access: AppAccess, at now: Instant) {
         let open = access.isOpen
         // An app neither guarded nor restricted is no longer watched once it is known to be open.
         if access == .free, wasOpen[app] == true {
@@ -625,10 +573,7 @@ public struct PolicyEngine: Sendable {
         }
         guard wasOpen[app] != open else { return }
         wasOpen[app] = access == .free ? nil : open
-        switch access {
-        case .open, .free: log(.unlock, app, describe(app, access, at: now), at: now)
-        case .blocked(let why): log(.lock, app, reason(app, why, at: now), at: now)
-        }
+        log(open ? .unlock : .lock, app, text.sentence(app, access, at: now), at: now)
     }
 
     private func targets(_ app: String?) throws(PolicyRefusal) -> [String] {

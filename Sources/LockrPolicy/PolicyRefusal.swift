@@ -10,8 +10,8 @@ public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case limitReached(String)
     /// There is nothing the action would change.
     case nothingToDo(String)
-    /// Extreme mode: the phrase is needed.
-    case phraseRequired(String)
+    /// Extreme mode: the sentence is needed; this is it.
+    case phraseRequired(sentence: String)
     /// Extreme mode: the phrase was wrong.
     case wrongPhrase(denial: String, misses: Int, cooldown: Duration?)
     /// Extreme mode: too many wrong phrases; try again later.
@@ -38,7 +38,8 @@ public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownApp(let id, let suggestion):
             "no app '\(id)' in the catalogue" + (suggestion.map { "; did you mean \($0)?" } ?? " (`lockr apps` lists them)")
         case .notGuarded(let id): "\(id) is not guarded"
-        case .notInThisMode(let text), .limitReached(let text), .nothingToDo(let text), .phraseRequired(let text),
+        case .phraseRequired(let sentence): "extreme mode: type the phrase to unlock: \"\(sentence)\""
+        case .notInThisMode(let text), .limitReached(let text), .nothingToDo(let text),
             .holdIncomplete(let text), .invalidSettings(let text), .restricted(let text),
             .notFound(let text):
             text

@@ -2,10 +2,12 @@
 public struct AppStatus: Sendable {
     public let id: String
     public let name: String
-    /// Whether its names resolve right now.
-    public let open: Bool
-    /// A sentence: why it is open or blocked.
+    /// Where it stands and why.
+    public let access: AppAccess
+    /// `access` as a sentence.
     public let reason: String
+    /// Whether its names resolve right now.
+    public var open: Bool { access.isOpen }
     /// Metered use today, in every window.
     public let used: Duration
     /// The part of `used` in snooze and emergency windows, which no budget is charged for.

@@ -31,8 +31,7 @@ extension ClientOptions {
     /// The sentence, typed at the terminal; ends the command when none comes.
     private func askSentence(_ body: ErrorBody) -> String {
         guard isatty(STDIN_FILENO) == 1 else { fail("\(body.error) (at a terminal: the sentence must be typed)", body: body) }
-        let sentence = body.error.firstMatch(of: /"(.*)"$/).map { String($0.1) } ?? body.error
-        switch SentencePrompt.ask(sentence) {
+        switch SentencePrompt.ask(body.sentence ?? body.error) {
         case .typed(let typed): return typed
         case .pasted:
             fail("pasted text is not accepted: type the sentence (nothing was sent)", body: ErrorBody(error: "pasted", code: "pasted"))

@@ -47,13 +47,8 @@ struct StatusCommand: AsyncParsableCommand {
                 parts.append("until \(ends.spokenTime)")
             } else if app.open, let figures {
                 parts.append("\(figures.leftMinutes) min left")
-            } else if let restriction = app.restriction {
-                parts.append(
-                    restriction.kind == "schedule"
-                        ? "\(restriction.name) until \(restriction.until?.spokenTime ?? "?") (schedule)"
-                        : "profile \(restriction.name) on" + (restriction.until.map { " until \($0.spokenTime)" } ?? ""))
             } else if !app.open {
-                parts.append(String(app.reason.drop { $0 != ":" }.dropFirst(2)))
+                parts.append(app.state.text)
             }
             parts.append(app.guarded ? "· used " + useText(app, figures: status.perApp ? figures : nil) : "· not guarded")
             lines.append("  " + parts.joined(separator: "  "))

@@ -98,7 +98,7 @@ import Testing
         let guarded = GuardSet(apps: [tiktok])
         let freed = GuardSet(apps: [tiktok], overrides: [("always", Array("tiktok.com\n".utf8))])
         let gate = ScriptedGate()
-        gate.verdict = .block(reason: "tiktok: locked")
+        gate.verdict = .block(PolicyBlock(app: "tiktok", code: "locked", text: "tiktok: locked"))
         // Alice always allows tiktok.com; Bob and Carol guard it with the same filter.
         let pipeline = QueryPipeline(
             policy: FilterPolicy(
@@ -121,16 +121,19 @@ import Testing
             parsed, upstream: .success(try CachedAnswer(reply: upstream, toQuery: query, bounds: TTLBounds())),
             stale: nil, verdict: verdict, transport: .udp, now: 0)
         // Alice is served from the cache; Bob and Carol get the block, though the answer is cached.
-        guard case .reply(let cached) = pipeline.begin(packet: query, client: alice, transport: .udp, now: 1) else {
+        guard case .reply(let cached, .cached) = pipeline.begin(packet: query, client: alice, transport: .udp, now: 1) else {
             Issue.record("Alice's answer comes from the cache")
             return
         }
         #expect(try LdnsPacket(wire: cached).answerRecords.first?.hasSuffix("192.0.2.7") == true)
         for other in [bob, carol] {
-            guard case .reply(let bytes) = pipeline.begin(packet: query, client: other, transport: .udp, now: 2) else {
+            guard case .reply(let bytes, .blocked(.guarded(let block))) = pipeline.begin(
+                packet: query, client: other, transport: .udp, now: 2)
+            else {
                 Issue.record("a blocked name is answered at once")
                 return
             }
+            #expect(block == PolicyBlock(app: "tiktok", code: "locked", text: "tiktok: locked"))
             #expect(try LdnsPacket(wire: bytes).answerRecords.first?.hasSuffix("0.0.0.0") == true)
         }
         #expect(gate.asked == ["tiktok", "tiktok"])

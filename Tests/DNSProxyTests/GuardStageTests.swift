@@ -56,11 +56,12 @@ final class ScriptedGate: GuardGate {
         let answer = try CachedAnswer(reply: upstream, toQuery: query, bounds: TTLBounds())
         return try LdnsPacket(
             wire: pipeline.finish(
-                parsed, upstream: .success(answer), stale: nil, verdict: verdict, transport: .udp, now: 0))
+                parsed, upstream: .success(answer), stale: nil, verdict: verdict, transport: .udp, now: 0
+            ).bytes)
     }
 
     func reply(_ step: PipelineStep) throws -> LdnsPacket {
-        guard case .reply(let bytes) = step else {
+        guard case .reply(let bytes, _) = step else {
             Issue.record("expected a reply, got \(step)")
             throw DNSClient.Timeout()
         }
@@ -68,7 +69,7 @@ final class ScriptedGate: GuardGate {
     }
 
     @Test func aBlockedAppNameGetsTheBlockAnswerWithTheReason() throws {
-        gate.verdict = .block(reason: "social: daily budget spent (30/30 min)")
+        gate.verdict = .block(PolicyBlock(app: "social", code: "budget_spent", text: "social: daily budget spent (30/30 min)"))
         let query = LdnsBuild.query("www.social.test.", ednsPayload: 1232)
         let answer = try reply(pipeline().begin(packet: query, client: local, transport: .udp, now: 0))
         #expect(answer.answerRecords.first?.hasSuffix("0.0.0.0") == true)
@@ -90,7 +91,7 @@ final class ScriptedGate: GuardGate {
         gate.verdict = .allow(ttl: 7)
         let cached = try reply(pipe.begin(packet: query, client: local, transport: .udp, now: 1))
         #expect(cached.answerRecords.first?.contains("\t7\t") == true)
-        gate.verdict = .block(reason: "social: hourly window used, next at 15:00")
+        gate.verdict = .block(PolicyBlock(app: "social", code: "hour_used", text: "social: hourly window used, next at 15:00"))
         let blocked = try reply(pipe.begin(packet: query, client: local, transport: .udp, now: 2))
         #expect(blocked.answerRecords.first?.hasSuffix("0.0.0.0") == true)
         #expect(gate.asked.count == 3)
@@ -103,7 +104,7 @@ final class ScriptedGate: GuardGate {
         #expect(try forwardAndAnswer(pipe, query).answerRecords.first?.contains("\t3600\t") == true)
         _ = try reply(pipe.begin(packet: query, client: local, transport: .udp, now: 1))
         // Guarding it now must take effect on the cached answer at once.
-        gate.verdict = .block(reason: "chat: locked")
+        gate.verdict = .block(PolicyBlock(app: "chat", code: "locked", text: "chat: locked"))
         #expect(
             try reply(pipe.begin(packet: query, client: local, transport: .udp, now: 2)).answerRecords.first?
                 .hasSuffix("0.0.0.0") == true)

@@ -24,23 +24,25 @@ import Testing
             cache: cache)
     }
 
-    private func reply(_ step: PipelineStep) throws -> LdnsPacket {
-        guard case .reply(let bytes) = step else {
+    /// The reply `step` carries, checked to be what `outcome` says when given.
+    private func reply(_ step: PipelineStep, _ outcome: QueryOutcome? = nil) throws -> LdnsPacket {
+        guard case .reply(let bytes, let actual) = step else {
             Issue.record("expected a reply, got \(step)")
             throw DNSClient.Timeout()
         }
+        if let outcome { #expect(actual == outcome) }
         return try LdnsPacket(wire: bytes)
     }
 
     @Test func strangersAreRefused() throws {
         let step = pipeline().begin(packet: LdnsBuild.query("www.test."), client: stranger, transport: .udp, now: 0)
-        #expect(try reply(step).rcode == 5)
-        let garbage = pipeline().begin(
-            packet: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13], client: stranger, transport: .udp, now: 0)
-        guard case .drop = garbage else {
+        #expect(try reply(step, .refused).rcode == 5)
+        let junk: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
+        guard case .drop = pipeline().begin(packet: junk, client: stranger, transport: .udp, now: 0) else {
             Issue.record("junk from a stranger must be dropped")
             return
         }
+        #expect(try reply(pipeline().begin(packet: junk, client: local, transport: .udp, now: 0), .malformed).rcode == 1)
     }
 
     @Test func mappedIPv4AndLocalNetworksAreAllowed() throws {
@@ -57,7 +59,13 @@ import Testing
 
     @Test func blockedNamesInEachMode() throws {
         let query = LdnsBuild.query("x.ads.test.", ednsPayload: 1232)
-        let null = try reply(pipeline().begin(packet: query, client: local, transport: .udp, now: 0))
+        let step = pipeline().begin(packet: query, client: local, transport: .udp, now: 0)
+        guard case .reply(_, .blocked(.rule(let hit))) = step else {
+            Issue.record("a listed name is blocked by its rule, got \(step)")
+            return
+        }
+        #expect(pipeline().policy.rules.describe(hit) == "||ads.test^ (list.txt)")
+        let null = try reply(step)
         #expect(null.answerRecords.first?.hasSuffix("0.0.0.0") == true)
         #expect(null.extendedErrors.first?.text == "blocked by ||ads.test^ (list.txt)")
         #expect(
@@ -78,8 +86,12 @@ import Testing
     @Test func antiBypassNames() throws {
         let pipe = pipeline("")
         for name in ["use-application-dns.net.", "mask.icloud.com.", "mask-h2.icloud.com."] {
-            #expect(
-                try reply(pipe.begin(packet: LdnsBuild.query(name), client: local, transport: .udp, now: 0)).rcode == 3)
+            let step = pipe.begin(packet: LdnsBuild.query(name), client: local, transport: .udp, now: 0)
+            guard case .reply(_, .blocked(.antiBypass)) = step else {
+                Issue.record("\(name) is an anti-bypass name, got \(step)")
+                continue
+            }
+            #expect(try reply(step).rcode == 3)
         }
         let ddr = try reply(
             pipe.begin(
@@ -98,15 +110,17 @@ import Testing
     @Test func whatIsNeverForwarded() throws {
         var chaos = LdnsBuild.query("version.bind.", type: "TXT")
         chaos[chaos.count - 1] = 3  // class CH
-        #expect(try reply(pipeline().begin(packet: chaos, client: local, transport: .udp, now: 0)).rcode == 5)
+        #expect(try reply(pipeline().begin(packet: chaos, client: local, transport: .udp, now: 0), .unsupported).rcode == 5)
         let axfr = LdnsBuild.query("test.", type: "AXFR")
-        #expect(try reply(pipeline().begin(packet: axfr, client: local, transport: .tcp, now: 0)).rcode == 4)
+        #expect(try reply(pipeline().begin(packet: axfr, client: local, transport: .tcp, now: 0), .unsupported).rcode == 4)
         let any = try reply(
-            pipeline().begin(packet: LdnsBuild.query("www.test.", type: "ANY"), client: local, transport: .udp, now: 0))
+            pipeline().begin(packet: LdnsBuild.query("www.test.", type: "ANY"), client: local, transport: .udp, now: 0),
+            .synthesized)
         #expect(any.answerRecords.first?.contains("HINFO") == true)
         var version1 = LdnsBuild.query("www.test.", ednsPayload: 1232)
         version1[version1.count - 5] = 1  // EDNS version 1
-        guard case .reply(let bytes) = pipeline().begin(packet: version1, client: local, transport: .udp, now: 0) else {
+        guard case .reply(let bytes, .unsupported) = pipeline().begin(packet: version1, client: local, transport: .udp, now: 0)
+        else {
             Issue.record("BADVERS expected")
             return
         }
@@ -123,26 +137,50 @@ import Testing
         }
         let upstream = try #require(LdnsBuild.answer(to: query, records: ["ads.test. 3600 IN A 192.0.2.3"]))
         let answer = try CachedAnswer(reply: upstream, toQuery: query, bounds: TTLBounds())
-        _ = open.finish(parsed, upstream: .success(answer), stale: nil, verdict: verdict, transport: .udp, now: 0)
+        let forwarded = open.finish(parsed, upstream: .success(answer), stale: nil, verdict: verdict, transport: .udp, now: 0)
+        #expect(forwarded.outcome == .forwarded)
         // served from cache while allowed
         #expect(
-            try reply(open.begin(packet: query, client: local, transport: .udp, now: 1)).answerRecords.first?.hasSuffix(
-                "192.0.2.3") == true)
+            try reply(open.begin(packet: query, client: local, transport: .udp, now: 1), .cached).answerRecords.first?
+                .hasSuffix("192.0.2.3") == true)
         // the same cache under a policy that blocks the name: the block wins
         let blocking = pipeline("ads.test\n")
-        #expect(
-            try reply(blocking.begin(packet: query, client: local, transport: .udp, now: 2)).answerRecords.first?
-                .hasSuffix("0.0.0.0") == true)
+        let blocked = blocking.begin(packet: query, client: local, transport: .udp, now: 2)
+        guard case .reply(_, .blocked(.rule)) = blocked else {
+            Issue.record("the block wins over the cache, got \(blocked)")
+            return
+        }
+        #expect(try reply(blocked).answerRecords.first?.hasSuffix("0.0.0.0") == true)
     }
 
     @Test func upstreamFailureGivesStaleOrServfail() throws {
         let pipe = pipeline("")
         let query = try DNSQuery(packet: LdnsBuild.query("www.test.", ednsPayload: 1232))
-        let failed = try LdnsPacket(
-            wire: pipe.finish(
-                query, upstream: .failure(ForwardError.noUpstreamAnswered), stale: nil, verdict: .allowed(stamp: 1),
-                transport: .udp, now: 0))
+        let answer = pipe.finish(
+            query, upstream: .failure(ForwardError.noUpstreamAnswered), stale: nil, verdict: .allowed(stamp: 1),
+            transport: .udp, now: 0)
+        #expect(answer.outcome == .failed)
+        let failed = try LdnsPacket(wire: answer.bytes)
         #expect(failed.rcode == 2)
         #expect(failed.extendedErrors.map(\.code) == [22])
+
+        // An answer that expired is served, marked stale, when the upstreams fail.
+        let second: UInt64 = 1_000_000_000
+        let upstream = try #require(LdnsBuild.answer(to: query.packet, records: ["www.test. 5 IN A 192.0.2.5"]))
+        let cached = try CachedAnswer(reply: upstream, toQuery: query.packet, bounds: TTLBounds())
+        let stamp = pipe.policy.stamp(for: QueryClient(address: 0))
+        _ = pipe.finish(
+            query, upstream: .success(cached), stale: nil, verdict: .allowed(stamp: stamp), transport: .udp, now: 0)
+        guard case .forward(let again, let stale?, let verdict) = pipe.begin(
+            packet: query.packet, client: local, transport: .udp, now: 60 * second)
+        else {
+            Issue.record("an expired answer is forwarded with the stale one to fall back on")
+            return
+        }
+        let served = pipe.finish(
+            again, upstream: .failure(ForwardError.noUpstreamAnswered), stale: stale, verdict: verdict, transport: .udp,
+            now: 60 * second)
+        #expect(served.outcome == .stale)
+        #expect(try LdnsPacket(wire: served.bytes).answerRecords == ["www.test.\t30\tIN\tA\t192.0.2.5"])
     }
 }

@@ -65,6 +65,12 @@ import Testing
             #expect(try lockr.status(of: "bob")["mode"] as? String == "time")
             let alice = try lockr.status(of: "alice")["apps"] as? [[String: Any]] ?? []
             #expect(alice.first { $0["id"] as? String == "tiktok" }?["open"] as? Bool == true)
+            let aliceState = alice.first { $0["id"] as? String == "tiktok" }?["state"] as? [String: Any]
+            #expect(aliceState?["code"] as? String == "window" && aliceState?["window"] as? String == "hourly")
+            #expect((aliceState?["until"] as? [String: Any])?["in_seconds"] as? Int ?? 0 > 0)
+            let defaultApps = try lockr.status()["apps"] as? [[String: Any]] ?? []
+            let locked = defaultApps.first { $0["id"] as? String == "tiktok" }?["state"] as? [String: Any]
+            #expect(locked?["code"] as? String == "locked" && locked?["opens_by"] as? String == "unlock", "\(locked ?? [:])")
             let onlyBob = try lockr.cli("status", "--person", "bob").output
             #expect(!onlyBob.contains("alice") && onlyBob.contains("Mode: time"))
             let log = try lockr.cli("log", "--person", "alice").output
@@ -139,6 +145,10 @@ import Testing
             let status = try lockr.cli("status", "--person", "bob").output
             #expect(status.contains("profile work on until") && status.contains("not guarded"), "\(status)")
             let bob = try lockr.status(of: "bob")
+            let youtube = (bob["apps"] as? [[String: Any]])?.first { $0["id"] as? String == "youtube" }
+            let state = youtube?["state"] as? [String: Any]
+            #expect(state?["code"] as? String == "profile", "\(youtube ?? [:])")
+            #expect((state?["text"] as? String)?.hasPrefix("profile work on until") == true)
             let profiles = bob["profiles"] as? [[String: Any]] ?? []
             #expect(profiles.first?["active"] as? Bool == true && profiles.first?["from_config"] as? Bool == true)
             // Off again: exactly what was there.

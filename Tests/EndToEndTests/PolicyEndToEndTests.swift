@@ -151,7 +151,8 @@ import Testing
             // Pasted (the terminal marks it), an empty line, Ctrl-D: refused or no attempt, nothing sent.
             let pasted = try unlockAtATerminal("instagram", typing: "\u{1B}[200~\(sentence)\u{1B}[201~\r", lockr)
             #expect(pasted.status == 1 && pasted.output.contains("pasted text is not accepted"), "\(pasted.output)")
-            #expect(pasted.output.contains("Type this sentence") && pasted.output.contains(sentence))
+            // The prompt shows the sentence alone, from the API's `sentence` field, ready to type.
+            #expect(pasted.output.contains("Type this sentence (pasting is not accepted):\r\n  \(sentence)\r\n"), "\(pasted.output)")
             let empty = try unlockAtATerminal("instagram", typing: "\r", lockr)
             #expect(empty.status == 1 && empty.output.contains("nothing typed"), "\(empty.output)")
             let endOfInput = try unlockAtATerminal("instagram", typing: "\u{04}", lockr)

@@ -61,7 +61,7 @@ import Testing
         clocks.pass(seconds: 598)
         #expect(runtime.admit(app: "tiktok", client: device(0)) == .allow(ttl: 1))
         clocks.pass(seconds: 1)
-        #expect(runtime.admit(app: "tiktok", client: device(0)) == .block(reason: "tiktok: hourly window used, next at 11:00"))
+        #expect(runtime.admit(app: "tiktok", client: device(0)) == .block(PolicyBlock(app: "tiktok", code: "hour_used", text: "tiktok: hourly window used, next at 11:00")))
     }
 
     @Test func controlCallsAreSavedBeforeTheyAnswerAndRefusalsCountToo() throws {
@@ -160,7 +160,8 @@ import Testing
         let clocks = FakeClocks()
         let store = try store()
         let runtime = try household(clocks, store: store, config: try family())
-        #expect(runtime.admit(app: "tiktok", client: device(2)) == .block(reason: "tiktok: locked; `lockr unlock tiktok` opens 10 min"))
+        #expect(runtime.admit(app: "tiktok", client: device(2)) == .block(
+                PolicyBlock(app: "tiktok", code: "locked", text: "tiktok: locked; `lockr unlock tiktok` opens 10 min")))
         _ = try runtime.perform(for: "bob") { engine, now throws(PolicyRefusal) in
             try engine.unlock("tiktok", phrase: nil, at: now)
         }
@@ -172,11 +173,12 @@ import Testing
             clocks.pass(seconds: 15)
             runtime.tick()
         }
-        guard case .block(let reason) = runtime.admit(app: "tiktok", client: device(1)) else {
+        guard case .block(let block) = runtime.admit(app: "tiktok", client: device(1)) else {
             Issue.record("Alice's budget is spent")
             return
         }
-        #expect(reason.hasPrefix("tiktok: daily budget spent (20/20 min"))
+        #expect(block.code == "budget_spent")
+        #expect(block.text.hasPrefix("tiktok: daily budget spent (20/20 min"))
         guard case .allow = runtime.admit(app: "tiktok", client: device(0)) else {
             Issue.record("the default person has budget left")
             return

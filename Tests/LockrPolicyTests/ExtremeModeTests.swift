@@ -41,7 +41,7 @@ import Testing
                 $0.extreme.strictness = .strict
             }, now: start)
         #expect(throws: PolicyRefusal.phraseRequired(
-            "extreme mode: type the phrase to unlock: \"I am stupid enough to waste more time. Please give me another 5 minutes.\""))
+            sentence: "I am stupid enough to waste more time. Please give me another 5 minutes."))
         { try policy.unlock("youtube", phrase: nil, at: start) }
         #expect(throws: PolicyRefusal.self) {
             try policy.unlock("youtube", phrase: "I am stupid enough to waste more time. Please give me another 15 minutes.", at: start)

@@ -59,6 +59,6 @@ extension Admission {
     }
 
     var reason: String? {
-        if case .block(let reason) = self { reason } else { nil }
+        if case .block(_, let reason) = self { reason } else { nil }
     }
 }
