@@ -1,7 +1,6 @@
 import DNSFilter
 import DNSProxy
 import Foundation
-import Hummingbird
 import LockrAdapters
 import LockrControl
 import LockrStore
@@ -9,30 +8,60 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import Synchronization
 import UnixSignals
 
-/// `lockr serve`: loads the configuration, restores the policy, runs the DNS engine and the control
-/// API, reloads on SIGHUP, stops on SIGTERM.
-public final class Daemon: Service {
+/// `lockr serve`: the configuration loaded, the policy restored, and the daemon's parts composed as
+/// one swift-service-lifecycle `ServiceGroup`: the DNS server, the policy's clock, the neighbour
+/// table, the adapter hub, the control API and reloads on SIGHUP. `build` binds the listeners and
+/// returns it ready to run, so that tests run the whole daemon in their own process.
+public final class Daemon: Sendable {
     /// Produces the configuration anew (config file + command-line overrides) for start and reload.
     public typealias ConfigurationSource = @Sendable () throws -> LockrConfiguration
 
-    private let configure: ConfigurationSource
+    /// Every part of the running daemon; a shutdown signal or `stop()` ends them all gracefully.
+    public let services: ServiceGroup
+    /// Where DNS is answered (the ports the system gave, for port 0); empty when lockr leaves DNS to
+    /// its backends.
+    public let dnsAddresses: [SocketAddress]
+    private let stateDirectory: String
+    private let lock: StateDirectoryLock
     private let logger: Logger
 
-    public init(configuration: @escaping ConfigurationSource, logger: Logger) {
-        self.configure = configuration
+    private init(
+        services: ServiceGroup, dnsAddresses: [SocketAddress], stateDirectory: String, lock: StateDirectoryLock,
+        logger: Logger
+    ) {
+        self.services = services
+        self.dnsAddresses = dnsAddresses
+        self.stateDirectory = stateDirectory
+        self.lock = lock
         self.logger = logger
     }
 
-    public func run() async throws {
+    /// Loads the configuration, takes the state directory, restores everyone's policy and binds the
+    /// DNS listeners. Throws `LoadError` saying what is wrong.
+    /// - Parameter shutdownSignals: the signals that stop the daemon gracefully.
+    public static func build(
+        configuration configure: @escaping ConfigurationSource, logger: Logger,
+        shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
+    ) async throws -> Daemon {
         let config = try configure()
         if let narrowed = try StateDirectory.prepare(config.stateDirectory) { logger.notice("\(narrowed)") }
         let lock = try StateDirectoryLock(directory: config.stateDirectory)
-        defer { lock.release() }
+        do {
+            return try await build(config: config, configure: configure, lock: lock, logger: logger, signals: shutdownSignals)
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    private static func build(
+        config: LockrConfiguration, configure: @escaping ConfigurationSource, lock: StateDirectoryLock, logger: Logger,
+        signals: [UnixSignal]
+    ) async throws -> Daemon {
         let loaded = try PolicyLoader.load(config)
-        report(loaded, config)
+        report(loaded, config, logger: logger)
         let neighbours = NeighbourTable()
         let runtime: Household
         let token: String
@@ -40,153 +69,139 @@ public final class Daemon: Service {
             let store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
             runtime = try Household(
                 config: config, loaded: loaded, store: store, logger: logger,
-                publisher: Self.publisher(config, outbox: OutboxStore(sharing: store), logger: logger),
+                publisher: publisher(config, outbox: OutboxStore(sharing: store), logger: logger),
                 neighbours: neighbours)
             token = try ControlFiles.token(in: config.stateDirectory)
         } catch {
             throw LoadError("\(error)")
         }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        func add(_ service: some Service) {
+            services.append(.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup))
+        }
         let cache = AnswerCache(settings: config.cache)
         var server: DNSServer?
         if config.answersDNS {
+            let loops = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
             do {
-                server = try await DNSServer.start(
+                let started = try await DNSServer.start(
                     listeners: ListenerSettings(
-                        addresses: listenAddresses(config), maxTCPConnections: config.maxTCPConnections,
+                        addresses: listenAddresses(config, logger: logger), maxTCPConnections: config.maxTCPConnections,
                         tcpIdleTimeout: config.tcpIdleTimeout),
-                    pipeline: PipelineKeeper.pipeline(config, lists: loaded.lists, cache: cache, runtime: runtime),
+                    pipeline: PipelineKeeper.pipeline(
+                        config, lists: loaded.lists, cache: cache, runtime: runtime),
                     upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
                     forwarding: config.forwarding,
-                    group: group)
+                    group: loops)
+                server = started
+                add(DNSService(server: started, loops: loops))
             } catch {
-                try? await group.shutdownGracefully()
+                try? await loops.shutdownGracefully()
                 throw LoadError("\(error)")
             }
         }
         let keeper = server.map {
             PipelineKeeper(server: $0, cache: cache, runtime: runtime, config: config, lists: loaded.lists)
         }
-        do {
-            try await serve(
-                config: config, loaded: loaded, server: server, keeper: keeper, runtime: runtime,
-                neighbours: neighbours, token: token)
-        } catch {
-            await server?.close()
-            try? await group.shutdownGracefully()
-            throw error
+        add(RepeatingService(description: "policy clock") { await runtime.run() })
+        add(
+            RepeatingService(description: "neighbour table") {
+                await neighbours.keepFresh(every: .seconds(5)) { failure in
+                    if let failure {
+                        logger.warning(
+                            "cannot read the neighbour table; devices are told apart by address and forwarders only",
+                            metadata: ["error": "\(failure)"])
+                    } else {
+                        logger.notice("neighbour table readable again")
+                    }
+                }
+            })
+        if let hub = runtime.publisher?.hub {
+            runtime.publish()
+            add(
+                RepeatingService(description: "adapters") {
+                    await hub.run(observe: { backend, queries in runtime.observe(queries, from: backend) })
+                })
         }
-        logger.notice("shutting down")
-        await server?.close()
-        try await group.shutdownGracefully()
-        unlink(config.stateDirectory + "/" + ControlFiles.addressFile)
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        add(
+            ReloadService(hangups: hangups) {
+                reload(configure: configure, keeper: keeper, runtime: runtime, running: config, logger: logger)
+            })
+        let dnsAddresses = server?.boundAddresses ?? []
+        add(
+            ControlService.make(
+                router: ControlRouter.build(policy: runtime, token: token), address: config.control,
+                stateDirectory: config.stateDirectory, logger: logger
+            ) { address in
+                reportReady(
+                    config: config, loaded: loaded, runtime: runtime, dnsAddresses: dnsAddresses, control: address,
+                    logger: logger)
+            })
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger))
+        return Daemon(
+            services: group, dnsAddresses: dnsAddresses, stateDirectory: config.stateDirectory, lock: lock, logger: logger)
     }
 
-    /// Runs the control API and the policy's clock beside the DNS server until shutdown.
-    private func serve(
-        config: LockrConfiguration, loaded: LoadedPolicy, server: DNSServer?, keeper: PipelineKeeper?,
-        runtime: Household, neighbours: NeighbourTable, token: String
-    ) async throws {
-        let controlText = AddressText.format(config.control)
-        let (bound, boundSink) = AsyncStream.makeStream(of: SocketAddress?.self)
-        let control = Application(
-            router: ControlRouter.build(policy: runtime, token: token),
-            configuration: .init(
-                address: .hostname(config.control.ipAddress ?? "127.0.0.1", port: config.control.port ?? 0)),
-            onServerRunning: { channel in boundSink.yield(channel.localAddress) },
-            logger: logger)
-        let stopping = StopFlag()
-        try await withThrowingDiscardingTaskGroup { tasks in
-            tasks.addTask {
-                defer { boundSink.finish() }
-                do { try await control.run() } catch {
-                    if stopping.isSet { return }
-                    throw LoadError(
-                        "cannot serve the control API on \(controlText): \(ListenError.reason(error))"
-                            + " (another lockr, or another program, holds it? set control = \"127.0.0.1:PORT\")")
-                }
-            }
-            var addresses = bound.makeAsyncIterator()
-            guard let address = await addresses.next(), let address else { return }
-            do { try ControlFiles.writeAddress(AddressText.format(address), in: config.stateDirectory) } catch {
-                throw LoadError("\(error)")
-            }
-            // Each task ends on graceful shutdown by itself (the control API finishes its requests),
-            // so that nothing is cancelled mid-way and logged as an error.
-            tasks.addTask { await cancelWhenGracefulShutdown { await runtime.run() } }
-            let logger = logger
-            tasks.addTask {
-                await cancelWhenGracefulShutdown {
-                    await neighbours.keepFresh(every: .seconds(5)) { failure in
-                        if let failure {
-                            logger.warning(
-                                "cannot read the neighbour table; devices are told apart by address and forwarders only",
-                                metadata: ["error": "\(failure)"])
-                        } else {
-                            logger.notice("neighbour table readable again")
-                        }
-                    }
-                }
-            }
-            if let hub = runtime.publisher?.hub {
-                runtime.publish()
-                tasks.addTask {
-                    await cancelWhenGracefulShutdown {
-                        await hub.run(observe: { backend, queries in runtime.observe(queries, from: backend) })
-                    }
-                }
-            }
-            // Trap SIGHUP before saying ready, so that a reload asked for right away is never fatal.
-            let hangups = await UnixSignalsSequence(trapping: .sighup)
-            for address in server?.boundAddresses ?? [] {
-                logger.notice(
-                    "listening", metadata: ["address": "\(AddressText.format(address))", "transport": "udp+tcp"])
-            }
-            if server == nil { logger.notice("not answering DNS: backends enforce the policy") }
-            for warning in config.warnings { logger.warning("\(warning)") }
-            if loaded.catalogueDirectory == nil {
-                logger.warning(
-                    "no app catalogue found (blocklists/ beside the program, /usr/local/share/lockr/blocklists, /usr/share/lockr/blocklists): no catalogue app can be guarded; set catalogue = \"DIR\""
-                )
-            }
-            if let drift = runtime.clockDrift() {
-                logger.warning("\(drift)")
-            }
-            for backend in config.backends {
-                logger.notice(
-                    "backend",
-                    metadata: [
-                        "name": "\(backend.name)", "url": "\(backend.url.replacing(/\/\/[^\/@]*@/, with: "//"))",
-                        "meters-usage": "\(config.meterFrom == backend.name)",
-                    ])
-            }
-            logger.notice(
-                "control API",
-                metadata: ["address": "\(AddressText.format(address))", "state-dir": "\(config.stateDirectory)"])
-            for policy in runtime.summary() {
-                logger.notice(
-                    "policy",
-                    metadata: [
-                        "person": "\(policy.person)", "mode": "\(policy.mode)",
-                        "guarded": "\(policy.guarded.joined(separator: ","))", "open-windows": "\(policy.openWindows)",
-                        "time-scale": "\(config.timeScale)",
-                    ])
-            }
-            logger.notice(
-                "ready", metadata: ["upstreams": "\(loaded.upstreams.map(AddressText.format).joined(separator: ","))"])
-
-            await cancelWhenGracefulShutdown {
-                for await _ in hangups {
-                    self.reload(keeper: keeper, runtime: runtime, running: config)
-                }
-            }
-            stopping.set()
+    /// Runs every service until a shutdown signal or `stop()`, then lets go of the state directory.
+    public func run() async throws {
+        defer {
+            unlink(stateDirectory + "/" + ControlFiles.addressFile)
+            lock.release()
         }
+        try await services.run()
+        logger.notice("stopped")
+    }
+
+    /// Stops every service gracefully: queries and requests under way are answered, state is saved.
+    public func stop() async {
+        await services.triggerGracefulShutdown()
+    }
+
+    /// Says what runs, once every listener is bound.
+    private static func reportReady(
+        config: LockrConfiguration, loaded: LoadedPolicy, runtime: Household, dnsAddresses: [SocketAddress],
+        control: SocketAddress, logger: Logger
+    ) {
+        for address in dnsAddresses {
+            logger.notice("listening", metadata: ["address": "\(AddressText.format(address))", "transport": "udp+tcp"])
+        }
+        if !config.answersDNS { logger.notice("not answering DNS: backends enforce the policy") }
+        for warning in config.warnings { logger.warning("\(warning)") }
+        if loaded.catalogueDirectory == nil {
+            logger.warning(
+                "no app catalogue found (blocklists/ beside the program, /usr/local/share/lockr/blocklists, /usr/share/lockr/blocklists): no catalogue app can be guarded; set catalogue = \"DIR\""
+            )
+        }
+        if let drift = runtime.clockDrift() { logger.warning("\(drift)") }
+        for backend in config.backends {
+            logger.notice(
+                "backend",
+                metadata: [
+                    "name": "\(backend.name)", "url": "\(backend.url.replacing(/\/\/[^\/@]*@/, with: "//"))",
+                    "meters-usage": "\(config.meterFrom == backend.name)",
+                ])
+        }
+        logger.notice(
+            "control API",
+            metadata: ["address": "\(AddressText.format(control))", "state-dir": "\(config.stateDirectory)"])
+        for policy in runtime.summary() {
+            logger.notice(
+                "policy",
+                metadata: [
+                    "person": "\(policy.person)", "mode": "\(policy.mode)",
+                    "guarded": "\(policy.guarded.joined(separator: ","))", "open-windows": "\(policy.openWindows)",
+                    "time-scale": "\(config.timeScale)",
+                ])
+        }
+        logger.notice(
+            "ready", metadata: ["upstreams": "\(loaded.upstreams.map(AddressText.format).joined(separator: ","))"])
     }
 
     /// The configured addresses; on a machine without IPv6 the embedded default drops `[::1]`
     /// rather than failing to start.
-    private func listenAddresses(_ config: LockrConfiguration) -> [SocketAddress] {
+    private static func listenAddresses(_ config: LockrConfiguration, logger: Logger) -> [SocketAddress] {
         guard config.listen == LockrConfiguration().listen else { return config.listen }
         let hasIPv6Loopback = ((try? System.enumerateDevices()) ?? []).contains { $0.address?.ipAddress == "::1" }
         if hasIPv6Loopback { return config.listen }
@@ -194,7 +209,10 @@ public final class Daemon: Service {
         return config.listen.filter { $0.protocol == .inet }
     }
 
-    private func reload(keeper: PipelineKeeper?, runtime: Household, running: LockrConfiguration) {
+    private static func reload(
+        configure: ConfigurationSource, keeper: PipelineKeeper?, runtime: Household, running: LockrConfiguration,
+        logger: Logger
+    ) {
         do {
             let config = try configure()
             let loaded = try PolicyLoader.load(config)
@@ -213,7 +231,7 @@ public final class Daemon: Service {
             }
             runtime.reload(config: config, loaded: loaded)
             keeper?.reload(config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
-            report(loaded, config)
+            report(loaded, config, logger: logger)
             logger.notice("reloaded")
         } catch {
             logger.error("reload failed; still running the previous configuration", metadata: ["error": "\(error)"])
@@ -238,7 +256,7 @@ public final class Daemon: Service {
         return BlockSetPublisher(hub: hub, logger: logger)
     }
 
-    private func report(_ loaded: LoadedPolicy, _ config: LockrConfiguration) {
+    private static func report(_ loaded: LoadedPolicy, _ config: LockrConfiguration, logger: Logger) {
         if config.upstreams.isEmpty, loaded.upstreams.contains(where: { $0.ipAddress == "127.0.0.53" }) {
             logger.warning("upstream 127.0.0.53 is systemd-resolved, which may ask lockr back: set --upstream")
         }
@@ -260,59 +278,4 @@ public final class Daemon: Service {
                 "block-mode": "\(config.blockAnswer)",
             ])
     }
-}
-
-/// Keeps the DNS server's pipeline built from the latest configuration and rule lists and the app
-/// names in force: a reload and a change of the names in force (a loosening change applying) each
-/// build a new one, one at a time, from what is latest then, so the latest always wins.
-final class PipelineKeeper: Sendable {
-    private let server: DNSServer
-    private let cache: AnswerCache
-    private let runtime: Household
-    private let inputs: Mutex<(config: LockrConfiguration, lists: RuleLists)>
-
-    init(server: DNSServer, cache: AnswerCache, runtime: Household, config: LockrConfiguration, lists: RuleLists) {
-        self.server = server
-        self.cache = cache
-        self.runtime = runtime
-        inputs = Mutex((config, lists))
-        runtime.whenNamingChanges { [weak self] in self?.namingChanged() }
-    }
-
-    /// Takes a reloaded configuration, its rule lists and upstreams.
-    func reload(_ config: LockrConfiguration, lists: RuleLists, upstreams: UpstreamPool) {
-        inputs.withLock { inputs in
-            inputs = (config, lists)
-            server.update(
-                pipeline: Self.pipeline(config, lists: lists, cache: cache, runtime: runtime), upstreams: upstreams,
-                forwarding: config.forwarding)
-        }
-    }
-
-    private func namingChanged() {
-        inputs.withLock { inputs in
-            server.update(pipeline: Self.pipeline(inputs.config, lists: inputs.lists, cache: cache, runtime: runtime))
-        }
-    }
-
-    /// The pipeline for `config` and `lists` around the household's people and their app names in
-    /// force.
-    static func pipeline(
-        _ config: LockrConfiguration, lists: RuleLists, cache: AnswerCache, runtime: Household
-    ) -> QueryPipeline {
-        QueryPipeline(
-            policy: FilterPolicy(
-                rules: lists.shared, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
-                people: runtime.filters(ownLists: lists.own),
-                guardStage: GuardStage(gate: runtime, blockTTL: config.guardBlockTTL)),
-            access: config.access, devices: runtime.deviceDirectory(), cacheSettings: config.cache, cache: cache,
-            sightings: runtime.watch.sightings)
-    }
-}
-
-/// Set once shutdown has begun, so that tasks ending because of it are not taken for failures.
-private final class StopFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    var isSet: Bool { flag.load(ordering: .relaxed) }
-    func set() { flag.store(true, ordering: .relaxed) }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import LockrDaemon
 import Logging
-import ServiceLifecycle
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,13 +27,8 @@ struct Serve: AsyncParsableCommand {
             }
             let logger = Logger(label: "lockr")
             let options = self.options
-            let daemon = Daemon(configuration: { try options.resolve() }, logger: logger)
-            let group = ServiceGroup(
-                configuration: .init(
-                    services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
-                    gracefulShutdownSignals: [.sigterm, .sigint],
-                    logger: logger))
-            try await group.run()
+            let daemon = try await Daemon.build(configuration: { try options.resolve() }, logger: logger)
+            try await daemon.run()
         } catch {
             printError("lockr: \(error)")
             throw ExitCode.failure

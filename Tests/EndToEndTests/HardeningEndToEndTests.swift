@@ -112,7 +112,7 @@ import Testing
             lockr.process.waitUntilExit()
             #expect(lockr.process.terminationStatus == 0)
             let log = lockr.log
-            #expect(log.contains("shutting down"))
+            #expect(log.contains("[LockrDaemon] stopped"))
             #expect(!log.contains(" error "), "\(log)")
         }
     }

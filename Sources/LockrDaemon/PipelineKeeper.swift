@@ -1,0 +1,50 @@
+import DNSProxy
+import Synchronization
+
+/// Keeps the DNS server's pipeline built from the latest configuration and rule lists and the app
+/// names in force: a reload and a change of the names in force (a loosening change applying) each
+/// build a new one, one at a time, from what is latest then, so the latest always wins.
+final class PipelineKeeper: Sendable {
+    private let server: DNSServer
+    private let cache: AnswerCache
+    private let runtime: Household
+    private let inputs: Mutex<(config: LockrConfiguration, lists: RuleLists)>
+
+    init(server: DNSServer, cache: AnswerCache, runtime: Household, config: LockrConfiguration, lists: RuleLists) {
+        self.server = server
+        self.cache = cache
+        self.runtime = runtime
+        inputs = Mutex((config, lists))
+        runtime.whenNamingChanges { [weak self] in self?.namingChanged() }
+    }
+
+    /// Takes a reloaded configuration, its rule lists and upstreams.
+    func reload(_ config: LockrConfiguration, lists: RuleLists, upstreams: UpstreamPool) {
+        inputs.withLock { inputs in
+            inputs = (config, lists)
+            server.update(
+                pipeline: Self.pipeline(config, lists: lists, cache: cache, runtime: runtime), upstreams: upstreams,
+                forwarding: config.forwarding)
+        }
+    }
+
+    private func namingChanged() {
+        inputs.withLock { inputs in
+            server.update(pipeline: Self.pipeline(inputs.config, lists: inputs.lists, cache: cache, runtime: runtime))
+        }
+    }
+
+    /// The pipeline for `config` and `lists` around the household's people and their app names in
+    /// force.
+    static func pipeline(
+        _ config: LockrConfiguration, lists: RuleLists, cache: AnswerCache, runtime: Household
+    ) -> QueryPipeline {
+        QueryPipeline(
+            policy: FilterPolicy(
+                rules: lists.shared, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
+                people: runtime.filters(ownLists: lists.own),
+                guardStage: GuardStage(gate: runtime, blockTTL: config.guardBlockTTL)),
+            access: config.access, devices: runtime.deviceDirectory(), cacheSettings: config.cache, cache: cache,
+            sightings: runtime.watch.sightings)
+    }
+}
