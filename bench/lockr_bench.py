@@ -7,6 +7,7 @@ dnsperf. This script adds lockr to its table of peers and runs it: one run, all 
 client. Arguments are the harness's (see --help); results go to bench/results/.
 """
 import os
+import random
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -16,16 +17,50 @@ import run_bench  # noqa: E402
 
 LOCKR = os.path.join(HERE, "..", ".build", "release", "lockr")
 PORT = 5341
+HOUSEHOLD_PORT = 5342
+PEOPLE = 50
+DEVICES_PER_PERSON = 10
+NAMES_PER_PERSON = 10_000
 
 
-def lockr_argv(size):
-    return [LOCKR, "serve", "--listen", f"127.0.0.1:{PORT}", "--upstream", f"127.0.0.1:{run_bench.UPSTREAM_PORT}",
+def lockr_argv(size, port=PORT, state="lockr-state", extra=()):
+    return [LOCKR, "serve", "--listen", f"127.0.0.1:{port}", "--upstream", f"127.0.0.1:{run_bench.UPSTREAM_PORT}",
             "--blocklist", os.path.join(run_bench.DATA, f"block-{size}.domains"),
-            "--state-dir", os.path.join(run_bench.RUN, "lockr-state"), "--control", "127.0.0.1:0",
-            "--log-level", "warning"]
+            "--state-dir", os.path.join(run_bench.RUN, state), "--control", "127.0.0.1:0",
+            "--log-level", "warning", *extra]
+
+
+def household_config():
+    """50 people with 10 devices each (MACs, addresses, a network) and a 10k-name list of their own,
+    each guarding three apps; the benchmark's client (127.0.0.1) is the last person's device, so every
+    query goes through a person's own list as well as the shared one."""
+    directory = os.path.join(run_bench.RUN, "household")
+    os.makedirs(directory, exist_ok=True)
+    rng = random.Random(7)
+    lines = ['guard = ["tiktok"]', 'trusted-forwarders = ["127.0.0.1"]']
+    for person in range(PEOPLE):
+        listed = os.path.join(directory, f"person-{person}.txt")
+        if not os.path.exists(listed):
+            with open(listed, "w") as out:
+                for _ in range(NAMES_PER_PERSON):
+                    out.write(f"p{person}-{rng.getrandbits(48):012x}.example\n")
+        devices = [f'"02:00:00:{person:02x}:00:{d:02x}"' for d in range(DEVICES_PER_PERSON - 2)]
+        devices += [f'"10.{person}.0.1"', f'"fd00:{person:x}::/64"']
+        if person == PEOPLE - 1:
+            devices[-2] = '"127.0.0.1"'
+        lines += [f"[people.p{person}]", f"devices = [{', '.join(devices)}]", f'blocklists = ["{listed}"]',
+                  'guard = ["tiktok", "instagram", "youtube"]']
+    path = os.path.join(directory, "lockr.toml")
+    with open(path, "w") as out:
+        out.write("\n".join(lines) + "\n")
+    return path
 
 
 run_bench.PEERS["lockr"] = (PORT, lockr_argv)
+# The same lockr with a household: 50 people, 500 devices, a 10k-name list each, beside the run without.
+run_bench.PEERS["lockr-people"] = (
+    HOUSEHOLD_PORT,
+    lambda size: lockr_argv(size, HOUSEHOLD_PORT, "lockr-people-state", ("--config", household_config())))
 
 if __name__ == "__main__":
     if not any(a == "--out" or a.startswith("--out=") for a in sys.argv[1:]):
