@@ -29,6 +29,11 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(IPAddressBytes.format(network, asIPv4: isIPv4))/\(prefixLength)" }
 
+    /// The address alone when the network is one host (a /32 or /128), else nil.
+    public var hostAddress: String? {
+        prefixLength == (isIPv4 ? 32 : 128) ? IPAddressBytes.format(network, asIPv4: isIPv4) : nil
+    }
+
     @inline(__always)
     func contains(_ address: UInt128) -> Bool { address & mask == network }
 }

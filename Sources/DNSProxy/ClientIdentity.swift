@@ -56,6 +56,14 @@ public enum DeviceSpec: Sendable, Equatable, CustomStringConvertible {
         case .network(let network): network.description
         }
     }
+
+    /// As other blockers name a client: the MAC address, a single host's plain address, or the network.
+    public var clientName: String {
+        switch self {
+        case .mac(let mac): mac.description
+        case .network(let network): network.hostAddress ?? network.description
+        }
+    }
 }
 
 /// Finds the person of the device that sent a query.

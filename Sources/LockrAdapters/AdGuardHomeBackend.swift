@@ -6,8 +6,12 @@ import NIOHTTP1
 /// `set_rules` replaces the whole user rule list, so lockr reads the list, replaces only its own
 /// block of lines between `! lockr:begin` and `! lockr:end` (appended at the end the first time), and
 /// writes the list back with every other line as it was. The block holds the rules of the apps that
-/// are blocked now (`||example.com^`, with `$client=...` when clients are configured); an open app has
-/// no lines. A user edit made between lockr's read and write is lost: AdGuard Home has no finer API.
+/// are blocked now (`||example.com^`); an open app has no lines. Each person's rules carry
+/// `$client=` with their devices' addresses and networks; the default person's carry the backend's
+/// `clients`, or else exclude every person's devices (`$client=~...`), so that each device gets its
+/// own person's answers. `$client` takes no MAC address unless AdGuard Home is the network's DHCP
+/// server, so MAC devices are left out (a note says so). A user edit made between lockr's read and
+/// write is lost: AdGuard Home has no finer API.
 public struct AdGuardHomeBackend: Backend {
     public let name: String
     private let settings: BackendSettings
@@ -36,12 +40,38 @@ public struct AdGuardHomeBackend: Backend {
 
     /// lockr's lines for `snapshot`: empty when nothing is blocked.
     func block(for snapshot: BlockSnapshot, _ report: inout SyncReport) -> [String] {
-        let blocked = snapshot.blocked
-        guard !blocked.isEmpty else { return [] }
-        let modifier = settings.clients.isEmpty ? "" : "$client=" + settings.clients.joined(separator: "|")
-        var lines = [Self.begin]
+        var lines: [String] = []
+        let others = Self.addresses(snapshot.peoplesClients)
+        let modifier =
+            !settings.clients.isEmpty
+            ? "$client=" + settings.clients.joined(separator: "|")
+            : others.isEmpty ? "" : "$client=" + others.map { "~" + $0 }.joined(separator: "|")
+        append(snapshot.blocked, modifier: modifier, label: "", to: &lines, &report)
+        for person in snapshot.people where !person.blocked.isEmpty {
+            let clients = Self.addresses(person.clients)
+            if clients.count < person.clients.count {
+                report.notes.append(
+                    "\(person.person): AdGuard Home's $client takes no MAC address unless it is the DHCP server; "
+                        + "list \(person.person)'s devices by address or network")
+            }
+            guard !clients.isEmpty else { continue }
+            append(
+                person.blocked, modifier: "$client=" + clients.joined(separator: "|"), label: " for \(person.person)",
+                to: &lines, &report)
+        }
+        return lines.isEmpty ? [] : [Self.begin] + lines + [Self.end]
+    }
+
+    /// The clients `$client` can name: addresses and networks, not MAC addresses.
+    static func addresses(_ clients: [String]) -> [String] {
+        clients.filter { $0.wholeMatch(of: /(?i)[0-9a-f]{2}([:-][0-9a-f]{2}){5}/) == nil }
+    }
+
+    private func append(
+        _ blocked: [AppBlock], modifier: String, label: String, to lines: inout [String], _ report: inout SyncReport
+    ) {
         for app in blocked {
-            lines.append("! lockr: \(app.app)")
+            lines.append("! lockr: \(app.app)\(label)")
             for rule in app.rules {
                 switch rule {
                 case .domain(let name): lines.append("||\(name)^\(modifier)")
@@ -56,8 +86,6 @@ public struct AdGuardHomeBackend: Backend {
                 }
             }
         }
-        lines.append(Self.end)
-        return lines
     }
 
     /// `rules` with lockr's block replaced by `block` (or removed when it is empty), every other line

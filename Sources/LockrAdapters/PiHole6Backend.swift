@@ -7,11 +7,14 @@ import Synchronization
 /// Pi-hole v6 (FTL's REST API under `/api`).
 ///
 /// lockr's entries are regex deny entries (`(\.|^)example\.com$` for a domain and its subdomains)
-/// whose comment starts with `lockr:<app>`, in lockr's own group (`group`, created when missing) and,
-/// when no `clients` are configured, in the Default group too; configured clients are added to
-/// lockr's group (keeping their other groups). An app that opens has its entries disabled, not
-/// deleted; an app no longer guarded has them deleted. Entries without the marker are the user's and
-/// are never changed, even for the same domain.
+/// whose comment starts with `lockr:<app>`. The default person's reach lockr's own group (`group`,
+/// created when missing) and, when no `clients` are configured, the Default group too; configured
+/// clients are added to lockr's group (keeping their other groups). Each person with devices has a
+/// group of their own (`lockr-alice`) holding their devices as clients. An entry is enabled in the
+/// groups of those who have its app blocked now; when nobody does it is disabled, not deleted; an app
+/// nobody guards any more has its entries deleted. Pi-hole puts every client in the Default group
+/// too, so a person's devices also get the default person's blocks: the strictest of both holds.
+/// Entries without the marker are the user's and are never changed, even for the same domain.
 ///
 /// Auth: `POST /api/auth` with the password (or an app password) once; the session id is reused
 /// (`X-FTL-SID`) until the backend answers 401, and released on shutdown, as Pi-hole has few session
@@ -52,42 +55,46 @@ public final class PiHole6Backend: Backend {
 
     public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport {
         var report = SyncReport()
-        let group = try await lockrGroup(&report)
-        let clientGroups = settings.clients.isEmpty ? [Self.defaultGroup] : try await bindClients(to: group, &report)
-        let groups = settings.clients.isEmpty ? [group, Self.defaultGroup] : [group]
+        let group = try await lockrGroup(named: settings.group, &report)
+        var clientGroups: Set<Int> =
+            settings.clients.isEmpty
+            ? [Self.defaultGroup] : try await bind(settings.clients, to: group, settings.group, &report)
+        var audiences = [(apps: snapshot.apps, groups: settings.clients.isEmpty ? [group, Self.defaultGroup] : [group])]
+        for person in snapshot.people where !person.clients.isEmpty {
+            let name = Self.groupName(settings.group, person: person.person)
+            let personGroup = try await lockrGroup(named: name, &report)
+            clientGroups.formUnion(try await bind(person.clients, to: personGroup, name, &report))
+            audiences.append((person.apps, [personGroup]))
+        }
+        let wanted = Self.wantedEntries(audiences)
         let entries = try await get("/api/domains/deny", as: DomainList.self).domains
         let split = OwnedEntries(entries, key: \.key, comment: \.comment)
-        var wanted: Set<EntryKey> = []
-        for app in snapshot.apps {
-            let comment = EntryComment.forApp(app.app, note: "managed by lockr; changes are undone")
-            var missing: [String: [String]] = [:]
-            for rule in app.rules {
-                let key = EntryKey(kind: "regex", domain: rule.posixRegex)
-                wanted.insert(key)
-                if split.users.contains(key) {
-                    report.notes.append("\(app.app): kept the user's own entry \(key.domain)")
-                    continue
-                }
-                if let entry = split.owned[key] {
-                    if entry.enabled != app.blocked || Set(entry.groups) != Set(groups) || entry.comment != comment {
-                        try await put(key, DomainUpdate(comment: comment, groups: groups, enabled: app.blocked))
-                        report.writes += 1
-                    }
-                } else if app.blocked {
-                    missing[key.kind, default: []].append(key.domain)
-                }
+        var missing: [MissingBatch: [String]] = [:]
+        for (key, entry) in wanted.sorted(by: { $0.key.domain < $1.key.domain }) {
+            let comment = EntryComment.forApp(entry.app, note: "managed by lockr; changes are undone")
+            if split.users.contains(key) {
+                report.notes.append("\(entry.app): kept the user's own entry \(key.domain)")
+                continue
             }
-            for (kind, domains) in missing.sorted(by: { $0.key < $1.key }) {
-                let added = try await post(
-                    "/api/domains/deny/\(kind)", NewDomains(domain: domains, comment: comment, groups: groups))
-                report.writes += added.processed?.success?.count ?? domains.count
-                for error in added.processed?.errors ?? [] {
-                    report.notes.append(
-                        "\(app.app): \(error.item ?? "?") not added: \(error.error ?? "no reason given")")
+            if let owned = split.owned[key] {
+                if owned.enabled != entry.enabled || Set(owned.groups) != Set(entry.groups) || owned.comment != comment {
+                    try await put(key, DomainUpdate(comment: comment, groups: entry.groups, enabled: entry.enabled))
+                    report.writes += 1
                 }
+            } else if entry.enabled {
+                missing[MissingBatch(app: entry.app, kind: key.kind, groups: entry.groups), default: []].append(key.domain)
             }
         }
-        let stale = split.owned.keys.filter { !wanted.contains($0) }.sorted { $0.domain < $1.domain }
+        for (batch, domains) in missing.sorted(by: { "\($0.key.app) \($0.key.groups)" < "\($1.key.app) \($1.key.groups)" }) {
+            let comment = EntryComment.forApp(batch.app, note: "managed by lockr; changes are undone")
+            let added = try await post(
+                "/api/domains/deny/\(batch.kind)", NewDomains(domain: domains, comment: comment, groups: batch.groups))
+            report.writes += added.processed?.success?.count ?? domains.count
+            for error in added.processed?.errors ?? [] {
+                report.notes.append("\(batch.app): \(error.item ?? "?") not added: \(error.error ?? "no reason given")")
+            }
+        }
+        let stale = split.owned.keys.filter { wanted[$0] == nil }.sorted { $0.domain < $1.domain }
         if !stale.isEmpty {
             let items = stale.map { BatchItem(item: $0.domain, type: "deny", kind: $0.kind) }
             let reply = try await send(.POST, "/api/domains:batchDelete", json: BackendHTTP.json(items))
@@ -96,6 +103,35 @@ public final class PiHole6Backend: Backend {
         }
         report.notEnforcing = try await enforcementProblems(snapshot, clientGroups: clientGroups)
         return report
+    }
+
+    /// The group that holds a person's entries: `lockr-alice` beside `lockr`.
+    static func groupName(_ base: String, person: String) -> String { "\(base)-\(person)" }
+
+    /// One entry as it should be: enabled in the groups of those who have its app blocked now; when
+    /// nobody does, disabled and in the groups of all who guard it.
+    struct WantedEntry: Equatable {
+        let app: String
+        var blockedIn: Set<Int> = []
+        var guardedIn: Set<Int> = []
+
+        var enabled: Bool { !blockedIn.isEmpty }
+        var groups: [Int] { (enabled ? blockedIn : guardedIn).sorted() }
+    }
+
+    /// Each rule's entry for everyone's apps (`audiences`: apps and the groups their devices are in).
+    fileprivate static func wantedEntries(_ audiences: [(apps: [AppBlock], groups: [Int])]) -> [EntryKey: WantedEntry] {
+        var wanted: [EntryKey: WantedEntry] = [:]
+        for audience in audiences {
+            for app in audience.apps {
+                for rule in app.rules {
+                    let key = EntryKey(kind: "regex", domain: rule.posixRegex)
+                    wanted[key, default: WantedEntry(app: app.app)].guardedIn.formUnion(audience.groups)
+                    if app.blocked { wanted[key]!.blockedIn.formUnion(audience.groups) }
+                }
+            }
+        }
+        return wanted
     }
 
     /// What keeps lockr's entries from blocking, though they are in place: switches that belong to the
@@ -125,7 +161,8 @@ public final class PiHole6Backend: Backend {
         let allowed = try await get("/api/domains/allow", as: DomainList.self).domains.filter {
             $0.enabled && !clientGroups.isDisjoint(with: $0.groups)
         }
-        for app in snapshot.apps where app.blocked {
+        var seen: Set<String> = []
+        for app in snapshot.blocked + snapshot.people.flatMap(\.blocked) where seen.insert(app.app).inserted {
             let covering = allowed.filter { entry in app.rules.contains { AllowCoverage.covers(entry, $0) } }
             for entry in covering.prefix(3) {
                 problems.append("allow entry \"\(entry.domain)\" keeps \(app.app) open")
@@ -134,39 +171,39 @@ public final class PiHole6Backend: Backend {
         return problems
     }
 
-    /// lockr's group id, creating the group if it is missing and enabling it if it was disabled by
-    /// hand (then its entries would stop applying to the configured clients).
-    private func lockrGroup(_ report: inout SyncReport) async throws(BackendError) -> Int {
-        let path = "/api/groups/\(BackendHTTP.escape(settings.group))"
-        if let group = try await get(path, as: GroupList.self).groups.first(where: { $0.name == settings.group }) {
+    /// The id of lockr's group `name`, creating the group if it is missing and enabling it if it was
+    /// disabled by hand (then its entries would stop applying to its clients).
+    private func lockrGroup(named name: String, _ report: inout SyncReport) async throws(BackendError) -> Int {
+        let path = "/api/groups/\(BackendHTTP.escape(name))"
+        if let group = try await get(path, as: GroupList.self).groups.first(where: { $0.name == name }) {
             if group.enabled == false {
                 let reply = try await send(
                     .PUT, path,
-                    json: BackendHTTP.json(NewGroup(name: settings.group, comment: group.comment ?? Self.groupComment, enabled: true)))
-                guard reply.status == 200 else { throw unexpected(reply, "enabling the group \(settings.group)") }
+                    json: BackendHTTP.json(NewGroup(name: name, comment: group.comment ?? Self.groupComment, enabled: true)))
+                guard reply.status == 200 else { throw unexpected(reply, "enabling the group \(name)") }
                 report.writes += 1
             }
             return group.id
         }
         let created = try await post(
-            "/api/groups",
-            NewGroup(name: settings.group, comment: Self.groupComment, enabled: true),
-            as: GroupList.self)
+            "/api/groups", NewGroup(name: name, comment: Self.groupComment, enabled: true), as: GroupList.self)
         report.writes += 1
         // Created by someone else meanwhile: the reply names it only in processed.errors.
-        if let group = created.groups.first(where: { $0.name == settings.group }) { return group.id }
+        if let group = created.groups.first(where: { $0.name == name }) { return group.id }
         let listed = try await get(path, as: GroupList.self).groups
-        guard let group = listed.first(where: { $0.name == settings.group }) else {
-            throw .failed("Pi-hole did not create the group \(settings.group)")
+        guard let group = listed.first(where: { $0.name == name }) else {
+            throw .failed("Pi-hole did not create the group \(name)")
         }
         return group.id
     }
 
-    /// Puts each configured client in lockr's group, keeping the groups it has; returns every group the
-    /// clients are in.
-    private func bindClients(to group: Int, _ report: inout SyncReport) async throws(BackendError) -> Set<Int> {
+    /// Puts each of `clients` in `group` (named `name`), keeping the groups it has; returns every group
+    /// the clients are in.
+    private func bind(
+        _ clients: [String], to group: Int, _ name: String, _ report: inout SyncReport
+    ) async throws(BackendError) -> Set<Int> {
         var groups: Set<Int> = [group, Self.defaultGroup]
-        for client in settings.clients {
+        for client in clients {
             let path = "/api/clients/\(BackendHTTP.escape(client))"
             if let known = try await get(path, as: ClientList.self).clients.first(where: { $0.client == client }) {
                 groups.formUnion(known.groups)
@@ -174,7 +211,7 @@ public final class PiHole6Backend: Backend {
                 let reply = try await send(
                     .PUT, path,
                     json: BackendHTTP.json(ClientUpdate(comment: known.comment, groups: known.groups + [group])))
-                guard reply.status == 200 else { throw unexpected(reply, "adding \(client) to \(settings.group)") }
+                guard reply.status == 200 else { throw unexpected(reply, "adding \(client) to \(name)") }
             } else {
                 _ = try await post(
                     "/api/clients",
@@ -319,6 +356,13 @@ private protocol EmptyListing { static var empty: Self { get } }
 private struct EntryKey: Hashable {
     let kind: String
     let domain: String
+}
+
+/// New entries added in one call: of one app and kind, for the same groups.
+private struct MissingBatch: Hashable {
+    let app: String
+    let kind: String
+    let groups: [Int]
 }
 
 private struct DomainEntry: Decodable {

@@ -2,9 +2,10 @@ import Foundation
 
 /// A generic JSON POST, for home automation: each change with the full active set.
 ///
-/// Body: `{"event": "sync"|"change", "at": ISO 8601, "changed": [{"app", "blocked"}],
-/// "blocked": [{"app", "rules"}]}` (`blocked` null in `changed` means no longer guarded; rules as
-/// lockr's lists write them). A `token` is sent as `Authorization: Bearer`. Any 2xx is success;
+/// Body: `{"event": "sync"|"change", "at": ISO 8601, "changed": [{"app", "blocked", "person"?}],
+/// "blocked": [{"app", "rules"}], "people": [{"person", "clients", "blocked"}]}` (`blocked` null in
+/// `changed` means no longer guarded; `person` is absent for the default person, whose apps are
+/// `blocked`; rules as lockr's lists write them). A `token` is sent as `Authorization: Bearer`. Any 2xx is success;
 /// changes are delivered in order, each until it succeeds. There is nothing to read back, so
 /// reconciling sends nothing.
 public struct WebhookBackend: Backend {
@@ -25,7 +26,11 @@ public struct WebhookBackend: Backend {
         if let secret = settings.secret { headers.append(("Authorization", "Bearer \(try secret.read())")) }
         let body = WebhookBody(
             event: change.event, at: ISO8601DateFormatter().string(from: change.at), changed: change.changed,
-            blocked: change.snapshot.blocked.map { WebhookBody.App(app: $0.app, rules: $0.rules.map(\.listText)) })
+            blocked: change.snapshot.blocked.map(WebhookBody.App.init),
+            people: change.snapshot.people.map { person in
+                WebhookBody.Person(
+                    person: person.person, clients: person.clients, blocked: person.blocked.map(WebhookBody.App.init))
+            })
         let reply = try await http.send(.POST, "", headers: headers, json: BackendHTTP.json(body))
         switch reply.status {
         case 200..<300: return SyncReport(writes: 1)
@@ -43,9 +48,24 @@ public struct WebhookBody: Codable, Sendable, Equatable {
     public struct App: Codable, Sendable, Equatable {
         public let app: String
         public let rules: [String]
+
+        init(_ block: AppBlock) {
+            app = block.app
+            rules = block.rules.map(\.listText)
+        }
     }
+
+    /// A person's devices and the apps blocked for them.
+    public struct Person: Codable, Sendable, Equatable {
+        public let person: String
+        public let clients: [String]
+        public let blocked: [App]
+    }
+
     public let event: String
     public let at: String
     public let changed: [AppChange]
+    /// The default person's blocked apps.
     public let blocked: [App]
+    public let people: [Person]
 }

@@ -3,6 +3,25 @@ import LockrAdapters
 import Logging
 import Synchronization
 
+/// What one person has blocked, for the adapters: their guarded apps, those blocked now (guarded or
+/// blocked by a schedule or profile), each app's block rules, and their devices as clients (none
+/// for the default person).
+struct PersonBlockSet {
+    let person: String
+    let clients: [String]
+    let guarded: [String]
+    let blocked: [String]
+    let rules: [String: [DomainRule]]
+
+    /// The apps to enforce or keep ready: apps a schedule or profile blocks count while they do,
+    /// guarded or not.
+    var apps: [AppBlock] {
+        let blockedSet = Set(blocked)
+        let apps = guarded + blocked.filter { !guarded.contains($0) }
+        return apps.map { AppBlock(app: $0, blocked: blockedSet.contains($0), rules: rules[$0] ?? []) }
+    }
+}
+
 /// Turns the policy's blocked apps into block-set snapshots and hands each change to the adapters.
 final class BlockSetPublisher: Sendable {
     let hub: AdapterHub
@@ -14,19 +33,16 @@ final class BlockSetPublisher: Sendable {
         self.logger = logger
     }
 
-    /// Publishes the state of the `guarded` apps and of the others in `blocked` (blocked by a schedule
-    /// or profile), each with its block `rules`. Cheap when nothing changed (the hub compares with the
-    /// last snapshot).
-    func publish(guarded: [String], blocked: [String], rules: [String: [DomainRule]]) {
-        let blockedSet = Set(blocked)
-        // Apps a schedule or profile blocks are enforced while they do, guarded or not.
-        let apps = guarded + blocked.filter { !guarded.contains($0) }
+    /// Publishes the default person's set and each other person's. Cheap when nothing changed (the
+    /// hub compares with the last snapshot).
+    func publish(default defaultSet: PersonBlockSet, people: [PersonBlockSet]) {
         let snapshot = BlockSnapshot(
-            apps: apps.map { AppBlock(app: $0, blocked: blockedSet.contains($0), rules: rules[$0] ?? []) })
+            apps: defaultSet.apps,
+            people: people.map { PersonBlocks(person: $0.person, clients: $0.clients, apps: $0.apps) })
         do {
             if let change = try hub.publish(snapshot) {
                 let text = change.changed.map {
-                    "\($0.app)=\($0.blocked.map { $0 ? "blocked" : "open" } ?? "unguarded")"
+                    ($0.person.map { "\($0)." } ?? "") + "\($0.app)=\($0.blocked.map { $0 ? "blocked" : "open" } ?? "unguarded")"
                 }
                 logger.info(
                     "block set queued for backends",

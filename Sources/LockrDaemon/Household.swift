@@ -171,13 +171,23 @@ final class Household: PolicyAccess, GuardGate {
         if observed { publish() }
     }
 
-    /// Hands the default person's block set to the adapters (which queue it only when it changed).
+    /// Hands everyone's block set to the adapters (which queue it only when it changed): the default
+    /// person's, and each configured person's with their devices.
     func publish() {
         guard let publisher else { return }
         let now = clock.now()
-        let person = policy(number: 0)
-        let (guarded, blocked) = person.read { ($0.guarded, $0.blockedApps(at: now)) }
-        publisher.publish(guarded: guarded, blocked: blocked, rules: person.naming.blockRules)
+        let devices = setUp.withLock { setUp in
+            Dictionary(
+                setUp.configured.map { ($0.name, $0.devices.map(\.clientName)) }, uniquingKeysWith: { first, _ in first })
+        }
+        let sets = everyone.compactMap { person -> PersonBlockSet? in
+            let clients = person.number == 0 ? [] : devices[person.name] ?? []
+            guard person.number == 0 || !clients.isEmpty else { return nil }
+            let (guarded, blocked) = person.read { ($0.guarded, $0.blockedApps(at: now)) }
+            return PersonBlockSet(
+                person: person.name, clients: clients, guarded: guarded, blocked: blocked, rules: person.naming.blockRules)
+        }
+        publisher.publish(default: sets[0], people: Array(sets.dropFirst()))
     }
 
     // MARK: PolicyAccess

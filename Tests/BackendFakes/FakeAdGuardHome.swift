@@ -69,7 +69,8 @@ public final class FakeAdGuardHome: FakeBackend {
     }
 
     /// Whether a name is blocked for `client` by lockr's lines, as AdGuard Home would read the simple
-    /// rules lockr writes (`||domain^`, `/regex/`, with an optional `$client=` list).
+    /// rules lockr writes (`||domain^`, `/regex/`, with an optional `$client=` list of addresses and
+    /// networks, or of exclusions `~address`).
     public func blocks(_ name: String, client: String = "192.168.1.23") -> Bool {
         rules.contains { line in
             guard !line.hasPrefix("!"), !line.hasPrefix("#"), !line.isEmpty else { return false }
@@ -77,7 +78,12 @@ public final class FakeAdGuardHome: FakeBackend {
             if let dollar = line.range(of: "$client=") {
                 rule = String(line[..<dollar.lowerBound])
                 let clients = line[dollar.upperBound...].split(separator: "|").map(String.init)
-                guard clients.contains(client) else { return false }
+                let excluded = clients.filter { $0.hasPrefix("~") }.map { String($0.dropFirst()) }
+                if excluded.isEmpty {
+                    guard clients.contains(where: { Self.client(client, isIn: $0) }) else { return false }
+                } else {
+                    guard !excluded.contains(where: { Self.client(client, isIn: $0) }) else { return false }
+                }
             }
             if rule.hasPrefix("||"), rule.hasSuffix("^") {
                 let domain = String(rule.dropFirst(2).dropLast())
@@ -88,5 +94,19 @@ public final class FakeAdGuardHome: FakeBackend {
             }
             return false
         }
+    }
+
+    /// Whether `address` is `entry` or in the IPv4 network `entry` names ("10.0.0.0/24").
+    private static func client(_ address: String, isIn entry: String) -> Bool {
+        guard let slash = entry.firstIndex(of: "/") else { return address == entry }
+        func number(_ text: Substring) -> UInt32? {
+            let parts = text.split(separator: ".").compactMap { UInt32($0) }
+            return parts.count == 4 ? parts.reduce(0) { $0 << 8 | $1 } : nil
+        }
+        guard let network = number(entry[..<slash]), let bits = Int(entry[entry.index(after: slash)...]),
+            let host = number(Substring(address)), (0...32).contains(bits)
+        else { return false }
+        let mask: UInt32 = bits == 0 ? 0 : ~UInt32(0) << (32 - bits)
+        return host & mask == network & mask
     }
 }

@@ -126,6 +126,13 @@ public final class FakePiHole6: FakeBackend {
         }
     }
 
+    /// Whether a name is blocked for `client` (an address or MAC as Pi-hole names clients): in the
+    /// groups of its client entry, or only Default when it has none.
+    public func blocks(_ name: String, client: String) -> Bool {
+        let groups = state.withLock { state in state.clients.first { $0.client == client }.map { Set($0.groups) } }
+        return blocks(name, groups: groups ?? [0])
+    }
+
     // MARK: Handling
 
     public func handle(_ request: FakeRequest) -> FakeResponse {

@@ -97,6 +97,30 @@ import Testing
         }
     }
 
+    @Test func eachPersonsDevicesGetTheirOwnBlocksOnPiHole() async throws {
+        // The default person has today's budget; Alice, in hourly mode, has her apps locked.
+        let alice = """
+
+            [people.alice]
+            devices = ["192.168.1.50", "aa:bb:cc:dd:ee:01"]
+
+            [people.alice.policy]
+            mode = "hourly"
+
+            """
+        try await withPiHole(mode: "time", sections: alice) { lockr, fake, _ throws in
+            #expect(await eventually { fake.blocks("tiktok.com", client: "192.168.1.50") })
+            #expect(fake.blocks("youtube.com", client: "aa:bb:cc:dd:ee:01"))
+            #expect(!fake.blocks("tiktok.com", client: "192.168.1.23"), "other devices are the default person's")
+            #expect(fake.groups.contains { $0.name == "lockr-alice" })
+            // Her window opens her apps alone.
+            #expect(try lockr.cli("unlock", "tiktok", "--person", "alice").status == 0)
+            #expect(await eventually { !fake.blocks("tiktok.com", client: "192.168.1.50") })
+            #expect(fake.blocks("youtube.com", client: "192.168.1.50"))
+            #expect(try backend(lockr)["state"] as? String == "ok")
+        }
+    }
+
     @Test func anHourlyWindowTogglesTheBackendRule() async throws {
         try await withPiHole(mode: "hourly", sections: "[hourly]\nwindow-minutes = 5\n") {
             (lockr, fake, _) async throws in

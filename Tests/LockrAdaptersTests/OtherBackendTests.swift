@@ -64,6 +64,31 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
         }
     }
 
+    @Test func eachPersonsDevicesGetTheirOwnRulesAndTheDefaultPersonsSpareThem() async throws {
+        let fake = try FakeAdGuardHome(specDirectory: Fixtures.specs + "/adguardhome", rules: userRules)
+        try await serving(fake) { server in
+            let adguard = backend(server.url)
+            let alice = ["192.168.1.50", "10.9.0.0/24", "aa:bb:cc:dd:ee:01"]
+            // The default person has tiktok blocked, Alice has it open: her devices are spared.
+            var report = try await adguard.reconcile(
+                BlockSnapshot(
+                    apps: [Fixtures.tiktok],
+                    people: [PersonBlocks(person: "alice", clients: alice, apps: [Fixtures.open(Fixtures.tiktok)])]))
+            #expect(fake.blocks("tiktok.com", client: "192.168.1.23"))
+            #expect(!fake.blocks("tiktok.com", client: "192.168.1.50") && !fake.blocks("tiktok.com", client: "10.9.0.7"))
+            #expect(fake.rules.contains("||tiktok.com^$client=~192.168.1.50|~10.9.0.0/24"), "\(fake.rules)")
+            // Alice's youtube is blocked for her alone; her MAC cannot be named, which a note says.
+            report = try await adguard.reconcile(
+                BlockSnapshot(
+                    apps: [Fixtures.open(Fixtures.tiktok)],
+                    people: [PersonBlocks(person: "alice", clients: alice, apps: [Fixtures.youtube])]))
+            #expect(fake.blocks("youtube.com", client: "10.9.0.7") && !fake.blocks("youtube.com", client: "192.168.1.23"))
+            #expect(!fake.blocks("tiktok.com", client: "192.168.1.23"))
+            #expect(report.notes.contains { $0.hasPrefix("alice: AdGuard Home's $client takes no MAC address") })
+            #expect(Array(fake.rules.prefix(userRules.count)) == userRules)
+        }
+    }
+
     @Test func mergeHandlesAMissingEndMarker() {
         let rules = ["||a.example^", AdGuardHomeBackend.begin, "! lockr: tiktok", "||tiktok.com^", "||b.example^"]
         // A begin marker whose end was deleted by hand takes the rule-like lines after it (lockr
@@ -230,5 +255,33 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
             #expect(blocked[0]["rules"] as? [String] == ["tiktok.com", "tiktokcdn.com"])
             #expect(try await hook.reconcile(Fixtures.snapshot()).writes == 0, "nothing to read back")
         }
+    }
+
+    @Test func aPersonsChangeNamesThemAndTheirDevices() async throws {
+        let fake = FakeWebhook(token: "hook-token")
+        try await serving(fake) { server in
+            let hook = WebhookBackend(settings: Fixtures.settings(.webhook, server.url, secret: "hook-token"))
+            let alice = PersonBlocks(person: "alice", clients: ["192.168.1.50"], apps: [Fixtures.open(Fixtures.tiktok)])
+            let before = BlockSnapshot(apps: [Fixtures.tiktok], people: [alice])
+            let after = BlockSnapshot(
+                apps: [Fixtures.tiktok], people: [PersonBlocks(person: "alice", clients: alice.clients, apps: [Fixtures.tiktok])])
+            let change = try #require(BlockChange.between(before, after, at: Date()))
+            #expect(change.changed == [AppChange(app: "tiktok", blocked: true, person: "alice")])
+            _ = try await hook.apply(change)
+            let body = try #require(fake.bodies.first)
+            #expect((body["changed"] as? [[String: Any]])?.first?["person"] as? String == "alice")
+            let people = try #require(body["people"] as? [[String: Any]])
+            #expect(people.first?["clients"] as? [String] == ["192.168.1.50"])
+            #expect((people.first?["blocked"] as? [[String: Any]])?.first?["app"] as? String == "tiktok")
+            // A person dropped from the set: each of their apps is no longer guarded for them.
+            let dropped = try #require(BlockChange.between(after, BlockSnapshot(apps: [Fixtures.tiktok]), at: Date()))
+            #expect(dropped.changed == [AppChange(app: "tiktok", blocked: nil, person: "alice")])
+        }
+    }
+
+    @Test func anOutboxEntryFromBeforePeopleStillReads() throws {
+        let old = #"{"apps":[{"app":"tiktok","blocked":true,"rules":[]}]}"#
+        let snapshot = try JSONDecoder().decode(BlockSnapshot.self, from: Data(old.utf8))
+        #expect(snapshot.people.isEmpty && snapshot.apps.map(\.app) == ["tiktok"])
     }
 }

@@ -183,6 +183,39 @@ import Testing
         }
     }
 
+    @Test func eachPersonHasAGroupWithTheirDevicesAndEntriesEnabledWhereBlocked() async throws {
+        try await withServer { server in
+            let pihole = backend(server)
+            let alice = PersonBlocks(person: "alice", clients: ["192.168.1.50", "aa:bb:cc:dd:ee:01"], apps: [Fixtures.tiktok])
+            let bob = PersonBlocks(person: "bob", clients: ["192.168.1.60"], apps: [Fixtures.open(Fixtures.tiktok)])
+            // Alice has tiktok blocked; Bob and the default person (every other device) have it open.
+            _ = try await pihole.reconcile(BlockSnapshot(apps: [Fixtures.open(Fixtures.tiktok)], people: [alice, bob]))
+            let aliceGroup = try #require(fake.groups.first { $0.name == "lockr-alice" })
+            #expect(fake.groups.contains { $0.name == "lockr-bob" })
+            #expect(fake.clients.first { $0.client == "aa:bb:cc:dd:ee:01" }?.groups.contains(aliceGroup.id) == true)
+            #expect(fake.domains.count == 2 && fake.domains.allSatisfy { $0.enabled && $0.groups == [aliceGroup.id] })
+            #expect(fake.blocks("tiktok.com", client: "192.168.1.50") && fake.blocks("tiktok.com", client: "aa:bb:cc:dd:ee:01"))
+            #expect(!fake.blocks("tiktok.com", client: "192.168.1.60") && !fake.blocks("tiktok.com", client: "192.168.1.23"))
+
+            // Nobody has it blocked: disabled, kept in the groups of all who guard it.
+            _ = try await pihole.reconcile(
+                BlockSnapshot(
+                    apps: [Fixtures.open(Fixtures.tiktok)],
+                    people: [PersonBlocks(person: "alice", clients: alice.clients, apps: [Fixtures.open(Fixtures.tiktok)]), bob]))
+            #expect(fake.domains.count == 2 && fake.domains.allSatisfy { !$0.enabled && $0.groups.count == 4 })
+            #expect(!fake.blocks("tiktok.com", client: "192.168.1.50"))
+
+            // The default person's block reaches everyone through the Default group (the strictest holds).
+            let report = try await pihole.reconcile(
+                BlockSnapshot(apps: [Fixtures.tiktok], people: [PersonBlocks(person: "alice", clients: alice.clients, apps: [])]))
+            #expect(fake.blocks("tiktok.com", client: "192.168.1.23") && fake.blocks("tiktok.com", client: "192.168.1.50"))
+            #expect(report.notEnforcing.isEmpty)
+            // Unguarded by everyone: deleted.
+            _ = try await pihole.reconcile(BlockSnapshot(apps: []))
+            #expect(fake.domains.isEmpty)
+        }
+    }
+
     @Test func concurrentCallsShareOneLogin() async throws {
         try await withServer { server in
             let pihole = backend(server)
