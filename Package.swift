@@ -112,6 +112,8 @@ let package = Package(
             ],
             path: "Tests/Support"
         ),
+        // Counts a thread's heap allocations, for tests that show a path makes none.
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
         // Fake Pi-hole v6/v5, AdGuard Home, NextDNS and webhook servers on loopback, with every request
         // checked against the OpenAPI files in ../shared/specs, and faults to inject.
         .target(
@@ -131,7 +133,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "CLdns", "DNSTestSupport"]),
+        .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "CLdns", "DNSTestSupport", "AllocationCounter"]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "DNSTestSupport"]),
         .testTarget(
             name: "DNSProxyTests",

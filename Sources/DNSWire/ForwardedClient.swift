@@ -7,7 +7,8 @@ public struct MACAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads "aa:bb:cc:dd:ee:ff" (or with '-'), in either letter case.
     public init?(_ text: String) {
-        guard let value = Self.parse(text.utf8) else { return nil }
+        let bytes = Array(text.utf8)
+        guard let value = Self.parse(bytes, bytes.indices) else { return nil }
         self.value = value
     }
 
@@ -19,11 +20,12 @@ public struct MACAddress: Hashable, Sendable, CustomStringConvertible {
         }.joined(separator: ":")
     }
 
-    /// Six hex pairs separated by ':' or '-' (17 characters), without allocating.
-    static func parse<Text: Collection<UInt8>>(_ text: Text) -> UInt64? {
+    /// Six hex pairs separated by ':' or '-' (17 characters at `bytes[text]`), without allocating.
+    static func parse(_ bytes: [UInt8], _ text: Range<Int>) -> UInt64? {
         guard text.count == 17 else { return nil }
         var value: UInt64 = 0
-        for (index, character) in text.enumerated() {
+        for index in 0..<17 {
+            let character = bytes[text.lowerBound + index]
             if index % 3 == 2 {
                 guard character == UInt8(ascii: ":") || character == UInt8(ascii: "-") else { return nil }
                 continue
@@ -69,7 +71,7 @@ public struct ForwardedClient: Sendable, Equatable {
 
     /// Reads the options in `packet[options]` (an OPT record's RDATA, already checked to be a
     /// well-formed sequence of options). A malformed option is ignored (a well-formed one of the same
-    /// kind still counts); nothing is allocated.
+    /// kind still counts); nothing is allocated, in debug builds too (a test counts).
     static func read(_ packet: [UInt8], options: Range<Int>) -> ForwardedClient {
         var client = ForwardedClient()
         var cursor = options.lowerBound
@@ -79,13 +81,15 @@ public struct ForwardedClient: Sendable, Equatable {
             let data = cursor + 4..<min(cursor + 4 + length, options.upperBound)
             switch code {
             case OptionCode.mac where data.count == 6:
-                client.mac = MACAddress(value: packet[data].reduce(0) { $0 << 8 | UInt64($1) })
+                var value: UInt64 = 0
+                for index in data { value = value << 8 | UInt64(packet[index]) }
+                client.mac = MACAddress(value: value)
             case OptionCode.deviceID where data.count == 17:
-                client.mac = MACAddress.parse(packet[data]).map(MACAddress.init(value:)) ?? client.mac
+                client.mac = MACAddress.parse(packet, data).map(MACAddress.init(value:)) ?? client.mac
             case OptionCode.deviceID where data.count == 8:
-                client.mac = base64MAC(packet[data]).map(MACAddress.init(value:)) ?? client.mac
+                client.mac = base64MAC(packet, data).map(MACAddress.init(value:)) ?? client.mac
             case OptionCode.clientSubnet:
-                client.subnet = subnet(packet[data]) ?? client.subnet
+                client.subnet = subnet(packet, data) ?? client.subnet
             default:
                 break
             }
@@ -95,9 +99,10 @@ public struct ForwardedClient: Sendable, Equatable {
     }
 
     /// Six bytes from 8 base64 characters (standard or URL-safe alphabet, no padding needed).
-    private static func base64MAC(_ text: ArraySlice<UInt8>) -> UInt64? {
+    private static func base64MAC(_ packet: [UInt8], _ text: Range<Int>) -> UInt64? {
         var value: UInt64 = 0
-        for character in text {
+        for index in text {
+            let character = packet[index]
             let sextet: UInt8
             switch character {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): sextet = character - UInt8(ascii: "A")
@@ -114,17 +119,16 @@ public struct ForwardedClient: Sendable, Equatable {
 
     /// FAMILY (1 IPv4, 2 IPv6), SOURCE PREFIX-LENGTH, SCOPE PREFIX-LENGTH, then just the bytes the
     /// prefix covers (RFC 7871 6); nil when they disagree.
-    private static func subnet(_ data: ArraySlice<UInt8>) -> ClientSubnet? {
+    private static func subnet(_ packet: [UInt8], _ data: Range<Int>) -> ClientSubnet? {
         guard data.count >= 4 else { return nil }
-        let start = data.startIndex
-        let family = UInt16(data[start]) << 8 | UInt16(data[start + 1])
-        let prefix = data[start + 2]
+        let start = data.lowerBound
+        let family = packet.u16(at: start)
+        let prefix = packet[start + 2]
         let width = family == 1 ? 4 : family == 2 ? 16 : 0
         guard width > 0, Int(prefix) <= width * 8, data.count - 4 == (Int(prefix) + 7) / 8 else { return nil }
         var address: UInt128 = 0
-        for index in 0..<width {
-            let byte = start + 4 + index < data.endIndex ? data[start + 4 + index] : 0
-            address = address << 8 | UInt128(byte)
+        for index in start + 4..<start + 4 + width {
+            address = address << 8 | UInt128(index < data.upperBound ? packet[index] : 0)
         }
         if width == 4 { address |= 0xFFFF_0000_0000 }
         return ClientSubnet(address: address, prefixLength: prefix, isIPv4: width == 4)

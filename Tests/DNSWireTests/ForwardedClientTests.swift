@@ -1,3 +1,4 @@
+import AllocationCounter
 import DNSTestSupport
 import Foundation
 import Testing
@@ -23,6 +24,27 @@ import Testing
         #expect(try query([(65073, base64)]).forwardedClient().mac == expected)
         // Beside a cookie, as dnsmasq sends it.
         #expect(try query([(10, Array(repeating: 7, count: 8)), (65001, mac)]).forwardedClient().mac == expected)
+    }
+
+    @Test func readingTheOptionsAllocatesNothing() throws {
+        let forms = [
+            try query([(10, Array(repeating: 7, count: 8)), (65001, mac), (8, [0, 1, 24, 0, 192, 168, 1])]),
+            try query([(65073, Array("02:42:AC:11:00:0F".utf8))]),
+            try query([(65073, Array(Data(mac).base64EncodedString().utf8))]),
+        ]
+        // The counter sees allocations: a fresh array is one.
+        allocation_counter_start()
+        let made = [UInt8](repeating: 1, count: 64 + Int.random(in: 0...1))
+        #expect(allocation_counter_stop() >= 1 && made.count >= 64)
+        var found = 0
+        let wanted = expected!.value
+        allocation_counter_start()
+        for _ in 0..<1_000 {
+            for index in 0..<3 where forms[index].forwardedClient().mac?.value == wanted { found += 1 }
+        }
+        let allocations = allocation_counter_stop()
+        #expect(found == 3_000)
+        #expect(allocations == 0, "\(allocations) allocations reading 3000 forwarded options")
     }
 
     @Test func aClientSubnetAsDnsmasqSendsIt() throws {

@@ -6,8 +6,9 @@ import Testing
 /// 127.0.0.3 Bob's, 127.0.0.1 nobody's): each gets their own answers and their own gates. Alice
 /// has a block list of her own.
 @Suite(.serialized) struct HouseholdEndToEndTests {
+    /// One fixed path, written whole each run, so that runs leave no file behind them.
     static let aliceList: String = {
-        let path = NSTemporaryDirectory() + "lockr-e2e-alice-\(UUID()).txt"
+        let path = NSTemporaryDirectory() + "lockr-e2e-alice-list.txt"
         try! "# Alice's own list\n||news.example^\n".write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }()
