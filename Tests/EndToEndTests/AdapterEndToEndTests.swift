@@ -109,8 +109,10 @@ import Testing
 
             """
         try await withPiHole(mode: "time", sections: alice) { lockr, fake, _ throws in
-            #expect(await eventually { fake.blocks("tiktok.com", client: "192.168.1.50") })
-            #expect(fake.blocks("youtube.com", client: "aa:bb:cc:dd:ee:01"))
+            // Each app's entries are added in a call of their own: wait for both.
+            #expect(await eventually {
+                fake.blocks("tiktok.com", client: "192.168.1.50") && fake.blocks("youtube.com", client: "aa:bb:cc:dd:ee:01")
+            })
             #expect(!fake.blocks("tiktok.com", client: "192.168.1.23"), "other devices are the default person's")
             #expect(fake.groups.contains { $0.name == "lockr-alice" })
             // Her window opens her apps alone.
