@@ -86,8 +86,7 @@ public struct AccessText: Sendable {
         switch access {
         case .window(let kind, let until): "open until \(calendar.clockText(until)) (\(kind.rawValue) window)"
         case .budgetLeft(let charged, let budget, _):
-            "\(BudgetFigures(charged: charged, budget: budget).leftMinutes) min of today's budget left "
-                + "(\(BudgetFigures(charged: charged, budget: budget).text))"
+            BudgetFigures(charged: charged, budget: budget).leftText
         case .free: "not guarded, and no schedule or profile blocks it"
         case .budgetSpent(let charged, let budget):
             "daily budget spent (\(BudgetFigures(charged: charged, budget: budget).text))"

@@ -71,4 +71,7 @@ public struct BudgetFigures: Sendable, Equatable {
 
     /// "4/5 min".
     public var text: String { "\(usedMinutes)/\(budgetMinutes) min" }
+
+    /// "1 min of today's budget left (4/5 min)".
+    var leftText: String { "\(leftMinutes) min of today's budget left (\(text))" }
 }
