@@ -7,9 +7,7 @@ extension ControlRouter {
     static func addRestrictionRoutes(to api: RouterGroup<ControlRequestContext>, policy: some PolicyAccess) {
         api.get("schedules") { request, context in
             try await respond {
-                policy.read(for: try person(request, context, policy)) { engine, now in
-                    schedulesResponse(engine, now, change: nil)
-                }
+                schedulesResponse(policy.view(of: try person(request, context, policy)), change: nil)
             }
         }
         api.post("schedules") { request, context in
@@ -17,10 +15,9 @@ extension ControlRouter {
                 let body = try await decode(ScheduleRequest.self, from: request)
                 let schedule = try schedule(body)
                 let pinCheck = try policy.verifyPIN(pin(request))
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    let outcome = try engine.addSchedule(schedule, phrase: body.phrase, pin: pinCheck, at: now)
-                    return schedulesResponse(engine, now, change: outcome)
-                }
+                let added = try policy.perform(
+                    Commands.AddSchedule(schedule, phrase: body.phrase, pin: pinCheck), for: try person(request, context, policy))
+                return schedulesResponse(added.view, change: added.result)
             }
         }
         api.delete("schedules/:name") { request, context in
@@ -28,49 +25,42 @@ extension ControlRouter {
                 let name = try parameter("name", context)
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
                 let pinCheck = try policy.verifyPIN(pin(request))
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    let outcome = try engine.removeSchedule(name, phrase: body.phrase, pin: pinCheck, at: now)
-                    return schedulesResponse(engine, now, change: outcome)
-                }
+                let removed = try policy.perform(
+                    Commands.RemoveSchedule(name, phrase: body.phrase, pin: pinCheck), for: try person(request, context, policy))
+                return schedulesResponse(removed.view, change: removed.result)
             }
         }
         api.get("profiles") { request, context in
             try await respond {
-                policy.read(for: try person(request, context, policy)) { engine, now in profilesResponse(engine, now) }
+                profilesResponse(policy.view(of: try person(request, context, policy)))
             }
         }
         api.get("profiles/:name") { request, context in
             try await respond {
                 let name = try parameter("name", context)
-                let found = policy.read(for: try person(request, context, policy)) { engine, now in
-                    try? profileBody(name, engine, now)
-                }
-                guard let found else { throw ControlFailure.refused(.notFound("no profile \(name) (`lockr profile list` shows them)")) }
-                return found
+                return try profileBody(name, policy.view(of: try person(request, context, policy)))
             }
         }
         api.post("profiles") { request, context in
             try await respond {
                 let body = try await decode(ProfileRequest.self, from: request)
                 let pinCheck = try policy.verifyPIN(pin(request))
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    let profile = try engine.defineProfile(Profile(name: body.name, block: body.block), pin: pinCheck, at: now)
-                    return try profileBody(profile.name, engine, now)
-                }
+                let defined = try policy.perform(
+                    Commands.DefineProfile(Profile(name: body.name, block: body.block), pin: pinCheck),
+                    for: try person(request, context, policy))
+                return try profileBody(defined.result.name, defined.view)
             }
         }
         api.delete("profiles/:name") { request, context in
             try await respond {
                 let name = try parameter("name", context)
                 let pinCheck = try policy.verifyPIN(pin(request))
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    _ = try engine.removeProfile(name, pin: pinCheck, at: now)
-                    return profilesResponse(engine, now)
-                }
+                return profilesResponse(
+                    try policy.perform(Commands.RemoveProfile(name, pin: pinCheck), for: try person(request, context, policy)).view)
             }
         }
-        for action in ["activate", "deactivate", "toggle"] {
-            api.post("profiles/:name/\(action)") { request, context in
+        for action in Commands.SwitchProfile.Action.allCases {
+            api.post("profiles/:name/\(action.rawValue)") { request, context in
                 try await respond {
                     let name = try parameter("name", context)
                     let body = try await decode(
@@ -79,16 +69,11 @@ extension ControlRouter {
                         throw ErrorBody(error: "for_minutes must be 1 to \(7 * 1440) (7 days)", code: "bad_request")
                     }
                     let duration = body.forMinutes.map { Duration.seconds($0 * 60) }
-                    let pinCheck = action == "activate" ? PinCheck.none : try policy.verifyPIN(pin(request))
-                    return try policy.perform(for: try person(request, context, policy)) {
-                        (engine, now) throws(PolicyRefusal) in
-                        switch action {
-                        case "activate": _ = try engine.activateProfile(name, for: duration, at: now)
-                        case "deactivate": _ = try engine.deactivateProfile(name, pin: pinCheck, at: now)
-                        default: _ = try engine.toggleProfile(name, for: duration, pin: pinCheck, at: now)
-                        }
-                        return try profileBody(name, engine, now)
-                    }
+                    let pinCheck = action == .activate ? PinCheck.none : try policy.verifyPIN(pin(request))
+                    let switched = try policy.perform(
+                        Commands.SwitchProfile(name, action, for: duration, pin: pinCheck),
+                        for: try person(request, context, policy))
+                    return try profileBody(name, switched.view)
                 }
             }
         }
@@ -112,25 +97,25 @@ extension ControlRouter {
         return raw.removingPercentEncoding ?? raw
     }
 
-    static func schedulesResponse(_ engine: PolicyEngine, _ now: Instant, change: ChangeOutcome?) -> SchedulesResponse {
-        let calendar = engine.settings.calendar
+    static func schedulesResponse(_ view: PolicyView, change: ChangeOutcome?) -> SchedulesResponse {
+        let (now, calendar) = (view.now, view.calendar)
         return SchedulesResponse(
-            schedules: engine.restrictionStatus(at: now).schedules.map { ScheduleBody($0, now: now, calendar: calendar) },
+            schedules: view.engine.restrictionStatus(at: now).schedules.map { ScheduleBody($0, now: now, calendar: calendar) },
             change: change.map { ChangeBody($0, now: now, calendar: calendar) })
     }
 
-    static func profilesResponse(_ engine: PolicyEngine, _ now: Instant) -> ProfilesResponse {
-        let calendar = engine.settings.calendar
-        return ProfilesResponse(
-            profiles: engine.restrictionStatus(at: now).profiles.map { ProfileBody($0, now: now, calendar: calendar) })
+    static func profilesResponse(_ view: PolicyView) -> ProfilesResponse {
+        ProfilesResponse(
+            profiles: view.engine.restrictionStatus(at: view.now).profiles.map {
+                ProfileBody($0, now: view.now, calendar: view.calendar)
+            })
     }
 
-    private static func profileBody(_ name: String, _ engine: PolicyEngine, _ now: Instant) throws(PolicyRefusal)
-        -> ProfileBody
-    {
-        guard let status = engine.restrictionStatus(at: now).profiles.first(where: { $0.profile.name == name }) else {
-            throw .notFound("no profile \(name) (`lockr profile list` shows them)")
+    private static func profileBody(_ name: String, _ view: PolicyView) throws(ControlFailure) -> ProfileBody {
+        guard let status = view.engine.restrictionStatus(at: view.now).profiles.first(where: { $0.profile.name == name })
+        else {
+            throw .refused(.notFound("no profile \(name) (`lockr profile list` shows them)"))
         }
-        return ProfileBody(status, now: now, calendar: engine.settings.calendar)
+        return ProfileBody(status, now: view.now, calendar: view.calendar)
     }
 }

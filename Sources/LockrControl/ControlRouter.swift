@@ -72,9 +72,7 @@ public enum ControlRouter {
                 let devices = policy.devices()
                 return HouseholdStatusBody(
                     people: people.map { person in
-                        policy.read(for: person) { engine, now in
-                            status(person, engine, now, devices: devices.filter { $0.person == person })
-                        }
+                        status(person, policy.view(of: person), devices: devices.filter { $0.person == person })
                     },
                     backends: policy.backends(), clockWarning: policy.clockDrift())
             }
@@ -83,11 +81,10 @@ public enum ControlRouter {
             try await respond {
                 let person = try person(request, context, policy)
                 let groups = policy.appGroups()
-                let apps = policy.read(for: person) { engine, _ in
-                    engine.apps.sorted { $0.key < $1.key }.map { id, name in
-                        CatalogueAppBody(
-                            id: id, name: name, group: groups[id] ?? "custom", guarded: engine.guarded.contains(id))
-                    }
+                let engine = policy.view(of: person).engine
+                let apps = engine.apps.sorted { $0.key < $1.key }.map { id, name in
+                    CatalogueAppBody(
+                        id: id, name: name, group: groups[id] ?? "custom", guarded: engine.guarded.contains(id))
                 }
                 return AppsResponse(apps: apps)
             }
@@ -106,24 +103,17 @@ public enum ControlRouter {
                     throw ErrorBody(error: "window_minutes must be 5, 10 or 15, not \(window)", code: "invalid_settings")
                 }
                 let pinCheck = try policy.verifyPIN(pin(request))
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    let outcome = try engine.setMode(
-                        mode, budget: body.budgetMinutes.map { .seconds($0 * 60) }, perApp: body.perApp,
-                        window: body.windowMinutes.map { .seconds($0 * 60) }, phrase: body.phrase,
-                        pin: pinCheck, at: now)
-                    return modeResponse(engine, outcome, now)
-                }
+                let command = Commands.SetMode(
+                    mode, budget: body.budgetMinutes.map { .seconds($0 * 60) }, perApp: body.perApp,
+                    window: body.windowMinutes.map { .seconds($0 * 60) }, phrase: body.phrase, pin: pinCheck)
+                return modeResponse(try policy.perform(command, for: try person(request, context, policy)))
             }
         }
         api.post("guard") { request, context in
             try await respond {
                 let body = try await decode(AppRequest.self, from: request)
                 guard let app = body.app else { throw ErrorBody(error: "'app' is required", code: "bad_request") }
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    let outcome = try engine.guardApp(app, at: now)
-                    return GuardResponse(
-                        guarded: engine.guarded, change: ChangeBody(outcome, now: now, calendar: engine.settings.calendar))
-                }
+                return guardResponse(try policy.perform(Commands.GuardApp(app), for: try person(request, context, policy)))
             }
         }
         api.delete("guard/:app") { request, context in
@@ -132,25 +122,20 @@ public enum ControlRouter {
                 let app = raw.removingPercentEncoding ?? raw
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
                 let pinCheck = try policy.verifyPIN(pin(request))
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    let outcome = try engine.unguardApp(app, phrase: body.phrase, pin: pinCheck, at: now)
-                    return GuardResponse(
-                        guarded: engine.guarded, change: ChangeBody(outcome, now: now, calendar: engine.settings.calendar))
-                }
+                let command = Commands.UnguardApp(app, phrase: body.phrase, pin: pinCheck)
+                return guardResponse(try policy.perform(command, for: try person(request, context, policy)))
             }
         }
         api.get("pending") { request, context in
             try await respond {
-                policy.read(for: try person(request, context, policy)) { engine, now in pendingResponse(engine, now) }
+                pendingResponse(policy.view(of: try person(request, context, policy)))
             }
         }
         api.delete("pending/:id") { request, context in
             try await respond {
                 let id = try pendingID(context)
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    _ = try engine.cancelPending(id, at: now)
-                    return pendingResponse(engine, now)
-                }
+                return pendingResponse(
+                    try policy.perform(Commands.CancelPending(id), for: try person(request, context, policy)).view)
             }
         }
         api.post("pending/:id/confirm") { request, context in
@@ -158,20 +143,16 @@ public enum ControlRouter {
                 let id = try pendingID(context)
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
                 let pinCheck = try policy.verifyPIN(pin(request))
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    _ = try engine.confirmPending(id, phrase: body.phrase, pin: pinCheck, at: now)
-                    return pendingResponse(engine, now)
-                }
+                let command = Commands.ConfirmPending(id, phrase: body.phrase, pin: pinCheck)
+                return pendingResponse(try policy.perform(command, for: try person(request, context, policy)).view)
             }
         }
         api.post("settings/reset") { request, context in
             try await respond {
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
                 let pinCheck = try policy.verifyPIN(pin(request))
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    modeResponse(
-                        engine, try engine.resetSettings(phrase: body.phrase, pin: pinCheck, at: now), now)
-                }
+                let command = Commands.ResetSettings(phrase: body.phrase, pin: pinCheck)
+                return modeResponse(try policy.perform(command, for: try person(request, context, policy)))
             }
         }
         api.put("pin") { request, context in
@@ -183,22 +164,18 @@ public enum ControlRouter {
                 do { record = try PinHash.record(for: body.pin) } catch {
                     throw ErrorBody(error: "cannot hash the PIN: \(error)", code: "bad_request")
                 }
-                return try policy.perform(for: People.defaultName) { (engine, now) throws(PolicyRefusal) in
-                    engine.setPin(record, at: now)
-                    return PinResponse(set: true)
-                }
+                _ = try policy.perform(Commands.SetPin(record), for: People.defaultName)
+                return PinResponse(set: true)
             }
         }
         api.delete("pin") { request, context in
             try await respond {
-                guard policy.read(for: People.defaultName, { engine, _ in engine.pin }) != nil else {
+                guard policy.view(of: People.defaultName).engine.pin != nil else {
                     throw ErrorBody(error: "no PIN is set", code: "nothing_to_do")
                 }
                 try requireCurrentPIN(request, policy)
-                return try policy.perform(for: People.defaultName) { (engine, now) throws(PolicyRefusal) in
-                    engine.setPin(nil, at: now)
-                    return PinResponse(set: false)
-                }
+                _ = try policy.perform(Commands.SetPin(nil), for: People.defaultName)
+                return PinResponse(set: false)
             }
         }
         api.post("unlock") { request, context in
@@ -207,48 +184,39 @@ public enum ControlRouter {
                 guard (body.app == nil) == (body.all == true) else {
                     throw ErrorBody(error: "give either 'app' or \"all\": true", code: "bad_request")
                 }
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    let result = try engine.unlock(body.app, phrase: body.phrase, at: now)
-                    let calendar = engine.settings.calendar
-                    return UnlockResponse(
-                        opened: result.opened.map { WindowBody($0, now: now, calendar: calendar) },
-                        alreadyOpen: result.alreadyOpen.map { WindowBody($0, now: now, calendar: calendar) })
-                }
+                let unlocked = try policy.perform(
+                    Commands.Unlock(body.app, phrase: body.phrase), for: try person(request, context, policy))
+                let (now, calendar) = (unlocked.view.now, unlocked.view.calendar)
+                return UnlockResponse(
+                    opened: unlocked.result.opened.map { WindowBody($0, now: now, calendar: calendar) },
+                    alreadyOpen: unlocked.result.alreadyOpen.map { WindowBody($0, now: now, calendar: calendar) })
             }
         }
         api.post("snooze") { request, context in
             try await respond {
                 let body = try await decode(AppRequest.self, from: request, emptyIs: AppRequest(app: nil))
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    WindowBody(try engine.snooze(body.app, at: now), now: now, calendar: engine.settings.calendar)
-                }
+                return windowBody(try policy.perform(Commands.Snooze(body.app), for: try person(request, context, policy)))
             }
         }
         api.post("extend") { request, context in
             try await respond {
                 let body = try await decode(AppRequest.self, from: request, emptyIs: AppRequest(app: nil))
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    ExtendResponse(budgetMinutes: try engine.extend(body.app, at: now).milliseconds / 60_000)
-                }
+                let extended = try policy.perform(Commands.Extend(body.app), for: try person(request, context, policy))
+                return ExtendResponse(budgetMinutes: extended.result.milliseconds / 60_000)
             }
         }
         api.post("emergency/hold") { request, context in
             try await respond {
-                try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    let hold = try engine.beginEmergency(at: now)
-                    let wait = Double(engine.settings.emergencyHold.milliseconds) / policy.timeScale
-                    return HoldResponse(hold: hold, waitMilliseconds: Int64(wait.rounded(.up)))
-                }
+                let begun = try policy.perform(Commands.BeginEmergency(), for: try person(request, context, policy))
+                let wait = Double(begun.view.engine.settings.emergencyHold.milliseconds) / policy.timeScale
+                return HoldResponse(hold: begun.result, waitMilliseconds: Int64(wait.rounded(.up)))
             }
         }
         api.post("emergency") { request, context in
             try await respond {
                 let body = try await decode(EmergencyRequest.self, from: request)
-                return try policy.perform(for: try person(request, context, policy)) { (engine, now) throws(PolicyRefusal) in
-                    WindowBody(
-                        try engine.completeEmergency(hold: body.hold, at: now), now: now,
-                        calendar: engine.settings.calendar)
-                }
+                return windowBody(
+                    try policy.perform(Commands.CompleteEmergency(hold: body.hold), for: try person(request, context, policy)))
             }
         }
         addRestrictionRoutes(to: api, policy: policy)
@@ -266,11 +234,9 @@ public enum ControlRouter {
                 let limit = try integer(parameters["limit"], name: "limit", upTo: 10_000) ?? 1000
                 let named = parameters["person"].map(String.init)
                 let person = try named.map { try policy.person(named: $0, caller: nil) }
-                let (now, calendar) = policy.read(for: person ?? People.defaultName) { engine, now in
-                    (now, engine.settings.calendar)
-                }
-                let events = try policy.events(since: now - .seconds(since), limit: Int(limit), person: person)
-                return LogResponse(events: events.map { EventBody($0, calendar: calendar) })
+                let view = policy.view(of: person ?? People.defaultName)
+                let events = try policy.events(since: view.now - .seconds(since), limit: Int(limit), person: person)
+                return LogResponse(events: events.map { EventBody($0, calendar: view.calendar) })
             }
         }
         return router
@@ -286,15 +252,25 @@ public enum ControlRouter {
         guard try policy.verifyPIN(pin(request)) != .missing else { throw ControlFailure.refused(.pinRequired) }
     }
 
-    static func modeResponse(_ engine: PolicyEngine, _ outcome: ChangeOutcome, _ now: Instant) -> ModeResponse {
-        ModeResponse(
-            mode: engine.settings.mode.rawValue, summary: engine.modeSummary,
-            change: ChangeBody(outcome, now: now, calendar: engine.settings.calendar))
+    static func modeResponse(_ changed: Performed<ChangeOutcome>) -> ModeResponse {
+        let view = changed.view
+        return ModeResponse(
+            mode: view.engine.settings.mode.rawValue, summary: view.engine.modeSummary,
+            change: ChangeBody(changed.result, now: view.now, calendar: view.calendar))
     }
 
-    static func pendingResponse(_ engine: PolicyEngine, _ now: Instant) -> PendingResponse {
-        PendingResponse(
-            pending: engine.state.pending.map { PendingBody($0, now: now, calendar: engine.settings.calendar) })
+    static func guardResponse(_ changed: Performed<ChangeOutcome>) -> GuardResponse {
+        let view = changed.view
+        return GuardResponse(
+            guarded: view.engine.guarded, change: ChangeBody(changed.result, now: view.now, calendar: view.calendar))
+    }
+
+    static func windowBody(_ opened: Performed<UnlockWindow>) -> WindowBody {
+        WindowBody(opened.result, now: opened.view.now, calendar: opened.view.calendar)
+    }
+
+    static func pendingResponse(_ view: PolicyView) -> PendingResponse {
+        PendingResponse(pending: view.engine.state.pending.map { PendingBody($0, now: view.now, calendar: view.calendar) })
     }
 
     /// The person a request is about: `?person=NAME`, else the caller's (see `PolicyAccess`).
@@ -312,9 +288,9 @@ public enum ControlRouter {
         return id
     }
 
-    static func status(_ person: String, _ engine: PolicyEngine, _ now: Instant, devices: [DeviceBody]) -> StatusBody {
+    static func status(_ person: String, _ view: PolicyView, devices: [DeviceBody]) -> StatusBody {
         StatusBody(
-            person: person, engine.status(at: now), summary: engine.modeSummary, calendar: engine.settings.calendar,
+            person: person, view.engine.status(at: view.now), summary: view.engine.modeSummary, calendar: view.calendar,
             devices: devices)
     }
 

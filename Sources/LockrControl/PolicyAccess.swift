@@ -12,7 +12,32 @@ public enum ControlFailure: Error, Sendable, Equatable {
     case personNeeded(people: [String])
 }
 
-/// What the control API needs from the daemon: each person's engine, the clock and the event log.
+/// One person's policy as it stands at a policy time: read-only, for answers to be built from.
+public struct PolicyView: Sendable {
+    public let engine: PolicyEngine
+    public let now: Instant
+
+    public init(engine: PolicyEngine, now: Instant) {
+        self.engine = engine
+        self.now = now
+    }
+
+    public var calendar: DayCalendar { engine.settings.calendar }
+}
+
+/// What a command gave, and the person's policy just after it.
+public struct Performed<Result: Sendable>: Sendable {
+    public let result: Result
+    public let view: PolicyView
+
+    public init(result: Result, view: PolicyView) {
+        self.result = result
+        self.view = view
+    }
+}
+
+/// What the control API needs from the daemon: commands to each person's policy and views of it,
+/// the household's people, devices and backends, and the event log.
 public protocol PolicyAccess: Sendable {
     /// How much faster than real time policy time runs (`--time-scale`).
     var timeScale: Double { get }
@@ -23,16 +48,15 @@ public protocol PolicyAccess: Sendable {
     /// The person whose device `caller` is, if any but the default person.
     func person(ofCaller caller: SocketAddress) -> String?
 
-    /// Runs `action` on `person`'s engine at the current policy time and saves the outcome (the
-    /// state even when the action is refused, as a refusal may count, like a wrong phrase) before
-    /// returning.
-    func perform<Result: Sendable>(
-        for person: String, _ action: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
-    ) throws(ControlFailure) -> Result
+    /// Carries `command` out on `person`'s policy at the current policy time and saves what it
+    /// changed (also when it is refused, as a refusal may count, like a wrong sentence) before
+    /// returning its result and the person's policy just after.
+    func perform<Command: PolicyCommand>(_ command: Command, for person: String) throws(ControlFailure)
+        -> Performed<Command.Result>
 
-    /// Reads `person`'s engine (one `person(named:caller:)` or `peopleNames()` gave) at the
-    /// current policy time.
-    func read<Result: Sendable>(for person: String, _ body: (PolicyEngine, Instant) -> Result) -> Result
+    /// `person`'s policy (one `person(named:caller:)` or `peopleNames()` gave) at the current policy
+    /// time.
+    func view(of person: String) -> PolicyView
 
     /// Logged events of `person` (everyone's when nil) at or after `since`, oldest first, at most
     /// the `limit` newest.
@@ -71,17 +95,11 @@ extension PolicyAccess {
     /// lockouts, kept across restarts) and refused. The slow hash runs outside the engine's lock.
     public func verifyPIN(_ presented: String?) throws(ControlFailure) -> PinCheck {
         let keeper = People.defaultName
-        guard let record = read(for: keeper, { engine, _ in engine.pin }) else { return .none }
+        guard let record = view(of: keeper).engine.pin else { return .none }
         guard let presented else { return .missing }
-        try perform(for: keeper) { engine, now throws(PolicyRefusal) in try engine.checkPinAllowed(at: now) }
+        _ = try perform(Commands.BeginPinEntry(), for: keeper)
         let correct = (try? PinHash.matches(presented, record)) ?? false
-        try perform(for: keeper) { engine, now throws(PolicyRefusal) in
-            engine.notePinEntry(correct: correct, at: now)
-            guard correct else {
-                let failures = engine.pin?.failures ?? 0
-                throw .wrongPin(failures: failures, lockout: PinRecord.lockout(afterFailures: failures))
-            }
-        }
+        _ = try perform(Commands.NotePinEntry(correct: correct), for: keeper)
         return .verified
     }
 }

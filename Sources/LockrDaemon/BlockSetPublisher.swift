@@ -1,5 +1,6 @@
 import DNSFilter
 import LockrAdapters
+import LockrPolicy
 import Logging
 import Synchronization
 
@@ -33,9 +34,22 @@ final class BlockSetPublisher: Sendable {
         self.logger = logger
     }
 
-    /// Publishes the default person's set and each other person's. Cheap when nothing changed (the
-    /// hub compares with the last snapshot).
-    func publish(default defaultSet: PersonBlockSet, people: [PersonBlockSet]) {
+    /// Publishes everyone's block set at policy time `now`: the default person's, and each
+    /// configured person's with their devices (people without devices have nothing to publish).
+    /// Cheap when nothing changed (the hub compares with the last snapshot).
+    func publish(_ household: Household, at now: Instant) {
+        let devices = household.clientNames()
+        let sets = household.everyone.compactMap { person -> PersonBlockSet? in
+            let clients = person.number == 0 ? [] : devices[person.name] ?? []
+            guard person.number == 0 || !clients.isEmpty else { return nil }
+            let (guarded, blocked) = person.read { ($0.guarded, $0.blockedApps(at: now)) }
+            return PersonBlockSet(
+                person: person.name, clients: clients, guarded: guarded, blocked: blocked, rules: person.naming.blockRules)
+        }
+        publish(default: sets[0], people: Array(sets.dropFirst()))
+    }
+
+    private func publish(default defaultSet: PersonBlockSet, people: [PersonBlockSet]) {
         let snapshot = BlockSnapshot(
             apps: defaultSet.apps,
             people: people.map { PersonBlocks(person: $0.person, clients: $0.clients, apps: $0.apps) })

@@ -63,11 +63,11 @@ public final class Daemon: Sendable {
         let loaded = try PolicyLoader.load(config)
         report(loaded, config, logger: logger)
         let neighbours = NeighbourTable()
-        let runtime: Household
+        let parts: PolicyParts
         let token: String
         do {
             let store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
-            runtime = try Household(
+            parts = try PolicyParts(
                 config: config, loaded: loaded, store: store, logger: logger,
                 publisher: publisher(config, outbox: OutboxStore(sharing: store), logger: logger),
                 neighbours: neighbours)
@@ -89,7 +89,7 @@ public final class Daemon: Sendable {
                         addresses: listenAddresses(config, logger: logger), maxTCPConnections: config.maxTCPConnections,
                         tcpIdleTimeout: config.tcpIdleTimeout),
                     pipeline: PipelineKeeper.pipeline(
-                        config, lists: loaded.lists, cache: cache, runtime: runtime),
+                        config, lists: loaded.lists, cache: cache, parts: parts),
                     upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
                     forwarding: config.forwarding,
                     group: loops)
@@ -101,9 +101,9 @@ public final class Daemon: Sendable {
             }
         }
         let keeper = server.map {
-            PipelineKeeper(server: $0, cache: cache, runtime: runtime, config: config, lists: loaded.lists)
+            PipelineKeeper(server: $0, cache: cache, parts: parts, config: config, lists: loaded.lists)
         }
-        add(RepeatingService(description: "policy clock") { await runtime.run() })
+        add(RepeatingService(description: "policy clock") { await parts.ticker.run() })
         add(
             RepeatingService(description: "neighbour table") {
                 await neighbours.keepFresh(every: .seconds(5)) { failure in
@@ -116,26 +116,26 @@ public final class Daemon: Sendable {
                     }
                 }
             })
-        if let hub = runtime.publisher?.hub {
-            runtime.publish()
+        if let hub = parts.propagation.publisher?.hub {
+            parts.propagation.publish()
             add(
                 RepeatingService(description: "adapters") {
-                    await hub.run(observe: { backend, queries in runtime.observe(queries, from: backend) })
+                    await hub.run(observe: { backend, queries in parts.meter.observe(queries, from: backend) })
                 })
         }
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         add(
             ReloadService(hangups: hangups) {
-                reload(configure: configure, keeper: keeper, runtime: runtime, running: config, logger: logger)
+                reload(configure: configure, keeper: keeper, parts: parts, running: config, logger: logger)
             })
         let dnsAddresses = server?.boundAddresses ?? []
         add(
             ControlService.make(
-                router: ControlRouter.build(policy: runtime, token: token), address: config.control,
+                router: ControlRouter.build(policy: parts.control, token: token), address: config.control,
                 stateDirectory: config.stateDirectory, logger: logger
             ) { address in
                 reportReady(
-                    config: config, loaded: loaded, runtime: runtime, dnsAddresses: dnsAddresses, control: address,
+                    config: config, loaded: loaded, parts: parts, dnsAddresses: dnsAddresses, control: address,
                     logger: logger)
             })
         let group = ServiceGroup(
@@ -161,7 +161,7 @@ public final class Daemon: Sendable {
 
     /// Says what runs, once every listener is bound.
     private static func reportReady(
-        config: LockrConfiguration, loaded: LoadedPolicy, runtime: Household, dnsAddresses: [SocketAddress],
+        config: LockrConfiguration, loaded: LoadedPolicy, parts: PolicyParts, dnsAddresses: [SocketAddress],
         control: SocketAddress, logger: Logger
     ) {
         for address in dnsAddresses {
@@ -174,7 +174,7 @@ public final class Daemon: Sendable {
                 "no app catalogue found (blocklists/ beside the program, /usr/local/share/lockr/blocklists, /usr/share/lockr/blocklists): no catalogue app can be guarded; set catalogue = \"DIR\""
             )
         }
-        if let drift = runtime.clockDrift() { logger.warning("\(drift)") }
+        if let drift = parts.control.clockDrift() { logger.warning("\(drift)") }
         for backend in config.backends {
             logger.notice(
                 "backend",
@@ -186,7 +186,7 @@ public final class Daemon: Sendable {
         logger.notice(
             "control API",
             metadata: ["address": "\(AddressText.format(control))", "state-dir": "\(config.stateDirectory)"])
-        for policy in runtime.summary() {
+        for policy in parts.summary() {
             logger.notice(
                 "policy",
                 metadata: [
@@ -210,7 +210,7 @@ public final class Daemon: Sendable {
     }
 
     private static func reload(
-        configure: ConfigurationSource, keeper: PipelineKeeper?, runtime: Household, running: LockrConfiguration,
+        configure: ConfigurationSource, keeper: PipelineKeeper?, parts: PolicyParts, running: LockrConfiguration,
         logger: Logger
     ) {
         do {
@@ -229,7 +229,7 @@ public final class Daemon: Sendable {
                     "listen and control addresses, state directory, threads, cache size, serve-stale, tcp settings, the time scale and backends change only on restart"
                 )
             }
-            runtime.reload(config: config, loaded: loaded)
+            parts.reload(config: config, loaded: loaded)
             keeper?.reload(config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
             report(loaded, config, logger: logger)
             logger.notice("reloaded")

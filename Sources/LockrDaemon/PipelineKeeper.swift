@@ -7,15 +7,15 @@ import Synchronization
 final class PipelineKeeper: Sendable {
     private let server: DNSServer
     private let cache: AnswerCache
-    private let runtime: Household
+    private let parts: PolicyParts
     private let inputs: Mutex<(config: LockrConfiguration, lists: RuleLists)>
 
-    init(server: DNSServer, cache: AnswerCache, runtime: Household, config: LockrConfiguration, lists: RuleLists) {
+    init(server: DNSServer, cache: AnswerCache, parts: PolicyParts, config: LockrConfiguration, lists: RuleLists) {
         self.server = server
         self.cache = cache
-        self.runtime = runtime
+        self.parts = parts
         inputs = Mutex((config, lists))
-        runtime.whenNamingChanges { [weak self] in self?.namingChanged() }
+        parts.household.whenNamingChanges { [weak self] in self?.namingChanged() }
     }
 
     /// Takes a reloaded configuration, its rule lists and upstreams.
@@ -23,28 +23,28 @@ final class PipelineKeeper: Sendable {
         inputs.withLock { inputs in
             inputs = (config, lists)
             server.update(
-                pipeline: Self.pipeline(config, lists: lists, cache: cache, runtime: runtime), upstreams: upstreams,
+                pipeline: Self.pipeline(config, lists: lists, cache: cache, parts: parts), upstreams: upstreams,
                 forwarding: config.forwarding)
         }
     }
 
     private func namingChanged() {
         inputs.withLock { inputs in
-            server.update(pipeline: Self.pipeline(inputs.config, lists: inputs.lists, cache: cache, runtime: runtime))
+            server.update(pipeline: Self.pipeline(inputs.config, lists: inputs.lists, cache: cache, parts: parts))
         }
     }
 
     /// The pipeline for `config` and `lists` around the household's people and their app names in
     /// force.
     static func pipeline(
-        _ config: LockrConfiguration, lists: RuleLists, cache: AnswerCache, runtime: Household
+        _ config: LockrConfiguration, lists: RuleLists, cache: AnswerCache, parts: PolicyParts
     ) -> QueryPipeline {
         QueryPipeline(
             policy: FilterPolicy(
                 rules: lists.shared, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
-                people: runtime.filters(ownLists: lists.own),
-                guardStage: GuardStage(gate: runtime, blockTTL: config.guardBlockTTL)),
-            access: config.access, devices: runtime.deviceDirectory(), cacheSettings: config.cache, cache: cache,
-            sightings: runtime.watch.sightings)
+                people: parts.household.filters(ownLists: lists.own),
+                guardStage: GuardStage(gate: parts.gate, blockTTL: config.guardBlockTTL)),
+            access: config.access, devices: parts.household.deviceDirectory(), cacheSettings: config.cache, cache: cache,
+            sightings: parts.watch.sightings)
     }
 }

@@ -45,31 +45,31 @@ final class MemoryPolicy: PolicyAccess {
         return callerPerson.withLock { $0 }
     }
 
-    func perform<Result: Sendable>(
-        for person: String, _ action: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
-    )
-        throws(ControlFailure) -> Result
+    func perform<Command: PolicyCommand>(_ command: Command, for person: String) throws(ControlFailure)
+        -> Performed<Command.Result>
     {
         let now = clock.withLock { $0 }
-        let outcome: Swift.Result<Result, PolicyRefusal> = engines.withLock { engines in
+        let (outcome, after) = engines.withLock { engines in
             let index = engines.firstIndex { $0.name == person }!
             defer {
                 let events = engines[index].engine.drainEvents().map { LoggedEvent(person: person, event: $0) }
                 logged.withLock { $0 += events }
             }
-            do throws(PolicyRefusal) { return .success(try action(&engines[index].engine, now)) } catch {
-                return .failure(error)
+            do throws(PolicyRefusal) {
+                return (Result<Command.Result, PolicyRefusal>.success(try command.apply(to: &engines[index].engine, at: now)), engines[index].engine)
+            } catch {
+                return (.failure(error), engines[index].engine)
             }
         }
         switch outcome {
-        case .success(let result): return result
+        case .success(let result): return Performed(result: result, view: PolicyView(engine: after, now: now))
         case .failure(let refusal): throw .refused(refusal)
         }
     }
 
-    func read<Result: Sendable>(for person: String, _ body: (PolicyEngine, Instant) -> Result) -> Result {
+    func view(of person: String) -> PolicyView {
         let now = clock.withLock { $0 }
-        return engines.withLock { engines in body(engines.first { $0.name == person }!.engine, now) }
+        return PolicyView(engine: engines.withLock { engines in engines.first { $0.name == person }!.engine }, now: now)
     }
 
     func events(since: Instant, limit: Int, person: String?) throws(ControlFailure) -> [LoggedEvent] {
@@ -247,7 +247,7 @@ final class MemoryPolicy: PolicyAccess {
             let clear = try await client.execute(uri: "/api/v1/pin", method: .delete, headers: auth)
             #expect(clear.status == .forbidden)
             #expect(try await client.execute(uri: "/api/v1/pin", method: .delete, headers: right).status == .ok)
-            #expect(policy.read(for: People.defaultName) { engine, _ in engine.pin } == nil)
+            #expect(policy.view(of: People.defaultName).engine.pin == nil)
             // Only a hash was ever kept.
             #expect(policy.logged.withLock { $0 }.allSatisfy { !$0.event.detail.contains("2468") })
         }

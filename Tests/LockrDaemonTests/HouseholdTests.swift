@@ -23,14 +23,19 @@ import Testing
         return config
     }
 
-    func runtime(_ clocks: FakeClocks, store: PolicyStore, mode: Mode = .hourly) throws -> Household {
+    func runtime(_ clocks: FakeClocks, store: PolicyStore, mode: Mode = .hourly) throws -> PolicyParts {
         try household(clocks, store: store, config: try configuration(mode: mode))
     }
 
-    func household(_ clocks: FakeClocks, store: PolicyStore, config: LockrConfiguration) throws -> Household {
-        try Household(
+    func household(_ clocks: FakeClocks, store: PolicyStore, config: LockrConfiguration) throws -> PolicyParts {
+        try PolicyParts(
             config: config, loaded: try PolicyLoader.load(config), store: store, logger: Logger(label: "test"),
             clock: { clocks.clock(resumingAfter: $0, scale: $1.timeScale) })
+    }
+
+    func statusOf(_ parts: PolicyParts, _ person: String) -> PolicyStatus {
+        let view = parts.control.view(of: person)
+        return view.engine.status(at: view.now)
     }
 
     /// A device of person `number` at `address`.
@@ -48,20 +53,19 @@ import Testing
         let clocks = FakeClocks()
         let store = try store()
         let runtime = try runtime(clocks, store: store)
-        _ = try runtime.perform(for: People.defaultName) { engine, now throws(PolicyRefusal) in try engine.unlock("tiktok", phrase: nil, at: now)
-        }
-        #expect(runtime.admit(app: "tiktok", client: device(0)) == .allow(ttl: 30))
+        _ = try runtime.control.perform(Commands.Unlock("tiktok"), for: People.defaultName)
+        #expect(runtime.gate.admit(app: "tiktok", client: device(0)) == .allow(ttl: 30))
         clocks.pass(seconds: 1)
         clocks.wallMilliseconds.add(2 * 3_600_000, ordering: .relaxed)  // the clock is set two hours ahead
-        runtime.tick()
+        runtime.ticker.tick()
         let events = try store.events(since: Instant(milliseconds: 0))
         #expect(events.last?.event.type == .clockJump)
         #expect(events.last?.event.detail == "wall clock jumped forward by 2 h; policy time kept its own pace")
         // The window still has its 10 minutes less the one second that really passed.
         clocks.pass(seconds: 598)
-        #expect(runtime.admit(app: "tiktok", client: device(0)) == .allow(ttl: 1))
+        #expect(runtime.gate.admit(app: "tiktok", client: device(0)) == .allow(ttl: 1))
         clocks.pass(seconds: 1)
-        #expect(runtime.admit(app: "tiktok", client: device(0)) == .block(PolicyBlock(app: "tiktok", code: "hour_used", text: "tiktok: hourly window used, next at 11:00")))
+        #expect(runtime.gate.admit(app: "tiktok", client: device(0)) == .block(PolicyBlock(app: "tiktok", code: "hour_used", text: "tiktok: hourly window used, next at 11:00")))
     }
 
     @Test func controlCallsAreSavedBeforeTheyAnswerAndRefusalsCountToo() throws {
@@ -69,9 +73,7 @@ import Testing
         let store = try store()
         let runtime = try runtime(clocks, store: store, mode: .extreme)
         #expect(throws: ControlFailure.self) {
-            try runtime.perform(for: People.defaultName) { engine, now throws(PolicyRefusal) in
-                try engine.unlock("tiktok", phrase: "no", at: now)
-            }
+            try runtime.control.perform(Commands.Unlock("tiktok", phrase: "no"), for: People.defaultName)
         }
         // Nothing else ran: the miss is already in the store.
         #expect(try store.load()?.today.phraseMisses == 1)
@@ -91,11 +93,12 @@ import Testing
                 clocks.pass(milliseconds: 300)
                 runtime = try self.runtime(clocks, store: store, mode: .time)
             }
-            if elapsed % 2000 == 0 { _ = runtime.admit(app: "tiktok", client: device(0)) }
+            if elapsed % 2000 == 0 { _ = runtime.gate.admit(app: "tiktok", client: device(0)) }
             clocks.pass(milliseconds: 500)
-            if (elapsed + 500) % 1000 == 0 { runtime.tick() }
+            if (elapsed + 500) % 1000 == 0 { runtime.ticker.tick() }
         }
-        return runtime.read(for: People.defaultName) { engine, now in engine.status(at: now).apps[0].used }
+        let view = runtime.control.view(of: People.defaultName)
+        return view.engine.status(at: view.now).apps[0].used
     }
 
     @Test func aKillAtAnyPointOfASliceLosesAtMostASecondOfMetering() throws {
@@ -116,9 +119,9 @@ import Testing
         let store = try store()
         let runtime = try runtime(clocks, store: store, mode: .time)
         for _ in 0..<60 {
-            _ = runtime.admit(app: "tiktok", client: device(0))
+            _ = runtime.gate.admit(app: "tiktok", client: device(0))
             clocks.pass(seconds: 1)
-            runtime.tick()
+            runtime.ticker.tick()
         }
         let used = try #require(try store.load()?.today.used["tiktok"])
         #expect(used >= .seconds(59) && used <= .seconds(61))
@@ -144,42 +147,40 @@ import Testing
         let (phone, laptop) = (device(1, 0xFFFF_C0A8_010A), device(1, 0xFFFF_C0A8_010B))
         // Both stream at once for ten minutes, each a lookup every 15 s, out of step.
         for second in 0..<600 {
-            if second % 15 == 0 { _ = runtime.admit(app: "tiktok", client: phone) }
-            if second % 15 == 7 { _ = runtime.admit(app: "tiktok", client: laptop) }
+            if second % 15 == 0 { _ = runtime.gate.admit(app: "tiktok", client: phone) }
+            if second % 15 == 7 { _ = runtime.gate.admit(app: "tiktok", client: laptop) }
             clocks.pass(seconds: 1)
-            if second % 10 == 0 { runtime.tick() }
+            if second % 10 == 0 { runtime.ticker.tick() }
         }
-        let status = runtime.read(for: "alice") { engine, now in engine.status(at: now) }
+        let status = statusOf(runtime, "alice")
         #expect(status.totalUsed >= .seconds(570) && status.totalUsed <= .seconds(610), "\(status.totalUsed)")
         #expect(status.apps[0].left == .seconds(20 * 60) - status.totalCharged)
         // Nobody else used anything.
-        #expect(runtime.read(for: People.defaultName) { engine, now in engine.status(at: now).totalUsed } == .zero)
+        #expect(statusOf(runtime, People.defaultName).totalUsed == .zero)
     }
 
     @Test func twoPeopleKeepTheirOwnModesBudgetsAndWindows() throws {
         let clocks = FakeClocks()
         let store = try store()
         let runtime = try household(clocks, store: store, config: try family())
-        #expect(runtime.admit(app: "tiktok", client: device(2)) == .block(
+        #expect(runtime.gate.admit(app: "tiktok", client: device(2)) == .block(
                 PolicyBlock(app: "tiktok", code: "locked", text: "tiktok: locked; `lockr unlock tiktok` opens 10 min")))
-        _ = try runtime.perform(for: "bob") { engine, now throws(PolicyRefusal) in
-            try engine.unlock("tiktok", phrase: nil, at: now)
-        }
-        #expect(runtime.admit(app: "tiktok", client: device(2)) == .allow(ttl: 30))
+        _ = try runtime.control.perform(Commands.Unlock("tiktok"), for: "bob")
+        #expect(runtime.gate.admit(app: "tiktok", client: device(2)) == .allow(ttl: 30))
         // Alice's 20 minutes run out; the default person's 30 do not.
         for _ in 0..<(21 * 4) {
-            _ = runtime.admit(app: "tiktok", client: device(1))
-            _ = runtime.admit(app: "tiktok", client: device(0))
+            _ = runtime.gate.admit(app: "tiktok", client: device(1))
+            _ = runtime.gate.admit(app: "tiktok", client: device(0))
             clocks.pass(seconds: 15)
-            runtime.tick()
+            runtime.ticker.tick()
         }
-        guard case .block(let block) = runtime.admit(app: "tiktok", client: device(1)) else {
+        guard case .block(let block) = runtime.gate.admit(app: "tiktok", client: device(1)) else {
             Issue.record("Alice's budget is spent")
             return
         }
         #expect(block.code == "budget_spent")
         #expect(block.text.hasPrefix("tiktok: daily budget spent (20/20 min"))
-        guard case .allow = runtime.admit(app: "tiktok", client: device(0)) else {
+        guard case .allow = runtime.gate.admit(app: "tiktok", client: device(0)) else {
             Issue.record("the default person has budget left")
             return
         }
@@ -188,27 +189,27 @@ import Testing
         #expect(try store.events(since: Instant(milliseconds: 0), person: "bob").map(\.event.type).contains(.unlock))
         #expect(try store.events(since: Instant(milliseconds: 0), person: "default").allSatisfy { $0.event.type != .unlock })
         let restarted = try household(clocks, store: store, config: try family())
-        guard case .block = restarted.admit(app: "tiktok", client: device(1)) else {
+        guard case .block = restarted.gate.admit(app: "tiktok", client: device(1)) else {
             Issue.record("a restart keeps Alice's spent budget")
             return
         }
-        #expect(restarted.read(for: "bob") { engine, now in engine.state.windows.count } == 1)
+        #expect(restarted.control.view(of: "bob").engine.state.windows.count == 1)
     }
 
     @Test func aCallNamesItsPersonOrComesFromTheirDevice() throws {
         let runtime = try household(FakeClocks(), store: try store(), config: try family())
-        #expect(runtime.peopleNames() == ["default", "alice", "bob"])
-        #expect(try runtime.person(named: "bob", caller: nil) == "bob")
+        #expect(runtime.control.peopleNames() == ["default", "alice", "bob"])
+        #expect(try runtime.control.person(named: "bob", caller: nil) == "bob")
         #expect(throws: ControlFailure.unknownPerson("carol", people: ["default", "alice", "bob"])) {
-            try runtime.person(named: "carol", caller: nil)
+            try runtime.control.person(named: "carol", caller: nil)
         }
-        #expect(try runtime.person(named: nil, caller: try .init(ipAddress: "192.168.1.11", port: 1)) == "alice")
+        #expect(try runtime.control.person(named: nil, caller: try .init(ipAddress: "192.168.1.11", port: 1)) == "alice")
         #expect(throws: ControlFailure.personNeeded(people: ["default", "alice", "bob"])) {
-            try runtime.person(named: nil, caller: try .init(ipAddress: "127.0.0.1", port: 1))
+            try runtime.control.person(named: nil, caller: try .init(ipAddress: "127.0.0.1", port: 1))
         }
         // Without people, the default person is the only one.
         let alone = try self.runtime(FakeClocks(), store: try store())
-        #expect(try alone.person(named: nil, caller: try .init(ipAddress: "127.0.0.1", port: 1)) == "default")
+        #expect(try alone.control.person(named: nil, caller: try .init(ipAddress: "127.0.0.1", port: 1)) == "default")
     }
 
     @Test func aReloadAddsAPersonAndKeepsTheNumbersOfEveryoneElse() throws {
@@ -220,14 +221,14 @@ import Testing
         config.people = [carol, config.people[1]]
         runtime.reload(config: config, loaded: try PolicyLoader.load(config))
         // Alice is gone from the configuration, but keeps her number (her devices are nobody's now).
-        #expect(runtime.peopleNames() == ["default", "bob", "carol"])
-        let directory = runtime.deviceDirectory()
+        #expect(runtime.control.peopleNames() == ["default", "bob", "carol"])
+        let directory = runtime.household.deviceDirectory()
         #expect(directory.person(ofAddress: 0xFFFF_C0A8_011E) == 3)
         #expect(directory.person(ofAddress: 0xFFFF_C0A8_0114) == 2)
         #expect(directory.person(ofAddress: 0xFFFF_C0A8_010A) == 0)
-        #expect(runtime.filters(ownLists: [:]).count == 4)
+        #expect(runtime.household.filters(ownLists: [:]).count == 4)
         // People whose app names are alike share one filter, and so one cache stamp.
-        let policy = FilterPolicy(people: runtime.filters(ownLists: [:]))
+        let policy = FilterPolicy(people: runtime.household.filters(ownLists: [:]))
         #expect(Set((0..<4).map { policy.stamp(for: QueryClient(address: 0, person: $0)) }).count == 1)
     }
 
@@ -262,7 +263,7 @@ import Testing
         let neighbours = FakeNeighbours()
         let store = try store()
         let config = try family()
-        let runtime = try Household(
+        let runtime = try PolicyParts(
             config: config, loaded: try PolicyLoader.load(config), store: store, logger: Logger(label: "test"),
             neighbours: neighbours, clock: { clocks.clock(resumingAfter: $0, scale: $1.timeScale) },
             monotonic: { UInt64(clocks.bootNanoseconds.load(ordering: .relaxed)) })
@@ -270,7 +271,7 @@ import Testing
         let laptop = QueryClient(address: 0xFFFF_C0A8_0114, person: 2)  // Bob's, gone from the LAN
         neighbours.held.withLock { $0 = [phone.address] }
         func ask(_ client: QueryClient) { runtime.watch.sightings.record(client, now: UInt64(clocks.bootNanoseconds.load(ordering: .relaxed))) }
-        func states() -> [String] { runtime.devices().map { "\($0.person) \($0.address) \($0.state)" } }
+        func states() -> [String] { runtime.control.devices().map { "\($0.person) \($0.address) \($0.state)" } }
         func protectionEvents() throws -> [String] {
             try store.events(since: Instant(milliseconds: 0)).filter {
                 $0.event.type == .protectionOff || $0.event.type == .protectionBack
@@ -278,27 +279,27 @@ import Testing
         }
         ask(phone)
         ask(laptop)
-        runtime.tick()
+        runtime.ticker.tick()
         #expect(states() == ["alice 192.168.1.10 ok", "bob 192.168.1.20 ok"])
         clocks.pass(seconds: 601)
-        runtime.tick()
-        runtime.tick()
+        runtime.ticker.tick()
+        runtime.ticker.tick()
         #expect(states() == ["alice 192.168.1.10 protection_off", "bob 192.168.1.20 not_seen"])
-        #expect(runtime.devices().last?.note == "not seen for 11 min")
+        #expect(runtime.control.devices().last?.note == "not seen for 11 min")
         #expect(try protectionEvents() == ["alice protection_off"])
         // Asking again clears it; a new episode is flagged again, once.
         ask(phone)
-        runtime.tick()
+        runtime.ticker.tick()
         #expect(states().first == "alice 192.168.1.10 ok")
         clocks.pass(seconds: 700)
-        runtime.tick()
+        runtime.ticker.tick()
         #expect(try protectionEvents() == ["alice protection_off", "alice protection_back", "alice protection_off"])
         // Without a readable neighbour table lockr never says protection off.
         neighbours.readable.store(false, ordering: .relaxed)
         ask(phone)
-        runtime.tick()
+        runtime.ticker.tick()
         clocks.pass(seconds: 700)
-        runtime.tick()
+        runtime.ticker.tick()
         #expect(states() == ["alice 192.168.1.10 not_seen", "bob 192.168.1.20 not_seen"])
     }
 }

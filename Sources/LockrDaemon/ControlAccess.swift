@@ -1,0 +1,99 @@
+import DNSProxy
+import Foundation
+import LockrControl
+import LockrPolicy
+import LockrStore
+import NIOCore
+
+/// The control API's way into the household: commands run on the named person's engine and are
+/// saved and carried out before they answer; views, the event log, devices and backends are read.
+struct ControlAccess: PolicyAccess {
+    let household: Household
+    let clock: PolicyClock
+    let propagation: PolicyPropagation
+    let store: PolicyStore
+    let watch: DeviceWatch
+
+    var timeScale: Double { clock.scale }
+
+    func peopleNames() -> [String] { household.peopleNames() }
+
+    func person(ofCaller caller: SocketAddress) -> String? {
+        guard let address = IPAddressBytes.number(of: caller) else { return nil }
+        let number = household.deviceDirectory().person(ofAddress: address)
+        return number == 0 ? nil : household.policy(number: number).name
+    }
+
+    func perform<Command: PolicyCommand>(_ command: Command, for name: String) throws(ControlFailure)
+        -> Performed<Command.Result>
+    {
+        guard let person = household.policy(of: name) else {
+            throw .unknownPerson(name, people: household.peopleNames())
+        }
+        let now = clock.now()
+        let outcome = person.withEngine { engine -> (Result<Command.Result, PolicyRefusal>, PolicyEngine) in
+            do throws(PolicyRefusal) {
+                return (.success(try command.apply(to: &engine, at: now)), engine)
+            } catch {
+                return (.failure(error), engine)
+            }
+        }
+        do { try propagation.propagate(savingAll: true) } catch { throw .storage("\(error)") }
+        switch outcome.0 {
+        case .success(let result): return Performed(result: result, view: PolicyView(engine: outcome.1, now: now))
+        case .failure(let refusal): throw .refused(refusal)
+        }
+    }
+
+    func view(of name: String) -> PolicyView {
+        let now = clock.now()
+        return PolicyView(engine: (household.policy(of: name) ?? household.policy(number: 0)).read { $0 }, now: now)
+    }
+
+    func events(since: Instant, limit: Int, person: String?) throws(ControlFailure) -> [LoggedEvent] {
+        do { return try store.events(since: since, limit: limit, person: person) } catch { throw .storage("\(error)") }
+    }
+
+    func appGroups() -> [String: String] { household.policy(number: 0).naming.groups }
+
+    func backends() -> [BackendBody] {
+        guard let publisher = propagation.publisher else { return [] }
+        let now = Date()
+        return publisher.hub.health().map { health in
+            BackendBody(
+                name: health.name, state: health.state.rawValue, pending: health.pending,
+                lagSeconds: health.oldestPending.map { Int64(max(0, now.timeIntervalSince($0))) } ?? 0,
+                lastSuccess: health.lastSuccess.map { ISO8601DateFormatter().string(from: $0) },
+                lastError: health.lastError,
+                retryInSeconds: health.state == .failing
+                    ? health.nextRetry.map { Int64(max(0, $0.timeIntervalSince(now)).rounded(.up)) } : nil,
+                repairs: health.repairs, notes: health.notes, notEnforcing: health.notEnforcing,
+                metering: health.metering,
+                logError: health.logError)
+        }
+    }
+
+    func clockDrift() -> String? {
+        let drift = clock.drift()
+        guard abs(drift.milliseconds) > 60_000 else { return nil }
+        let size = drift < .zero ? .zero - drift : drift
+        let view = view(of: People.defaultName)
+        let now = view.calendar.dateTimeText(view.now)
+        if drift > .zero {
+            return "policy time (\(now)) is \(size.spoken) ahead of this machine's clock: a --time-scale or "
+                + "--start-at run on this state directory left it there, or the clock was set back; lockr never "
+                + "moves policy time back (that could grant spent budget again), so days and hours run early "
+                + "until the clock catches up. Start afresh with a new --state-dir to drop it."
+        }
+        return "policy time (\(now)) is \(size.spoken) behind this machine's clock: the clock jumped forward "
+            + "while lockr ran (see `lockr log`); a restart takes the clock's time up"
+    }
+
+    func devices() -> [DeviceBody] {
+        let now = clock.now()
+        return watch.bodies(after: household.protectionOffAfter, scale: clock.scale, now: now) { number in
+            let person = household.policy(number: number)
+            return (person.name, person.read { $0.settings.calendar })
+        }
+    }
+}

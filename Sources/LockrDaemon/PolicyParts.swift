@@ -1,0 +1,62 @@
+import DNSProxy
+import LockrPolicy
+import LockrStore
+import Logging
+import NIOCore
+
+/// The parts that run a household's policy, made together from one configuration and store: the
+/// people (`household`), policy time, the DNS gate, the control API's access, the ticker, the
+/// backends' metering and what carries changes out. The daemon's builder and the tests make them
+/// the same way.
+struct PolicyParts: Sendable {
+    let household: Household
+    let clock: PolicyClock
+    let watch: DeviceWatch
+    let propagation: PolicyPropagation
+    let gate: DNSGate
+    let control: ControlAccess
+    let ticker: PolicyTicker
+    let meter: BackendMeter
+    private let store: PolicyStore
+
+    /// Restores everyone from `store`, or starts them afresh. `clock` makes the policy clock from
+    /// the last time seen and the configuration (tests pass fake clock sources); `monotonic` is
+    /// the DNS pipeline's clock, for when devices were seen.
+    init(
+        config: LockrConfiguration, loaded: LoadedPolicy, store: PolicyStore, logger: Logger,
+        publisher: BlockSetPublisher? = nil, neighbours: (any NeighbourLookup)? = nil,
+        clock makeClock: (Instant?, LockrConfiguration) -> PolicyClock = {
+            PolicyClock(resumingAfter: $0, scale: $1.timeScale, startAt: $1.startAt)
+        },
+        monotonic: @escaping @Sendable () -> UInt64 = { NIODeadline.now().uptimeNanoseconds }
+    ) throws(StoreError) {
+        var states: [PolicyState?] = []
+        for person in loaded.people { states.append(try store.load(person: person.settings.name)) }
+        clock = makeClock(states.compactMap { $0?.lastSeen }.max(), config)
+        household = Household(
+            config: config, loaded: loaded, states: states, now: clock.now(), neighbours: neighbours, logger: logger)
+        watch = DeviceWatch(neighbours: neighbours, monotonic: monotonic)
+        propagation = PolicyPropagation(
+            household: household, clock: clock, saver: PolicySaver(store: store, logger: logger), publisher: publisher)
+        gate = DNSGate(household: household, clock: clock, meters: config.meterFrom == nil)
+        control = ControlAccess(household: household, clock: clock, propagation: propagation, store: store, watch: watch)
+        ticker = PolicyTicker(household: household, clock: clock, watch: watch, propagation: propagation)
+        meter = BackendMeter(household: household, clock: clock, propagation: propagation, backends: config.backends)
+        self.store = store
+    }
+
+    /// Takes a reloaded configuration: each person's settings (changes made through the control API
+    /// stay on top), new people with their stored state if they had any; then saves and publishes.
+    /// The caller rebuilds the DNS pipeline.
+    func reload(config: LockrConfiguration, loaded: LoadedPolicy) {
+        household.reload(config: config, loaded: loaded, at: clock.now()) { (name) throws(StoreError) in
+            try store.load(person: name)
+        }
+        try? propagation.propagate(savingAll: true, notify: false)
+    }
+
+    /// Each person's line for the start-up log.
+    func summary() -> [(person: String, mode: String, guarded: [String], openWindows: Int)] {
+        household.summary(at: clock.now())
+    }
+}

@@ -1,0 +1,37 @@
+import LockrPolicy
+import LockrStore
+import Logging
+import Synchronization
+
+/// Writes what changed of everyone's policy to the store, everyone's in one transaction, and says
+/// once when saving starts failing and once when it works again.
+final class PolicySaver: Sendable {
+    private let store: PolicyStore
+    private let logger: Logger
+    /// Whether the last save failed; also keeps saves one at a time.
+    private let failing = Mutex(false)
+
+    init(store: PolicyStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Saves what changed of `people` at policy time `now`. Without `force`, an unchanged person is
+    /// written once a minute only.
+    func save(_ people: [PersonPolicy], at now: Instant, force: Bool) throws(StoreError) {
+        try failing.withLock { (failing: inout Bool) throws(StoreError) in
+            let records = people.compactMap { $0.record(at: now, force: force, logger: logger) }
+            guard !records.isEmpty else { return }
+            do throws(StoreError) {
+                try store.save(records)
+            } catch {
+                if !failing { logger.error("cannot save the policy state; retrying", metadata: ["error": "\(error)"]) }
+                failing = true
+                throw error
+            }
+            if failing { logger.notice("policy state saved again") }
+            failing = false
+            for record in records { people.first { $0.name == record.person }?.saved(record) }
+        }
+    }
+}

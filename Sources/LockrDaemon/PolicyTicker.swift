@@ -1,0 +1,60 @@
+import LockrPolicy
+import Synchronization
+
+/// Moves everyone's policy on with time: every second (every 100 ms under `--time-scale`) each
+/// engine closes what ended and counts what was used, devices that turned protection off are
+/// flagged, and the changes are saved (usage while it grows at once; otherwise at least once a
+/// minute, so a kill loses at most a second or two of metering) and carried out.
+final class PolicyTicker: Sendable {
+    private let household: Household
+    private let clock: PolicyClock
+    private let watch: DeviceWatch
+    private let propagation: PolicyPropagation
+    /// How far the wall clock had moved against the boot clock at the last tick.
+    private let wallOffset = Mutex(Duration.zero)
+
+    init(household: Household, clock: PolicyClock, watch: DeviceWatch, propagation: PolicyPropagation) {
+        self.household = household
+        self.clock = clock
+        self.watch = watch
+        self.propagation = propagation
+    }
+
+    /// Ticks until cancelled; then saves everyone a last time.
+    func run() async {
+        let interval: Duration = clock.scale > 1 ? .milliseconds(100) : .seconds(1)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            tick()
+        }
+        try? propagation.saver.save(household.everyone, at: clock.now(), force: true)
+    }
+
+    func tick() {
+        let now = clock.now()
+        let offset = clock.wallOffset()
+        let jump = wallOffset.withLock { last -> Duration? in
+            let step = offset - last
+            last = offset
+            return abs(step.milliseconds) > 2000 ? step : nil
+        }
+        for person in household.everyone {
+            person.withEngine { engine in
+                if let jump { engine.noteClockJump(by: jump, at: now) }
+                engine.tick(at: now)
+            }
+        }
+        checkDevices(at: now)
+        try? propagation.propagate(savingAll: clock.scale != 1)
+    }
+
+    /// Flags the devices that turned protection off, and clears those that ask again.
+    private func checkDevices(at now: Instant) {
+        watch.check(
+            after: household.protectionOffAfter, scale: clock.scale,
+            guards: { number in household.policy(number: number).read { !$0.guarded.isEmpty } },
+            note: { number, off, detail in
+                household.policy(number: number).withEngine { $0.noteProtection(off: off, detail: detail, at: now) }
+            })
+    }
+}

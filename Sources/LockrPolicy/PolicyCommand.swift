@@ -1,0 +1,298 @@
+/// A request to change one person's policy, as the control API sends it: a value naming the
+/// action and its arguments, carried out on the person's engine at the current policy time, with
+/// a result of its own type. The daemon runs commands one at a time per person and saves what they
+/// changed (even when refused: a wrong sentence counts) before it answers.
+public protocol PolicyCommand: Sendable {
+    associatedtype Result: Sendable
+    /// Carries the command out on `engine` at `now`.
+    func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> Result
+}
+
+/// Every command the engine takes from the control API.
+public enum Commands {
+    /// Changes the mode and, optionally, its budget or window.
+    public struct SetMode: PolicyCommand {
+        public let mode: Mode
+        public var budget: Duration?
+        public var perApp: Bool?
+        public var window: Duration?
+        public var phrase: String?
+        public var pin: PinCheck
+
+        public init(
+            _ mode: Mode, budget: Duration? = nil, perApp: Bool? = nil, window: Duration? = nil, phrase: String? = nil,
+            pin: PinCheck = .none
+        ) {
+            self.mode = mode
+            self.budget = budget
+            self.perApp = perApp
+            self.window = window
+            self.phrase = phrase
+            self.pin = pin
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
+            try engine.setMode(mode, budget: budget, perApp: perApp, window: window, phrase: phrase, pin: pin, at: now)
+        }
+    }
+
+    /// Starts guarding an app.
+    public struct GuardApp: PolicyCommand {
+        public let app: String
+
+        public init(_ app: String) { self.app = app }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
+            try engine.guardApp(app, at: now)
+        }
+    }
+
+    /// Stops guarding an app.
+    public struct UnguardApp: PolicyCommand {
+        public let app: String
+        public var phrase: String?
+        public var pin: PinCheck
+
+        public init(_ app: String, phrase: String? = nil, pin: PinCheck = .none) {
+            self.app = app
+            self.phrase = phrase
+            self.pin = pin
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
+            try engine.unguardApp(app, phrase: phrase, pin: pin, at: now)
+        }
+    }
+
+    /// Drops every change the control API made.
+    public struct ResetSettings: PolicyCommand {
+        public var phrase: String?
+        public var pin: PinCheck
+
+        public init(phrase: String? = nil, pin: PinCheck = .none) {
+            self.phrase = phrase
+            self.pin = pin
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
+            try engine.resetSettings(phrase: phrase, pin: pin, at: now)
+        }
+    }
+
+    /// Cancels a pending change.
+    public struct CancelPending: PolicyCommand {
+        public let id: Int
+
+        public init(_ id: Int) { self.id = id }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> PendingChange {
+            try engine.cancelPending(id, at: now)
+        }
+    }
+
+    /// Passes the gate of a pending change that waits for it.
+    public struct ConfirmPending: PolicyCommand {
+        public let id: Int
+        public var phrase: String?
+        public var pin: PinCheck
+
+        public init(_ id: Int, phrase: String?, pin: PinCheck = .none) {
+            self.id = id
+            self.phrase = phrase
+            self.pin = pin
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> PendingChange {
+            try engine.confirmPending(id, phrase: phrase, pin: pin, at: now)
+        }
+    }
+
+    /// Opens the hour's window for an app, or for every guarded app when `app` is nil.
+    public struct Unlock: PolicyCommand {
+        public let app: String?
+        public var phrase: String?
+
+        public init(_ app: String?, phrase: String? = nil) {
+            self.app = app
+            self.phrase = phrase
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> UnlockResult {
+            try engine.unlock(app, phrase: phrase, at: now)
+        }
+    }
+
+    /// Opens a short window out of the day's allowance.
+    public struct Snooze: PolicyCommand {
+        public let app: String?
+
+        public init(_ app: String?) { self.app = app }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
+            try engine.snooze(app, at: now)
+        }
+    }
+
+    /// Adds extra time to today's budget once; the result is the budget now.
+    public struct Extend: PolicyCommand {
+        public let app: String?
+
+        public init(_ app: String?) { self.app = app }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> Duration {
+            try engine.extend(app, at: now)
+        }
+    }
+
+    /// Starts the emergency hold; the result is the hold's id.
+    public struct BeginEmergency: PolicyCommand {
+        public init() {}
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> UInt64 {
+            try engine.beginEmergency(at: now)
+        }
+    }
+
+    /// Completes the emergency hold `hold` once it was held long enough.
+    public struct CompleteEmergency: PolicyCommand {
+        public let hold: UInt64
+
+        public init(hold: UInt64) { self.hold = hold }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
+            try engine.completeEmergency(hold: hold, at: now)
+        }
+    }
+
+    /// Adds a schedule, or replaces the one of its name.
+    public struct AddSchedule: PolicyCommand {
+        public let schedule: Schedule
+        public var phrase: String?
+        public var pin: PinCheck
+
+        public init(_ schedule: Schedule, phrase: String? = nil, pin: PinCheck = .none) {
+            self.schedule = schedule
+            self.phrase = phrase
+            self.pin = pin
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
+            try engine.addSchedule(schedule, phrase: phrase, pin: pin, at: now)
+        }
+    }
+
+    /// Removes a schedule.
+    public struct RemoveSchedule: PolicyCommand {
+        public let name: String
+        public var phrase: String?
+        public var pin: PinCheck
+
+        public init(_ name: String, phrase: String? = nil, pin: PinCheck = .none) {
+            self.name = name
+            self.phrase = phrase
+            self.pin = pin
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
+            try engine.removeSchedule(name, phrase: phrase, pin: pin, at: now)
+        }
+    }
+
+    /// Defines a profile, or redefines the one of its name.
+    public struct DefineProfile: PolicyCommand {
+        public let profile: Profile
+        public var pin: PinCheck
+
+        public init(_ profile: Profile, pin: PinCheck = .none) {
+            self.profile = profile
+            self.pin = pin
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> Profile {
+            try engine.defineProfile(profile, pin: pin, at: now)
+        }
+    }
+
+    /// Removes a profile.
+    public struct RemoveProfile: PolicyCommand {
+        public let name: String
+        public var pin: PinCheck
+
+        public init(_ name: String, pin: PinCheck = .none) {
+            self.name = name
+            self.pin = pin
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> Profile {
+            try engine.removeProfile(name, pin: pin, at: now)
+        }
+    }
+
+    /// Switches a profile on, off or over; the result is whether it is on now.
+    public struct SwitchProfile: PolicyCommand {
+        public enum Action: String, Sendable, CaseIterable {
+            case activate, deactivate, toggle
+        }
+
+        public let name: String
+        public let action: Action
+        /// How long it stays on (activate and toggle); nil until switched off.
+        public var duration: Duration?
+        public var pin: PinCheck
+
+        public init(_ name: String, _ action: Action, for duration: Duration? = nil, pin: PinCheck = .none) {
+            self.name = name
+            self.action = action
+            self.duration = duration
+            self.pin = pin
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> Bool {
+            switch action {
+            case .activate:
+                _ = try engine.activateProfile(name, for: duration, at: now)
+                return true
+            case .deactivate:
+                _ = try engine.deactivateProfile(name, pin: pin, at: now)
+                return false
+            case .toggle: return try engine.toggleProfile(name, for: duration, pin: pin, at: now)
+            }
+        }
+    }
+
+    /// Sets, changes (`record`) or clears (nil) the household's settings PIN.
+    public struct SetPin: PolicyCommand {
+        public let record: PinRecord?
+
+        public init(_ record: PinRecord?) { self.record = record }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) {
+            engine.setPin(record, at: now)
+        }
+    }
+
+    /// Refuses a PIN entry while a lockout lasts (before the slow hash is checked).
+    public struct BeginPinEntry: PolicyCommand {
+        public init() {}
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) {
+            try engine.checkPinAllowed(at: now)
+        }
+    }
+
+    /// Counts a checked PIN entry: a right one clears the count, a wrong one adds to it (towards
+    /// lockouts) and is refused.
+    public struct NotePinEntry: PolicyCommand {
+        public let correct: Bool
+
+        public init(correct: Bool) { self.correct = correct }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) {
+            engine.notePinEntry(correct: correct, at: now)
+            guard correct else {
+                let failures = engine.pin?.failures ?? 0
+                throw .wrongPin(failures: failures, lockout: PinRecord.lockout(afterFailures: failures))
+            }
+        }
+    }
+}
