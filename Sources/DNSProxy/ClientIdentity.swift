@@ -163,9 +163,18 @@ public struct DeviceDirectory: Sendable {
 public protocol NeighbourLookup: Sendable {
     /// The MAC address of the neighbour at `address` (IPv4 mapped into IPv6), if known.
     func mac(for address: UInt128) -> MACAddress?
+}
+
+/// Whether a device is still on this machine's links, as the kernel's neighbour table knows.
+public protocol NeighbourPresence: Sendable {
     /// Whether the table could be read when it was last read.
     var isReadable: Bool { get }
-    /// Whether the table holds the device with `mac` (when known) or at `address`: it is on this
-    /// machine's links and was lately (REACHABLE, STALE, DELAY or PROBE).
-    func holds(mac: MACAddress?, address: UInt128) -> Bool
+    /// When the kernel last confirmed the device with `mac` (when known) or at `address` reachable
+    /// (an ARP or NDP answer), in monotonic nanoseconds (`NIODeadline.now().uptimeNanoseconds`); nil
+    /// when the table does not hold it.
+    func lastConfirmed(mac: MACAddress?, address: UInt128) -> UInt64?
+    /// Has the kernel check that the device is still there: one datagram to each of its addresses
+    /// makes the kernel ask for it (ARP or NDP) when it has not confirmed it lately. An answer shows
+    /// in `lastConfirmed` at a later read.
+    func probe(mac: MACAddress?, address: UInt128)
 }

@@ -1,17 +1,20 @@
 import DNSWire
 import Glibc
+import NIOCore
 import Synchronization
 
 /// The kernel's neighbour table (ARP for IPv4, NDP for IPv6): which MAC address each address on
-/// this machine's links has. Read over rtnetlink by `refresh` (off the hot path; the daemon calls it
-/// every few seconds) and kept as a snapshot that lookups read.
-public final class NeighbourTable: NeighbourLookup {
+/// this machine's links has, and when the kernel last heard from it. Read over rtnetlink by
+/// `refresh` (off the hot path; the daemon calls it every few seconds) and kept as a snapshot that
+/// lookups read.
+public final class NeighbourTable: NeighbourLookup, NeighbourPresence {
     /// One neighbour.
     public struct Entry: Sendable, Equatable {
         public let mac: MACAddress
-        /// Whether the kernel last confirmed it reachable (REACHABLE, DELAY or PROBE), rather than
-        /// only remembering it (STALE, PERMANENT, ...).
-        public let reachable: Bool
+        /// The link it is on (its interface index).
+        public let interface: Int32
+        /// When the kernel last confirmed it reachable, in monotonic nanoseconds.
+        public let confirmed: UInt64
     }
 
     private let snapshot = Mutex<[UInt128: Entry]>([:])
@@ -23,10 +26,53 @@ public final class NeighbourTable: NeighbourLookup {
 
     public var isReadable: Bool { readable.load(ordering: .relaxed) }
 
-    public func holds(mac: MACAddress?, address: UInt128) -> Bool {
+    public func lastConfirmed(mac: MACAddress?, address: UInt128) -> UInt64? {
         snapshot.withLock { table in
-            if let mac { return table.values.contains { $0.mac == mac } }
-            return table[address] != nil
+            guard let mac else { return table[address]?.confirmed }
+            return table.values.filter { $0.mac == mac }.map(\.confirmed).max()
+        }
+    }
+
+    public func probe(mac: MACAddress?, address: UInt128) {
+        let targets = snapshot.withLock { table in
+            guard let mac else { return table[address].map { [(address, $0.interface)] } ?? [] }
+            return table.filter { $0.value.mac == mac }.map { ($0.key, $0.value.interface) }
+        }
+        for (address, interface) in targets { Self.knock(address, interface: interface) }
+    }
+
+    /// Sends one empty datagram to the discard port (9) of `address`: the kernel then confirms the
+    /// neighbour (ARP or NDP) unless it did lately. The device's answer to the datagram itself, if
+    /// any, does not matter.
+    private static func knock(_ address: UInt128, interface: Int32) {
+        let mapped = address >> 32 == 0xFFFF
+        let handle = socket(mapped ? AF_INET : AF_INET6, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard handle >= 0 else { return }
+        defer { close(handle) }
+        if mapped {
+            var target = sockaddr_in()
+            target.sin_family = sa_family_t(AF_INET)
+            target.sin_port = UInt16(9).bigEndian
+            target.sin_addr.s_addr = UInt32(truncatingIfNeeded: address).bigEndian
+            _ = withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(handle, nil, 0, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        } else {
+            var target = sockaddr_in6()
+            target.sin6_family = sa_family_t(AF_INET6)
+            target.sin6_port = UInt16(9).bigEndian
+            withUnsafeMutableBytes(of: &target.sin6_addr) { bytes in
+                for index in 0..<16 { bytes[index] = UInt8(truncatingIfNeeded: address >> (8 * (15 - index))) }
+            }
+            // A link-local address means something only on its link.
+            if address >> 118 == 0x3FA { target.sin6_scope_id = UInt32(bitPattern: interface) }
+            _ = withUnsafePointer(to: &target) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(handle, nil, 0, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
         }
     }
 
@@ -36,7 +82,7 @@ public final class NeighbourTable: NeighbourLookup {
     /// Reads the kernel's table anew.
     public func refresh() throws(NeighbourError) {
         let entries: [UInt128: Entry]
-        do { entries = try Self.read() } catch {
+        do { entries = try Self.read(now: NIODeadline.now().uptimeNanoseconds) } catch {
             readable.store(false, ordering: .relaxed)
             throw error
         }
@@ -70,13 +116,15 @@ public final class NeighbourTable: NeighbourLookup {
     private static let dump: UInt16 = 0x300  // NLM_F_ROOT | NLM_F_MATCH
     private static let destination: UInt16 = 1  // NDA_DST
     private static let linkAddress: UInt16 = 2  // NDA_LLADDR
-    /// NUD_REACHABLE | NUD_PROBE | NUD_DELAY.
-    private static let confirmed: UInt16 = 0x02 | 0x10 | 0x08
+    private static let cacheInfo: UInt16 = 3  // NDA_CACHEINFO
+    /// The kernel's ages in NDA_CACHEINFO are clock ticks of USER_HZ (100 a second on Linux).
+    private static let nanosecondsPerTick: UInt64 = 10_000_000
     /// NUD_INCOMPLETE | NUD_FAILED (no address known) | NUD_NOARP (loopback, multicast: no device;
     /// iproute2 hides them too).
     private static let unknown: UInt16 = 0x01 | 0x20 | 0x40
 
-    private static func read() throws(NeighbourError) -> [UInt128: Entry] {
+    /// The table, with the kernel's ages turned into times before `now` (monotonic nanoseconds).
+    private static func read(now: UInt64) throws(NeighbourError) -> [UInt128: Entry] {
         let handle = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0 /* NETLINK_ROUTE */)
         guard handle >= 0 else { throw NeighbourError("cannot open a netlink socket: \(String(cString: strerror(errno)))") }
         defer { close(handle) }
@@ -98,7 +146,7 @@ public final class NeighbourTable: NeighbourLookup {
             guard count > 0 else {
                 throw NeighbourError("the kernel's neighbour table did not come: \(String(cString: strerror(errno)))")
             }
-            switch try parse(buffer[..<count], into: &entries) {
+            switch try parse(buffer[..<count], now: now, into: &entries) {
             case .more: continue
             case .finished: return entries
             }
@@ -107,10 +155,10 @@ public final class NeighbourTable: NeighbourLookup {
 
     enum Progress { case more, finished }
 
-    /// Reads the messages of one netlink datagram into `entries`.
-    static func parse(_ datagram: ArraySlice<UInt8>, into entries: inout [UInt128: Entry]) throws(NeighbourError)
-        -> Progress
-    {
+    /// Reads the messages of one netlink datagram, read at `now`, into `entries`.
+    static func parse(
+        _ datagram: ArraySlice<UInt8>, now: UInt64, into entries: inout [UInt128: Entry]
+    ) throws(NeighbourError) -> Progress {
         var offset = datagram.startIndex
         while offset + 16 <= datagram.endIndex {
             let length = Int(datagram.load(UInt32.self, at: offset))
@@ -125,7 +173,7 @@ public final class NeighbourTable: NeighbourLookup {
                 if code == 0 { break }
                 throw NeighbourError("the kernel refused to list its neighbours: \(String(cString: strerror(-code)))")
             case newNeighbour where length >= 28:
-                if let (address, entry) = neighbour(datagram[(offset + 16)..<(offset + length)]) {
+                if let (address, entry) = neighbour(datagram[(offset + 16)..<(offset + length)], now: now) {
                     entries[address] = entry
                 }
             default: break
@@ -136,12 +184,14 @@ public final class NeighbourTable: NeighbourLookup {
     }
 
     /// One RTM_NEWNEIGH body: ndmsg, then attributes.
-    private static func neighbour(_ body: ArraySlice<UInt8>) -> (UInt128, Entry)? {
+    private static func neighbour(_ body: ArraySlice<UInt8>, now: UInt64) -> (UInt128, Entry)? {
         let family = body[body.startIndex]
+        let interface = Int32(bitPattern: body.load(UInt32.self, at: body.startIndex + 4))
         let state = body.load(UInt16.self, at: body.startIndex + 8)
         guard state & unknown == 0 else { return nil }
         var address: UInt128?
         var mac: MACAddress?
+        var confirmedAgo: UInt64 = .max
         var offset = body.startIndex + 12
         while offset + 4 <= body.endIndex {
             let length = Int(body.load(UInt16.self, at: offset))
@@ -154,11 +204,14 @@ public final class NeighbourTable: NeighbourLookup {
                 address = value.reduce(UInt128(0)) { $0 << 8 | UInt128($1) }
             } else if type == linkAddress, value.count == 6 {
                 mac = MACAddress(value: value.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            } else if type == cacheInfo, value.count >= 4 {
+                confirmedAgo = UInt64(value.load(UInt32.self, at: value.startIndex)) * nanosecondsPerTick
             }
             offset += (length + 3) & ~3
         }
         guard let address, let mac else { return nil }
-        return (address, Entry(mac: mac, reachable: state & confirmed != 0))
+        let confirmed = now > confirmedAgo ? now - confirmedAgo : 0
+        return (address, Entry(mac: mac, interface: interface, confirmed: confirmed))
     }
 }
 

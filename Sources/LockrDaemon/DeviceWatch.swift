@@ -6,21 +6,30 @@ import Synchronization
 /// Which devices asked lately, and which of them stopped asking lockr while still on the network.
 ///
 /// A device that was seen and then asks nothing for longer than `protection-off-after` while its
-/// person has guarded apps, and that the neighbour table still holds, has "protection off": it may
-/// have switched resolver or turned on its own encrypted DNS. That is logged once per episode in its
-/// person's events and cleared when it asks again. Where lockr reads no neighbour table, or the
-/// device is not in it, lockr only says how long it has not been seen.
+/// person has guarded apps is probed (`NeighbourPresence.probe`: the kernel asks for it by ARP or
+/// NDP); when the kernel then confirms it, it is still on the network and has "protection off": it
+/// may have switched resolver or turned on its own encrypted DNS. That is logged once per episode
+/// in its person's events and cleared when it asks again. A device that does not answer the probe,
+/// or that lockr cannot probe (no neighbour table, or not on lockr's links), is only "not seen".
 final class DeviceWatch: Sendable {
     /// Where the DNS pipeline notes each query's device.
     let sightings = DeviceSightings()
-    private let neighbours: (any NeighbourLookup)?
-    /// Reads the pipeline's clock: monotonic nanoseconds.
+    private let neighbours: (any NeighbourPresence)?
+    /// Reads the pipeline's clock: monotonic nanoseconds, the neighbour table's too.
     private let monotonic: @Sendable () -> UInt64
-    private let flagged = Mutex<Set<String>>([])
+    private let watching = Mutex(Watching())
     /// Devices not seen for a week are forgotten.
     private static let forgetAfterNanoseconds: UInt64 = 7 * 86_400 * 1_000_000_000
+    /// How often an idle device that has not answered is probed again, in real nanoseconds.
+    private static let probeEveryNanoseconds: UInt64 = 10_000_000_000
 
-    init(neighbours: (any NeighbourLookup)?, monotonic: @escaping @Sendable () -> UInt64) {
+    /// The devices flagged, and when idle ones were last probed, by name.
+    private struct Watching {
+        var flagged: Set<String> = []
+        var probed: [String: UInt64] = [:]
+    }
+
+    init(neighbours: (any NeighbourPresence)?, monotonic: @escaping @Sendable () -> UInt64) {
         self.neighbours = neighbours
         self.monotonic = monotonic
     }
@@ -43,7 +52,7 @@ final class DeviceWatch: Sendable {
     func seen(scale: Double) -> [Seen] {
         let now = monotonic()
         let forgetBefore = now > Self.forgetAfterNanoseconds ? now - Self.forgetAfterNanoseconds : 0
-        let off = flagged.withLock { $0 }
+        let off = watching.withLock { $0.flagged }
         return sightings.all(forgetBefore: forgetBefore).map { sighting in
             let real = Double(now >= sighting.lastSeen ? now - sighting.lastSeen : 0) / 1_000_000
             return Seen(
@@ -52,25 +61,48 @@ final class DeviceWatch: Sendable {
         }.sorted { ($0.client.person, $0.name) < ($1.client.person, $1.name) }
     }
 
-    /// Flags the devices that turned protection off and clears those that ask again. `guards` tells
-    /// whether a person (by number) has guarded apps; `note` logs a change for that person.
+    /// What to do about an idle device the neighbour table holds.
+    private enum Step { case flag, probe, wait }
+
+    /// Flags the devices that turned protection off and clears those that ask again; probes the
+    /// idle ones it has not heard from since. `guards` tells whether a person (by number) has
+    /// guarded apps; `note` logs a change for that person.
     func check(
         after limit: Duration, scale: Double, guards: (Int) -> Bool,
         note: (_ person: Int, _ off: Bool, _ detail: String) -> Void
     ) {
         for device in seen(scale: scale) {
+            let (client, name) = (device.client, device.name)
             if device.idle <= limit {
-                guard device.protectionOff else { continue }
-                flagged.withLock { _ = $0.remove(device.name) }
-                note(device.client.person, false, "device \(device.name) asks lockr again: protection back")
-            } else if !device.protectionOff, guards(device.client.person), let neighbours, neighbours.isReadable,
-                neighbours.holds(mac: device.client.mac, address: device.client.address)
-            {
-                flagged.withLock { _ = $0.insert(device.name) }
+                let wasOff = watching.withLock { watching in
+                    watching.probed[name] = nil
+                    return watching.flagged.remove(name) != nil
+                }
+                if wasOff { note(client.person, false, "device \(name) asks lockr again: protection back") }
+                continue
+            }
+            guard !device.protectionOff, guards(client.person), let neighbours, neighbours.isReadable else { continue }
+            // Only a device the table holds can be probed; one that answers after a probe is there.
+            guard let confirmed = neighbours.lastConfirmed(mac: client.mac, address: client.address) else { continue }
+            let now = monotonic()
+            let step = watching.withLock { watching -> Step in
+                if let probed = watching.probed[name], confirmed > probed {
+                    watching.flagged.insert(name)
+                    watching.probed[name] = nil
+                    return .flag
+                }
+                guard watching.probed[name].map({ now - $0 >= Self.probeEveryNanoseconds }) ?? true else { return .wait }
+                watching.probed[name] = now
+                return .probe
+            }
+            switch step {
+            case .flag:
                 note(
-                    device.client.person, true,
-                    "device \(device.name) has not asked lockr for \(device.idle.spoken) but is still on the network: "
+                    client.person, true,
+                    "device \(name) has not asked lockr for \(device.idle.spoken) but is still on the network: "
                         + "protection off (another resolver, or its own encrypted DNS?)")
+            case .probe: neighbours.probe(mac: client.mac, address: client.address)
+            case .wait: break
             }
         }
     }

@@ -24,7 +24,7 @@ struct PolicyParts: Sendable {
     /// the DNS pipeline's clock, for when devices were seen.
     init(
         config: LockrConfiguration, loaded: LoadedPolicy, store: PolicyStore, logger: Logger,
-        publisher: BlockSetPublisher? = nil, neighbours: (any NeighbourLookup)? = nil,
+        publisher: BlockSetPublisher? = nil, neighbours: (any NeighbourLookup & NeighbourPresence)? = nil,
         clock makeClock: (Instant?, LockrConfiguration) -> PolicyClock = {
             PolicyClock(resumingAfter: $0, scale: $1.timeScale, startAt: $1.startAt)
         },

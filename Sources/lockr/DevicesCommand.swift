@@ -7,9 +7,10 @@ struct DevicesCommand: AsyncParsableCommand {
         abstract: "Every device that asked lately: its person, how lockr knew it, when it last asked.",
         discussion: """
             A device of a person with guarded apps that stops asking lockr for longer than protection-off-after \
-            (10 min by default) while the neighbour table still holds it shows "protection off": it may use \
-            another resolver or its own encrypted DNS. Where lockr reads no neighbour table (it is not on the \
-            device's LAN), it can only say how long the device has not been seen.
+            (10 min by default) but still answers on the network (lockr sends it one datagram, and the kernel \
+            asks for it by ARP or NDP) shows "protection off": it may use another resolver or its own encrypted \
+            DNS. Where lockr reads no neighbour table (it is not on the device's LAN), or the device does not \
+            answer, it can only say how long the device has not been seen.
             """
     )
 

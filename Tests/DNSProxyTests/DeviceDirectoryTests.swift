@@ -71,8 +71,6 @@ import Testing
         struct Table: NeighbourLookup {
             let laptop: MACAddress
             func mac(for address: UInt128) -> MACAddress? { address == 0xFFFF_C0A8_0163 ? laptop : nil }
-            var isReadable: Bool { true }
-            func holds(mac: MACAddress?, address: UInt128) -> Bool { self.mac(for: address) != nil }
         }
         let withTable = DeviceDirectory(devices: [(.mac(laptop), 2)], neighbours: Table(laptop: laptop))
         let asked = withTable.identify(try query(), source: source("192.168.1.99"))

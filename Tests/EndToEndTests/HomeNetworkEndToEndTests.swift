@@ -122,4 +122,101 @@ import Testing
         let status = try lockr.cli("status", "--person", "carol")
         #expect(status.status == 0 && status.output.contains("No app is guarded"), "\(status.output)")
     }
+
+    /// Erin and Frank guard tiktok; a device that asks nothing for a policy minute (a real second
+    /// under `--time-scale 60`) is checked.
+    static let watchConfig = """
+        guard = ["tiktok"]
+        protection-off-after = "1m"
+
+        [policy]
+        mode = "hourly"
+        time-zone = "UTC"
+
+        [people.erin]
+        devices = ["\(macs["a"]!)"]
+
+        [people.frank]
+        devices = ["\(macs["b"]!)"]
+
+        """
+
+    /// Each device `lockr devices` lists, as "person address state".
+    func devices(_ lockr: LockrProcess) throws -> [String] {
+        let listed = try lockr.cli("devices", "--json")
+        let answer = try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any]
+        let devices = answer?["devices"] as? [[String: Any]] ?? []
+        return devices.map { "\($0["person"] ?? "?") \($0["address"] ?? "?") \($0["state"] ?? "?")" }
+    }
+
+    /// The person's protection events in `lockr log`.
+    func protectionEvents(_ lockr: LockrProcess, person: String) throws -> [String] {
+        let log = try lockr.cli("log", "--person", person, "--json")
+        let answer = try JSONSerialization.jsonObject(with: Data(log.output.utf8)) as? [String: Any]
+        let events = answer?["events"] as? [[String: Any]] ?? []
+        return events.compactMap { $0["type"] as? String }.filter { $0.hasPrefix("protection") }
+    }
+
+    /// Waits up to `seconds` for `condition`, checking every 250 ms.
+    func eventually(within seconds: Int, _ condition: () throws -> Bool) async throws -> Bool {
+        for _ in 0..<(seconds * 4) {
+            if try condition() { return true }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        return try condition()
+    }
+
+    @Test(
+        .enabled(
+            if: NetworkNamespaces.unavailable == nil,
+            "needs network namespaces (root, iproute2, `ip netns add` allowed)"))
+    func aDeviceStillOnTheNetworkThatStopsAskingHasProtectionOffUntilItAsksAgain() async throws {
+        let network = try NetworkNamespaces()
+        defer { network.remove() }
+        let erin = try network.addClient("a", address: "10.77.0.2", mac: Self.macs["a"]!)
+        let frank = try network.addClient("b", address: "10.77.0.3", mac: Self.macs["b"]!)
+        // The kernel's own re-checks (REACHABLE for 15-45 s by default) shortened to 1-3 s, so that
+        // lockr's probe finds the entries stale in seconds rather than a minute.
+        try network.inside(network.router, ["sysctl", "-q", "-w", "net.ipv4.neigh.lan0.base_reachable_time_ms=2000"])
+        let upstream = try DnsmasqProcess(lines: ["address=/tiktok.com/192.0.2.21"], namespace: network.router)
+        defer { upstream.stop() }
+        let configPath = NSTemporaryDirectory() + "lockr-e2e-watch-\(UUID()).toml"
+        try Self.watchConfig.write(toFile: configPath, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: configPath) }
+        let lockr = try LockrProcess(
+            [
+                "--config", configPath, "--listen", "10.77.0.1:5335", "--upstream", "127.0.0.1:\(upstream.port)",
+                "--start-at", "2026-06-01T10:00:00Z", "--time-scale", "60",
+            ], namespace: network.router)
+        defer { lockr.stop() }
+
+        // Both ask until lockr knows them by the neighbour table (read every 5 s).
+        let known = try await eventually(within: 20) {
+            _ = try address("tiktok.com", from: erin, server: "10.77.0.1", port: 5335)
+            _ = try address("tiktok.com", from: frank, server: "10.77.0.1", port: 5335)
+            let listed = try devices(lockr)
+            return listed.contains("erin 10.77.0.2 ok") && listed.contains("frank 10.77.0.3 ok")
+        }
+        var listed = try devices(lockr)
+        #expect(known, "\(listed)")
+        // Frank leaves the house; Erin stays but stops asking lockr.
+        try network.removeClient(frank)
+
+        let flagged = try await eventually(within: 45) { try devices(lockr).contains("erin 10.77.0.2 protection_off") }
+        listed = try devices(lockr)
+        #expect(flagged, "\(listed)")
+        // Frank did not answer the probe: only not seen, never protection off.
+        #expect(listed.contains("frank 10.77.0.3 not_seen"), "\(listed)")
+        #expect(try protectionEvents(lockr, person: "erin") == ["protection_off"])
+        let status = try lockr.cli("status", "--person", "erin")
+        #expect(status.output.contains("PROTECTION OFF"), "\(status.output)")
+
+        // Erin asks again: cleared, once.
+        _ = try address("tiktok.com", from: erin, server: "10.77.0.1", port: 5335)
+        let cleared = try await eventually(within: 5) { try devices(lockr).contains("erin 10.77.0.2 ok") }
+        listed = try devices(lockr)
+        #expect(cleared, "\(listed)")
+        #expect(try protectionEvents(lockr, person: "erin") == ["protection_off", "protection_back"])
+        #expect(try protectionEvents(lockr, person: "frank").isEmpty)
+    }
 }

@@ -47,6 +47,12 @@ final class NetworkNamespaces {
         return name
     }
 
+    /// Takes a client off the network: its namespace goes, and its veth with it.
+    func removeClient(_ name: String) throws {
+        try command(["netns", "del", name])
+        clients.removeAll { $0 == name }
+    }
+
     /// Runs `arguments` in namespace `name`; throws when it fails.
     @discardableResult
     func inside(_ name: String, _ arguments: [String]) throws -> String {

@@ -249,18 +249,39 @@ import Testing
         }
     }
 
-    /// A neighbour table the test fills.
-    final class FakeNeighbours: NeighbourLookup {
-        let held = Mutex<Set<UInt128>>([])
+    /// A neighbour table the test fills: devices that are there answer a probe a millisecond later;
+    /// devices it only remembers never do.
+    final class FakeNeighbours: NeighbourLookup, NeighbourPresence {
+        let clocks: FakeClocks
+        let there = Mutex<Set<UInt128>>([])
+        let remembered = Mutex<Set<UInt128>>([])
+        let confirmed = Mutex<[UInt128: UInt64]>([:])
+        let probes = Mutex<[UInt128]>([])
         let readable = Atomic<Bool>(true)
+
+        init(clocks: FakeClocks) { self.clocks = clocks }
+
         func mac(for address: UInt128) -> MACAddress? { nil }
         var isReadable: Bool { readable.load(ordering: .relaxed) }
-        func holds(mac: MACAddress?, address: UInt128) -> Bool { held.withLock { $0.contains(address) } }
+
+        func lastConfirmed(mac: MACAddress?, address: UInt128) -> UInt64? {
+            guard there.withLock({ $0.contains(address) }) || remembered.withLock({ $0.contains(address) }) else {
+                return nil
+            }
+            return confirmed.withLock { $0[address] ?? 0 }
+        }
+
+        func probe(mac: MACAddress?, address: UInt128) {
+            probes.withLock { $0.append(address) }
+            guard there.withLock({ $0.contains(address) }) else { return }
+            let answer = UInt64(clocks.bootNanoseconds.load(ordering: .relaxed)) + 1_000_000
+            confirmed.withLock { $0[address] = answer }
+        }
     }
 
     @Test func aDeviceThatStopsAskingWhileOnTheNetworkHasProtectionOffOncePerEpisode() throws {
         let clocks = FakeClocks()
-        let neighbours = FakeNeighbours()
+        let neighbours = FakeNeighbours(clocks: clocks)
         let store = try store()
         let config = try family()
         let runtime = try PolicyParts(
@@ -268,8 +289,9 @@ import Testing
             neighbours: neighbours, clock: { clocks.clock(resumingAfter: $0, scale: $1.timeScale) },
             monotonic: { UInt64(clocks.bootNanoseconds.load(ordering: .relaxed)) })
         let phone = QueryClient(address: 0xFFFF_C0A8_010A, person: 1)  // Alice's, on the LAN
-        let laptop = QueryClient(address: 0xFFFF_C0A8_0114, person: 2)  // Bob's, gone from the LAN
-        neighbours.held.withLock { $0 = [phone.address] }
+        let laptop = QueryClient(address: 0xFFFF_C0A8_0114, person: 2)  // Bob's, gone but remembered
+        neighbours.there.withLock { $0 = [phone.address] }
+        neighbours.remembered.withLock { $0 = [laptop.address] }
         func ask(_ client: QueryClient) { runtime.watch.sightings.record(client, now: UInt64(clocks.bootNanoseconds.load(ordering: .relaxed))) }
         func states() -> [String] { runtime.control.devices().map { "\($0.person) \($0.address) \($0.state)" } }
         func protectionEvents() throws -> [String] {
@@ -283,8 +305,17 @@ import Testing
         #expect(states() == ["alice 192.168.1.10 ok", "bob 192.168.1.20 ok"])
         clocks.pass(seconds: 601)
         runtime.ticker.tick()
+        // Both were probed; only the phone answered.
+        #expect(neighbours.probes.withLock { $0 } == [phone.address, laptop.address])
+        #expect(states() == ["alice 192.168.1.10 not_seen", "bob 192.168.1.20 not_seen"])
+        clocks.pass(milliseconds: 2)
         runtime.ticker.tick()
         #expect(states() == ["alice 192.168.1.10 protection_off", "bob 192.168.1.20 not_seen"])
+        // The laptop is probed again 10 s later, not at every tick.
+        #expect(neighbours.probes.withLock { $0 }.count == 2)
+        clocks.pass(seconds: 10)
+        runtime.ticker.tick()
+        #expect(neighbours.probes.withLock { $0 } == [phone.address, laptop.address, laptop.address])
         #expect(runtime.control.devices().last?.note == "not seen for 11 min")
         #expect(try protectionEvents() == ["alice protection_off"])
         // Asking again clears it; a new episode is flagged again, once.
@@ -292,6 +323,8 @@ import Testing
         runtime.ticker.tick()
         #expect(states().first == "alice 192.168.1.10 ok")
         clocks.pass(seconds: 700)
+        runtime.ticker.tick()
+        clocks.pass(milliseconds: 2)
         runtime.ticker.tick()
         #expect(try protectionEvents() == ["alice protection_off", "alice protection_back", "alice protection_off"])
         // Without a readable neighbour table lockr never says protection off.
