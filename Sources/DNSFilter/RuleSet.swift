@@ -42,6 +42,8 @@ public final class RuleSet: Sendable {
     public var blockedDomainCount: Int { blockedDomains.count }
     public var allowedDomainCount: Int { allowedDomains.count }
     public var regexCount: Int { blockRegexes.count + allowRegexes.count }
+    /// Whether any rule allows: when none does, this set can only block.
+    public var hasAllowRules: Bool { allowedDomains.count > 0 || !allowRegexes.isEmpty }
 
     /// Bytes held by the domain tables.
     public var memoryFootprint: Int { blockedDomains.memoryFootprint + allowedDomains.memoryFootprint }

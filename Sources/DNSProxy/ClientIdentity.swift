@@ -130,7 +130,7 @@ public struct DeviceDirectory: Sendable {
                 mac = forwardedMAC
                 identifiedBy = .forwardedMAC
             }
-        } else if let neighbours, let found = neighbours.mac(for: sourceAddress) {
+        } else if let neighbours, !Self.isLoopback(sourceAddress), let found = neighbours.mac(for: sourceAddress) {
             mac = found
             identifiedBy = .neighbourTable
         }
@@ -140,6 +140,10 @@ public struct DeviceDirectory: Sendable {
         return QueryClient(
             address: address, mac: mac, person: person(of: address, bits: subnetBits), identifiedBy: identifiedBy)
     }
+
+    /// Whether `address` is this machine's own (127.0.0.0/8, ::1): never in the neighbour table.
+    @inline(__always)
+    private static func isLoopback(_ address: UInt128) -> Bool { address == 1 || address >> 24 == 0xFFFF7F }
 
     /// The person of the device at `address` (IPv4 mapped into IPv6), by its MAC address in the
     /// neighbour table or else the address itself: for a control call from one of the devices.

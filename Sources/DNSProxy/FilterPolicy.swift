@@ -218,7 +218,10 @@ public struct FilterPolicy: Sendable {
     private func listed(_ name: UnsafeBufferPointer<UInt8>, _ own: RuleSet?) -> BlockReason? {
         let shared = rules.hit(wireName: name)
         if let shared, !shared.isBlock { return nil }
-        guard let own, let ownHit = own.hit(wireName: name) else { return shared.map(BlockReason.rule) }
+        guard let own else { return shared.map(BlockReason.rule) }
+        // A shared block stands unless the person's own allow rules might lift it.
+        if let shared, !own.hasAllowRules { return .rule(shared) }
+        guard let ownHit = own.hit(wireName: name) else { return shared.map(BlockReason.rule) }
         guard ownHit.isBlock else { return nil }
         return shared.map(BlockReason.rule) ?? .personRule(ownHit)
     }
