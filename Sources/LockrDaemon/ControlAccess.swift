@@ -31,7 +31,7 @@ struct ControlAccess: PolicyAccess {
             throw .unknownPerson(name, people: household.peopleNames())
         }
         let now = clock.now()
-        let outcome = person.withEngine { engine -> (Result<Command.Result, PolicyRefusal>, PolicyEngine) in
+        let (outcome, after) = person.withEngine { engine -> (Result<Command.Result, PolicyRefusal>, PolicyEngine) in
             do throws(PolicyRefusal) {
                 return (.success(try command.apply(to: &engine, at: now)), engine)
             } catch {
@@ -39,8 +39,8 @@ struct ControlAccess: PolicyAccess {
             }
         }
         do { try propagation.propagate(savingAll: true) } catch { throw .storage("\(error)") }
-        switch outcome.0 {
-        case .success(let result): return Performed(result: result, view: PolicyView(engine: outcome.1, now: now))
+        switch outcome {
+        case .success(let result): return Performed(result: result, view: PolicyView(engine: after, now: now))
         case .failure(let refusal): throw .refused(refusal)
         }
     }
