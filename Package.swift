@@ -31,8 +31,10 @@ let package = Package(
         .target(name: "DNSWire", dependencies: ["CLdns"]),
         // Rule lists, the compact domain matcher, the app catalogue. Pure Swift, no I/O beyond reading files.
         .target(name: "DNSFilter", dependencies: ["DNSWire"]),
+        // Puzzles for the gate: arithmetic, and chess mates checked by lockr's own move generator. Pure.
+        .target(name: "LockrPuzzles"),
         // Modes, metering, windows and gates: pure, no I/O, time comes in as a parameter.
-        .target(name: "LockrPolicy"),
+        .target(name: "LockrPolicy", dependencies: ["LockrPuzzles"]),
         // The query pipeline, cache, upstream forwarding and the UDP/TCP listeners (SwiftNIO).
         .target(
             name: "DNSProxy",
@@ -146,6 +148,7 @@ let package = Package(
             dependencies: ["LockrDaemon", "DNSProxy", "DNSTestSupport"]
         ),
         .testTarget(name: "LockrPolicyTests", dependencies: ["LockrPolicy"]),
+        .testTarget(name: "LockrPuzzlesTests", dependencies: ["LockrPuzzles"]),
         // Fixtures: state databases older versions wrote, for the migrations.
         .testTarget(name: "LockrStoreTests", dependencies: ["LockrStore", "LockrPolicy"], exclude: ["Fixtures"]),
         .testTarget(
