@@ -87,7 +87,8 @@ let package = Package(
         .target(
             name: "LockrDaemon",
             dependencies: [
-                "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrStore", "LockrControl", "LockrAdapters",
+                "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles", "LockrStore", "LockrControl",
+                "LockrAdapters",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -99,7 +100,7 @@ let package = Package(
         .executableTarget(
             name: "lockr",
             dependencies: [
-                "LockrDaemon", "LockrControl", "LockrPolicy",
+                "LockrDaemon", "LockrControl", "LockrPolicy", "LockrPuzzles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -147,7 +148,7 @@ let package = Package(
             name: "LockrDaemonTests",
             dependencies: ["LockrDaemon", "DNSProxy", "DNSTestSupport"]
         ),
-        .testTarget(name: "LockrPolicyTests", dependencies: ["LockrPolicy"]),
+        .testTarget(name: "LockrPolicyTests", dependencies: ["LockrPolicy", "LockrPuzzles"]),
         .testTarget(name: "LockrPuzzlesTests", dependencies: ["LockrPuzzles"]),
         // Fixtures: state databases older versions wrote, for the migrations.
         .testTarget(name: "LockrStoreTests", dependencies: ["LockrStore", "LockrPolicy"], exclude: ["Fixtures"]),

@@ -28,7 +28,7 @@ extension StatusBody {
         snoozes = CounterBody(used: status.snoozes.used, perDay: status.snoozes.perDay)
         extensions = CounterBody(used: status.extensions.used, perDay: status.extensions.perDay)
         emergencies = CounterBody(used: status.emergencies.used, perDay: status.emergencies.perDay)
-        phraseMisses = status.phraseMisses
+        gateMisses = status.gateMisses
         cooldownEnds = status.cooldownUntil.map(time)
         totalUsedSeconds = status.totalUsed.milliseconds / 1000
         totalChargedSeconds = status.totalCharged.milliseconds / 1000
@@ -118,6 +118,7 @@ extension ControlFailure {
             let (status, code): (Int, String)
             var retry: Int64?
             var sentence: String?
+            var heard: String?
             switch refusal {
             case .unknownApp: (status, code) = (404, "unknown_app")
             case .notGuarded: (status, code) = (409, "not_guarded")
@@ -130,6 +131,16 @@ extension ControlFailure {
             case .wrongPhrase(_, _, let cooldown):
                 (status, code) = (403, "wrong_phrase")
                 retry = cooldown?.secondsRoundedUp
+            case .notTheSentence(let transcript, _, let cooldown):
+                (status, code) = (403, "wrong_phrase")
+                retry = cooldown?.secondsRoundedUp
+                heard = transcript
+            case .wrongAnswer(_, _, let cooldown):
+                (status, code) = (403, "wrong_answer")
+                retry = cooldown?.secondsRoundedUp
+            case .gateIncomplete: (status, code) = (403, "gate_required")
+            case .unreadableAnswer: (status, code) = (400, "unreadable_answer")
+            case .challengeClosed: (status, code) = (410, "challenge_closed")
             case .coolingDown(let remaining, _):
                 (status, code) = (429, "cooling_down")
                 retry = remaining.secondsRoundedUp
@@ -146,7 +157,10 @@ extension ControlFailure {
                 (status, code) = (429, "pin_locked")
                 retry = remaining.secondsRoundedUp
             }
-            return (status, ErrorBody(error: refusal.message, code: code, retryAfterSeconds: retry, sentence: sentence))
+            return (
+                status,
+                ErrorBody(error: refusal.message, code: code, retryAfterSeconds: retry, sentence: sentence, heard: heard)
+            )
         }
     }
 }

@@ -87,7 +87,7 @@ public struct StatusBody: Codable, Sendable, Equatable {
     public let snoozes: CounterBody
     public let extensions: CounterBody
     public let emergencies: CounterBody
-    public let phraseMisses: Int
+    public let gateMisses: Int
     public let cooldownEnds: TimeBody?
     public let totalUsedSeconds: Int64
     /// The part of `total_used_seconds` charged to the shared budget.
@@ -204,7 +204,8 @@ public struct WindowBody: Codable, Sendable, Equatable {
 
 public struct AppRequest: Codable, Sendable, Equatable {
     public let app: String?
-    /// Extreme mode: the sentence, for a change that loosens (`guard remove`).
+    /// The sentence as typed, where the gate asks it (`guard remove` loosens; time mode's gate
+    /// guards `snooze` and `extend`).
     public let phrase: String?
     public init(app: String?, phrase: String? = nil) {
         self.app = app
@@ -369,12 +370,17 @@ public struct ErrorBody: Codable, Sendable, Equatable, Error {
     public let retryAfterSeconds: Int64?
     /// `phrase_required`: the sentence to type.
     public let sentence: String?
+    /// A spoken sentence refused: what the recogniser heard.
+    public let heard: String?
 
-    public init(error: String, code: String, retryAfterSeconds: Int64? = nil, sentence: String? = nil) {
+    public init(
+        error: String, code: String, retryAfterSeconds: Int64? = nil, sentence: String? = nil, heard: String? = nil
+    ) {
         self.error = error
         self.code = code
         self.retryAfterSeconds = retryAfterSeconds
         self.sentence = sentence
+        self.heard = heard
     }
 }
 

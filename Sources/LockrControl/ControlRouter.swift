@@ -26,6 +26,7 @@ import NIOCore
 /// | POST | unlock | `UnlockRequest` | `UnlockResponse` |
 /// | POST | snooze | `AppRequest` | `WindowBody` |
 /// | POST | extend | `AppRequest` | `ExtendResponse` |
+/// | | gate... | | see `addGateRoutes` |
 /// | POST | emergency/hold | | `HoldResponse` |
 /// | POST | emergency | `EmergencyRequest` | `WindowBody` |
 /// | GET | log?since=SECONDS&limit=N | | `LogResponse` |
@@ -39,7 +40,8 @@ import NIOCore
 /// | POST | profiles/{name}/activate, deactivate, toggle | `ProfileSwitchRequest` (optional) | `ProfileBody` |
 ///
 /// Failures answer `ErrorBody` JSON: 401 bad token, 400 bad JSON or settings, 404 unknown app or
-/// endpoint, 405 a method the endpoint does not take, 403 wrong phrase, 409 not possible now, 429
+/// endpoint, 405 a method the endpoint does not take, 403 wrong phrase or a gate not passed, 409 not
+/// possible now, 410 a puzzle answered or expired, 429
 /// allowance used up or cooldown (a cooldown with Retry-After). Every number is range-checked before
 /// any arithmetic, so no input can stop the daemon.
 public enum ControlRouter {
@@ -56,7 +58,8 @@ public enum ControlRouter {
         (.post, "snooze"), (.post, "extend"), (.post, "emergency/hold"), (.post, "emergency"), (.get, "log"),
         (.get, "devices"), (.get, "schedules"), (.post, "schedules"), (.delete, "schedules/:name"), (.get, "profiles"), (.post, "profiles"),
         (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
-        (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"),
+        (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"), (.get, "gate"),
+        (.post, "gate/challenges"), (.post, "gate/challenges/:id"), (.post, "gate/fallback"),
     ]
 
     public static func build(policy: some PolicyAccess, token: String) -> Router<ControlRequestContext> {
@@ -195,13 +198,16 @@ public enum ControlRouter {
         api.post("snooze") { request, context in
             try await respond {
                 let body = try await decode(AppRequest.self, from: request, emptyIs: AppRequest(app: nil))
-                return windowBody(try policy.perform(Commands.Snooze(body.app), for: try person(request, context, policy)))
+                return windowBody(
+                    try policy.perform(
+                        Commands.Snooze(body.app, phrase: body.phrase), for: try person(request, context, policy)))
             }
         }
         api.post("extend") { request, context in
             try await respond {
                 let body = try await decode(AppRequest.self, from: request, emptyIs: AppRequest(app: nil))
-                let extended = try policy.perform(Commands.Extend(body.app), for: try person(request, context, policy))
+                let extended = try policy.perform(
+                    Commands.Extend(body.app, phrase: body.phrase), for: try person(request, context, policy))
                 return ExtendResponse(budgetMinutes: extended.result.milliseconds / 60_000)
             }
         }
@@ -220,6 +226,7 @@ public enum ControlRouter {
             }
         }
         addRestrictionRoutes(to: api, policy: policy)
+        addGateRoutes(to: api, policy: policy)
         api.get("devices") { request, context in
             try await respond {
                 let named = request.uri.queryParameters["person"].map(String.init)

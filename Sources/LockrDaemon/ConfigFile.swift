@@ -3,6 +3,7 @@ import DNSProxy
 import Foundation
 import LockrAdapters
 import LockrPolicy
+import LockrPuzzles
 import NIOCore
 import TOMLKit
 
@@ -94,10 +95,10 @@ private struct ConfigReader {
         "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "apps", "policy", "time",
         "hourly", "extreme", "snooze", "extend", "emergency", "backends", "meter-from", "pihole6", "pihole5",
         "adguardhome", "nextdns", "webhook", "adapters", "people", "trusted-forwarders", "schedules", "profiles",
-        "protection-off-after",
+        "protection-off-after", "puzzles",
     ]
     /// The sections a person's table may hold: the top level's policy sections.
-    static let personSections = ["policy", "time", "hourly", "extreme", "snooze", "extend", "emergency"]
+    static let personSections = ["policy", "time", "hourly", "extreme", "snooze", "extend", "emergency", "puzzles"]
     /// The keys of a person's table besides those sections.
     static let personKeys: Set<String> = [
         "devices", "guard", "always-allow", "blocklists", "allowlists", "schedules", "profiles",
@@ -109,9 +110,10 @@ private struct ConfigReader {
         "access": ["allow"],
         "tcp": ["max-connections", "idle-timeout-ms"],
         "policy": ["mode", "time-zone", "day-start", "max-ttl", "block-ttl", "commitment-delay"],
-        "time": ["budget-minutes", "per-app", "slice-seconds", "min-queries", "neighbourhood", "grace-seconds"],
-        "hourly": ["window-minutes", "open-on-first-query"],
-        "extreme": ["phrase", "strictness", "window-minutes"],
+        "time": ["budget-minutes", "per-app", "slice-seconds", "min-queries", "neighbourhood", "grace-seconds", "gate"],
+        "hourly": ["window-minutes", "open-on-first-query", "gate"],
+        "extreme": ["phrase", "strictness", "window-minutes", "gate", "input", "typed-fallback-steps"],
+        "puzzles": ["kinds", "difficulty", "count", "time-limit"],
         "snooze": ["minutes", "per-day"],
         "extend": ["minutes", "per-day"],
         "emergency": ["minutes", "per-day", "hold-seconds"],
@@ -588,6 +590,7 @@ private struct ConfigReader {
             }
         }
         if let value = windowMinutes(prefix + "extreme.window-minutes") { policy.extreme.window = value }
+        applyGate(to: &policy.gate, prefix: prefix)
 
         for (section, allowance) in [
             ("snooze", \PolicySettings.snooze), ("extend", \.extend), ("emergency", \.emergency),
@@ -598,6 +601,59 @@ private struct ConfigReader {
             if let value = integer(prefix + "\(section).per-day", in: 0...100) { policy[keyPath: allowance].perDay = value }
         }
         if let value = integer(prefix + "emergency.hold-seconds", in: 0...60) { policy.emergencyHold = .seconds(value) }
+    }
+
+    /// Each mode's `gate`, how the sentence is given, and `[puzzles]`.
+    private mutating func applyGate(to gate: inout GateSettings, prefix: String) {
+        for (section, steps) in [("time", \GateSettings.time), ("hourly", \.hourly), ("extreme", \.extreme)] {
+            if let value = choices(prefix + "\(section).gate", as: GateStep.self) { gate[keyPath: steps] = value }
+        }
+        if let value = string(prefix + "extreme.input") {
+            if let input = SentenceInput(rawValue: value) {
+                gate.input = input
+            } else {
+                issue(prefix + "extreme.input", "expected voice, typed or either, not '\(value)'")
+            }
+        }
+        if let value = integer(prefix + "extreme.typed-fallback-steps", in: 0...5) { gate.typedFallbackSteps = value }
+        if let value = choices(prefix + "puzzles.kinds", as: PuzzleKind.self) {
+            if value.isEmpty { issue(prefix + "puzzles.kinds", "name arithmetic, chess or both") } else { gate.puzzles.kinds = value }
+        }
+        if let value = string(prefix + "puzzles.difficulty") {
+            if let difficulty = Difficulty(rawValue: value) {
+                gate.puzzles.difficulty = difficulty
+            } else {
+                issue(prefix + "puzzles.difficulty", "expected easy, medium or hard, not '\(value)'")
+            }
+        }
+        if let value = integer(prefix + "puzzles.count", in: 1...5) { gate.puzzles.count = value }
+        if let value = string(prefix + "puzzles.time-limit") {
+            if let seconds = DurationText.seconds(value, plainUnit: nil), (10...3600).contains(seconds) {
+                gate.puzzles.timeLimit = .seconds(seconds)
+            } else {
+                issue(prefix + "puzzles.time-limit", "expected a duration from 10s to 60m such as \"2m\", not '\(value)'")
+            }
+        }
+    }
+
+    /// A list of words, each one of `Choice`'s values, none twice.
+    private mutating func choices<Choice: RawRepresentable & CaseIterable>(_ key: String, as: Choice.Type) -> [Choice]?
+    where Choice.RawValue == String {
+        guard let words = strings(key) else { return nil }
+        var result: [Choice] = []
+        for word in words {
+            guard let choice = Choice(rawValue: word) else {
+                let known = Choice.allCases.map(\.rawValue).joined(separator: ", ")
+                issue(key, "'\(word)' is not one of \(known)")
+                return nil
+            }
+            guard !result.contains(where: { $0.rawValue == word }) else {
+                issue(key, "names '\(word)' twice")
+                return nil
+            }
+            result.append(choice)
+        }
+        return result
     }
 
     private mutating func windowMinutes(_ key: String) -> Duration? {

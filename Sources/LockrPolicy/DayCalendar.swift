@@ -99,6 +99,12 @@ public struct DayCalendar: Sendable, Equatable, Codable {
         return String(format: "%02d:%02d", parts.hour!, parts.minute!)
     }
 
+    /// Minutes after local midnight on the wall clock at `instant` (0-1439).
+    public func wallMinute(of instant: Instant) -> Int {
+        let parts = calendar.dateComponents([.hour, .minute], from: instant.date)
+        return parts.hour! * 60 + parts.minute!
+    }
+
     /// The local date that contains `instant`.
     func localDay(containing instant: Instant) -> LocalDay { localDay(calendar.startOfDay(for: instant.date)) }
 

@@ -47,7 +47,9 @@ public struct SettingChange: Sendable, Equatable, Codable {
 /// or for longer, or make a gate cheaper: a weaker mode (leaving extreme, or switching between time
 /// and hourly, which trade different limits), a bigger budget or window, a budget per app, fewer
 /// guarded apps, a longer snooze, extension or emergency or more of them a day, a shorter emergency
-/// hold, a weaker strictness, a shorter sentence, a longer TTL for open apps, metering that counts
+/// hold, a weaker strictness, a shorter sentence, a gate that asks less (a step dropped, the
+/// sentence no longer spoken, fewer, easier or other puzzles, more time for them, a cheaper typed
+/// fallback), a longer TTL for open apps, metering that counts
 /// less, a shorter commitment delay, any move of the day's start or time zone (which can start a
 /// new day early), an app's domain dropped from `[apps]`, a name always allowed, and anti-bypass
 /// switched off. Everything else tightens or is neutral, and applies at once.
@@ -226,7 +228,21 @@ public enum Loosening {
         setting("emergency.minutes", \.emergency.length, text: minutes, looser: bigger),
         setting("emergency.per-day", \.emergency.perDay, text: count, looser: more),
         setting("emergency.hold-seconds", \.emergencyHold, text: minutes, looser: { $1 < $0 }),
+        setting("time.gate", \.gate.time, text: steps, looser: GateSettings.weaker),
+        setting("hourly.gate", \.gate.hourly, text: steps, looser: GateSettings.weaker),
+        setting("extreme.gate", \.gate.extreme, text: steps, looser: GateSettings.weaker),
+        setting("extreme.input", \.gate.input, text: \.rawValue, looser: { $1.strength < $0.strength }),
+        setting("extreme.typed-fallback-steps", \.gate.typedFallbackSteps, text: count, looser: { $1 < $0 }),
+        setting("puzzles.kinds", \.gate.puzzles.kinds, text: { $0.map(\.rawValue).joined(separator: ", ") },
+            looser: { $0 != $1 }),
+        setting("puzzles.difficulty", \.gate.puzzles.difficulty, text: \.rawValue, looser: { $1 < $0 }),
+        setting("puzzles.count", \.gate.puzzles.count, text: count, looser: { $1 < $0 }),
+        setting("puzzles.time-limit", \.gate.puzzles.timeLimit, text: minutes, looser: bigger),
     ]
+
+    static func steps(_ steps: [GateStep]) -> String {
+        steps.isEmpty ? "none" : steps.map(\.rawValue).joined(separator: ", ")
+    }
 }
 
 extension Array where Element == String {

@@ -1,7 +1,9 @@
-/// The extreme mode gate: the user must type the set sentence.
+/// The sentence of the gate, typed or spoken.
 ///
 /// Both the sentence and the attempt are normalised (lower case, letters and digits only), then
-/// compared by Levenshtein distance within the strictness's allowance.
+/// compared by Levenshtein distance within the strictness's allowance; a spoken attempt is compared
+/// with the sentence as it is said (numbers in words). Wrong answers of every kind at the gate share
+/// the misses and cooldowns kept here.
 public enum PhraseGate {
     /// Lower-cased letters and digits of `text`; spaces and punctuation are dropped.
     public static func normalize(_ text: String) -> [Character] {
@@ -14,6 +16,46 @@ public enum PhraseGate {
         let typed = normalize(attempt)
         let allowed = strictness.allowedEdits(forLength: expected.count)
         return distance(typed, expected, limit: allowed) <= allowed
+    }
+
+    /// Whether a recogniser's transcript `spoken` is `sentence` said aloud, under `strictness`: the
+    /// sentence's numbers are compared as the words that say them ("15" as "fifteen").
+    public static func accepts(spoken: String, sentence: String, strictness: Strictness) -> Bool {
+        accepts(spoken, phrase: spokenForm(of: sentence), strictness: strictness)
+    }
+
+    /// `text` with each whole number up to 9999 written out in English words.
+    public static func spokenForm(of text: String) -> String {
+        var result = ""
+        var digits = ""
+        for character in text + " " {
+            if character.isASCII, character.isNumber {
+                digits.append(character)
+                continue
+            }
+            if !digits.isEmpty {
+                result += Int(digits).flatMap { $0 < 10_000 ? words(for: $0) : nil } ?? digits
+                digits = ""
+            }
+            result.append(character)
+        }
+        return String(result.dropLast())
+    }
+
+    private static let ones = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+        "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    ]
+    private static let tens = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+
+    /// 0-9999 in words: "fifteen", "forty five", "one hundred twenty".
+    static func words(for number: Int) -> String {
+        if number < 20 { return ones[number] }
+        if number < 100 { return tens[number / 10] + (number % 10 == 0 ? "" : " " + ones[number % 10]) }
+        if number < 1000 {
+            return ones[number / 100] + " hundred" + (number % 100 == 0 ? "" : " " + words(for: number % 100))
+        }
+        return words(for: number / 1000) + " thousand" + (number % 1000 == 0 ? "" : " " + words(for: number % 1000))
     }
 
     /// Levenshtein distance of `a` and `b` (insertions, deletions, substitutions), or a value above
@@ -50,12 +92,12 @@ public enum PhraseGate {
         return lines[(max(misses, 1) - 1) % lines.count]
     }
 
-    /// Wrong phrases tolerated before cooldowns start.
+    /// Wrong answers tolerated before cooldowns start.
     public static let freeMisses = 3
-    /// Cooldowns after the 3rd, 4th and 5th wrong phrase; every later one repeats the last.
+    /// Cooldowns after the 3rd, 4th and 5th wrong answer; every later one repeats the last.
     public static let cooldowns: [Duration] = [.seconds(15), .seconds(45), .seconds(120)]
 
-    /// The wait imposed after `misses` wrong phrases in a row today, or nil for none.
+    /// The wait imposed after `misses` wrong answers in a row today, or nil for none.
     public static func cooldown(afterMisses misses: Int) -> Duration? {
         guard misses >= freeMisses else { return nil }
         return cooldowns[min(misses - freeMisses, cooldowns.count - 1)]

@@ -125,22 +125,81 @@ public enum Commands {
     /// Opens a short window out of the day's allowance.
     public struct Snooze: PolicyCommand {
         public let app: String?
+        public var phrase: String?
 
-        public init(_ app: String?) { self.app = app }
+        public init(_ app: String?, phrase: String? = nil) {
+            self.app = app
+            self.phrase = phrase
+        }
 
         public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
-            try engine.snooze(app, at: now)
+            try engine.snooze(app, phrase: phrase, at: now)
         }
     }
 
     /// Adds extra time to today's budget once; the result is the budget now.
     public struct Extend: PolicyCommand {
         public let app: String?
+        public var phrase: String?
 
-        public init(_ app: String?) { self.app = app }
+        public init(_ app: String?, phrase: String? = nil) {
+            self.app = app
+            self.phrase = phrase
+        }
 
         public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> Duration {
-            try engine.extend(app, at: now)
+            try engine.extend(app, phrase: phrase, at: now)
+        }
+    }
+
+    /// Issues the puzzles the gate asks, chosen with `seed` (the daemon draws it at random).
+    public struct IssueChallenges: PolicyCommand {
+        public let app: String?
+        public let seed: UInt64
+
+        public init(for app: String?, seed: UInt64) {
+            self.app = app
+            self.seed = seed
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> [Challenge] {
+            try engine.issueChallenges(for: app, seed: seed, at: now)
+        }
+    }
+
+    /// Answers one issued puzzle; the result is the puzzle solved.
+    public struct AnswerChallenge: PolicyCommand {
+        public let id: String
+        public let answer: String
+
+        public init(_ id: String, answer: String) {
+            self.id = id
+            self.answer = answer
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> Challenge {
+            try engine.answerChallenge(id, answer: answer, at: now)
+        }
+    }
+
+    /// Takes the sentence as the recogniser heard it; the result is until when the pass keeps.
+    public struct PassSpokenSentence: PolicyCommand {
+        public let spoken: Spoken
+
+        public init(_ spoken: Spoken) { self.spoken = spoken }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> Instant {
+            try engine.passSpokenSentence(spoken, at: now)
+        }
+    }
+
+    /// Begins the wait after which the sentence may be typed where it must be spoken; the result is
+    /// when typing is taken.
+    public struct BeginTypedFallback: PolicyCommand {
+        public init() {}
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> Instant {
+            try engine.beginTypedFallback(at: now)
         }
     }
 

@@ -6,11 +6,11 @@ public struct ChangeOutcome: Sendable, Equatable {
     public let pending: [PendingChange]
 }
 
-/// Settings changes. Loosening costs at least what opening an app costs now: in extreme mode the
-/// sentence (with its cooldowns), and in every mode a wait for the mode's own reset (the next day
+/// Settings changes. Loosening costs at least what opening an app costs now: the current mode's
+/// gate (the sentence, with its cooldowns, in extreme mode by default), and in every mode a wait for the mode's own reset (the next day
 /// in time mode, the next clock hour in hourly and extreme mode), and at least the commitment delay.
 /// Tightening applies at once. The same holds for a reloaded or restarted configuration file (which
-/// cannot type the sentence: its loosening changes wait for `confirmPending` in extreme mode).
+/// cannot pass a gate: its loosening changes wait for `confirmPending` where the mode has one).
 extension PolicyEngine {
     /// The configuration file with the control API's changes on top: what is asked for.
     var desired: Protection { desired(with: state.overlay) }
@@ -64,7 +64,7 @@ extension PolicyEngine {
         where !state.pending.contains(where: { Self.same($0.change, change) }) && state.declined[Self.slot(change)] != change.to {
             let pending = PendingChange(
                 id: state.nextChangeID, change: change, source: source, requested: now, appliesAt: gateTime(at: now),
-                awaitingSentence: source == Self.configFile && settings.mode == .extreme, target: wanted)
+                awaitingSentence: source == Self.configFile && !gateSteps.isEmpty, target: wanted)
             state.nextChangeID += 1
             state.pending.append(pending)
             created.append(pending)
@@ -86,7 +86,7 @@ extension PolicyEngine {
     /// "applies at 15:00", or what it still waits for.
     func when(_ pending: PendingChange) -> String {
         let at = "applies at \(settings.calendar.dateTimeText(pending.appliesAt))"
-        return pending.awaitingSentence ? "\(at) once the sentence is typed (`lockr pending confirm \(pending.id)`)" : at
+        return pending.awaitingSentence ? "\(at) once the gate is passed (`lockr pending confirm \(pending.id)`)" : at
     }
 
     /// Applies the pending changes whose time has come (also those due while lockr was down).
@@ -106,7 +106,7 @@ extension PolicyEngine {
         noteTransitions(at: now)
     }
 
-    /// Asks for the overlay that `edit` makes. In extreme mode a loosening request needs the sentence.
+    /// Asks for the overlay that `edit` makes. A loosening request must pass the current mode's gate.
     mutating func request(
         _ source: String, phrase: String?, pin: PinCheck, at now: Instant,
         _ edit: (inout SettingsOverlay) throws(PolicyRefusal) -> Void
@@ -119,7 +119,7 @@ extension PolicyEngine {
         let loosening = Loosening.changes(from: inForce, to: candidate).filter(\.loosens)
         let asked = loosening.filter { change in !state.pending.contains { Self.same($0.change, change) } }
         if !asked.isEmpty, needsPin(pin) { throw .pinRequired }
-        if !asked.isEmpty, settings.mode == .extreme { try passPhraseGate(phrase, for: nil, at: now) }
+        if !asked.isEmpty { try passGate(phrase, for: nil, at: now) }
         let requested = Loosening.changes(from: desired, to: candidate).map(Self.slot)
         let before = inForce
         state.overlay = overlay
@@ -204,7 +204,7 @@ extension PolicyEngine {
         return pending
     }
 
-    /// Passes the sentence for a pending change from the config file made in extreme mode.
+    /// Passes the gate for a pending change from the config file made where the mode has a gate.
     public mutating func confirmPending(
         _ id: Int, phrase: String?, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> PendingChange {
@@ -216,7 +216,7 @@ extension PolicyEngine {
             throw .nothingToDo("#\(id) waits for no sentence: \(when(state.pending[index]))")
         }
         if needsPin(pin) { throw .pinRequired }
-        try passPhraseGate(phrase, for: nil, at: now)
+        try passGate(phrase, for: nil, at: now)
         state.pending[index].awaitingSentence = false
         let confirmed = state.pending[index]
         applyDueChanges(at: now)

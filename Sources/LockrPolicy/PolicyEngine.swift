@@ -210,34 +210,11 @@ public struct PolicyEngine: Sendable {
             let first = closed.first!
             throw .windowUsed(app: first, nextAt: settings.calendar.clockText(hourResets(for: first, at: now)!))
         }
-        if settings.mode == .extreme { try passPhraseGate(phrase, for: app, at: now) }
-        let detail = settings.mode == .extreme ? "phrase accepted" : "lockr unlock"
+        let gated = !gateSteps.isEmpty
+        try passGate(phrase, for: app, at: now)
+        let detail = gated ? "gate passed" : "lockr unlock"
         let opened = available.map { openHourlyWindow(for: $0, at: now, detail: detail) }
         return UnlockResult(opened: opened, alreadyOpen: alreadyOpen)
-    }
-
-    mutating func passPhraseGate(_ phrase: String?, for app: String?, at now: Instant) throws(PolicyRefusal) {
-        if let until = state.today.cooldownUntil, now < until {
-            throw .coolingDown(remaining: until - now, misses: state.today.phraseMisses)
-        }
-        // Nothing typed (an empty line, Ctrl-D) is not an attempt and costs nothing.
-        guard let phrase, !PhraseGate.normalize(phrase).isEmpty else {
-            throw .phraseRequired(sentence: settings.extreme.sentence)
-        }
-        guard PhraseGate.accepts(phrase, phrase: settings.extreme.sentence, strictness: settings.extreme.strictness)
-        else {
-            state.today.phraseMisses += 1
-            let misses = state.today.phraseMisses
-            let cooldown = PhraseGate.cooldown(afterMisses: misses)
-            state.today.cooldownUntil = cooldown.map { now + $0 }
-            let detail = "wrong phrase #\(misses)" + (cooldown.map { ", cooldown \($0.spoken)" } ?? "")
-            log(.gateFail, app, detail, at: now)
-            throw .wrongPhrase(denial: PhraseGate.denial(afterMisses: misses), misses: misses, cooldown: cooldown)
-        }
-        let misses = state.today.phraseMisses
-        state.today.phraseMisses = 0
-        state.today.cooldownUntil = nil
-        log(.gatePass, app, misses == 0 ? "phrase accepted" : "phrase accepted after \(misses) wrong", at: now)
     }
 
     @discardableResult
@@ -246,13 +223,17 @@ public struct PolicyEngine: Sendable {
             app: app, kind: .hourly, opened: now, ends: now + settings.windowLength,
             hourResets: settings.calendar.clockHour(containing: now).end)
         state.windows.append(window)
+        state.today.opens[app, default: 0] += 1
         log(.unlock, app, "\(detail): open until \(settings.calendar.clockText(window.ends))", at: now)
         wasOpen[app] = true
         return window
     }
 
     /// Time mode, once a budget is spent: a short grace for `app`, or every guarded app when nil.
-    public mutating func snooze(_ app: String?, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
+    /// Time mode's gate, if it has one, must be passed (`phrase`: the sentence typed).
+    public mutating func snooze(_ app: String?, phrase: String? = nil, at now: Instant) throws(PolicyRefusal)
+        -> UnlockWindow
+    {
         let now = advance(to: now)
         let app = try app.map(appID)
         let targets = try targets(app)
@@ -268,7 +249,9 @@ public struct PolicyEngine: Sendable {
         guard !spent.isEmpty else {
             throw .nothingToDo("nothing to snooze: no guarded app is out of budget")
         }
+        try passGate(phrase, for: app, at: now)
         state.today.snoozes += 1
+        for target in spent { state.today.opens[target, default: 0] += 1 }
         let window = UnlockWindow(app: app, kind: .snooze, opened: now, ends: now + settings.snooze.length)
         state.windows.append(window)
         let count = "\(state.today.snoozes)/\(settings.snooze.perDay) today"
@@ -278,8 +261,10 @@ public struct PolicyEngine: Sendable {
     }
 
     /// Time mode: more budget for today, for the shared budget, or for `app` when budgets are per app.
-    /// Returns the budget now in force.
-    public mutating func extend(_ app: String?, at now: Instant) throws(PolicyRefusal) -> Duration {
+    /// Time mode's gate, if it has one, must be passed. Returns the budget now in force.
+    public mutating func extend(_ app: String?, phrase: String? = nil, at now: Instant) throws(PolicyRefusal)
+        -> Duration
+    {
         let now = advance(to: now)
         let app = try app.map(appID)
         _ = try targets(app)
@@ -294,6 +279,7 @@ public struct PolicyEngine: Sendable {
         } else {
             key = Self.allApps
         }
+        try passGate(phrase, for: app, at: now)
         state.today.extensions += 1
         state.today.extraBudget[key, default: .zero] += settings.extend.length
         let budget = budget(forKey: key)
@@ -479,7 +465,7 @@ public struct PolicyEngine: Sendable {
             extraBudget: settings.time.perApp ? .zero : today.extraBudget[Self.allApps] ?? .zero,
             perAppBudget: settings.time.perApp, window: settings.windowLength,
             snoozes: (today.snoozes, settings.snooze.perDay), extensions: (today.extensions, settings.extend.perDay),
-            emergencies: (today.emergencies, settings.emergency.perDay), phraseMisses: today.phraseMisses,
+            emergencies: (today.emergencies, settings.emergency.perDay), gateMisses: today.gateMisses,
             cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
             totalUsed: state.metering.used[Self.allApps]?.used(at: now) ?? .zero,
             totalCharged: state.metering.charged[Self.allApps]?.used(at: now) ?? .zero, apps: appStatuses,
@@ -509,7 +495,7 @@ public struct PolicyEngine: Sendable {
                 : .budgetSpent(charged: charged, budget: budget)
         case .hourly, .extreme:
             if settings.mode == .extreme, let until = state.today.cooldownUntil, now < until {
-                return .coolingDown(until: until, misses: state.today.phraseMisses)
+                return .coolingDown(until: until, misses: state.today.gateMisses)
             }
             if let next = hourResets(for: app, at: now) { return .hourUsed(next: next) }
             switch settings.mode {

@@ -10,11 +10,21 @@ public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     case limitReached(String)
     /// There is nothing the action would change.
     case nothingToDo(String)
-    /// Extreme mode: the sentence is needed; this is it.
+    /// The gate asks the typed sentence; this is it.
     case phraseRequired(sentence: String)
-    /// Extreme mode: the phrase was wrong.
+    /// The gate asks more first (puzzles, the spoken sentence): what, and how.
+    case gateIncomplete(String)
+    /// The typed sentence was wrong.
     case wrongPhrase(denial: String, misses: Int, cooldown: Duration?)
-    /// Extreme mode: too many wrong phrases; try again later.
+    /// The spoken sentence was not the sentence: what the recogniser heard.
+    case notTheSentence(heard: String, misses: Int, cooldown: Duration?)
+    /// A puzzle's answer was wrong: why.
+    case wrongAnswer(String, misses: Int, cooldown: Duration?)
+    /// An answer that is no number or move at all: how to write one. Nothing was counted.
+    case unreadableAnswer(String)
+    /// The puzzle was answered, withdrawn or has expired.
+    case challengeClosed(String)
+    /// Too many wrong answers at the gate; try again later.
     case coolingDown(remaining: Duration, misses: Int)
     /// The app already had its window this hour.
     case windowUsed(app: String, nextAt: String)
@@ -38,15 +48,21 @@ public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownApp(let id, let suggestion):
             "no app '\(id)' in the catalogue" + (suggestion.map { "; did you mean \($0)?" } ?? " (`lockr apps` lists them)")
         case .notGuarded(let id): "\(id) is not guarded"
-        case .phraseRequired(let sentence): "extreme mode: type the phrase to unlock: \"\(sentence)\""
+        case .phraseRequired(let sentence): "type the sentence to pass the gate: \"\(sentence)\""
         case .notInThisMode(let text), .limitReached(let text), .nothingToDo(let text),
             .holdIncomplete(let text), .invalidSettings(let text), .restricted(let text),
-            .notFound(let text):
+            .notFound(let text), .gateIncomplete(let text), .unreadableAnswer(let text), .challengeClosed(let text):
             text
         case .wrongPhrase(let denial, let misses, let cooldown):
-            if let cooldown { "\(denial) (\(misses) wrong in a row; wait \(cooldown.spoken))" } else { denial }
+            Self.withCooldown(denial, misses: misses, cooldown: cooldown)
+        case .notTheSentence(let heard, let misses, let cooldown):
+            Self.withCooldown(
+                heard.isEmpty ? "no words were made out" : "heard \"\(heard)\": not the sentence", misses: misses,
+                cooldown: cooldown)
+        case .wrongAnswer(let why, let misses, let cooldown):
+            Self.withCooldown("wrong: \(why)", misses: misses, cooldown: cooldown)
         case .coolingDown(let remaining, let misses):
-            "cooldown: \(remaining.spoken) left after \(misses) wrong phrases"
+            "cooldown: \(remaining.spoken) left after \(misses) wrong answers"
         case .windowUsed(let app, let nextAt): "\(app): hourly window used, next at \(nextAt)"
         case .pinRequired: "a PIN protects settings: this change loosens protection and needs it"
         case .wrongPin(let failures, let lockout):
@@ -57,4 +73,9 @@ public enum PolicyRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    private static func withCooldown(_ text: String, misses: Int, cooldown: Duration?) -> String {
+        guard let cooldown else { return text }
+        return "\(text) (\(misses) wrong in a row; wait \(cooldown.spoken))"
+    }
 }

@@ -144,6 +144,8 @@ public struct PolicySettings: Sendable, Equatable, Codable {
     /// How long a change that loosens protection waits before it takes effect, on top of the current
     /// mode's own gate (see `Loosening` and `PendingChange`).
     public var commitmentDelay: Duration = .zero
+    /// What each mode's gate asks.
+    public var gate = GateSettings()
 
     public init(
         mode: Mode = .time,
@@ -167,6 +169,28 @@ public struct PolicySettings: Sendable, Equatable, Codable {
         self.emergency = emergency
         self.emergencyHold = emergencyHold
         self.maximumTTL = maximumTTL
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case mode, calendar, time, hourly, extreme, snooze, extend, emergency, emergencyHold, maximumTTL
+        case commitmentDelay, gate
+    }
+
+    /// Settings as a store kept them; a store an older lockr wrote has no gate: the defaults.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mode = try container.decode(Mode.self, forKey: .mode)
+        calendar = try container.decode(DayCalendar.self, forKey: .calendar)
+        time = try container.decode(TimeModeSettings.self, forKey: .time)
+        hourly = try container.decode(HourlySettings.self, forKey: .hourly)
+        extreme = try container.decode(ExtremeSettings.self, forKey: .extreme)
+        snooze = try container.decode(Allowance.self, forKey: .snooze)
+        extend = try container.decode(Allowance.self, forKey: .extend)
+        emergency = try container.decode(Allowance.self, forKey: .emergency)
+        emergencyHold = try container.decode(Duration.self, forKey: .emergencyHold)
+        maximumTTL = try container.decode(Duration.self, forKey: .maximumTTL)
+        commitmentDelay = try container.decode(Duration.self, forKey: .commitmentDelay)
+        gate = try container.decodeIfPresent(GateSettings.self, forKey: .gate) ?? GateSettings()
     }
 
     /// The window length of an hourly or extreme mode.
@@ -214,6 +238,6 @@ public struct PolicySettings: Sendable, Equatable, Codable {
         if maximumTTL < .seconds(1) || maximumTTL > Self.maximumTTLLimit {
             problems.append("maximum TTL of guarded answers must be 1 to \(Self.maximumTTLLimit.spoken)")
         }
-        return problems
+        return problems + gate.problems()
     }
 }

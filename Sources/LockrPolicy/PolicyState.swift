@@ -38,8 +38,8 @@ public struct DayRecord: Sendable, Equatable {
     public var snoozes = 0
     public var extensions = 0
     public var emergencies = 0
-    /// Wrong phrases in a row.
-    public var phraseMisses = 0
+    /// Wrong answers at the gate in a row today (sentences and puzzles).
+    public var gateMisses = 0
     public var cooldownUntil: Instant?
     /// Budget added today by `extend`, per budget ("*" for the shared one).
     public var extraBudget: [String: Duration] = [:]
@@ -48,6 +48,11 @@ public struct DayRecord: Sendable, Equatable {
     public var used: [String: Duration] = [:]
     /// What of `used` budgets were charged: use outside snooze and emergency windows.
     public var charged: [String: Duration] = [:]
+    /// Windows opened today per app id (unlocks, first queries, snoozes): what raises puzzles'
+    /// difficulty.
+    public var opens: [String: Int] = [:]
+    /// Gate results today by kind ("phrase", "voice", "arithmetic easy", "chess hard").
+    public var gates: [String: GateTally] = [:]
 
     public init(day: PolicyDay) { self.day = day }
 }
@@ -149,6 +154,8 @@ public struct PolicyState: Sendable, Equatable {
     public var profiles: [Profile] = []
     /// Profiles that are on.
     public var activeProfiles: [ActiveProfile] = []
+    /// Puzzles out, gate steps passed, and the typed fallback.
+    public var gate = GateState()
     /// The latest policy time the engine has seen; time never goes back behind it.
     public var lastSeen: Instant
 
@@ -164,6 +171,8 @@ public enum EventType: String, Sendable {
     case unlock
     case gatePass = "gate_pass"
     case gateFail = "gate_fail"
+    /// Typing the sentence where it must be spoken was asked for; its wait began.
+    case gateFallback = "gate_fallback"
     case emergency
     case snooze
     case extend

@@ -40,7 +40,7 @@ public struct PolicyStatus: Sendable {
     public let snoozes: (used: Int, perDay: Int)
     public let extensions: (used: Int, perDay: Int)
     public let emergencies: (used: Int, perDay: Int)
-    public let phraseMisses: Int
+    public let gateMisses: Int
     public let cooldownUntil: Instant?
     /// Time any guarded app was in use today.
     public let totalUsed: Duration

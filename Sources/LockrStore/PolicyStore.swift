@@ -176,6 +176,10 @@ public final class PolicyStore: Sendable {
                     CREATE INDEX events_by_person_and_time ON events (person, at_ms);
                     """)
         }
+        // The day's gate results and opens, as JSON objects.
+        migrator.registerMigration("5 gate results and opens per day") { db in
+            try db.execute(sql: "ALTER TABLE days ADD COLUMN gates TEXT; ALTER TABLE days ADD COLUMN opens TEXT")
+        }
         return migrator
     }
 
@@ -306,12 +310,14 @@ public final class PolicyStore: Sendable {
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO days
-                    (person, day, start_ms, end_ms, snoozes, extensions, emergencies, phrase_misses, cooldown_until_ms)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    (person, day, start_ms, end_ms, snoozes, extensions, emergencies, phrase_misses, cooldown_until_ms,
+                     gates, opens)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 person, day.day.key, day.day.start.milliseconds, day.day.end.milliseconds, day.snoozes, day.extensions,
-                day.emergencies, day.phraseMisses, day.cooldownUntil?.milliseconds,
+                day.emergencies, day.gateMisses, day.cooldownUntil?.milliseconds, try json(day.gates),
+                try json(day.opens),
             ])
         for (app, used) in day.used {
             try db.execute(
@@ -338,8 +344,10 @@ public final class PolicyStore: Sendable {
         record.snoozes = row["snoozes"]
         record.extensions = row["extensions"]
         record.emergencies = row["emergencies"]
-        record.phraseMisses = row["phrase_misses"]
+        record.gateMisses = row["phrase_misses"]
         record.cooldownUntil = (row["cooldown_until_ms"] as Int64?).map(Instant.init(milliseconds:))
+        record.gates = decoded(row["gates"], as: [String: GateTally].self) ?? [:]
+        record.opens = decoded(row["opens"], as: [String: Int].self) ?? [:]
         (record.used, record.charged) = try usage(key, of: person, in: db)
         for row in try Row.fetchAll(
             db, sql: "SELECT budget, extra_ms FROM extra_budget WHERE person = ? AND day = ?", arguments: [person, key])
@@ -367,6 +375,14 @@ public final class PolicyStore: Sendable {
         return (used, charged)
     }
 
+    private static func json(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
+    private static func decoded<T: Decodable>(_ text: String?, as: T.Type) -> T? {
+        text.flatMap { try? JSONDecoder().decode(T.self, from: Data($0.utf8)) }
+    }
+
     /// The protection in force, pending and declined changes, kept as JSON.
     private static func writeChanges(of state: PolicyState, into meta: inout [String: String]) throws {
         let encoder = JSONEncoder()
@@ -382,6 +398,7 @@ public final class PolicyStore: Sendable {
         if !state.activeProfiles.isEmpty {
             meta["active_profiles"] = String(decoding: try encoder.encode(state.activeProfiles), as: UTF8.self)
         }
+        if state.gate != GateState() { meta["gate"] = String(decoding: try encoder.encode(state.gate), as: UTF8.self) }
     }
 
     private static func readChanges(from meta: [String: String], into state: inout PolicyState) {
@@ -397,6 +414,7 @@ public final class PolicyStore: Sendable {
         state.overlay.schedulesAdded = decode("schedules_added", as: [Schedule].self) ?? []
         state.profiles = decode("profiles", as: [Profile].self) ?? []
         state.activeProfiles = decode("active_profiles", as: [ActiveProfile].self) ?? []
+        state.gate = decode("gate", as: GateState.self) ?? GateState()
     }
 
     /// The exact metering state, when one was saved; else buckets that hold the day's totals

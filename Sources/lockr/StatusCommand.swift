@@ -58,10 +58,10 @@ struct StatusCommand: AsyncParsableCommand {
             "extensions \(status.extensions.used)/\(status.extensions.perDay)",
             "emergencies \(status.emergencies.used)/\(status.emergencies.perDay)",
         ]
-        if status.mode == "extreme" { counters.append("wrong phrases \(status.phraseMisses)") }
+        if status.mode == "extreme" { counters.append("wrong phrases \(status.gateMisses)") }
         lines.append("Today: " + counters.joined(separator: " · "))
         if let cooldown = status.cooldownEnds {
-            lines.append("Cooldown until \(cooldown.spokenTime) after \(status.phraseMisses) wrong phrases.")
+            lines.append("Cooldown until \(cooldown.spokenTime) after \(status.gateMisses) wrong phrases.")
         }
         if !status.devices.isEmpty { lines.append("Devices:") }
         for device in status.devices { lines.append("  \(deviceName(device))  · \(deviceState(device))") }

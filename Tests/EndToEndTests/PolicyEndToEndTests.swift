@@ -138,15 +138,15 @@ import Testing
         return terminal.finish()
     }
 
-    func phraseMisses(_ lockr: LockrProcess) throws -> Int {
-        (try lockr.status()["phrase_misses"] as? NSNumber)?.intValue ?? -1
+    func gateMisses(_ lockr: LockrProcess) throws -> Int {
+        (try lockr.status()["gate_misses"] as? NSNumber)?.intValue ?? -1
     }
 
     @Test func extremeModeWantsTheSentenceTypedAndAcceptsOneWithATypo() async throws {
         try await withLockr(mode: "extreme") { lockr, _ in
             let missing = try lockr.cli("unlock", "instagram")
             #expect(missing.status == 1)
-            #expect(missing.output.contains("type the phrase") && missing.output.contains("at a terminal"))
+            #expect(missing.output.contains("type the sentence") && missing.output.contains("at a terminal"))
             let sentence = "I am stupid enough to waste more time. Please give me another 15 minutes."
             // Pasted (the terminal marks it), an empty line, Ctrl-D: refused or no attempt, nothing sent.
             let pasted = try unlockAtATerminal("instagram", typing: "\u{1B}[200~\(sentence)\u{1B}[201~\r", lockr)
@@ -157,18 +157,18 @@ import Testing
             #expect(empty.status == 1 && empty.output.contains("nothing typed"), "\(empty.output)")
             let endOfInput = try unlockAtATerminal("instagram", typing: "\u{04}", lockr)
             #expect(endOfInput.status == 1 && endOfInput.output.contains("nothing typed"), "\(endOfInput.output)")
-            #expect(try phraseMisses(lockr) == 0)
+            #expect(try gateMisses(lockr) == 0)
             #expect(try address("instagram.com.", lockr) == "0.0.0.0")
 
             let wrong = try unlockAtATerminal("instagram", typing: "please let me in\r", lockr)
             #expect(wrong.status == 1)
-            #expect(try phraseMisses(lockr) == 1)
+            #expect(try gateMisses(lockr) == 1)
             let typo = "I am stupid enuogh to waste more time. Please give me another 15 minutes.\r"
             let right = try unlockAtATerminal("instagram", typing: typo, lockr)
             #expect(right.status == 0, "\(right.output)")
             #expect(right.output.contains("instagram: open until"))
             #expect(try address("instagram.com.", lockr) == "192.0.2.23")
-            #expect(try phraseMisses(lockr) == 0)
+            #expect(try gateMisses(lockr) == 0)
         }
     }
 
@@ -178,7 +178,7 @@ import Testing
         try await withLockr(mode: "extreme", stateDirectory: state) { lockr, _ in
             // Without a terminal there is no sentence, so nothing changes.
             let plain = try lockr.cli("mode", "time")
-            #expect(plain.status == 1 && plain.output.contains("type the phrase"), "\(plain.output)")
+            #expect(plain.status == 1 && plain.output.contains("type the sentence"), "\(plain.output)")
             #expect(try lockr.cli("guard", "remove", "tiktok").status == 1)
             #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
             // With the sentence typed, the change waits for the next clock hour.

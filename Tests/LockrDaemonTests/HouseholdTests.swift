@@ -76,7 +76,7 @@ import Testing
             try runtime.control.perform(Commands.Unlock("tiktok", phrase: "no"), for: People.defaultName)
         }
         // Nothing else ran: the miss is already in the store.
-        #expect(try store.load()?.today.phraseMisses == 1)
+        #expect(try store.load()?.today.gateMisses == 1)
         #expect(try store.events(since: Instant(milliseconds: 0)).map(\.event.type) == [.gateFail])
     }
 

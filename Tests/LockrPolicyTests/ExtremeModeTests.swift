@@ -56,7 +56,7 @@ import Testing
         for empty in ["", "   ", "\n", "..."] {
             #expect(throws: PolicyRefusal.self) { try policy.unlock("youtube", phrase: empty, at: start) }
         }
-        #expect(policy.status(at: start).phraseMisses == 0)
+        #expect(policy.status(at: start).gateMisses == 0)
         #expect(policy.status(at: start).cooldownUntil == nil)
     }
 
@@ -113,7 +113,7 @@ import Testing
         #expect(throws: PolicyRefusal.windowUsed(app: "youtube", nextAt: "21:00")) {
             try policy.unlock("youtube", phrase: "wrong", at: start + .seconds(1000))
         }
-        #expect(policy.status(at: start + .seconds(1000)).phraseMisses == 0)
+        #expect(policy.status(at: start + .seconds(1000)).gateMisses == 0)
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import LockrPolicy
+import LockrPuzzles
 
 /// `Loosening.changes` is the one place that decides what loosens: a table over every setting.
 @Suite struct LooseningTests {
@@ -32,6 +33,15 @@ import Testing
         ("emergency.minutes", { $0.emergency.length = .seconds(600) }, { $0.emergency.length = .seconds(120) }),
         ("emergency.per-day", { $0.emergency.perDay = 3 }, { $0.emergency.perDay = 1 }),
         ("emergency.hold-seconds", { $0.emergencyHold = .seconds(3) }, { $0.emergencyHold = .seconds(15) }),
+        ("time.gate", { $0.gate.time = [] }, { $0.gate.time = [.puzzle, .phrase] }),
+        ("hourly.gate", { $0.gate.hourly = [.phrase] }, { $0.gate.hourly = [.voice, .puzzle] }),
+        ("extreme.gate", { $0.gate.extreme = [.puzzle] }, { $0.gate.extreme = [.voice, .puzzle] }),
+        ("extreme.input", { $0.gate.input = .typed }, nil),
+        ("extreme.typed-fallback-steps", { $0.gate.typedFallbackSteps = 0 }, { $0.gate.typedFallbackSteps = 3 }),
+        ("puzzles.kinds", { $0.gate.puzzles.kinds = [.arithmetic] }, nil),
+        ("puzzles.difficulty", { $0.gate.puzzles.difficulty = .easy }, { $0.gate.puzzles.difficulty = .hard }),
+        ("puzzles.count", { $0.gate.puzzles.count = 1 }, { $0.gate.puzzles.count = 3 }),
+        ("puzzles.time-limit", { $0.gate.puzzles.timeLimit = .seconds(600) }, { $0.gate.puzzles.timeLimit = .seconds(30) }),
     ]
 
     /// The base everything is compared with: hourly mode, 10-minute windows, a one-day delay.
@@ -40,6 +50,9 @@ import Testing
             mode: .hourly, calendar: DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 240))
         settings.commitmentDelay = .seconds(86_400)
         settings.extreme.window = .seconds(600)
+        settings.gate = GateSettings(
+            time: [.puzzle], hourly: [.phrase, .puzzle], extreme: [.phrase, .puzzle], input: .voice,
+            puzzles: PuzzleSettings(difficulty: .medium, count: 2))
         return settings
     }()
 
@@ -161,7 +174,9 @@ import Testing
     /// Fields of `value`, counted to the leaves (a calendar is its time zone and day start).
     static func leaves(of value: Any) -> Int {
         switch value {
-        case is Duration, is Int, is Bool, is String, is Mode, is Strictness: return 1
+        case is Duration, is Int, is Bool, is String, is Mode, is Strictness, is [GateStep], is SentenceInput,
+            is [PuzzleKind], is Difficulty:
+            return 1
         case is DayCalendar: return 2
         default: return Mirror(reflecting: value).children.reduce(0) { $0 + leaves(of: $1.value) }
         }

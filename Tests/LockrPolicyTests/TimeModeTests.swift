@@ -259,7 +259,7 @@ import Testing
         var policy = engine(settings(.extreme), now: start)
         #expect(throws: PolicyRefusal.self) { _ = try policy.setMode(.time, at: start) }
         for _ in 1...3 { _ = try? policy.setMode(.time, phrase: "let me out", at: start) }
-        #expect(policy.status(at: start).phraseMisses == 3)
+        #expect(policy.status(at: start).gateMisses == 3)
         #expect(throws: PolicyRefusal.coolingDown(remaining: .seconds(15), misses: 3)) {
             _ = try policy.setMode(.time, phrase: ExtremeSettings().sentence, at: start)
         }

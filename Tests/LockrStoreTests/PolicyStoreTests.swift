@@ -20,7 +20,7 @@ import Testing
         today.snoozes = 1
         today.extensions = 1
         today.emergencies = 2
-        today.phraseMisses = 4
+        today.gateMisses = 4
         today.cooldownUntil = Instant(milliseconds: 1_780_300_045_000)
         today.used = ["instagram": .milliseconds(123_456), "*": .milliseconds(200_000)]
         today.charged = ["instagram": .milliseconds(100_000), "*": .milliseconds(150_000)]
