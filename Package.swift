@@ -151,7 +151,8 @@ let package = Package(
         .testTarget(name: "LockrPolicyTests", dependencies: ["LockrPolicy", "LockrPuzzles"]),
         .testTarget(name: "LockrPuzzlesTests", dependencies: ["LockrPuzzles"]),
         // Fixtures: state databases older versions wrote, for the migrations.
-        .testTarget(name: "LockrStoreTests", dependencies: ["LockrStore", "LockrPolicy"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "LockrStoreTests", dependencies: ["LockrStore", "LockrPolicy", "LockrPuzzles"], exclude: ["Fixtures"]),
         .testTarget(
             name: "LockrControlTests",
             dependencies: [

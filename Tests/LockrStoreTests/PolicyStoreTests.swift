@@ -1,5 +1,6 @@
 import Foundation
-import LockrPolicy
+@testable import LockrPolicy
+import LockrPuzzles
 import LockrStore
 import Testing
 
@@ -25,6 +26,13 @@ import Testing
         today.used = ["instagram": .milliseconds(123_456), "*": .milliseconds(200_000)]
         today.charged = ["instagram": .milliseconds(100_000), "*": .milliseconds(150_000)]
         today.extraBudget = ["*": .seconds(600)]
+        today.opens = ["tiktok": 4, "youtube": 1]
+        var tally = GateTally()
+        tally.passed = 2
+        tally.failed = 1
+        tally.milliseconds = 41_000
+        tally.timed = 3
+        today.gates = ["chess hard": tally]
         var state = PolicyState(today: today, lastSeen: Instant(milliseconds: 1_780_300_000_123))
         state.windows = [
             UnlockWindow(
@@ -49,6 +57,16 @@ import Testing
             ActiveProfile(name: "work", since: Instant(milliseconds: 1_000), until: Instant(milliseconds: 7_201_000)),
             ActiveProfile(name: "homework", since: Instant(milliseconds: 2_000), until: nil),
         ]
+        var generator = SeededGenerator(seed: 1)
+        let issued = Instant(milliseconds: 1_780_300_000_000)
+        state.gate.challenges = [
+            Challenge(
+                id: "00ff00ff00ff00ff", puzzle: Puzzle.make(.chess, .hard, using: &generator), issued: issued,
+                expires: issued + .seconds(120))
+        ]
+        state.gate.passes = [GatePass(kind: .sentence, expires: issued + .seconds(300))]
+        state.gate.spent = ["0123456789abcdef": issued + .seconds(60)]
+        state.gate.typedFallbackFrom = issued + .seconds(15)
         return state
     }
 
