@@ -163,7 +163,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DNSTestSupport", "DNSWire", "BackendFakes"]
+            dependencies: ["DNSTestSupport", "DNSWire", "BackendFakes", "LockrPuzzles"]
         ),
     ]
 )

@@ -47,7 +47,11 @@ extension ControlRouter {
         api.post("gate/fallback") { request, context in
             try await respond {
                 let begun = try policy.perform(Commands.BeginTypedFallback(), for: try person(request, context, policy))
-                return FallbackResponse(typedFrom: TimeBody(begun.result, now: begun.view.now, calendar: begun.view.calendar))
+                let (now, calendar) = (begun.view.now, begun.view.calendar)
+                let wait = Double(max(.zero, begun.result - now).milliseconds) / policy.timeScale
+                return FallbackResponse(
+                    typedFrom: TimeBody(begun.result, now: now, calendar: calendar),
+                    waitMilliseconds: Int64(wait.rounded(.up)))
             }
         }
     }

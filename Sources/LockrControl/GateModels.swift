@@ -67,6 +67,8 @@ public struct GatePassedResponse: Codable, Sendable, Equatable {
 public struct FallbackResponse: Codable, Sendable, Equatable {
     /// When a typed sentence is taken.
     public let typedFrom: TimeBody
+    /// The wait in real milliseconds (policy time may run faster: `--time-scale`).
+    public let waitMilliseconds: Int64
 }
 
 extension GateBody {

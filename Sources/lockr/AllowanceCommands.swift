@@ -15,7 +15,9 @@ struct SnoozeCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let window = try await client.call(.POST, person.path("snooze"), body: AppRequest(app: app), as: WindowBody.self)
+        let window = await client.change(
+            .POST, person: person, person.path("snooze"), { AppRequest(app: app, phrase: $0) }, as: WindowBody.self,
+            why: nil, app: app)
         client.show(window) { "\($0.app ?? "Guarded apps") open until \($0.ends.spokenTime)." }
     }
 }
@@ -31,7 +33,9 @@ struct ExtendCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let answer = try await client.call(.POST, person.path("extend"), body: AppRequest(app: app), as: ExtendResponse.self)
+        let answer = await client.change(
+            .POST, person: person, person.path("extend"), { AppRequest(app: app, phrase: $0) }, as: ExtendResponse.self,
+            why: nil, app: app)
         client.show(answer) { "Today's budget is now \($0.budgetMinutes) min." }
     }
 }

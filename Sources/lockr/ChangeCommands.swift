@@ -5,37 +5,31 @@ import NIOHTTP1
 
 extension ClientOptions {
     /// Sends a request that may need a gate. When the daemon wants the PIN (one is set and a settings
-    /// change loosens) or the sentence (extreme mode), asks for it at the terminal and sends again
-    /// with it. `request` makes the body for a sentence; `why` is shown before the sentence prompt.
+    /// change loosens) or its gate passed (puzzles, the sentence), asks for them at the terminal and
+    /// sends again. `request` makes the body for a typed sentence; `why` is shown before the gate.
     func change<Answer: Codable & Sendable, Body: Encodable & Sendable>(
-        _ method: HTTPMethod, _ path: String, _ request: (String?) -> Body, as type: Answer.Type,
-        why: String? = "This change loosens protection: in extreme mode it costs the sentence."
+        _ method: HTTPMethod, person: PersonOption, _ path: String, _ request: (String?) -> Body, as type: Answer.Type,
+        why: String? = "This change loosens protection: it costs the mode's gate.", app: String? = nil,
+        typeInstead: Bool = false
     ) async -> Answer {
         var phrase: String?
         var pin: String?
+        var walked = false
         while true {
             do {
                 return try await send(
                     method, path, body: request(phrase), headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: type)
             } catch ControlClientError.refused(_, let body) where body.code == "pin_required" && pin == nil {
                 pin = askPIN("PIN (a PIN protects settings): ", body: body)
-            } catch ControlClientError.refused(_, let body) where body.code == "phrase_required" && phrase == nil {
+            } catch ControlClientError.refused(_, let body)
+                where ["phrase_required", "gate_required"].contains(body.code) && !walked
+            {
                 if let why { print(why) }
-                phrase = askSentence(body)
+                walked = true
+                phrase = await GateWalk(client: self, person: person, app: app, typeInstead: typeInstead).walk()
             } catch {
                 fail(error)
             }
-        }
-    }
-
-    /// The sentence, typed at the terminal; ends the command when none comes.
-    private func askSentence(_ body: ErrorBody) -> String {
-        guard isatty(STDIN_FILENO) == 1 else { fail("\(body.error) (at a terminal: the sentence must be typed)", body: body) }
-        switch SentencePrompt.ask(body.sentence ?? body.error) {
-        case .typed(let typed): return typed
-        case .pasted:
-            fail("pasted text is not accepted: type the sentence (nothing was sent)", body: ErrorBody(error: "pasted", code: "pasted"))
-        case .nothing: fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: "cancelled"))
         }
     }
 
@@ -61,7 +55,7 @@ func changeLines(_ change: ChangeBody) -> [String] {
 func pendingLine(_ pending: PendingBody) -> String {
     var line = "#\(pending.id) \(pending.change) — pending, applies at \(pending.appliesAt.local)"
     if pending.appliesAt.inSeconds > 0 { line += " (in \(spoken(seconds: pending.appliesAt.inSeconds)))" }
-    if pending.awaitingSentence { line += " once the sentence is typed: `lockr pending confirm \(pending.id)`" }
+    if pending.awaitingSentence { line += " once the gate is passed: `lockr pending confirm \(pending.id)`" }
     return line + " · from \(pending.source)"
 }
 
@@ -110,7 +104,7 @@ struct PendingCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(.POST, person.path("pending/\(id)/confirm"), { PhraseRequest(phrase: $0) }, as: PendingResponse.self)
+            let answer = await client.change(.POST, person: person, person.path("pending/\(id)/confirm"), { PhraseRequest(phrase: $0) }, as: PendingResponse.self)
             client.show(answer) { answer in
                 answer.pending.first { $0.id == id }.map { "Confirmed: \(pendingLine($0))" } ?? "Confirmed #\(id): it applied."
             }
@@ -132,7 +126,7 @@ struct SettingsCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(.POST, person.path("settings/reset"), { PhraseRequest(phrase: $0) }, as: ModeResponse.self)
+            let answer = await client.change(.POST, person: person, person.path("settings/reset"), { PhraseRequest(phrase: $0) }, as: ModeResponse.self)
             client.show(answer) { answer in
                 (["Back to the config file. Mode: \(answer.summary)."] + changeLines(answer.change)).joined(separator: "\n")
             }

@@ -30,7 +30,7 @@ struct GuardCommand: AsyncParsableCommand {
 
         func run() async throws {
             let answer = await client.change(
-                .DELETE, person.path("guard/\(pathSegment(app))"), { PhraseRequest(phrase: $0) }, as: GuardResponse.self)
+                .DELETE, person: person, person.path("guard/\(pathSegment(app))"), { PhraseRequest(phrase: $0) }, as: GuardResponse.self)
             client.show(answer) { answer in
                 let guarded = "Guarded: \(answer.guarded.isEmpty ? "none" : answer.guarded.joined(separator: ", "))."
                 guard answer.change.applied.isEmpty else { return "No longer guarding \(app). \(guarded)" }

@@ -36,7 +36,7 @@ struct ModeCommand: AsyncParsableCommand {
         let request = ModeRequest(
             mode: mode, budgetMinutes: budget.flatMap { parseDuration($0) }.map { $0 / 60 },
             windowMinutes: window.flatMap { parseDuration($0) }.map { $0 / 60 }, perApp: perApp)
-        let answer = await client.change(.PUT, person.path("mode"), { phrase in
+        let answer = await client.change(.PUT, person: person, person.path("mode"), { phrase in
             ModeRequest(
                 mode: request.mode, budgetMinutes: request.budgetMinutes, windowMinutes: request.windowMinutes,
                 perApp: request.perApp, phrase: phrase)

@@ -49,7 +49,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         func run() async throws {
             let entries = listEntries(block)
             let answer = await client.change(
-                .POST, person.path("schedules"),
+                .POST, person: person, person.path("schedules"),
                 { ScheduleRequest(name: name, days: days, from: from, to: to, block: entries, phrase: $0) },
                 as: SchedulesResponse.self)
             client.show(answer) { answer in
@@ -68,7 +68,7 @@ struct ScheduleCommand: AsyncParsableCommand {
 
         func run() async throws {
             let answer = await client.change(
-                .DELETE, person.path("schedules/\(pathSegment(name))"), { PhraseRequest(phrase: $0) },
+                .DELETE, person: person, person.path("schedules/\(pathSegment(name))"), { PhraseRequest(phrase: $0) },
                 as: SchedulesResponse.self)
             client.show(answer) { answer in (answer.change.map(changeLines) ?? []).joined(separator: "\n") }
         }
@@ -147,7 +147,7 @@ struct ProfileCommand: AsyncParsableCommand {
 
         func run() async throws {
             let answer = await client.change(
-                .POST, person.path("profiles"), { _ in ProfileRequest(name: name, block: listEntries(block)) },
+                .POST, person: person, person.path("profiles"), { _ in ProfileRequest(name: name, block: listEntries(block)) },
                 as: ProfileBody.self)
             client.show(answer, profileLine)
         }
@@ -162,7 +162,7 @@ struct ProfileCommand: AsyncParsableCommand {
 
         func run() async throws {
             let answer = await client.change(
-                .DELETE, person.path("profiles/\(pathSegment(name))"), { _ in PhraseRequest(phrase: nil) },
+                .DELETE, person: person, person.path("profiles/\(pathSegment(name))"), { _ in PhraseRequest(phrase: nil) },
                 as: ProfilesResponse.self)
             client.show(answer) { _ in "Removed profile \(name)." }
         }
@@ -232,7 +232,7 @@ private func switchProfile(
     _ action: String, _ name: String, minutes: Int?, client: ClientOptions, person: PersonOption
 ) async {
     let answer = await client.change(
-        .POST, person.path("profiles/\(pathSegment(name))/\(action)"), { _ in ProfileSwitchRequest(forMinutes: minutes) },
+        .POST, person: person, person.path("profiles/\(pathSegment(name))/\(action)"), { _ in ProfileSwitchRequest(forMinutes: minutes) },
         as: ProfileBody.self)
     client.show(answer, profileLine)
 }

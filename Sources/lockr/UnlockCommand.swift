@@ -6,13 +6,16 @@ struct UnlockCommand: AsyncParsableCommand {
         commandName: "unlock",
         abstract: "Open the hour's window for an app, or all guarded apps (hourly and extreme modes).",
         discussion: """
-            In extreme mode the sentence must be typed at a terminal: pasted text is refused, and an empty \
-            line or Ctrl-D sends nothing. Three wrong attempts start cooldowns of 15 s, 45 s, then 120 s.
+            First the mode's gate (extreme: the sentence; `gate` in the config may ask puzzles or the spoken \
+            sentence too). The sentence must be typed at a terminal: pasted text is refused, and an empty line \
+            or Ctrl-D sends nothing. Puzzles: a number, or a chess move in SAN (Qh7) or UCI (d3h7). Three \
+            wrong answers in a row start cooldowns of 15 s, 45 s, then 120 s.
             """
     )
 
     @Argument(help: ArgumentHelp("Catalogue id of the app.", valueName: "APP")) var app: String?
     @Flag(help: "Every guarded app.") var all = false
+    @Flag(help: "Where the sentence must be spoken, type it instead (it costs a wait first).") var type = false
     @OptionGroup var client: ClientOptions
     @OptionGroup var person: PersonOption
 
@@ -22,8 +25,8 @@ struct UnlockCommand: AsyncParsableCommand {
 
     func run() async throws {
         let answer = await client.change(
-            .POST, person.path("unlock"), { UnlockRequest(app: app, all: all ? true : nil, phrase: $0) }, as: UnlockResponse.self,
-            why: nil)
+            .POST, person: person, person.path("unlock"), { UnlockRequest(app: app, all: all ? true : nil, phrase: $0) },
+            as: UnlockResponse.self, why: nil, app: app, typeInstead: type)
         client.show(answer) { answer in
             var lines = answer.opened.map { "\($0.app ?? "all"): open until \($0.ends.spokenTime)" }
             lines += answer.alreadyOpen.map { "\($0.app ?? "all"): already open until \($0.ends.spokenTime)" }

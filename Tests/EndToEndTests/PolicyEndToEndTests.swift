@@ -146,7 +146,7 @@ import Testing
         try await withLockr(mode: "extreme") { lockr, _ in
             let missing = try lockr.cli("unlock", "instagram")
             #expect(missing.status == 1)
-            #expect(missing.output.contains("type the sentence") && missing.output.contains("at a terminal"))
+            #expect(missing.output.contains("the gate asks the sentence typed") && missing.output.contains("at a terminal"))
             let sentence = "I am stupid enough to waste more time. Please give me another 15 minutes."
             // Pasted (the terminal marks it), an empty line, Ctrl-D: refused or no attempt, nothing sent.
             let pasted = try unlockAtATerminal("instagram", typing: "\u{1B}[200~\(sentence)\u{1B}[201~\r", lockr)
@@ -178,7 +178,7 @@ import Testing
         try await withLockr(mode: "extreme", stateDirectory: state) { lockr, _ in
             // Without a terminal there is no sentence, so nothing changes.
             let plain = try lockr.cli("mode", "time")
-            #expect(plain.status == 1 && plain.output.contains("type the sentence"), "\(plain.output)")
+            #expect(plain.status == 1 && plain.output.contains("the gate asks the sentence typed"), "\(plain.output)")
             #expect(try lockr.cli("guard", "remove", "tiktok").status == 1)
             #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
             // With the sentence typed, the change waits for the next clock hour.

@@ -60,3 +60,28 @@ struct ChessNotationTests {
         }
     }
 }
+
+@Suite("Chess diagrams")
+struct ChessDiagramTests {
+    @Test("a diagram is seen from the side to move, with labels, in Unicode or letters")
+    func diagrams() throws {
+        let white = try ChessPosition(fen: "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+        #expect(
+            white.diagram(unicode: false) == """
+                 8 . . . . . . k .
+                 7 . . . . . p p p
+                 6 . . . . . . . .
+                 5 . . . . . . . .
+                 4 . . . . . . . .
+                 3 . . . . . . . .
+                 2 . . . . . . . .
+                 1 R . . . . . K .
+                   a b c d e f g h
+                """)
+        let black = try ChessPosition(fen: "6k1/5ppp/8/8/8/8/8/R5K1 b - - 0 1")
+        let lines = black.diagram(unicode: true).split(separator: "\n")
+        #expect(lines.first == " 1 · ♔ · · · · · ♖")
+        #expect(lines[7] == " 8 · ♚ · · · · · ·")
+        #expect(lines.last == "   h g f e d c b a")
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import LockrControl
+
+/// Walks a person through their gate at the terminal, step by step as the daemon asks: the puzzles
+/// (boards drawn, answers read), then the sentence (typed, or after the typed fallback's wait).
+/// Ends the command with the daemon's message when a step cannot be passed.
+struct GateWalk {
+    let client: ClientOptions
+    let person: PersonOption
+    /// The app the gate is for (its opens today raise the difficulty).
+    let app: String?
+    /// Where the sentence must be spoken: type it instead, paying the wait.
+    var typeInstead = false
+
+    /// Passes the gate up to the sentence, and returns the sentence typed when the gate asks it
+    /// typed (to be sent with the action), else nil.
+    func walk() async -> String? {
+        var gate = await current()
+        if gate.cooldownUntil != nil || gate.puzzlesToSolve > 0 { gate = await solvePuzzles(gate) }
+        guard let input = gate.input, let sentence = gate.sentence, !gate.sentencePassed else { return nil }
+        if input == "voice" {
+            guard typeInstead else {
+                let cost = gate.typedFallbackSeconds.map { spoken(seconds: $0) } ?? "a wait"
+                client.fail(
+                    "the sentence must be spoken here: say it with --voice, or pass --type to type it after \(cost)",
+                    body: ErrorBody(error: "the sentence must be spoken", code: "gate_required"))
+            }
+            await waitForTypedFallback()
+        }
+        return askSentence(sentence)
+    }
+
+    private func query(_ path: String) -> String {
+        person.path(app.map { path + "?app=" + pathSegment($0) } ?? path)
+    }
+
+    private func current() async -> GateBody {
+        do { return try await client.call(.GET, query("gate"), as: GateBody.self) } catch { client.fail(error) }
+    }
+
+    /// Asks for puzzles and answers them until none is left; a wrong answer spends the puzzle, so a
+    /// new one is asked for (a cooldown ends the command).
+    private func solvePuzzles(_ start: GateBody) async -> GateBody {
+        var gate = start
+        while gate.puzzlesToSolve > 0 {
+            let issued: ChallengesResponse
+            do {
+                issued = try await client.call(
+                    .POST, person.path("gate/challenges"), body: ChallengeRequest(app: app), as: ChallengesResponse.self)
+            } catch { client.fail(error) }
+            for challenge in issued.challenges { gate = await solve(challenge) ?? gate }
+            gate = await current()
+        }
+        return gate
+    }
+
+    /// Shows one puzzle and reads answers until one counts; the gate after a right one, nil after a
+    /// wrong one.
+    private func solve(_ challenge: ChallengeBody) async -> GateBody? {
+        guard isatty(STDIN_FILENO) == 1 else {
+            client.fail(
+                "the gate asks a puzzle; run this at a terminal to answer it",
+                body: ErrorBody(error: "puzzle at a terminal", code: "gate_required"))
+        }
+        print("\nPuzzle (\(challenge.difficulty), \(spoken(seconds: challenge.expires.inSeconds)) to answer):")
+        if let position = challenge.position { print(BoardDrawing.draw(fen: position)) }
+        print(challenge.prompt)
+        while true {
+            print("> ", terminator: "")
+            fflush(nil)
+            guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else {
+                client.fail("nothing answered; nothing was sent", body: ErrorBody(error: "nothing answered", code: "cancelled"))
+            }
+            do {
+                let answered = try await client.send(
+                    .POST, person.path("gate/challenges/\(challenge.id)"), body: AnswerRequest(answer: line),
+                    as: GatePassedResponse.self)
+                print("Solved.")
+                return answered.gate
+            } catch ControlClientError.refused(_, let body) where body.code == "unreadable_answer" {
+                print(body.error)
+            } catch ControlClientError.refused(_, let body) where body.code == "wrong_answer" && body.retryAfterSeconds == nil {
+                print(body.error + ". Another puzzle:")
+                return nil
+            } catch {
+                client.fail(error)
+            }
+        }
+    }
+
+    /// Begins the typed fallback's wait and counts it down.
+    private func waitForTypedFallback() async {
+        let begun: FallbackResponse
+        do {
+            begun = try await client.call(.POST, person.path("gate/fallback"), as: FallbackResponse.self)
+        } catch { client.fail(error) }
+        guard begun.waitMilliseconds > 0 else { return }
+        print("Typing instead of saying it costs a wait of \(spoken(seconds: begun.typedFrom.inSeconds)).")
+        let deadline = ContinuousClock.now + .milliseconds(begun.waitMilliseconds)
+        while ContinuousClock.now < deadline {
+            let left = Int(((deadline - ContinuousClock.now) / .seconds(1)).rounded(.up))
+            FileHandle.standardOutput.write(Data("\rType it in \(left) s... ".utf8))
+            try? await Task.sleep(for: min(deadline - ContinuousClock.now, .milliseconds(250)))
+        }
+        print("")
+    }
+
+    private func askSentence(_ sentence: String) -> String {
+        guard isatty(STDIN_FILENO) == 1 else {
+            client.fail(
+                "the gate asks the sentence typed; run this at a terminal (pasting is refused)",
+                body: ErrorBody(error: "sentence at a terminal", code: "phrase_required", sentence: sentence))
+        }
+        switch SentencePrompt.ask(sentence) {
+        case .typed(let typed): return typed
+        case .pasted:
+            client.fail("pasted text is not accepted: type the sentence (nothing was sent)", body: ErrorBody(error: "pasted", code: "pasted"))
+        case .nothing: client.fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: "cancelled"))
+        }
+    }
+}

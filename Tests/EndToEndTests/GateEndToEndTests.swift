@@ -1,0 +1,79 @@
+import DNSTestSupport
+import Foundation
+import LockrPuzzles
+import Testing
+
+/// The puzzle gate through the real daemon: the CLI at a terminal draws the board and reads
+/// answers, the API issues and checks puzzles, and DNS answers change once the gate is passed.
+extension PolicyEndToEndTests {
+    static let chessGate = "[hourly]\ngate = [\"puzzle\"]\n[puzzles]\nkinds = [\"chess\"]\n"
+
+    /// A control API call with curl: the status and the JSON answer.
+    func api(_ lockr: LockrProcess, _ method: String, _ path: String, _ body: String = "") throws -> (
+        status: Int, json: [String: Any]
+    ) {
+        let directory = lockr.stateDirectory
+        let token = try String(contentsOfFile: directory + "/control.token", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let address = try String(contentsOfFile: directory + "/control.address", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let answer = try run(
+            "curl",
+            [
+                "-s", "-w", "\n%{http_code}", "-X", method, "-H", "Authorization: Bearer \(token)", "-H",
+                "Content-Type: application/json", "--data-raw", body, "http://\(address)/api/v1/\(path)",
+            ])
+        let lines = answer.output.split(separator: "\n")
+        let json = try JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8))
+        return (Int(lines.last ?? "") ?? 0, json as? [String: Any] ?? [:])
+    }
+
+    @Test func theCLIDrawsTheBoardAndAWrongMoveCostsAMissAndAnotherPuzzle() async throws {
+        try await withLockr(mode: "hourly", sections: Self.chessGate) { lockr, _ in
+            let terminal = try PseudoTerminal(
+                LockrProcess.binary, ["unlock", "instagram", "--state-dir", lockr.stateDirectory])
+            let shown = terminal.read(until: "> ")
+            #expect(shown.contains("a b c d e f g h") || shown.contains("h g f e d c b a"), "\(shown)")
+            #expect(shown.contains("to move: mate in 1") && shown.contains("Puzzle (easy, 2 min to answer)"), "\(shown)")
+            #expect(["♔", "♚"].allSatisfy { shown.contains($0) } || shown.contains("K"), "\(shown)")
+            terminal.type("a1a1\r")
+            terminal.read(until: "Another puzzle:")
+            var output = ""
+            for _ in 0..<50 where output.components(separatedBy: "> ").count < 3 { output = terminal.read(until: "\u{0}", seconds: 0.1) }
+            #expect(output.contains("wrong: a1a1 is not a legal move here"), "\(output)")
+            // The miss raised the next puzzle's difficulty.
+            #expect(output.contains("Puzzle (medium"), "\(output)")
+            terminal.type("\u{04}")
+            let end = terminal.finish()
+            #expect(end.status == 1 && end.output.contains("nothing answered"), "\(end.output)")
+            #expect(try gateMisses(lockr) == 1)
+            #expect(try address("instagram.com.", lockr) == "0.0.0.0")
+        }
+    }
+
+    @Test func aPuzzleSolvedThroughTheAPIOpensTheAppAndAnAnswerCountsOnce() async throws {
+        try await withLockr(mode: "hourly", sections: Self.chessGate) { lockr, _ in
+            let gate = try api(lockr, "GET", "gate?app=instagram")
+            #expect(gate.status == 200 && gate.json["puzzles_to_solve"] as? Int == 1 && gate.json["difficulty"] as? String == "easy")
+            let refused = try lockr.cli("unlock", "instagram")
+            #expect(refused.status == 1 && refused.output.contains("puzzle"), "\(refused.output)")
+            let issued = try api(lockr, "POST", "gate/challenges", #"{"app":"instagram"}"#)
+            let challenge = try #require((issued.json["challenges"] as? [[String: Any]])?.first)
+            let id = try #require(challenge["id"] as? String)
+            let position = try ChessPosition(fen: try #require(challenge["position"] as? String))
+            #expect(challenge["kind"] as? String == "chess" && (challenge["expires"] as? [String: Any])?["in_seconds"] as? Int == 120)
+            let garbage = try api(lockr, "POST", "gate/challenges/\(id)", #"{"answer":"hello"}"#)
+            #expect(garbage.status == 400 && garbage.json["code"] as? String == "unreadable_answer")
+            let mate = try #require(position.matingMoves().first)
+            let solved = try api(lockr, "POST", "gate/challenges/\(id)", #"{"answer":"\#(position.san(mate))"}"#)
+            #expect(solved.status == 200, "\(solved.json)")
+            let replayed = try api(lockr, "POST", "gate/challenges/\(id)", #"{"answer":"\#(mate.uci)"}"#)
+            #expect(replayed.status == 410 && replayed.json["code"] as? String == "challenge_closed")
+            let unlock = try lockr.cli("unlock", "instagram")
+            #expect(unlock.status == 0 && unlock.output.contains("instagram: open until"), "\(unlock.output)")
+            #expect(try address("instagram.com.", lockr) == "192.0.2.23")
+            let log = try lockr.cli("log").output
+            #expect(log.contains("gate_pass") && log.contains("chess easy solved in"), "\(log)")
+        }
+    }
+}
