@@ -27,6 +27,23 @@ let package = Package(
             pkgConfig: "ldns",
             providers: [.apt(["libldns-dev"])]
         ),
+        // Speech recognition on this machine (CMU PocketSphinx), wrapped once. Only LockrSpeech imports it.
+        .systemLibrary(
+            name: "CPocketSphinx",
+            pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]
+        ),
+        // Hears the sentence: WAV clips read and resampled to 16 kHz mono, silence and noise told
+        // apart, PocketSphinx decoders on a bounded pool of threads of their own.
+        .target(
+            name: "LockrSpeech",
+            dependencies: [
+                "CPocketSphinx",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         // Wire format: in-place query parsing, answer synthesis, upstream answer layout; ldns for validation.
         .target(name: "DNSWire", dependencies: ["CLdns"]),
         // Rule lists, the compact domain matcher, the app catalogue. Pure Swift, no I/O beyond reading files.
@@ -150,6 +167,7 @@ let package = Package(
         ),
         .testTarget(name: "LockrPolicyTests", dependencies: ["LockrPolicy", "LockrPuzzles"]),
         .testTarget(name: "LockrPuzzlesTests", dependencies: ["LockrPuzzles"]),
+        .testTarget(name: "LockrSpeechTests", dependencies: ["LockrSpeech", "LockrPolicy", "DNSTestSupport"]),
         // Fixtures: state databases older versions wrote, for the migrations.
         .testTarget(
             name: "LockrStoreTests", dependencies: ["LockrStore", "LockrPolicy", "LockrPuzzles"], exclude: ["Fixtures"]),
