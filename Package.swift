@@ -80,7 +80,7 @@ let package = Package(
         .target(
             name: "LockrControl",
             dependencies: [
-                "LockrPolicy", "OutboundHTTP",
+                "LockrPolicy", "LockrSpeech", "OutboundHTTP",
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -105,7 +105,7 @@ let package = Package(
             name: "LockrDaemon",
             dependencies: [
                 "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles", "LockrStore", "LockrControl",
-                "LockrAdapters",
+                "LockrAdapters", "LockrSpeech",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

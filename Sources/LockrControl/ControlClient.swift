@@ -37,22 +37,36 @@ public struct ControlClient: Sendable {
         _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
         headers: [(String, String)] = [], as: Answer.Type = Answer.self
     ) async throws(ControlClientError) -> Answer {
+        var bytes: [UInt8]?
+        if let body {
+            do {
+                bytes = Array(try ControlJSON.encoder().encode(body))
+            } catch {
+                throw .badAnswer("cannot encode the request: \(error)")
+            }
+        }
+        return try await call(method, path, bytes: bytes, contentType: "application/json", headers: headers)
+    }
+
+    /// Sends `bytes` of `contentType` (a WAV clip: "audio/wav") and decodes the answer as `Answer`.
+    public func call<Answer: Decodable>(
+        _ method: HTTPMethod, _ path: String, bytes: [UInt8]?, contentType: String, headers: [(String, String)] = [],
+        as: Answer.Type = Answer.self
+    ) async throws(ControlClientError) -> Answer {
         var request = HTTPClientRequest(url: baseURL + "/api/v1/" + path)
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body {
-            do {
-                request.body = .bytes(ByteBuffer(bytes: try ControlJSON.encoder().encode(body)))
-            } catch {
-                throw .badAnswer("cannot encode the request: \(error)")
-            }
-            request.headers.add(name: "Content-Type", value: "application/json")
+        // A clip takes a few seconds to hear, more while others wait.
+        let timeout = (bytes?.count ?? 0) > 65_536 ? TimeAmount.seconds(60) : Self.timeout
+        if let bytes {
+            request.body = .bytes(ByteBuffer(bytes: bytes))
+            request.headers.add(name: "Content-Type", value: contentType)
         }
         let status: Int
         let bytes: ByteBuffer
         do {
-            let response = try await OutboundHTTP.client.execute(request, timeout: Self.timeout)
+            let response = try await OutboundHTTP.client.execute(request, timeout: timeout)
             status = Int(response.status.code)
             bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
         } catch {

@@ -1,5 +1,7 @@
 import Hummingbird
 import LockrPolicy
+import LockrSpeech
+import NIOCore
 
 /// The gate's routes: what it asks, puzzles issued and answered, the typed fallback.
 ///
@@ -9,12 +11,58 @@ import LockrPolicy
 /// | POST | gate/challenges | `ChallengeRequest` (optional) | `ChallengesResponse` |
 /// | POST | gate/challenges/{id} | `AnswerRequest` | `GatePassedResponse` |
 /// | POST | gate/fallback | | `FallbackResponse` |
+/// | POST | gate/voice | a WAV clip (`audio/wav`) | `GatePassedResponse` |
+///
+/// A clip is heard on the speech pool's threads: 415 for what is no PCM WAV, 413 over 8 MiB, 422
+/// silence, noise or over 20 s, 429 one clip per person at a time, 503 no recogniser; the sentence
+/// not heard is 403 `wrong_phrase` with `heard` (a miss).
 ///
 /// A wrong answer is 403 `wrong_answer` (a miss, with the sentence's cooldowns); an answer that is
 /// no number or move 400 `unreadable_answer` (nothing counted); a puzzle answered, withdrawn or
 /// expired 410 `challenge_closed`.
 extension ControlRouter {
-    static func addGateRoutes(to api: RouterGroup<ControlRequestContext>, policy: some PolicyAccess) {
+    /// The largest clip taken: 20 s of 48 kHz stereo float is 7.7 MB.
+    static let largestClip = 8 * 1024 * 1024
+    static let clipTypes = ["audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave"]
+
+    static func addGateRoutes(
+        to api: RouterGroup<ControlRequestContext>, policy: some PolicyAccess, speech: SpeechPool?
+    ) {
+        api.post("gate/voice") { request, context in
+            try await respond {
+                let type = request.headers[.contentType]?.split(separator: ";").first?
+                    .trimmingCharacters(in: .whitespaces).lowercased() ?? "none"
+                guard clipTypes.contains(type) else {
+                    throw HTTPFailure(
+                        status: 415, error: "send the clip as audio/wav (PCM WAV), not \(type)", code: "unsupported_audio")
+                }
+                var request = request
+                let body: ByteBuffer
+                do { body = try await request.collectBody(upTo: largestClip) } catch {
+                    throw HTTPFailure(status: 413, error: "a clip is at most 8 MiB (20 s)", code: "clip_too_large")
+                }
+                let person = try person(request, context, policy)
+                let view = policy.view(of: person)
+                guard let sentence = view.engine.gateRequirement(for: nil, at: view.now).sentence else {
+                    throw ControlFailure.refused(.nothingToDo("the gate asks no sentence"))
+                }
+                guard let speech else {
+                    throw HTTPFailure(status: 503, error: "this lockr hears no speech", code: "no_recogniser")
+                }
+                let heard: Heard
+                do throws(HearingRefusal) {
+                    heard = try await speech.hear(
+                        Array(body.readableBytesView), for: person, expecting: PhraseGate.spokenForm(of: sentence))
+                } catch {
+                    throw HTTPFailure(error)
+                }
+                let passed = try policy.perform(
+                    Commands.PassSpokenSentence(Spoken(transcript: heard.transcript, length: heard.length)), for: person)
+                return GatePassedResponse(
+                    gate: gateBody(passed.view, app: nil), heard: heard.transcript,
+                    recognitionMilliseconds: heard.recognition.milliseconds)
+            }
+        }
         api.get("gate") { request, context in
             try await respond {
                 let app = request.uri.queryParameters["app"].map(String.init)

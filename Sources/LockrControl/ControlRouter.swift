@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LockrPolicy
+import LockrSpeech
 import NIOCore
 
 /// The control API's routes, all under `/api/v1` and all behind the bearer token. Each is about
@@ -59,10 +60,13 @@ public enum ControlRouter {
         (.get, "devices"), (.get, "schedules"), (.post, "schedules"), (.delete, "schedules/:name"), (.get, "profiles"), (.post, "profiles"),
         (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
         (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"), (.get, "gate"),
-        (.post, "gate/challenges"), (.post, "gate/challenges/:id"), (.post, "gate/fallback"),
+        (.post, "gate/challenges"), (.post, "gate/challenges/:id"), (.post, "gate/fallback"), (.post, "gate/voice"),
     ]
 
-    public static func build(policy: some PolicyAccess, token: String) -> Router<ControlRequestContext> {
+    /// The routes; `speech` hears spoken sentences (nil: `gate/voice` answers 503).
+    public static func build(
+        policy: some PolicyAccess, token: String, speech: SpeechPool? = nil
+    ) -> Router<ControlRequestContext> {
         let router = Router(context: ControlRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: BearerTokenMiddleware(token: token))
@@ -226,7 +230,7 @@ public enum ControlRouter {
             }
         }
         addRestrictionRoutes(to: api, policy: policy)
-        addGateRoutes(to: api, policy: policy)
+        addGateRoutes(to: api, policy: policy, speech: speech)
         api.get("devices") { request, context in
             try await respond {
                 let named = request.uri.queryParameters["person"].map(String.init)
@@ -380,6 +384,8 @@ public enum ControlRouter {
             return json(errorBody, status: status)
         } catch let errorBody as ErrorBody {
             return json(errorBody, status: 400)
+        } catch let failure as HTTPFailure {
+            return json(failure.body, status: failure.status)
         } catch let error as HTTPError {
             return json(
                 ErrorBody(error: error.body ?? "\(error.status)", code: "bad_request"), status: error.status.code)

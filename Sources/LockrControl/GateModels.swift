@@ -1,4 +1,26 @@
 import LockrPolicy
+import LockrSpeech
+
+/// A failure with its own HTTP status.
+struct HTTPFailure: Error {
+    let status: Int
+    let body: ErrorBody
+
+    init(status: Int, error: String, code: String) {
+        self.status = status
+        body = ErrorBody(error: error, code: code)
+    }
+
+    /// Why a clip was not heard, as the API answers it.
+    init(_ refusal: HearingRefusal) {
+        switch refusal {
+        case .unsupported(let why): self.init(status: 415, error: why, code: "unsupported_audio")
+        case .unusable(let why): self.init(status: 422, error: why, code: "unusable_clip")
+        case .busy(let why): self.init(status: 429, error: why, code: "busy")
+        case .unavailable(let why): self.init(status: 503, error: why, code: "no_recogniser")
+        }
+    }
+}
 
 /// What a person's gate asks now (`GET gate`).
 public struct GateBody: Codable, Sendable, Equatable {

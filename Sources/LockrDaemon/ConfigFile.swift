@@ -95,7 +95,7 @@ private struct ConfigReader {
         "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "apps", "policy", "time",
         "hourly", "extreme", "snooze", "extend", "emergency", "backends", "meter-from", "pihole6", "pihole5",
         "adguardhome", "nextdns", "webhook", "adapters", "people", "trusted-forwarders", "schedules", "profiles",
-        "protection-off-after", "puzzles",
+        "protection-off-after", "puzzles", "speech-model",
     ]
     /// The sections a person's table may hold: the top level's policy sections.
     static let personSections = ["policy", "time", "hourly", "extreme", "snooze", "extend", "emergency", "puzzles"]
@@ -223,6 +223,7 @@ private struct ConfigReader {
                 issue("protection-off-after", "expected a duration from 1 min to 7 days such as \"10m\", not '\(value)'")
             }
         }
+        if let value = string("speech-model") { config.speechModel = value }
         config.schedules = schedules(under: "") ?? []
         config.profiles = profiles(under: "")
         applyPeople(to: &config)

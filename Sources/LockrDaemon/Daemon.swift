@@ -3,6 +3,7 @@ import DNSProxy
 import Foundation
 import LockrAdapters
 import LockrControl
+import LockrSpeech
 import LockrStore
 import Logging
 import NIOCore
@@ -128,10 +129,19 @@ public final class Daemon: Sendable {
             ReloadService(hangups: hangups) {
                 reload(configure: configure, keeper: keeper, parts: parts, running: config, logger: logger)
             })
+        let speech = SpeechPool(model: SpeechModel(directory: config.speechModel))
+        if let problem = SpeechModel(directory: config.speechModel).problem {
+            logger.notice("spoken sentences cannot be heard", metadata: ["reason": "\(problem)"])
+        }
+        add(
+            RepeatingService(description: "speech") {
+                try? await gracefulShutdown()
+                try? await speech.shutdown()
+            })
         let dnsAddresses = server?.boundAddresses ?? []
         add(
             ControlService.make(
-                router: ControlRouter.build(policy: parts.control, token: token), address: config.control,
+                router: ControlRouter.build(policy: parts.control, token: token, speech: speech), address: config.control,
                 stateDirectory: config.stateDirectory, logger: logger
             ) { address in
                 reportReady(

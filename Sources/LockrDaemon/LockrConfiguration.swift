@@ -51,6 +51,8 @@ public struct LockrConfiguration: Sendable, Equatable {
     /// How long a device that has been seen may ask nothing, while still on the network and its
     /// person has guarded apps, before it is flagged "protection off" (policy time).
     public var protectionOffAfter: Duration = .seconds(600)
+    /// Where PocketSphinx's en-us model is (acoustic model, language model, dictionary).
+    public var speechModel = "/usr/share/pocketsphinx/model/en-us"
     /// Forwarders whose word on the device that asked (dnsmasq `add-mac`, `add-subnet`) is believed.
     public var trustedForwarders: [IPNetwork] = []
     /// TTL of a guarded app's blocked answer: short, so that an unlock takes effect quickly.

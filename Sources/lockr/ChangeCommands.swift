@@ -10,7 +10,7 @@ extension ClientOptions {
     func change<Answer: Codable & Sendable, Body: Encodable & Sendable>(
         _ method: HTTPMethod, person: PersonOption, _ path: String, _ request: (String?) -> Body, as type: Answer.Type,
         why: String? = "This change loosens protection: it costs the mode's gate.", app: String? = nil,
-        typeInstead: Bool = false
+        typeInstead: Bool = false, voice: VoiceClip? = nil
     ) async -> Answer {
         var phrase: String?
         var pin: String?
@@ -26,7 +26,8 @@ extension ClientOptions {
             {
                 if let why { print(why) }
                 walked = true
-                phrase = await GateWalk(client: self, person: person, app: app, typeInstead: typeInstead).walk()
+                phrase = await GateWalk(client: self, person: person, app: app, typeInstead: typeInstead, voice: voice)
+                    .walk()
             } catch {
                 fail(error)
             }

@@ -11,6 +11,8 @@ struct GateWalk {
     let app: String?
     /// Where the sentence must be spoken: type it instead, paying the wait.
     var typeInstead = false
+    /// The sentence, spoken.
+    var voice: VoiceClip?
 
     /// Passes the gate up to the sentence, and returns the sentence typed when the gate asks it
     /// typed (to be sent with the action), else nil.
@@ -18,6 +20,10 @@ struct GateWalk {
         var gate = await current()
         if gate.cooldownUntil != nil || gate.puzzlesToSolve > 0 { gate = await solvePuzzles(gate) }
         guard let input = gate.input, let sentence = gate.sentence, !gate.sentencePassed else { return nil }
+        if let voice, input != "typed" {
+            await say(voice)
+            return nil
+        }
         if input == "voice" {
             guard typeInstead else {
                 let cost = gate.typedFallbackSeconds.map { spoken(seconds: $0) } ?? "a wait"
@@ -85,6 +91,25 @@ struct GateWalk {
             } catch {
                 client.fail(error)
             }
+        }
+    }
+
+    /// Sends the spoken sentence; ends the command when it is not heard as the sentence.
+    private func say(_ voice: VoiceClip) async {
+        let clip: [UInt8]
+        do { clip = try voice.bytes() } catch {
+            client.fail("\(error)", body: ErrorBody(error: "\(error)", code: "no_clip"))
+        }
+        print("Listening...")
+        do {
+            let endpoint = try ControlFiles.endpoint(in: try client.stateDirectory())
+            let passed = try await ControlClient(baseURL: endpoint.url, token: endpoint.token).call(
+                .POST, person.path("gate/voice"), bytes: clip, contentType: "audio/wav", as: GatePassedResponse.self)
+            print("Heard: \"\(passed.heard ?? "")\"")
+        } catch ControlClientError.refused(_, let body) where body.heard != nil {
+            client.fail("\(body.error)", body: body)
+        } catch {
+            client.fail(error)
         }
     }
 
