@@ -91,7 +91,7 @@ public struct AccessText: Sendable {
         case .budgetSpent(let charged, let budget):
             "daily budget spent (\(BudgetFigures(charged: charged, budget: budget).text))"
         case .hourUsed(let next): "hourly window used, next at \(calendar.clockText(next))"
-        case .coolingDown(let until, let misses): "cooldown \((until - now).spoken) after \(misses) wrong phrases"
+        case .coolingDown(let until, let misses): "cooldown \((until - now).spoken) after \(misses) wrong answers"
         case .locked(let opening, let window):
             switch opening {
             case .sentence: "locked; typing the phrase opens \(window.spoken)"

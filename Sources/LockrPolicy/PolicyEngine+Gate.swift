@@ -50,10 +50,8 @@ extension PolicyEngine {
             typedFallbackFrom: input == .voice ? gate.typedFallbackFrom : nil)
     }
 
-    /// The sentence with the window of the mode in force.
-    var sentence: String {
-        settings.extreme.phrase.replacing("{minutes}", with: "\(settings.windowLength.milliseconds / 60_000)")
-    }
+    /// The sentence, naming the window of the mode in force.
+    var sentence: String { settings.extreme.sentence(opening: settings.windowLength) }
 
     /// The level of the next puzzle: the base, raised for more than 3 opens of `app` today (the most
     /// opened app when nil), a late hour, and each wrong answer in a row.

@@ -112,8 +112,11 @@ public struct ExtremeSettings: Sendable, Equatable, Codable {
     public static let defaultPhrase =
         "I am stupid enough to waste more time. Please give me another {minutes} minutes."
 
-    /// The sentence to type: `phrase` with `{minutes}` replaced by the window's length in minutes.
-    public var sentence: String { phrase.replacing("{minutes}", with: "\(window.milliseconds / 60_000)") }
+    /// The sentence to give: `phrase` with `{minutes}` replaced by the length of the window it opens
+    /// (this mode's, or hourly mode's where that mode's gate asks the sentence).
+    public func sentence(opening window: Duration) -> String {
+        phrase.replacing("{minutes}", with: "\(window.milliseconds / 60_000)")
+    }
 
     public init(
         phrase: String = Self.defaultPhrase, strictness: Strictness = .normal, window: Duration = .seconds(15 * 60)

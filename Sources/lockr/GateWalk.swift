@@ -18,7 +18,7 @@ struct GateWalk {
     /// typed (to be sent with the action), else nil.
     func walk() async -> String? {
         var gate = await current()
-        if gate.cooldownUntil != nil || gate.puzzlesToSolve > 0 { gate = await solvePuzzles(gate) }
+        if gate.puzzlesToSolve > 0 { gate = await solvePuzzles(gate) }
         guard let input = gate.input, let sentence = gate.sentence, !gate.sentencePassed else { return nil }
         if let voice, input != "typed" {
             await say(voice)

@@ -58,10 +58,10 @@ struct StatusCommand: AsyncParsableCommand {
             "extensions \(status.extensions.used)/\(status.extensions.perDay)",
             "emergencies \(status.emergencies.used)/\(status.emergencies.perDay)",
         ]
-        if status.mode == "extreme" { counters.append("wrong phrases \(status.gateMisses)") }
+        if status.gateMisses > 0 || status.mode == "extreme" { counters.append("wrong answers \(status.gateMisses)") }
         lines.append("Today: " + counters.joined(separator: " · "))
         if let cooldown = status.cooldownEnds {
-            lines.append("Cooldown until \(cooldown.spokenTime) after \(status.gateMisses) wrong phrases.")
+            lines.append("Cooldown until \(cooldown.spokenTime) after \(status.gateMisses) wrong answers.")
         }
         if !status.devices.isEmpty { lines.append("Devices:") }
         for device in status.devices { lines.append("  \(deviceName(device))  · \(deviceState(device))") }

@@ -59,11 +59,12 @@ enum VoiceClip {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         if samples.isEmpty {
+            // ALSA explains at length; arecord's own last line says what failed.
             let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+                .split(separator: "\n").last.map(String.init) ?? "no output"
             throw Failure(
-                description: "no sound from the microphone (arecord: \(said.isEmpty ? "no output" : said)); "
-                    + "check it is plugged in and allowed, or type the sentence with --type")
+                description: "no sound from a microphone (\(said)); check one is plugged in and this user may "
+                    + "record (the audio group), or type the sentence with --type")
         }
         return wav(samples)
     }

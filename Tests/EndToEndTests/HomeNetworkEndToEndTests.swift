@@ -213,7 +213,7 @@ import Testing
 
         // Erin asks again: cleared, once.
         _ = try address("tiktok.com", from: erin, server: "10.77.0.1", port: 5335)
-        let cleared = try await eventually(within: 5) { try devices(lockr).contains("erin 10.77.0.2 ok") }
+        let cleared = try await eventually(within: 15) { try devices(lockr).contains("erin 10.77.0.2 ok") }
         listed = try devices(lockr)
         #expect(cleared, "\(listed)")
         #expect(try protectionEvents(lockr, person: "erin") == ["protection_off", "protection_back"])

@@ -48,6 +48,12 @@ extension PolicyEndToEndTests {
             #expect(try address("instagram.com.", lockr) == "192.0.2.23")
             let log = try lockr.cli("log").output
             #expect(log.contains("sentence spoken: heard"), "\(log)")
+            // Without a sound card: a clear message and the way out, nothing counted.
+            let cards = (try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8)) ?? ""
+            guard cards.isEmpty || cards.contains("no soundcards") else { return }
+            let noMicrophone = try lockr.cli("unlock", "youtube", "--voice")
+            #expect(noMicrophone.status == 1 && noMicrophone.output.contains("no sound from a microphone"), "\(noMicrophone.output)")
+            #expect(try noMicrophone.output.contains("--type") && gateMisses(lockr) == 0)
         }
     }
 

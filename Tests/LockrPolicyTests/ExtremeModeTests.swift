@@ -3,7 +3,7 @@ import LockrPolicy
 import Testing
 
 @Suite struct ExtremeModeTests {
-    let phrase = ExtremeSettings().sentence
+    let phrase = ExtremeSettings().sentence(opening: .seconds(900))
     let start = at("2026-06-01T20:00:00Z")
 
     @Test func thePhraseOpensAWindowAndATypoPassesUnderNormalStrictness() throws {
@@ -85,7 +85,7 @@ import Testing
         }
         _ = try? policy.unlock("youtube", phrase: "nope", at: start + .seconds(15))
         #expect(
-            policy.admit("youtube", at: start + .seconds(16)).reason == "youtube: cooldown 44 s after 4 wrong phrases")
+            policy.admit("youtube", at: start + .seconds(16)).reason == "youtube: cooldown 44 s after 4 wrong answers")
         // Even the right phrase waits.
         #expect(throws: PolicyRefusal.coolingDown(remaining: .seconds(35), misses: 4)) {
             try policy.unlock("youtube", phrase: phrase, at: start + .seconds(25))
@@ -118,7 +118,7 @@ import Testing
 }
 
 @Suite struct PhraseGateTests {
-    let phrase = ExtremeSettings().sentence
+    let phrase = ExtremeSettings().sentence(opening: .seconds(900))
 
     @Test func normalisingDropsCaseSpacesAndPunctuation() {
         #expect(String(PhraseGate.normalize("I am, stupid... 15 Minutes!")) == "iamstupid15minutes")

@@ -122,7 +122,7 @@ import Testing
 
     @Test func aPhraseAndPuzzleGateAsksThePuzzleBeforeTheSentenceCounts() throws {
         var engine = engine(settings(.extreme, gate: [.phrase, .puzzle]), now: start)
-        let sentence = engine.settings.extreme.sentence
+        let sentence = engine.sentence
         #expect(throws: PolicyRefusal.self) { try engine.unlock("tiktok", phrase: "wrong", at: start) }
         #expect(engine.state.today.gateMisses == 0, "the sentence was not looked at")
         try solveAll(&engine, at: start)
@@ -147,7 +147,7 @@ import Testing
 
     @Test func whereTheSentenceMustBeSpokenTypingItCostsOneMoreCooldownStep() throws {
         var engine = engine(settings(.extreme, gate: [.phrase], input: .voice), now: start)
-        let sentence = engine.settings.extreme.sentence
+        let sentence = engine.sentence
         #expect(
             throws: PolicyRefusal.gateIncomplete(
                 "here the sentence must be spoken; typing it instead costs a wait of 15 s (`lockr unlock APP --type`)")
@@ -184,7 +184,7 @@ import Testing
         var budget = engine(spent, now: start)
         budget.query("tiktok", from: start, every: .seconds(10), count: 60)
         let later = start + .seconds(700)
-        #expect(throws: PolicyRefusal.phraseRequired(sentence: budget.settings.extreme.sentence.replacing("15", with: "10"))) {
+        #expect(throws: PolicyRefusal.phraseRequired(sentence: budget.settings.extreme.sentence(opening: .seconds(600)))) {
             try budget.snooze(nil, at: later)
         }
         #expect(throws: PolicyRefusal.self) { try budget.extend(nil, at: later) }

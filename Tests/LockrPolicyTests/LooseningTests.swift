@@ -203,7 +203,7 @@ import LockrPuzzles
         // Tightening, and the gates of their own, need no PIN.
         #expect(try policy.setMode(.extreme, at: start).applied.map(\.key) == ["policy.mode"])
         #expect(try policy.guardApp("whatsapp", at: start).pending.isEmpty)
-        #expect(try policy.setMode(.time, phrase: ExtremeSettings().sentence, pin: .verified, at: start).pending.count == 1)
+        #expect(try policy.setMode(.time, phrase: ExtremeSettings().sentence(opening: .seconds(900)), pin: .verified, at: start).pending.count == 1)
         for _ in 1...5 { policy.notePinEntry(correct: false, at: start) }
         #expect(throws: PolicyRefusal.pinLocked(remaining: .seconds(30), failures: 5)) {
             try policy.checkPinAllowed(at: start)

@@ -261,9 +261,9 @@ import Testing
         for _ in 1...3 { _ = try? policy.setMode(.time, phrase: "let me out", at: start) }
         #expect(policy.status(at: start).gateMisses == 3)
         #expect(throws: PolicyRefusal.coolingDown(remaining: .seconds(15), misses: 3)) {
-            _ = try policy.setMode(.time, phrase: ExtremeSettings().sentence, at: start)
+            _ = try policy.setMode(.time, phrase: ExtremeSettings().sentence(opening: .seconds(900)), at: start)
         }
-        let outcome = try policy.setMode(.time, phrase: ExtremeSettings().sentence, at: start + .seconds(15))
+        let outcome = try policy.setMode(.time, phrase: ExtremeSettings().sentence(opening: .seconds(900)), at: start + .seconds(15))
         #expect(outcome.pending.first?.appliesAt == at("2026-06-01T11:00:00Z"))
         // Unguarding costs the sentence too; guarding more never does.
         #expect(throws: PolicyRefusal.self) { _ = try policy.unguardApp("youtube", at: start + .seconds(16)) }
@@ -280,7 +280,7 @@ import Testing
         #expect(pending.source == "config file" && pending.awaitingSentence)
         policy.tick(at: at("2026-06-01T12:00:00Z"))
         #expect(policy.settings.extreme.strictness == .normal, "no sentence, no change")
-        _ = try policy.confirmPending(pending.id, phrase: ExtremeSettings().sentence, at: at("2026-06-01T12:00:01Z"))
+        _ = try policy.confirmPending(pending.id, phrase: ExtremeSettings().sentence(opening: .seconds(900)), at: at("2026-06-01T12:00:01Z"))
         #expect(policy.settings.extreme.strictness == .lenient)
         // A restart with a file that tightens applies it at once.
         let restarted = PolicyEngine(

@@ -8,7 +8,7 @@ import Testing
 /// Clips made with flite (speech) and sox (silence, noise, other formats), heard by PocketSphinx.
 @Suite(.serialized) struct SpeechTests {
     static let sentence = "I am stupid enough to waste more time. Please give me another 15 minutes."
-    static let pool = SpeechPool(threads: 2)
+    static let pool = SpeechPool(threads: 1)
     /// The sentence as it is said, which recognition leans towards.
     static let said = PhraseGate.spokenForm(of: sentence)
 
