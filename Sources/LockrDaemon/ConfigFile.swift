@@ -607,7 +607,12 @@ private struct ConfigReader {
     /// Each mode's `gate`, how the sentence is given, and `[puzzles]`.
     private mutating func applyGate(to gate: inout GateSettings, prefix: String) {
         for (section, steps) in [("time", \GateSettings.time), ("hourly", \.hourly), ("extreme", \.extreme)] {
-            if let value = choices(prefix + "\(section).gate", as: GateStep.self) { gate[keyPath: steps] = value }
+            guard let value = choices(prefix + "\(section).gate", as: GateStep.self) else { continue }
+            if section == "extreme", value.isEmpty {
+                issue(prefix + "extreme.gate", "must ask something (phrase, voice or puzzle): extreme mode is its gate")
+            } else {
+                gate[keyPath: steps] = value
+            }
         }
         if let value = string(prefix + "extreme.input") {
             if let input = SentenceInput(rawValue: value) {

@@ -8,24 +8,34 @@ import Testing
 extension PolicyEndToEndTests {
     static let chessGate = "[hourly]\ngate = [\"puzzle\"]\n[puzzles]\nkinds = [\"chess\"]\n"
 
-    /// A control API call with curl: the status and the JSON answer.
-    func api(_ lockr: LockrProcess, _ method: String, _ path: String, _ body: String = "") throws -> (
-        status: Int, json: [String: Any]
-    ) {
-        let directory = lockr.stateDirectory
-        let token = try String(contentsOfFile: directory + "/control.token", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let address = try String(contentsOfFile: directory + "/control.address", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The daemon's control token and address, as the CLI finds them.
+    func controlEndpoint(_ lockr: LockrProcess) throws -> (token: String, address: String) {
+        func read(_ name: String) throws -> String {
+            try String(contentsOfFile: lockr.stateDirectory + "/" + name, encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return (try read("control.token"), try read("control.address"))
+    }
+
+    /// A control API call with curl, `body` given as curl's data arguments: the status and the JSON.
+    func curlAPI(
+        _ lockr: LockrProcess, _ method: String, _ path: String, type: String = "application/json", body: [String]
+    ) throws -> (status: Int, json: [String: Any]) {
+        let (token, address) = try controlEndpoint(lockr)
         let answer = try run(
             "curl",
-            [
-                "-s", "-w", "\n%{http_code}", "-X", method, "-H", "Authorization: Bearer \(token)", "-H",
-                "Content-Type: application/json", "--data-raw", body, "http://\(address)/api/v1/\(path)",
-            ])
+            ["-s", "-w", "\n%{http_code}", "-X", method, "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: \(type)"]
+                + body + ["http://\(address)/api/v1/\(path)"])
         let lines = answer.output.split(separator: "\n")
         let json = try JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8))
         return (Int(lines.last ?? "") ?? 0, json as? [String: Any] ?? [:])
+    }
+
+    /// A JSON call to the control API.
+    func api(_ lockr: LockrProcess, _ method: String, _ path: String, _ body: String = "") throws -> (
+        status: Int, json: [String: Any]
+    ) {
+        try curlAPI(lockr, method, path, body: ["--data-raw", body])
     }
 
     @Test func theCLIDrawsTheBoardAndAWrongMoveCostsAMissAndAnotherPuzzle() async throws {

@@ -15,20 +15,7 @@ extension PolicyEndToEndTests {
 
     /// A clip sent with curl: status and JSON.
     func sendClip(_ lockr: LockrProcess, file: String, type: String = "audio/wav") throws -> (status: Int, json: [String: Any]) {
-        let directory = lockr.stateDirectory
-        let token = try String(contentsOfFile: directory + "/control.token", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let address = try String(contentsOfFile: directory + "/control.address", encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let answer = try run(
-            "curl",
-            [
-                "-s", "-w", "\n%{http_code}", "-X", "POST", "-H", "Authorization: Bearer \(token)", "-H",
-                "Content-Type: \(type)", "--data-binary", "@\(file)", "http://\(address)/api/v1/gate/voice",
-            ])
-        let lines = answer.output.split(separator: "\n")
-        let json = try JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8))
-        return (Int(lines.last ?? "") ?? 0, json as? [String: Any] ?? [:])
+        try curlAPI(lockr, "POST", "gate/voice", type: type, body: ["--data-binary", "@\(file)"])
     }
 
     @Test func theSentenceSpokenInAWAVOpensTheAppAndAnotherIsRefusedWithWhatWasHeard() async throws {
@@ -73,10 +60,7 @@ extension PolicyEndToEndTests {
             #expect(hiss.status == 422 && (hiss.json["error"] as? String)?.contains("noise, not speech") == true)
             #expect(try gateMisses(lockr) == 0, "a clip with no speech is no attempt")
             // DNS keeps answering while a clip is heard on the speech pool's thread.
-            let token = try String(contentsOfFile: lockr.stateDirectory + "/control.token", encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            let api = try String(contentsOfFile: lockr.stateDirectory + "/control.address", encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let (token, api) = try controlEndpoint(lockr)
             let curl = Process()
             curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             curl.arguments = [

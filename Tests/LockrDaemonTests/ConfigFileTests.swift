@@ -125,6 +125,31 @@ import Testing
         }
     }
 
+    @Test func everyGateErrorNamesItsLineAndKey() {
+        let text = """
+            [hourly]
+            gate = ["puzzle", "puzle"]
+            [extreme]
+            gate = []
+            input = "shout"
+            [puzzles]
+            kinds = []
+            count = 9
+            time-limit = "1s"
+            difficulty = "insane"
+            """
+        do {
+            _ = try ConfigFile.parse(text, path: "gate.toml")
+            Issue.record("a bad gate must not parse")
+        } catch {
+            #expect(
+                error.issues.map { "\($0.line ?? 0) \($0.key ?? "")" } == [
+                    "2 hourly.gate", "4 extreme.gate", "5 extreme.input", "7 puzzles.kinds", "8 puzzles.count",
+                    "9 puzzles.time-limit", "10 puzzles.difficulty",
+                ])
+        }
+    }
+
     @Test func syntaxErrorsNameTheirLine() {
         do {
             _ = try ConfigFile.parse("listen = [\"127.0.0.1:53\"]\n[cache\nsize = 1\n", path: "broken.toml")
