@@ -170,7 +170,9 @@ let package = Package(
         .testTarget(name: "LockrSpeechTests", dependencies: ["LockrSpeech", "LockrPolicy", "DNSTestSupport"]),
         // Fixtures: state databases older versions wrote, for the migrations.
         .testTarget(
-            name: "LockrStoreTests", dependencies: ["LockrStore", "LockrPolicy", "LockrPuzzles"], exclude: ["Fixtures"]),
+            name: "LockrStoreTests",
+            dependencies: ["LockrStore", "LockrPolicy", "LockrPuzzles", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "LockrControlTests",
             dependencies: [

@@ -18,6 +18,7 @@ import run_bench  # noqa: E402
 LOCKR = os.path.join(HERE, "..", ".build", "release", "lockr")
 PORT = 5341
 HOUSEHOLD_PORT = 5342
+NO_LOG_PORT = 5343
 PEOPLE = 50
 DEVICES_PER_PERSON = 10
 NAMES_PER_PERSON = 10_000
@@ -56,7 +57,19 @@ def household_config():
     return path
 
 
+def no_log_config():
+    """The query log switched off: lockr-nolog beside lockr (whose log keeps every query in full)
+    shows what logging costs."""
+    path = os.path.join(run_bench.RUN, "lockr-nolog.toml")
+    os.makedirs(run_bench.RUN, exist_ok=True)
+    with open(path, "w") as out:
+        out.write("[query-log]\nenabled = false\n")
+    return path
+
+
 run_bench.PEERS["lockr"] = (PORT, lockr_argv)
+run_bench.PEERS["lockr-nolog"] = (
+    NO_LOG_PORT, lambda size: lockr_argv(size, NO_LOG_PORT, "lockr-nolog-state", ("--config", no_log_config())))
 # The same lockr with a household: 50 people, 500 devices, a 10k-name list each, beside the run without.
 run_bench.PEERS["lockr-people"] = (
     HOUSEHOLD_PORT,

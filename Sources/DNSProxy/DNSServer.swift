@@ -54,20 +54,23 @@ public final class DNSServer: Sendable {
         self.boundAddresses = boundAddresses
     }
 
-    /// Binds every listener and starts answering.
+    /// Binds every listener and starts answering. Answered queries go to `journal` when the
+    /// pipeline has logging.
     public static func start(
         listeners: ListenerSettings,
         pipeline: QueryPipeline,
         upstreams: UpstreamPool,
         forwarding: ForwardSettings,
-        group: MultiThreadedEventLoopGroup
+        group: MultiThreadedEventLoopGroup,
+        journal: QueryJournal? = nil
     ) async throws -> DNSServer {
         let loops = Array(group.makeIterator())
         let contexts = loops.map { loop in
             LoopContext(
                 eventLoop: loop, pipeline: pipeline.copy(),
-                forwarder: UpstreamForwarder(eventLoop: loop, pool: upstreams, settings: forwarding))
+                forwarder: UpstreamForwarder(eventLoop: loop, pool: upstreams, settings: forwarding), journal: journal)
         }
+        for context in contexts { try await context.eventLoop.submit { context.startJournal() }.get() }
         var channels: [Channel] = []
         var bound: [SocketAddress] = []
         do {
@@ -115,7 +118,7 @@ public final class DNSServer: Sendable {
             let pipeline = pipeline.copy()
             context.eventLoop.execute {
                 let old = context.forwarder
-                context.pipeline = pipeline
+                context.use(pipeline)
                 context.forwarder = UpstreamForwarder(
                     eventLoop: context.eventLoop, pool: upstreams, settings: forwarding)
                 // the old forwarder lives until every query it holds has had all its attempts
@@ -128,7 +131,7 @@ public final class DNSServer: Sendable {
     public func update(pipeline: QueryPipeline) {
         for context in contexts {
             let pipeline = pipeline.copy()
-            context.eventLoop.execute { context.pipeline = pipeline }
+            context.eventLoop.execute { context.use(pipeline) }
         }
     }
 
@@ -136,7 +139,10 @@ public final class DNSServer: Sendable {
     public func close() async {
         for channel in channels { try? await channel.close() }
         for context in contexts {
-            try? await context.eventLoop.submit { context.forwarder.close() }.get()
+            try? await context.eventLoop.submit {
+                context.forwarder.close()
+                context.stopJournal()
+            }.get()
         }
     }
 

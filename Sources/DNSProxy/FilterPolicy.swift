@@ -75,9 +75,9 @@ public struct PolicyBlock: Sendable, Equatable {
 public enum FilterDecision: Sendable, Equatable {
     /// Resolve normally (cache, then upstream). The verdict holds for as long as this policy does.
     case resolve
-    /// Resolve a name of an app. The verdict may change at any moment, so it must be asked again on
+    /// Resolve a name of `app`. The verdict may change at any moment, so it must be asked again on
     /// every query; a guarded app's answer may be cached by clients for at most `ttlCap` seconds.
-    case resolveEachTime(ttlCap: UInt32?)
+    case resolveEachTime(ttlCap: UInt32?, app: String)
     /// Answer locally.
     case answer(SynthesizedAnswer, ttl: UInt32, reason: BlockReason)
 }
@@ -204,9 +204,10 @@ public struct FilterPolicy: Sendable {
             guard let guardStage, let apps = person.apps, let app = apps.app(forWireName: name) else {
                 return .resolve
             }
-            switch guardStage.gate.admit(app: apps.appIDs[app], client: client) {
-            case .notGuarded: return .resolveEachTime(ttlCap: nil)
-            case .allow(let ttl): return .resolveEachTime(ttlCap: ttl)
+            let id = apps.appIDs[app]
+            switch guardStage.gate.admit(app: id, client: client) {
+            case .notGuarded: return .resolveEachTime(ttlCap: nil, app: id)
+            case .allow(let ttl): return .resolveEachTime(ttlCap: ttl, app: id)
             case .block(let block): return .answer(answer, ttl: guardStage.blockTTL, reason: .guarded(block))
             }
         }

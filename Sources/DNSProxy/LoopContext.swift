@@ -1,12 +1,15 @@
 import DNSWire
 import NIOCore
 
-/// What the handlers of one event loop share: the current pipeline and the loop's forwarder.
-/// Touched only on its event loop, so the hot path takes no lock; a reload swaps both in place there.
+/// What the handlers of one event loop share: the current pipeline, the loop's forwarder and its
+/// part of the query log. Touched only on its event loop, so the hot path takes no lock; a reload
+/// swaps pipeline and forwarder in place there.
 final class LoopContext: @unchecked Sendable {
     let eventLoop: EventLoop
-    var pipeline: QueryPipeline
+    private(set) var pipeline: QueryPipeline
     var forwarder: UpstreamForwarder
+    private let journal: JournalBuffer?
+    private var journalFlush: RepeatedTask?
 
     /// What to send back for one packet.
     enum Outcome {
@@ -16,38 +19,79 @@ final class LoopContext: @unchecked Sendable {
         case later(EventLoopFuture<[UInt8]>)
     }
 
-    init(eventLoop: EventLoop, pipeline: QueryPipeline, forwarder: UpstreamForwarder) {
+    init(eventLoop: EventLoop, pipeline: QueryPipeline, forwarder: UpstreamForwarder, journal: QueryJournal?) {
         self.eventLoop = eventLoop
         self.pipeline = pipeline
         self.forwarder = forwarder
+        self.journal = journal.map(JournalBuffer.init)
+    }
+
+    /// Starts handing the query log's entries over every `JournalBuffer.flushInterval`.
+    func startJournal() {
+        guard let journal else { return }
+        journalFlush = eventLoop.scheduleRepeatedTask(
+            initialDelay: JournalBuffer.flushInterval, delay: JournalBuffer.flushInterval
+        ) { _ in journal.flush(self.pipeline) }
+    }
+
+    /// Swaps in a new pipeline, handing over first what the old one described.
+    func use(_ pipeline: QueryPipeline) {
+        eventLoop.assertInEventLoop()
+        journal?.flush(self.pipeline)
+        self.pipeline = pipeline
+    }
+
+    /// Stops the query log's hand-overs, handing over what is left.
+    func stopJournal() {
+        eventLoop.assertInEventLoop()
+        journalFlush?.cancel()
+        journalFlush = nil
+        journal?.flush(pipeline)
     }
 
     /// Runs the pipeline on a packet.
     func handle(_ packet: [UInt8], from client: SocketAddress, transport: Transport) -> Outcome {
         eventLoop.assertInEventLoop()
-        switch pipeline.begin(packet: packet, client: client, transport: transport, now: Self.now()) {
-        case .reply(let bytes, _):
+        var note = QueryNote()
+        let arrived = Self.now()
+        switch pipeline.begin(packet: packet, client: client, transport: transport, now: arrived, note: &note) {
+        case .reply(let bytes, let outcome):
+            journal?.record(note, source: client, outcome: outcome, pipeline: pipeline)
             return .reply(bytes)
         case .drop:
             return .nothing
         case .forward(let query, let stale, let verdict):
             let pipeline = self.pipeline
+            let journal = self.journal
+            let note = note
             let resolution = forwarder.resolve(query, bounds: pipeline.cacheSettings.bounds)
-            @Sendable func finish(_ result: Result<CachedAnswer, Error>) -> [UInt8] {
+            @Sendable func finish(_ result: Result<UpstreamAnswer, Error>) -> PipelineAnswer {
                 pipeline.finish(
-                    query, upstream: result, stale: stale, verdict: verdict, transport: transport, now: Self.now()
-                ).bytes
+                    query, upstream: result.map(\.answer), stale: stale, verdict: verdict, transport: transport,
+                    now: Self.now())
+            }
+            /// Notes the answer the client got.
+            @Sendable func record(_ outcome: QueryOutcome, _ result: Result<UpstreamAnswer, Error>?) {
+                journal?.record(
+                    note, source: client, outcome: outcome, pipeline: pipeline,
+                    upstream: try? result?.get().server,
+                    latencyMicroseconds: max(1, UInt32(clamping: (Self.now() &- arrived) / 1000)))
             }
             guard let stale else {
                 let answer = eventLoop.makePromise(of: [UInt8].self)
-                resolution.whenComplete { answer.succeed(finish($0)) }
+                resolution.whenComplete { result in
+                    let finished = finish(result)
+                    record(finished.outcome, result)
+                    answer.succeed(finished.bytes)
+                }
                 return .later(answer.futureResult)
             }
             // An expired answer is at hand (RFC 8767): the client gets it at once while every upstream
             // is known to be down, else when the upstreams take longer than the client-response timer.
             // Their answer, when it comes, still refreshes the cache.
             @Sendable func staleBytes() -> [UInt8] {
-                pipeline.staleAnswer(query, stale: stale, verdict: verdict, transport: transport).bytes
+                record(.stale, nil)
+                return pipeline.staleAnswer(query, stale: stale, verdict: verdict, transport: transport).bytes
             }
             if forwarder.upstreamsDown {
                 resolution.whenComplete { _ = finish($0) }
@@ -61,10 +105,11 @@ final class LoopContext: @unchecked Sendable {
             }
             resolution.whenComplete { result in
                 timer.cancel()
-                let bytes = finish(result)
+                let finished = finish(result)
                 guard !served.value else { return }
                 served.value = true
-                answer.succeed(bytes)
+                record(finished.outcome, result)
+                answer.succeed(finished.bytes)
             }
             return .later(answer.futureResult)
         }

@@ -28,6 +28,21 @@ public enum QueryOutcome: Sendable, Equatable {
     case malformed
     /// No upstream answered and nothing stale was at hand: SERVFAIL.
     case failed
+
+    /// The outcome's name in the query log, the API and metrics ("blocked", "cached", ...).
+    public var label: String {
+        switch self {
+        case .blocked: "blocked"
+        case .cached: "cached"
+        case .forwarded: "forwarded"
+        case .stale: "stale"
+        case .synthesized: "synthesized"
+        case .refused: "refused"
+        case .unsupported: "unsupported"
+        case .malformed: "malformed"
+        case .failed: "failed"
+        }
+    }
 }
 
 /// An answer and what it is.
@@ -83,6 +98,9 @@ public final class QueryPipeline: Sendable {
     public let cache: AnswerCache
     /// Where each query's device is noted, when someone watches devices.
     public let sightings: DeviceSightings?
+    /// Whom the query log names and how much of each person's queries it keeps; nil when the
+    /// query log is off.
+    public let logging: QueryLogging?
 
     /// TTL of served-stale answers (RFC 8767 recommends 30 s).
     static let staleTTL: UInt32 = 30
@@ -95,7 +113,8 @@ public final class QueryPipeline: Sendable {
         devices: DeviceDirectory = DeviceDirectory(),
         cacheSettings: CacheSettings = CacheSettings(),
         cache: AnswerCache,
-        sightings: DeviceSightings? = nil
+        sightings: DeviceSightings? = nil,
+        logging: QueryLogging? = nil
     ) {
         self.policy = policy
         self.access = access
@@ -103,6 +122,7 @@ public final class QueryPipeline: Sendable {
         self.cacheSettings = cacheSettings
         self.cache = cache
         self.sightings = sightings
+        self.logging = logging
     }
 
     /// A pipeline with the same settings, for another event loop: each loop holding its own keeps
@@ -110,12 +130,16 @@ public final class QueryPipeline: Sendable {
     func copy() -> QueryPipeline {
         QueryPipeline(
             policy: policy, access: access, devices: devices, cacheSettings: cacheSettings, cache: cache,
-            sightings: sightings)
+            sightings: sightings, logging: logging)
     }
 
     /// Handles a received packet as far as it can without an upstream.
-    /// - Parameter now: monotonic time in nanoseconds.
-    public func begin(packet: [UInt8], client: SocketAddress, transport: Transport, now: UInt64) -> PipelineStep {
+    /// - Parameters:
+    ///   - now: monotonic time in nanoseconds.
+    ///   - note: filled in with what the query log needs: the query, who asked, the app.
+    public func begin(
+        packet: [UInt8], client: SocketAddress, transport: Transport, now: UInt64, note: inout QueryNote
+    ) -> PipelineStep {
         let query: DNSQuery
         do {
             query = try DNSQuery(packet: packet)
@@ -125,6 +149,7 @@ public final class QueryPipeline: Sendable {
             }
             return .reply(answer, .malformed)
         }
+        note.query = query
         guard access.allows(client) else {
             return .reply(
                 Responses.rcode(
@@ -142,6 +167,7 @@ public final class QueryPipeline: Sendable {
         if let edns = query.edns, edns.version != 0 { return .reply(Responses.badVersion(to: query), .unsupported) }
 
         let asker = devices.identify(query, source: client)
+        note.client = asker
         sightings?.record(asker, now: now)
         let stamp = policy.stamp(for: asker)
         let limit = udpLimit(query, transport)
@@ -151,11 +177,13 @@ public final class QueryPipeline: Sendable {
         let verdict: ResolveVerdict
         switch policy.decide(query, client: asker) {
         case .answer(let answer, let ttl, let reason):
+            if case .guarded(let block) = reason { note.app = block.app }
             let explanation = query.edns == nil ? nil : policy.extendedError(for: reason, client: asker)
             return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: explanation), .blocked(reason))
         case .resolve:
             verdict = .allowed(stamp: stamp)
-        case .resolveEachTime(let ttlCap):
+        case .resolveEachTime(let ttlCap, let app):
+            note.app = app
             verdict = .eachTime(ttlCap: ttlCap)
         }
         if query.type == RecordType.any { return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL), .synthesized) }

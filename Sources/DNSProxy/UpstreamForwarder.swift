@@ -2,6 +2,12 @@ import DNSWire
 import NIOCore
 import NIOPosix
 
+/// An upstream's answer, and the server that gave it.
+struct UpstreamAnswer: Sendable {
+    let answer: CachedAnswer
+    let server: SocketAddress
+}
+
 /// Sends queries to the upstreams for one event loop and matches their answers.
 ///
 /// Each query gets a random id and goes out through a randomly chosen socket of a small pool, to the
@@ -58,11 +64,11 @@ final class UpstreamForwarder: @unchecked Sendable {
     private final class ForwardJob: @unchecked Sendable {
         let query: DNSQuery
         let bounds: TTLBounds
-        let promise: EventLoopPromise<CachedAnswer>
+        let promise: EventLoopPromise<UpstreamAnswer>
         let order: [Int]
         var attempt = 0
 
-        init(query: DNSQuery, bounds: TTLBounds, promise: EventLoopPromise<CachedAnswer>, order: [Int]) {
+        init(query: DNSQuery, bounds: TTLBounds, promise: EventLoopPromise<UpstreamAnswer>, order: [Int]) {
             self.query = query
             self.bounds = bounds
             self.promise = promise
@@ -77,7 +83,7 @@ final class UpstreamForwarder: @unchecked Sendable {
     }
 
     /// Resolves `query` upstream. The future fails with `ForwardError` when no upstream answered.
-    func resolve(_ query: DNSQuery, bounds: TTLBounds) -> EventLoopFuture<CachedAnswer> {
+    func resolve(_ query: DNSQuery, bounds: TTLBounds) -> EventLoopFuture<UpstreamAnswer> {
         eventLoop.assertInEventLoop()
         guard !pool.servers.isEmpty else { return eventLoop.makeFailedFuture(ForwardError.noUpstreams) }
         let key = CacheKey(query).hash
@@ -191,7 +197,7 @@ final class UpstreamForwarder: @unchecked Sendable {
         default:
             let rtt = Double((NIODeadline.now() - attempt.sentAt).nanoseconds) / 1000
             pool.recordSuccess(attempt.server, rttMicroseconds: rtt, now: NIODeadline.now().uptimeNanoseconds)
-            attempt.job.promise.succeed(answer)
+            attempt.job.promise.succeed(UpstreamAnswer(answer: answer, server: pool.servers[attempt.server]))
         }
     }
 

@@ -399,3 +399,84 @@ public enum ControlJSON {
         return decoder
     }
 }
+
+/// Which logged queries `GET queries` asks for.
+public struct QueryLogRequest: Sendable, Equatable {
+    public var person: String?
+    /// An address or MAC address.
+    public var client: String?
+    public var blockedOnly = false
+    /// Seconds back from now.
+    public var sinceSeconds: Int64?
+    /// Only entries after this id (`lockr queries --follow`).
+    public var afterID: Int64?
+    public var limit: Int
+
+    public init(
+        person: String? = nil, client: String? = nil, blockedOnly: Bool = false, sinceSeconds: Int64? = nil,
+        afterID: Int64? = nil, limit: Int = 100
+    ) {
+        self.person = person
+        self.client = client
+        self.blockedOnly = blockedOnly
+        self.sinceSeconds = sinceSeconds
+        self.afterID = afterID
+        self.limit = limit
+    }
+}
+
+/// One logged query.
+public struct QueryEntryBody: Codable, Sendable, Equatable {
+    public let id: Int64
+    /// When it was answered (RFC 3339, the wall clock).
+    public let at: String
+    public let client: String
+    public let mac: String?
+    public let person: String
+    public let name: String
+    public let type: String
+    /// blocked, cached, forwarded, stale, synthesized, refused, unsupported, malformed, failed.
+    public let outcome: String
+    public let reason: String?
+    public let app: String?
+    public let upstream: String?
+    public let latencyMs: Double?
+
+    public init(
+        id: Int64, at: String, client: String, mac: String?, person: String, name: String, type: String,
+        outcome: String, reason: String?, app: String?, upstream: String?, latencyMs: Double?
+    ) {
+        self.id = id
+        self.at = at
+        self.client = client
+        self.mac = mac
+        self.person = person
+        self.name = name
+        self.type = type
+        self.outcome = outcome
+        self.reason = reason
+        self.app = app
+        self.upstream = upstream
+        self.latencyMs = latencyMs
+    }
+}
+
+/// `GET queries`: the newest logged queries that match, oldest first.
+public struct QueriesResponse: Codable, Sendable, Equatable {
+    /// Whether queries are logged at all (`[query-log] enabled`).
+    public let enabled: Bool
+    public let retentionDays: Double
+    /// Entries dropped since the daemon started because the log could not keep up or be written.
+    public let dropped: Int
+    /// The household's people, the default person first.
+    public let people: [String]
+    public let entries: [QueryEntryBody]
+
+    public init(enabled: Bool, retentionDays: Double, dropped: Int, people: [String], entries: [QueryEntryBody]) {
+        self.enabled = enabled
+        self.people = people
+        self.retentionDays = retentionDays
+        self.dropped = dropped
+        self.entries = entries
+    }
+}

@@ -61,6 +61,7 @@ public enum ControlRouter {
         (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
         (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"), (.get, "gate"),
         (.post, "gate/challenges"), (.post, "gate/challenges/:id"), (.post, "gate/fallback"), (.post, "gate/voice"),
+        (.get, "queries"),
     ]
 
     /// The routes; `speech` hears spoken sentences (nil: `gate/voice` answers 503).
@@ -248,6 +249,23 @@ public enum ControlRouter {
                 let view = policy.view(of: person ?? People.defaultName)
                 let events = try policy.events(since: view.now - .seconds(since), limit: Int(limit), person: person)
                 return LogResponse(events: events.map { EventBody($0, calendar: view.calendar) })
+            }
+        }
+        api.get("queries") { request, context in
+            try await respond {
+                let parameters = request.uri.queryParameters
+                let named = parameters["person"].map(String.init)
+                let blocked = parameters["blocked"].map(String.init)
+                guard blocked == nil || ["true", "false"].contains(blocked!) else {
+                    throw ErrorBody(error: "'blocked' must be true or false", code: "bad_request")
+                }
+                return try policy.queries(
+                    QueryLogRequest(
+                        person: try named.map { try policy.person(named: $0, caller: nil) },
+                        client: parameters["client"].map(String.init), blockedOnly: blocked == "true",
+                        sinceSeconds: try integer(parameters["since"], name: "since", upTo: longestLogSpan),
+                        afterID: try integer(parameters["after"], name: "after", upTo: .max),
+                        limit: Int(try integer(parameters["limit"], name: "limit", upTo: 10_000) ?? 100)))
             }
         }
         return router

@@ -73,6 +73,9 @@ public protocol PolicyAccess: Sendable {
 
     /// The devices that asked lately, everyone's.
     func devices() -> [DeviceBody]
+
+    /// Logged queries that match `request`, newest last.
+    func queries(_ request: QueryLogRequest) throws(ControlFailure) -> QueriesResponse
 }
 
 extension PolicyAccess {

@@ -95,10 +95,12 @@ private struct ConfigReader {
         "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "apps", "policy", "time",
         "hourly", "extreme", "snooze", "extend", "emergency", "backends", "meter-from", "pihole6", "pihole5",
         "adguardhome", "nextdns", "webhook", "adapters", "people", "trusted-forwarders", "schedules", "profiles",
-        "protection-off-after", "puzzles", "speech-model",
+        "protection-off-after", "puzzles", "speech-model", "query-log",
     ]
     /// The sections a person's table may hold: the top level's policy sections.
-    static let personSections = ["policy", "time", "hourly", "extreme", "snooze", "extend", "emergency", "puzzles"]
+    static let personSections = [
+        "policy", "time", "hourly", "extreme", "snooze", "extend", "emergency", "puzzles", "query-log",
+    ]
     /// The keys of a person's table besides those sections.
     static let personKeys: Set<String> = [
         "devices", "guard", "always-allow", "blocklists", "allowlists", "schedules", "profiles",
@@ -123,6 +125,11 @@ private struct ConfigReader {
         "nextdns": ["url", "profile", "api-key-file", "api-key-env"],
         "webhook": ["url", "token-file", "token-env"],
         "adapters": ["reconcile-seconds", "retry-max-seconds", "log-seconds", "timeout-seconds"],
+        "query-log": ["enabled", "retention", "privacy"],
+    ]
+    /// The keys of a person's sections, where they differ from the top level's.
+    static let personSectionKeys: [String: Set<String>] = [
+        "policy": sections["policy"]!.subtracting(["block-ttl"]), "query-log": ["privacy"],
     ]
 
     mutating func apply(to config: inout LockrConfiguration) {
@@ -224,9 +231,32 @@ private struct ConfigReader {
             }
         }
         if let value = string("speech-model") { config.speechModel = value }
+        applyQueryLog(to: &config.queryLog)
         config.schedules = schedules(under: "") ?? []
         config.profiles = profiles(under: "")
         applyPeople(to: &config)
+    }
+
+    /// `[query-log]`: on or off, how long queries are kept, the default privacy level.
+    private mutating func applyQueryLog(to settings: inout QueryLogSettings) {
+        if let value = bool("query-log.enabled") { settings.enabled = value }
+        if let value = string("query-log.retention") {
+            if let seconds = DurationText.seconds(value, plainUnit: nil), (3_600...366 * 86_400).contains(seconds) {
+                settings.retention = .seconds(seconds)
+            } else {
+                issue("query-log.retention", "expected a duration from 1 hour to 366 days such as \"7d\", not '\(value)'")
+            }
+        }
+        if let level = queryLogPrivacy("query-log.privacy") { settings.privacy = level }
+    }
+
+    private mutating func queryLogPrivacy(_ key: String) -> QueryLogPrivacy? {
+        guard let value = string(key) else { return nil }
+        guard let level = QueryLogPrivacy(rawValue: value) else {
+            issue(key, "expected full (every query), apps (only the names of apps) or counts (no names), not '\(value)'")
+            return nil
+        }
+        return level
     }
 
     /// `[people.NAME]` tables, each on top of the top level's policy, and `trusted-forwarders`.
@@ -268,7 +298,7 @@ private struct ConfigReader {
                     issue("\(key).\(entry)", "expected a table ([\(key).\(entry)])")
                     continue
                 }
-                let allowed = (Self.sections[entry] ?? []).subtracting(["block-ttl"])
+                let allowed = Self.personSectionKeys[entry] ?? Self.sections[entry] ?? []
                 for subkey in subtable.keys where !allowed.contains(subkey) {
                     issue("\(key).\(entry).\(subkey)", "unknown key")
                 }
@@ -292,6 +322,7 @@ private struct ConfigReader {
             person.allowlists = strings("\(key).allowlists") ?? []
             person.schedules = schedules(under: key + ".")
             person.profiles = profiles(under: key + ".")
+            person.queryLogPrivacy = queryLogPrivacy("\(key).query-log.privacy")
             applyPolicy(to: &person.policy, prefix: key + ".")
             for problem in person.policy.problems() { issue(key, problem) }
             config.people.append(person)

@@ -13,6 +13,7 @@ struct ControlAccess: PolicyAccess {
     let propagation: PolicyPropagation
     let store: PolicyStore
     let watch: DeviceWatch
+    let queryLog: QueryLog?
 
     var timeScale: Double { clock.scale }
 
@@ -95,5 +96,31 @@ struct ControlAccess: PolicyAccess {
             let person = household.policy(number: number)
             return (person.name, person.read { $0.settings.calendar })
         }
+    }
+
+    func queries(_ request: QueryLogRequest) throws(ControlFailure) -> QueriesResponse {
+        guard let queryLog else { return QueriesResponse(enabled: false, retentionDays: 0, dropped: 0, people: peopleNames(), entries: []) }
+        let since = request.sinceSeconds.map { JournalFormatter.nowMilliseconds() - $0 * 1000 }
+        let rows: [QueryLogRow]
+        do {
+            rows = try queryLog.store.rows(
+                QueryLogFilter(
+                    person: request.person, client: request.client, blockedOnly: request.blockedOnly, since: since,
+                    afterID: request.afterID, limit: request.limit))
+        } catch {
+            throw .storage("\(error)")
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return QueriesResponse(
+            enabled: true, retentionDays: Double(queryLog.retention.milliseconds) / 86_400_000,
+            dropped: queryLog.journal.dropped, people: peopleNames(),
+            entries: rows.map { row in
+                QueryEntryBody(
+                    id: row.id, at: formatter.string(from: Date(timeIntervalSince1970: Double(row.at) / 1000)),
+                    client: row.client, mac: row.mac, person: row.person, name: row.name, type: row.type,
+                    outcome: row.outcome, reason: row.reason, app: row.app, upstream: row.upstream,
+                    latencyMs: row.latencyMicroseconds.map { Double($0) / 1000 })
+            })
     }
 }

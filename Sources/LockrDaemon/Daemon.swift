@@ -71,7 +71,7 @@ public final class Daemon: Sendable {
             parts = try PolicyParts(
                 config: config, loaded: loaded, store: store, logger: logger,
                 publisher: publisher(config, outbox: OutboxStore(sharing: store), logger: logger),
-                neighbours: neighbours)
+                neighbours: neighbours, queryLog: try QueryLog(config: config))
             token = try ControlFiles.token(in: config.stateDirectory)
         } catch {
             throw LoadError("\(error)")
@@ -79,6 +79,13 @@ public final class Daemon: Sendable {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         func add(_ service: some Service) {
             services.append(.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        if let queryLog = parts.queryLog {
+            // Before the DNS server: services stop in reverse order, so the log writes what the
+            // DNS server handed over last.
+            let writer = QueryLogWriter(
+                journal: queryLog.journal, store: queryLog.store, retention: queryLog.retention, logger: logger)
+            add(RepeatingService(description: "query log") { await writer.run() })
         }
         let cache = AnswerCache(settings: config.cache)
         var server: DNSServer?
@@ -93,7 +100,7 @@ public final class Daemon: Sendable {
                         config, lists: loaded.lists, cache: cache, parts: parts),
                     upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
                     forwarding: config.forwarding,
-                    group: loops)
+                    group: loops, journal: parts.queryLog?.journal)
                 server = started
                 add(DNSService(server: started, loops: loops))
             } catch {

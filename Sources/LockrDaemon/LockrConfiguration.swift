@@ -70,6 +70,9 @@ public struct LockrConfiguration: Sendable, Equatable {
     /// The backend whose query log meters usage, or nil when lockr meters the DNS it answers.
     public var meterFrom: String?
     public var adapterTiming = AdapterTiming()
+    /// The query log: whether it is kept, for how long, and how much of the default person's queries
+    /// (a person's `[people.NAME.query-log] privacy` overrides the level).
+    public var queryLog = QueryLogSettings()
 
     public init() {}
 
@@ -94,13 +97,14 @@ public struct LockrConfiguration: Sendable, Equatable {
         [
             PersonSettings(
                 name: People.defaultName, policy: policy, guarded: guarded, alwaysAllow: names.alwaysAllow,
-                schedules: schedules, profiles: profiles)
+                schedules: schedules, profiles: profiles, queryLogPrivacy: queryLog.privacy)
         ]
             + people.map { person in
                 var resolved = person
                 resolved.guarded = person.guarded ?? guarded
                 resolved.alwaysAllow = person.alwaysAllow ?? names.alwaysAllow
                 resolved.schedules = person.schedules ?? schedules
+                resolved.queryLogPrivacy = person.queryLogPrivacy ?? queryLog.privacy
                 resolved.profiles = profiles.filter { shared in !person.profiles.contains { $0.name == shared.name } }
                     + person.profiles
                 return resolved
@@ -140,11 +144,15 @@ public struct PersonSettings: Sendable, Equatable {
     public var schedules: [Schedule]?
     /// Their own profiles (resolved: the household's with theirs on top).
     public var profiles: [Profile] = []
+    /// How much of their queries the query log keeps, or nil for the top level's level.
+    public var queryLogPrivacy: QueryLogPrivacy?
 
     public init(
         name: String, devices: [DeviceSpec] = [], policy: PolicySettings, guarded: [String]? = nil,
-        alwaysAllow: [String]? = nil, schedules: [Schedule]? = nil, profiles: [Profile] = []
+        alwaysAllow: [String]? = nil, schedules: [Schedule]? = nil, profiles: [Profile] = [],
+        queryLogPrivacy: QueryLogPrivacy? = nil
     ) {
+        self.queryLogPrivacy = queryLogPrivacy
         self.name = name
         self.devices = devices
         self.policy = policy
@@ -196,4 +204,16 @@ public enum AddressText {
         let port = address.port ?? 0
         return address.protocol == .inet6 ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
+}
+
+/// The query log's settings (`[query-log]`).
+public struct QueryLogSettings: Sendable, Equatable {
+    /// Whether answered queries are logged at all.
+    public var enabled = true
+    /// How long each query is kept; the daily counts stay.
+    public var retention: Duration = .seconds(7 * 86_400)
+    /// The default person's level, and every person's who sets none.
+    public var privacy: QueryLogPrivacy = .full
+
+    public init() {}
 }

@@ -45,6 +45,7 @@ final class PipelineKeeper: Sendable {
                 people: parts.household.filters(ownLists: lists.own),
                 guardStage: GuardStage(gate: parts.gate, blockTTL: config.guardBlockTTL)),
             access: config.access, devices: parts.household.deviceDirectory(), cacheSettings: config.cache, cache: cache,
-            sightings: parts.watch.sightings)
+            sightings: parts.watch.sightings,
+            logging: parts.queryLog == nil ? nil : QueryLog.logging(config, household: parts.household))
     }
 }

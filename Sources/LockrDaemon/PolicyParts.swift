@@ -17,6 +17,8 @@ struct PolicyParts: Sendable {
     let control: ControlAccess
     let ticker: PolicyTicker
     let meter: BackendMeter
+    /// The query log, when it is kept.
+    let queryLog: QueryLog?
     private let store: PolicyStore
 
     /// Restores everyone from `store`, or starts them afresh. `clock` makes the policy clock from
@@ -25,6 +27,7 @@ struct PolicyParts: Sendable {
     init(
         config: LockrConfiguration, loaded: LoadedPolicy, store: PolicyStore, logger: Logger,
         publisher: BlockSetPublisher? = nil, neighbours: (any NeighbourLookup & NeighbourPresence)? = nil,
+        queryLog: QueryLog? = nil,
         clock makeClock: (Instant?, LockrConfiguration) -> PolicyClock = {
             PolicyClock(resumingAfter: $0, scale: $1.timeScale, startAt: $1.startAt)
         },
@@ -39,7 +42,9 @@ struct PolicyParts: Sendable {
         propagation = PolicyPropagation(
             household: household, clock: clock, saver: PolicySaver(store: store, logger: logger), publisher: publisher)
         gate = DNSGate(household: household, clock: clock, meters: config.meterFrom == nil)
-        control = ControlAccess(household: household, clock: clock, propagation: propagation, store: store, watch: watch)
+        control = ControlAccess(
+            household: household, clock: clock, propagation: propagation, store: store, watch: watch, queryLog: queryLog)
+        self.queryLog = queryLog
         ticker = PolicyTicker(household: household, clock: clock, watch: watch, propagation: propagation)
         meter = BackendMeter(household: household, clock: clock, propagation: propagation, backends: config.backends)
         self.store = store

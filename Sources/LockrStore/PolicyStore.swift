@@ -6,7 +6,16 @@ import LockrPolicy
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     public let path: String
     public let reason: String
-    public var description: String { "state database \(path): \(reason)" }
+    /// Which database: "state database", "query log".
+    public let what: String
+
+    public init(path: String, reason: String, what: String = "state database") {
+        self.path = path
+        self.reason = reason
+        self.what = what
+    }
+
+    public var description: String { "\(what) \(path): \(reason)" }
 }
 
 /// One person's state to save, with the days that ended and the events since the last save.

@@ -79,7 +79,9 @@ final class LockrProcess {
     }
 
     /// Runs a CLI verb against this daemon: `cli("unlock", "tiktok")`.
-    func cli(_ arguments: String...) throws -> (status: Int32, output: String) {
+    func cli(_ arguments: String...) throws -> (status: Int32, output: String) { try cli(arguments) }
+
+    func cli(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let command = Self.launcher(namespace)
         return try run(command[0], Array(command.dropFirst()) + arguments + ["--state-dir", stateDirectory])
     }

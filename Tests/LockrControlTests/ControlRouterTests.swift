@@ -85,6 +85,12 @@ final class MemoryPolicy: PolicyAccess {
     func clockDrift() -> String? { nil }
 
     func devices() -> [DeviceBody] { [] }
+    /// What `queries` was last asked.
+    let queryRequests = Mutex<[QueryLogRequest]>([])
+    func queries(_ request: QueryLogRequest) throws(ControlFailure) -> QueriesResponse {
+        queryRequests.withLock { $0.append(request) }
+        return QueriesResponse(enabled: true, retentionDays: 7, dropped: 0, people: peopleNames(), entries: [])
+    }
     func appGroups() -> [String: String] { ["tiktok": "video", "youtube": "video", "reddit": "social"] }
 }
 

@@ -150,6 +150,45 @@ import Testing
         }
     }
 
+    @Test func theQueryLogKeysAndTheirErrors() throws {
+        let config = try ConfigFile.parse(
+            """
+            [query-log]
+            retention = "2d"
+            privacy = "apps"
+
+            [people.kid]
+            devices = ["192.0.2.7"]
+            [people.kid.query-log]
+            privacy = "counts"
+
+            [people.parent]
+            devices = ["192.0.2.8"]
+            """, path: "log.toml")
+        #expect(config.queryLog.enabled && config.queryLog.retention == .seconds(2 * 86_400))
+        #expect(config.household.map { "\($0.name) \($0.queryLogPrivacy!)" } == ["default apps", "kid counts", "parent apps"])
+        #expect(try !ConfigFile.parse("[query-log]\nenabled = false\n", path: "off.toml").queryLog.enabled)
+        do {
+            _ = try ConfigFile.parse(
+                """
+                [query-log]
+                retention = "10m"
+                privacy = "secret"
+                [people.kid]
+                devices = ["192.0.2.7"]
+                [people.kid.query-log]
+                retention = "1d"
+                """, path: "badlog.toml")
+            Issue.record("a bad query log section must not parse")
+        } catch {
+            #expect(
+                error.issues.map { "\($0.line ?? 0) \($0.key ?? "")" } == [
+                    "2 query-log.retention", "3 query-log.privacy", "7 people.kid.query-log.retention",
+                ])
+            #expect(error.description.contains("expected full (every query), apps (only the names of apps) or counts"))
+        }
+    }
+
     @Test func syntaxErrorsNameTheirLine() {
         do {
             _ = try ConfigFile.parse("listen = [\"127.0.0.1:53\"]\n[cache\nsize = 1\n", path: "broken.toml")

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import LockrControl
+
+struct QueriesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queries",
+        abstract: "Show the query log: who asked for which name, and what lockr answered and why.",
+        discussion: """
+            The log keeps each query for [query-log] retention (7 days by default). A person whose privacy is \
+            "apps" has only the names of apps logged, one whose privacy is "counts" none (their queries are only \
+            counted, for `lockr stats`). When the log cannot keep up or be written (a full disk, a locked \
+            database), entries are dropped rather than answers delayed; the count is shown at the end.
+            """
+    )
+
+    @Flag(name: .shortAndLong, help: "Keep printing queries as they are answered, until Ctrl-C.")
+    var follow = false
+    @Option(help: ArgumentHelp("Only this device: an address or MAC address.", valueName: "ADDRESS"))
+    var client: String?
+    @Flag(help: "Only blocked queries.")
+    var blocked = false
+    @Option(help: ArgumentHelp("How far back: 90s, 30m, 1h, 2d (default: the newest, whenever).", valueName: "DURATION"))
+    var since: String?
+    @Option(help: "At most this many of the newest (1-10000).")
+    var limit = 50
+    @OptionGroup var options: ClientOptions
+    @OptionGroup var person: PersonOption
+
+    func validate() throws {
+        if let since, parseDuration(since, defaultUnit: 1) == nil {
+            throw ValidationError("--since must be a duration such as 30m, 1h or 2d")
+        }
+        guard (1...10_000).contains(limit) else { throw ValidationError("--limit must be from 1 to 10000") }
+    }
+
+    func run() async throws {
+        var answer = try await options.call(.GET, path(after: nil), as: QueriesResponse.self)
+        let printer = QueryLinePrinter(json: options.json, showsPerson: person.person == nil && answer.people.count > 1)
+        if !answer.enabled {
+            printError("The query log is off ([query-log] enabled = false).")
+            throw ExitCode(1)
+        }
+        if !follow {
+            if options.json {
+                options.show(answer) { _ in "" }
+            } else {
+                if answer.entries.isEmpty { print("No queries logged\(since.map { " in the last \($0)" } ?? "").") }
+                for entry in answer.entries { printer.print(entry) }
+                if answer.dropped > 0 {
+                    print("(\(answer.dropped) entries dropped since lockr started: the log could not be written)")
+                }
+            }
+            return
+        }
+        for entry in answer.entries { printer.print(entry) }
+        fflush(nil)
+        var last = answer.entries.last?.id ?? 0
+        if answer.entries.isEmpty, let newest = try await newestID() { last = newest }
+        while true {
+            try await Task.sleep(for: .seconds(1))
+            answer = try await options.call(.GET, path(after: last), as: QueriesResponse.self)
+            for entry in answer.entries { printer.print(entry) }
+            // Standard output is fully buffered when it is a pipe: each line goes out as it comes.
+            fflush(nil)
+            last = answer.entries.last?.id ?? last
+        }
+    }
+
+    /// The id of the newest entry of all, so that following starts from now.
+    private func newestID() async throws -> Int64? {
+        try await options.call(.GET, "queries?limit=1", as: QueriesResponse.self).entries.last?.id
+    }
+
+    private func path(after: Int64?) -> String {
+        var parameters = ["limit=\(after == nil ? limit : 10_000)"]
+        if let client { parameters.append("client=" + pathSegment(client)) }
+        if blocked { parameters.append("blocked=true") }
+        if let since, after == nil { parameters.append("since=\(parseDuration(since, defaultUnit: 1)!)") }
+        if let after { parameters.append("after=\(after)") }
+        return person.path("queries?" + parameters.joined(separator: "&"))
+    }
+}
+
+/// Prints logged queries one per line: as JSON objects with --json, else as columns.
+struct QueryLinePrinter {
+    let json: Bool
+    /// Whether lines name the person (when the household has several and no one was named).
+    let showsPerson: Bool
+    private let parser: ISO8601DateFormatter
+    private let clock = DateFormatter()
+    private let dated = DateFormatter()
+
+    init(json: Bool, showsPerson: Bool) {
+        self.json = json
+        self.showsPerson = showsPerson
+        parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        clock.dateFormat = "HH:mm:ss"
+        dated.dateFormat = "yyyy-MM-dd HH:mm:ss"
+    }
+
+    func print(_ entry: QueryEntryBody) {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            Swift.print(String(decoding: (try? encoder.encode(entry)) ?? Data(), as: UTF8.self))
+            return
+        }
+        Swift.print(line(entry))
+    }
+
+    /// "14:03:22  192.168.1.20  alice  www.tiktok.com  A  blocked  tiktok: budget spent".
+    func line(_ entry: QueryEntryBody) -> String {
+        let date = parser.date(from: entry.at) ?? Date()
+        let time = Calendar.current.isDateInToday(date) ? clock.string(from: date) : dated.string(from: date)
+        var detail = entry.outcome
+        if let reason = entry.reason { detail += " (\(reason))" }
+        if let upstream = entry.upstream { detail += " by \(upstream)" }
+        if let latency = entry.latencyMs { detail += String(format: " in %.1f ms", latency) }
+        return ([time, entry.client.padding(toLength: max(15, entry.client.count), withPad: " ", startingAt: 0)]
+            + (showsPerson ? [entry.person] : []) + [entry.name.isEmpty ? "-" : entry.name, entry.type, detail])
+            .joined(separator: "  ")
+    }
+}

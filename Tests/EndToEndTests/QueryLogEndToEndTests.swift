@@ -1,0 +1,163 @@
+import DNSTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The query log through the real binary: dig asks from three people's addresses, `lockr queries`
+/// reads what was logged as each person's privacy level allows; a locked database costs entries,
+/// counted, never answers.
+@Suite(.serialized) struct QueryLogEndToEndTests {
+    /// Alice (127.0.0.2) is logged in full, the kid (127.0.0.3) by the names of apps only, the guest
+    /// (127.0.0.4) by counts only.
+    static let people = """
+
+        [people.alice]
+        devices = ["127.0.0.2"]
+
+        [people.kid]
+        devices = ["127.0.0.3"]
+        [people.kid.query-log]
+        privacy = "apps"
+
+        [people.guest]
+        devices = ["127.0.0.4"]
+        [people.guest.query-log]
+        privacy = "counts"
+
+        """
+
+    func entries(_ lockr: LockrProcess, _ arguments: String...) throws -> [[String: Any]] {
+        let output = try lockr.cli(["queries", "--json"] + arguments)
+        let body = try JSONSerialization.jsonObject(with: Data(output.output.utf8)) as? [String: Any]
+        return body?["entries"] as? [[String: Any]] ?? []
+    }
+
+    /// Waits until the log holds `count` entries (written a quarter second apart, in batches).
+    func waitForEntries(_ count: Int, _ lockr: LockrProcess) async throws -> [[String: Any]] {
+        for _ in 0..<50 {
+            let found = try entries(lockr)
+            if found.count >= count { return found }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return try entries(lockr)
+    }
+
+    @Test func queriesAreLoggedAsEachPersonsPrivacyAllowsAndCanBeFiltered() async throws {
+        try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.people) { lockr, _ in
+            for source in ["127.0.0.2", "127.0.0.3", "127.0.0.4"] {
+                _ = try dig(lockr.port, "-b", source, "news.example", "A")
+                _ = try dig(lockr.port, "-b", source, "tiktok.com", "AAAA")
+            }
+            let logged = try await waitForEntries(3, lockr)
+            let lines = logged.map { entry in
+                ["person", "client", "name", "type", "outcome"].map { entry[$0] as? String ?? "-" }.joined(separator: " ")
+            }
+            #expect(
+                lines == [
+                    "alice 127.0.0.2 news.example A forwarded", "alice 127.0.0.2 tiktok.com AAAA blocked",
+                    "kid 127.0.0.3 tiktok.com AAAA blocked",
+                ])
+            let forwarded = logged[0]
+            #expect(forwarded["upstream"] as? String != nil && forwarded["latency_ms"] as? Double != nil)
+            #expect((logged[1]["reason"] as? String)?.hasPrefix("tiktok") == true && logged[1]["app"] as? String == "tiktok")
+
+            #expect(try entries(lockr, "--person", "kid").map { $0["name"] as? String } == ["tiktok.com"])
+            #expect(try entries(lockr, "--person", "guest").isEmpty)
+            #expect(try entries(lockr, "--client", "127.0.0.2").count == 2)
+            #expect(try entries(lockr, "--blocked").count == 2)
+            #expect(try entries(lockr, "--since", "1h").count == 3)
+            #expect(try entries(lockr, "--limit", "1").map { $0["person"] as? String } == ["kid"])
+
+            // The human form: one line per query, the person named when the household has several.
+            let text = try lockr.cli("queries", "--blocked")
+            #expect(text.status == 0)
+            let human = text.output.split(separator: "\n")
+            #expect(human.count == 2)
+            #expect(human[0].contains("127.0.0.2") && human[0].contains("alice") && human[0].contains("tiktok.com  AAAA  blocked (tiktok"))
+            let bad = try lockr.cli("queries", "--since", "yesterday")
+            #expect(bad.status != 0 && bad.output.contains("--since must be a duration"))
+
+            // Following, as tail -f: the newest entries, then each query as it is logged.
+            let follow = Process()
+            follow.executableURL = URL(fileURLWithPath: LockrProcess.binary)
+            follow.arguments = ["queries", "--follow", "--json", "--state-dir", lockr.stateDirectory]
+            let pipe = Pipe()
+            let printed = Mutex("")
+            pipe.fileHandleForReading.readabilityHandler = { handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                printed.withLock { $0 += text }
+            }
+            follow.standardOutput = pipe
+            try follow.run()
+            defer {
+                follow.terminate()
+                pipe.fileHandleForReading.readabilityHandler = nil
+            }
+            try await Task.sleep(for: .milliseconds(1500))
+            _ = try dig(lockr.port, "-b", "127.0.0.2", "instagram.com", "A")
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline, !printed.withLock({ $0.contains("instagram.com") }) {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let lastLines = printed.withLock { $0 }.split(separator: "\n")
+            #expect(lastLines.contains { $0.contains("\"name\":\"instagram.com\"") && $0.contains("\"person\":\"alice\"") })
+            #expect(lastLines.first?.contains("news.example") == true && lastLines.count == 4)
+        }
+    }
+
+    @Test func aLockedDatabaseCostsEntriesNotAnswers() async throws {
+        try await PolicyEndToEndTests().withLockr(mode: "hourly") { lockr, _ in
+            _ = try dig(lockr.port, "news.example", "A")
+            _ = try await waitForEntries(1, lockr)
+            // Another program holds the query log's write lock until its input closes.
+            let holder = Process()
+            holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            holder.arguments = [
+                "python3", "-c",
+                """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1], isolation_level=None)
+                db.execute('BEGIN EXCLUSIVE')
+                print('locked', flush=True)
+                sys.stdin.read()
+                db.execute('ROLLBACK')
+                """,
+                lockr.stateDirectory + "/queries.sqlite",
+            ]
+            let output = Pipe()
+            let input = Pipe()
+            holder.standardOutput = output
+            holder.standardInput = input
+            try holder.run()
+            #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).contains("locked"))
+            for _ in 0..<5 {
+                #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("0.0.0.0"))
+            }
+            // The writer gives up on each batch after its busy timeout and counts the entries.
+            var dropped = 0
+            for _ in 0..<100 where dropped < 5 {
+                let body = try JSONSerialization.jsonObject(with: Data(try lockr.cli("queries", "--json").output.utf8))
+                dropped = (body as? [String: Any])?["dropped"] as? Int ?? 0
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(dropped == 5)
+            try input.fileHandleForWriting.close()
+            holder.waitUntilExit()
+            _ = try dig(lockr.port, "instagram.com", "A")
+            let after = try await waitForEntries(2, lockr)
+            #expect(after.map { $0["name"] as? String } == ["news.example", "instagram.com"])
+            let text = try lockr.cli("queries")
+            #expect(text.output.contains("(5 entries dropped since lockr started: the log could not be written)"), "\(text.output)")
+            #expect(try String(contentsOfFile: lockr.logPath, encoding: .utf8).contains("query log entries dropped"))
+        }
+    }
+
+    @Test func aLogThatIsOffSaysSo() async throws {
+        try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: "[query-log]\nenabled = false\n") { lockr, _ in
+            _ = try dig(lockr.port, "news.example", "A")
+            let answer = try lockr.cli("queries")
+            #expect(answer.status == 1 && answer.output.contains("The query log is off"))
+            #expect(!FileManager.default.fileExists(atPath: lockr.stateDirectory + "/queries.sqlite"))
+        }
+    }
+}
