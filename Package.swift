@@ -63,10 +63,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Policy state in SQLite (GRDB): numbered migrations, windows, usage, counters, events.
+        // Policy state and the query log in SQLite (GRDB): numbered migrations, windows, usage,
+        // counters, events; queries in compact batches.
         .target(
             name: "LockrStore",
-            dependencies: ["LockrPolicy", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["DNSWire", "LockrPolicy", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The one HTTP client for outgoing calls: reports a refused connection at once, errors in words.
         .target(
@@ -171,7 +172,7 @@ let package = Package(
         // Fixtures: state databases older versions wrote, for the migrations.
         .testTarget(
             name: "LockrStoreTests",
-            dependencies: ["LockrStore", "LockrPolicy", "LockrPuzzles", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["DNSWire", "LockrStore", "LockrPolicy", "LockrPuzzles", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "LockrControlTests",

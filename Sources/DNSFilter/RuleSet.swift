@@ -95,6 +95,20 @@ public final class RuleSet: Sendable {
         }
     }
 
+    /// A domain block rule in parts, for a log that stores many without formatting each: its
+    /// prefix ("||", "|" or "*."), the length of the listed name in wire form with its root byte
+    /// (the last that many bytes of the query's wire name), and its list. Nil for other hits.
+    public func domainBlockRule(_ hit: RuleHit) -> (prefix: String, listedWireLength: Int, source: String)? {
+        guard case .blockedByDomain(let match) = hit else { return nil }
+        let prefix: String
+        switch blockedDomains.coverage(of: match) {
+        case .subdomains: prefix = "*."
+        case .name: prefix = "|"
+        default: prefix = "||"
+        }
+        return (prefix, blockedDomains.wireLength(of: match) + 1, sources[blockedDomains.source(of: match)])
+    }
+
     /// The source number (as `RuleSetBuilder.addSource` returned it) of the rule behind a hit.
     public func sourceIndex(of hit: RuleHit) -> Int {
         switch hit {

@@ -71,6 +71,15 @@ public struct PolicyBlock: Sendable, Equatable {
     }
 }
 
+/// Why a query was blocked, as `FilterPolicy.explanation(for:client:)` gives it.
+public enum BlockExplanation: Sendable, Equatable {
+    /// In words.
+    case text(String)
+    /// A domain rule: "blocked by " + `prefix` + the listed name (the last `listedWireLength` bytes
+    /// of the query's wire name) + "^" (unless the prefix is "*.") + " (" + `source` + ")".
+    case domainRule(prefix: String, listedWireLength: Int, source: String)
+}
+
 /// The outcome of the policy stage for one query.
 public enum FilterDecision: Sendable, Equatable {
     /// Resolve normally (cache, then upstream). The verdict holds for as long as this policy does.
@@ -225,6 +234,20 @@ public struct FilterPolicy: Sendable {
         guard let ownHit = own.hit(wireName: name) else { return shared.map(BlockReason.rule) }
         guard ownHit.isBlock else { return nil }
         return shared.map(BlockReason.rule) ?? .personRule(ownHit)
+    }
+
+    /// Why `reason` blocked a query of `client`, in parts a log can store cheaply: a domain rule
+    /// without formatting it, anything else in the words of its Extended DNS Error.
+    public func explanation(for reason: BlockReason, client: QueryClient) -> BlockExplanation {
+        let rule: (prefix: String, listedWireLength: Int, source: String)?
+        switch reason {
+        case .rule(let hit): rule = rules.domainBlockRule(hit)
+        case .personRule(let hit): rule = filters[filterIndex(client)].lists?.domainBlockRule(hit)
+        case .guarded(let block): return .text(block.text)
+        case .antiBypass(let text): return .text(text)
+        }
+        guard let rule else { return .text(extendedError(for: reason, client: client).text) }
+        return .domainRule(prefix: rule.prefix, listedWireLength: rule.listedWireLength, source: rule.source)
     }
 
     /// The Extended DNS Error that explains `reason`, given to `client`.

@@ -80,19 +80,25 @@ public struct JournalBatch: Sendable {
         self.logging = logging
     }
 
-    /// The name asked for, in presentation form and lower case ("www.example.com."), or nil when
-    /// it was not kept or there was none.
-    public func name(of entry: JournalEntry) -> String? {
-        guard entry.nameLength > 0 else { return nil }
+    /// The name asked for, in wire form as the client sent it; empty when it was not kept or
+    /// there was none.
+    public func wireName(of entry: JournalEntry) -> ArraySlice<UInt8> {
         let start = Int(entry.nameStart)
-        return WireName.presentation(of: names[start..<start + Int(entry.nameLength)]).lowercased()
+        return names[start..<start + Int(entry.nameLength)]
     }
 
-    /// Why a blocked query was answered locally, in the words its Extended DNS Error carries.
-    public func reason(of entry: JournalEntry) -> String? {
-        guard case .blocked(let reason) = entry.outcome else { return nil }
-        return policy.extendedError(for: reason, client: entry.client).text
+    /// The name asked for in presentation form, lower case ("www.example.com"), or nil when it
+    /// was not kept or there was none.
+    public func name(of entry: JournalEntry) -> String? {
+        entry.nameLength > 0 ? WireName.presentation(of: wireName(of: entry)) : nil
     }
+
+    /// Why a blocked query was answered locally, in parts (see `FilterPolicy.explanation`).
+    public func explanation(of entry: JournalEntry) -> BlockExplanation? {
+        guard case .blocked(let reason) = entry.outcome else { return nil }
+        return policy.explanation(for: reason, client: entry.client)
+    }
+
 }
 
 /// Where event loops hand the query log's batches to its writer: bounded, so that a writer that

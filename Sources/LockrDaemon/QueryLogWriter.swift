@@ -1,5 +1,4 @@
 import DNSProxy
-import DNSWire
 import Foundation
 import LockrStore
 import Logging
@@ -48,11 +47,11 @@ final class QueryLogWriter: Sendable {
     private func write(_ formatter: inout JournalFormatter, lastComplaint: inout ContinuousClock.Instant?) async {
         let batches = journal.take()
         guard !batches.isEmpty else { return }
-        let (rows, counts) = formatter.format(batches)
+        let (blobs, counts) = formatter.encode(batches)
         let entries = batches.reduce(0) { $0 + $1.entries.count }
         let store = self.store
         do {
-            try await thread.runIfActive { try store.append(rows, counts: counts) }
+            try await thread.runIfActive { try store.append(blobs, counts: counts) }
         } catch {
             journal.noteDropped(entries)
             if lastComplaint.map({ .now - $0 >= .seconds(60) }) ?? true {
@@ -77,48 +76,54 @@ final class QueryLogWriter: Sendable {
     }
 }
 
-/// Turns journal entries into query log rows and hourly counts, remembering the text of addresses
-/// and types it has formatted.
+/// Turns journal entries into the query log's compact batches and hourly counts, remembering the
+/// text of addresses, types and upstreams it has formatted.
 struct JournalFormatter {
-    private var addresses: [UInt128: String] = [:]
-    private var types: [UInt16: String] = [:]
     private var upstreams: [SocketAddress: String] = [:]
 
-    mutating func format(_ batches: [JournalBatch]) -> (rows: [QueryLogRow], counts: [QueryCount: Int]) {
-        if addresses.count > 4_096 { addresses = [:] }
-        var rows: [QueryLogRow] = []
+    /// Counted per hour, person number and outcome: cheap keys, turned into names once per write.
+    private struct CountKey: Hashable {
+        let hour: Int64
+        let person: Int
+        let outcome: String
+    }
+
+    mutating func encode(_ batches: [JournalBatch]) -> (blobs: [QueryLogBlob], counts: [QueryCount: Int]) {
+        var blobs: [QueryLogBlob] = []
+        var builder = QueryLogBlobBuilder()
         var counts: [QueryCount: Int] = [:]
         for batch in batches {
+            var batchCounts: [CountKey: Int] = [:]
             for entry in batch.entries {
-                let person = batch.logging.name(of: entry.client.person)
                 let hour = entry.unixMilliseconds - entry.unixMilliseconds % 3_600_000
-                counts[QueryCount(hour: hour, person: person, outcome: entry.outcome.label), default: 0] += 1
+                batchCounts[CountKey(hour: hour, person: entry.client.person, outcome: entry.outcome.label), default: 0] += 1
                 guard entry.kept else { continue }
-                rows.append(
-                    QueryLogRow(
-                        at: entry.unixMilliseconds, client: addressText(entry.client), mac: entry.client.mac?.description,
-                        person: person, name: batch.name(of: entry) ?? "", type: typeText(entry.type),
-                        outcome: entry.outcome.label, reason: batch.reason(of: entry), app: entry.app,
-                        upstream: entry.upstream.map { upstreamText($0) },
-                        latencyMicroseconds: entry.latencyMicroseconds == 0 ? nil : Int(entry.latencyMicroseconds)))
+                if builder.count == QueryLogStore.batchLimit {
+                    blobs.append(builder.build())
+                    builder = QueryLogBlobBuilder()
+                }
+                builder.append(
+                    at: entry.unixMilliseconds, address: entry.client.address, mac: entry.client.mac?.value,
+                    person: batch.logging.name(of: entry.client.person), wireName: batch.wireName(of: entry),
+                    type: entry.type, outcome: entry.outcome.label, reason: batch.explanation(of: entry).map(Self.reason),
+                    app: entry.app, upstream: entry.upstream.map { upstreamText($0) },
+                    latencyMicroseconds: entry.latencyMicroseconds == 0 ? nil : entry.latencyMicroseconds)
+            }
+            for (key, count) in batchCounts {
+                counts[QueryCount(hour: key.hour, person: batch.logging.name(of: key.person), outcome: key.outcome), default: 0] +=
+                    count
             }
         }
-        return (rows, counts)
+        if builder.count > 0 { blobs.append(builder.build()) }
+        return (blobs, counts)
     }
 
-    private mutating func addressText(_ client: QueryClient) -> String {
-        if let text = addresses[client.address] { return text }
-        let text = client.addressText
-        addresses[client.address] = text
-        return text
-    }
-
-    private mutating func typeText(_ type: UInt16) -> String {
-        guard type != 0 else { return "-" }
-        if let text = types[type] { return text }
-        let text = RecordType.mnemonic(type)
-        types[type] = text
-        return text
+    private static func reason(_ explanation: BlockExplanation) -> BlockedReason {
+        switch explanation {
+        case .text(let text): .text(text)
+        case .domainRule(let prefix, let length, let source):
+            .domainRule(prefix: prefix, listedWireLength: length, source: source)
+        }
     }
 
     private mutating func upstreamText(_ address: SocketAddress) -> String {

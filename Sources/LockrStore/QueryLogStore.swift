@@ -88,8 +88,12 @@ public struct QueryLogFilter: Sendable, Equatable {
 }
 
 /// The query log: a SQLite database of its own beside the state database, written in batches by
-/// one writer off the DNS path. Queries are pruned after the retention period; the hourly counts
-/// stay (for 400 days), as statistics outlive the log.
+/// one writer off the DNS path, each batch one row (`QueryLogBlob`). Batches are pruned once their
+/// last query is past the retention period; the hourly counts stay (for 400 days), as statistics
+/// outlive the log.
+///
+/// A query's id is its batch's row id times 65536 plus its place in the batch, so ids grow with
+/// time and `afterID` follows the log.
 ///
 /// A locked database waits at most `busyTimeout` before a write fails: the writer then drops the
 /// batch rather than fall behind.
@@ -98,6 +102,8 @@ public final class QueryLogStore: Sendable {
     public let path: String
     /// How long the hourly counts are kept.
     public static let countsRetention: Duration = .seconds(400 * 86_400)
+    /// Queries one batch holds at most.
+    public static let batchLimit = 65_536
 
     /// Opens (or creates) the query log at `path`.
     /// - Parameter maximumPages: a cap on the file's size in pages (SQLite's `max_page_count`),
@@ -124,24 +130,17 @@ public final class QueryLogStore: Sendable {
     /// The schema, one migration per step. Never edit a migration once it has shipped.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("1 queries and hourly counts") { db in
+        migrator.registerMigration("1 query batches and hourly counts") { db in
             try db.execute(
                 sql: """
-                    CREATE TABLE queries (
+                    CREATE TABLE batches (
                         id INTEGER PRIMARY KEY,
-                        at_ms INTEGER NOT NULL,
-                        client TEXT NOT NULL,
-                        mac TEXT,
-                        person TEXT NOT NULL,
-                        name TEXT NOT NULL,
-                        type TEXT NOT NULL,
-                        outcome TEXT NOT NULL,
-                        reason TEXT,
-                        app TEXT,
-                        upstream TEXT,
-                        latency_us INTEGER
+                        first_ms INTEGER NOT NULL,
+                        last_ms INTEGER NOT NULL,
+                        entries INTEGER NOT NULL,
+                        data BLOB NOT NULL
                     );
-                    CREATE INDEX queries_by_time ON queries (at_ms);
+                    CREATE INDEX batches_by_end ON batches (last_ms);
                     CREATE TABLE query_counts (
                         hour_ms INTEGER NOT NULL,
                         person TEXT NOT NULL,
@@ -154,22 +153,16 @@ public final class QueryLogStore: Sendable {
         return migrator
     }
 
-    /// Stores `rows` and adds `counts`, in one transaction.
-    public func append(_ rows: [QueryLogRow], counts: [QueryCount: Int]) throws(StoreError) {
+    /// Stores `blobs` (each of at most `batchLimit` queries; empty ones are skipped) and adds
+    /// `counts`, in one transaction.
+    public func append(_ blobs: [QueryLogBlob], counts: [QueryCount: Int]) throws(StoreError) {
         try access {
             try database.write { db in
-                let insert = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO queries
-                            (at_ms, client, mac, person, name, type, outcome, reason, app, upstream, latency_us)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
-                for row in rows {
-                    insert.setUncheckedArguments([
-                        row.at, row.client, row.mac, row.person, row.name, row.type, row.outcome, row.reason, row.app,
-                        row.upstream, row.latencyMicroseconds,
-                    ])
-                    try insert.execute()
+                for blob in blobs where blob.count > 0 {
+                    precondition(blob.count <= Self.batchLimit, "a batch holds at most \(Self.batchLimit) queries")
+                    try db.execute(
+                        sql: "INSERT INTO batches (first_ms, last_ms, entries, data) VALUES (?, ?, ?, ?)",
+                        arguments: [blob.first, blob.last, blob.count, Data(blob.bytes)])
                 }
                 let count = try db.cachedStatement(
                     sql: """
@@ -184,40 +177,36 @@ public final class QueryLogStore: Sendable {
         }
     }
 
-    /// The newest queries that match `filter`, oldest first.
+    /// The newest queries that match `filter`, oldest first. Batches are read newest first until
+    /// `limit` queries match.
     public func rows(_ filter: QueryLogFilter) throws(StoreError) -> [QueryLogRow] {
-        var conditions: [String] = []
-        var arguments: [(any DatabaseValueConvertible)?] = []
-        if let person = filter.person {
-            conditions.append("person = ?")
-            arguments.append(person)
+        let limit = max(0, filter.limit)
+        guard limit > 0 else { return [] }
+        let client = filter.client?.lowercased()
+        func matches(_ row: QueryLogRow) -> Bool {
+            (filter.person == nil || row.person == filter.person)
+                && (client == nil || row.client == client || row.mac == client)
+                && (!filter.blockedOnly || row.outcome == "blocked")
+                && (filter.since.map { row.at >= $0 } ?? true)
+                && (filter.afterID.map { row.id > $0 } ?? true)
         }
-        if let client = filter.client {
-            conditions.append("(client = ? OR mac = ?)")
-            arguments += [client, client.lowercased()]
-        }
-        if filter.blockedOnly { conditions.append("outcome = 'blocked'") }
-        if let since = filter.since {
-            conditions.append("at_ms >= ?")
-            arguments.append(since)
-        }
-        if let after = filter.afterID {
-            conditions.append("id > ?")
-            arguments.append(after)
-        }
-        let condition = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        arguments.append(max(0, filter.limit))
         return try access {
             try database.read { db in
-                try Row.fetchAll(
-                    db, sql: "SELECT * FROM queries \(condition) ORDER BY id DESC LIMIT ?",
-                    arguments: StatementArguments(arguments)
-                ).reversed().map { row in
-                    QueryLogRow(
-                        id: row["id"], at: row["at_ms"], client: row["client"], mac: row["mac"], person: row["person"],
-                        name: row["name"], type: row["type"], outcome: row["outcome"], reason: row["reason"],
-                        app: row["app"], upstream: row["upstream"], latencyMicroseconds: row["latency_us"])
+                var found: [QueryLogRow] = []
+                let cursor = try Row.fetchCursor(
+                    db,
+                    sql: "SELECT id, first_ms, last_ms, entries, data FROM batches WHERE last_ms >= ? AND id >= ? ORDER BY id DESC",
+                    arguments: [filter.since ?? .min, (filter.afterID ?? 0) >> 16])
+                while found.count < limit, let batch = try cursor.next() {
+                    let blob = QueryLogBlob(
+                        bytes: [UInt8](batch["data"] as Data), count: batch["entries"], first: batch["first_ms"],
+                        last: batch["last_ms"])
+                    let id: Int64 = batch["id"]
+                    // A batch that does not decode is skipped: the rest of the log still reads.
+                    guard let rows = try? blob.rows(firstID: id << 16) else { continue }
+                    found += rows.reversed().lazy.filter(matches).prefix(limit - found.count)
                 }
+                return found.reversed()
             }
         }
     }
@@ -242,26 +231,18 @@ public final class QueryLogStore: Sendable {
         }
     }
 
-    /// Deletes queries answered before `before` and counts older than `countsBefore`, a slice at a
-    /// time so that the writer is never held up for long. Returns how many queries went.
+    /// Deletes the batches whose last query was answered before `before`, and counts older than
+    /// `countsBefore`. Returns how many queries went.
     @discardableResult
     public func prune(before: Int64, countsBefore: Int64) throws(StoreError) -> Int {
         try access {
-            var deleted = 0
-            while true {
-                let slice = try database.write { db in
-                    try db.execute(
-                        sql: "DELETE FROM queries WHERE id IN (SELECT id FROM queries WHERE at_ms < ? LIMIT 10000)",
-                        arguments: [before])
-                    return db.changesCount
-                }
-                deleted += slice
-                if slice < 10_000 { break }
-            }
             try database.write { db in
+                let deleted = try Int.fetchOne(
+                    db, sql: "SELECT COALESCE(SUM(entries), 0) FROM batches WHERE last_ms < ?", arguments: [before]) ?? 0
+                try db.execute(sql: "DELETE FROM batches WHERE last_ms < ?", arguments: [before])
                 try db.execute(sql: "DELETE FROM query_counts WHERE hour_ms < ?", arguments: [countsBefore])
+                return deleted
             }
-            return deleted
         }
     }
 

@@ -57,6 +57,15 @@ import Testing
         return upstream.port
     }
 
+    /// A domain rule as its prefix, the listed name's wire length (ads.test: 10) and its list.
+    func explained(_ explanation: BlockExplanation?) -> String {
+        switch explanation {
+        case .text(let text)?: text
+        case .domainRule(let prefix, let length, let source)?: "\(prefix) \(length) \(source)"
+        case nil: "-"
+        }
+    }
+
     func ask(_ name: String, from source: String = "127.0.0.1", port: Int) throws {
         _ = try DNSClient.tcp([LdnsBuild.query(name)], port: port, from: source)
     }
@@ -82,16 +91,16 @@ import Testing
         let lines = entries.map { batch, entry in
             [
                 batch.logging.name(of: entry.client.person), entry.client.addressText, batch.name(of: entry) ?? "-",
-                entry.outcome.label, entry.app ?? "-", batch.reason(of: entry) ?? "-", entry.kept ? "kept" : "counted",
+                entry.outcome.label, entry.app ?? "-", explained(batch.explanation(of: entry)), entry.kept ? "kept" : "counted",
             ].joined(separator: " ")
         }
         #expect(
             lines.sorted() == [
-                "default 127.0.0.1 ads.test blocked - blocked by ||ads.test^ (list.txt) kept",
+                "default 127.0.0.1 ads.test blocked - || 10 list.txt kept",
                 "default 127.0.0.1 chat.test blocked chat chat: daily budget spent kept",
                 "default 127.0.0.1 www.test cached - - kept",
                 "default 127.0.0.1 www.test forwarded - - kept",
-                "guest 127.0.0.3 - blocked - blocked by ||ads.test^ (list.txt) counted",
+                "guest 127.0.0.3 - blocked - || 10 list.txt counted",
                 "guest 127.0.0.3 - blocked chat chat: daily budget spent counted",
                 "kid 127.0.0.2 - cached - - counted",
                 "kid 127.0.0.2 chat.test blocked chat chat: daily budget spent kept",

@@ -1,3 +1,4 @@
+import DNSWire
 import Foundation
 import GRDB
 import LockrStore
@@ -12,52 +13,89 @@ import Testing
 
     let hour: Int64 = 1_780_300_800_000
 
-    func row(_ name: String, at offset: Int64, person: String = "default", client: String = "192.0.2.7",
-             outcome: String = "forwarded") -> QueryLogRow {
-        QueryLogRow(
-            at: hour + offset, client: client, mac: client == "192.0.2.9" ? "aa:bb:cc:dd:ee:ff" : nil, person: person,
-            name: name, type: "A", outcome: outcome, reason: outcome == "blocked" ? "blocked by ads.txt" : nil,
-            app: name.contains("tiktok") ? "tiktok" : nil, upstream: outcome == "forwarded" ? "192.0.2.53:53" : nil,
+    /// One query into `builder`: from 192.0.2.7, or 192.0.2.9 with a MAC address.
+    func add(
+        _ name: String, at offset: Int64, person: String = "default", client: UInt8 = 7, outcome: String = "forwarded",
+        reason: BlockedReason? = nil, to builder: inout QueryLogBlobBuilder
+    ) {
+        builder.append(
+            at: hour + offset, address: 0xFFFF_C000_0200 | UInt128(client), mac: client == 9 ? 0xAABB_CCDD_EEFF : nil,
+            person: person, wireName: WireName.wire(fromPresentation: name)!, type: 28, outcome: outcome,
+            reason: reason, app: name.contains("tiktok") ? "tiktok" : nil,
+            upstream: outcome == "forwarded" ? "192.0.2.53:53" : nil,
             latencyMicroseconds: outcome == "forwarded" ? 1_200 : nil)
+    }
+
+    /// A blob of queries named by `names`, `spacing` ms apart from `offset`.
+    func blob(_ names: [String], from offset: Int64 = 0, spacing: Int64 = 1) -> QueryLogBlob {
+        var builder = QueryLogBlobBuilder()
+        for (index, name) in names.enumerated() { add(name, at: offset + Int64(index) * spacing, to: &builder) }
+        return builder.build()
     }
 
     @Test func storesReadsFiltersAndFollows() throws {
         let store = try QueryLogStore(path: temporaryPath())
-        try store.append(
-            [
-                row("www.example.com", at: 0), row("www.tiktok.com", at: 1_000, person: "kid", client: "192.0.2.9",
-                    outcome: "blocked"),
-                row("ads.example.net", at: 2_000, outcome: "blocked"), row("example.org", at: 3_000, outcome: "cached"),
-            ], counts: [:])
+        var builder = QueryLogBlobBuilder()
+        add("WWW.Example.com", at: 0, to: &builder)
+        add(
+            "www.tiktok.com", at: 1_000, person: "kid", client: 9, outcome: "blocked",
+            reason: .text("tiktok: daily budget spent"), to: &builder)
+        try store.append([builder.build()], counts: [:])
+        builder = QueryLogBlobBuilder()
+        add(
+            "x.ads.example.net", at: 2_000, outcome: "blocked",
+            reason: .domainRule(prefix: "||", listedWireLength: 17, source: "ads.txt"), to: &builder)
+        add(
+            "cdn.example.org", at: 3_000, outcome: "blocked",
+            reason: .domainRule(prefix: "*.", listedWireLength: 13, source: "cdn.txt"), to: &builder)
+        try store.append([builder.build()], counts: [:])
+
         let all = try store.rows(QueryLogFilter())
-        #expect(all.map(\.name) == ["www.example.com", "www.tiktok.com", "ads.example.net", "example.org"])
-        #expect(all.map(\.id) == all.map(\.id).sorted())
-        #expect(all[0].upstream == "192.0.2.53:53" && all[0].latencyMicroseconds == 1_200)
-        #expect(all[1].app == "tiktok" && all[1].reason == "blocked by ads.txt" && all[1].mac == "aa:bb:cc:dd:ee:ff")
+        #expect(all.map(\.name) == ["www.example.com", "www.tiktok.com", "x.ads.example.net", "cdn.example.org"])
+        #expect(all.map(\.id) == all.map(\.id).sorted() && Set(all.map(\.id)).count == 4)
+        #expect(all[0].client == "192.0.2.7" && all[0].type == "AAAA" && all[0].outcome == "forwarded")
+        #expect(all[0].upstream == "192.0.2.53:53" && all[0].latencyMicroseconds == 1_200 && all[0].at == hour)
+        #expect(all[1].app == "tiktok" && all[1].reason == "tiktok: daily budget spent" && all[1].mac == "aa:bb:cc:dd:ee:ff")
+        #expect(all[1].person == "kid" && all[1].client == "192.0.2.9" && all[1].upstream == nil)
+        // A domain rule is stored in parts and worded on reading, the listed name taken from the query's.
+        #expect(all[2].reason == "blocked by ||ads.example.net^ (ads.txt)")
+        #expect(all[3].reason == "blocked by *.example.org (cdn.txt)")
 
         #expect(try store.rows(QueryLogFilter(person: "kid")).map(\.name) == ["www.tiktok.com"])
         #expect(try store.rows(QueryLogFilter(client: "AA:BB:CC:DD:EE:FF")).map(\.name) == ["www.tiktok.com"])
         #expect(try store.rows(QueryLogFilter(client: "192.0.2.9")).map(\.name) == ["www.tiktok.com"])
-        #expect(try store.rows(QueryLogFilter(blockedOnly: true)).map(\.name) == ["www.tiktok.com", "ads.example.net"])
-        #expect(try store.rows(QueryLogFilter(since: hour + 2_000)).map(\.name) == ["ads.example.net", "example.org"])
-        // The newest two, oldest first; then what came after an id (following the log).
-        #expect(try store.rows(QueryLogFilter(limit: 2)).map(\.name) == ["ads.example.net", "example.org"])
-        #expect(try store.rows(QueryLogFilter(afterID: all[2].id)).map(\.name) == ["example.org"])
+        #expect(try store.rows(QueryLogFilter(blockedOnly: true)).count == 3)
+        #expect(try store.rows(QueryLogFilter(since: hour + 2_000)).map(\.name) == ["x.ads.example.net", "cdn.example.org"])
+        // The newest two, oldest first, across batches; then what came after an id (following the log).
+        #expect(try store.rows(QueryLogFilter(limit: 3)).map(\.name) == ["www.tiktok.com", "x.ads.example.net", "cdn.example.org"])
+        #expect(try store.rows(QueryLogFilter(afterID: all[1].id)).map(\.name) == ["x.ads.example.net", "cdn.example.org"])
+        #expect(try store.rows(QueryLogFilter(afterID: all[2].id)).map(\.name) == ["cdn.example.org"])
         #expect(try store.rows(QueryLogFilter(afterID: all[3].id)).isEmpty)
+    }
+
+    @Test func aQueryWithoutItsNameAndIPv6Clients() throws {
+        let store = try QueryLogStore(path: temporaryPath())
+        var builder = QueryLogBlobBuilder()
+        builder.append(
+            at: hour, address: 0xFD00 << 112 | 7, mac: nil, person: "default", wireName: [], type: 0,
+            outcome: "malformed", reason: nil, app: nil, upstream: nil, latencyMicroseconds: nil)
+        try store.append([builder.build()], counts: [:])
+        let row = try #require(try store.rows(QueryLogFilter()).first)
+        #expect(row.client == "fd00::7" && row.name == "" && row.outcome == "malformed" && row.type == "TYPE0")
     }
 
     @Test func countsAddUpAcrossBatchesAndOutliveThePrunedQueries() throws {
         let store = try QueryLogStore(path: temporaryPath())
         let blocked = QueryCount(hour: hour, person: "kid", outcome: "blocked")
         let forwarded = QueryCount(hour: hour, person: "kid", outcome: "forwarded")
-        try store.append([row("a.example", at: 0)], counts: [blocked: 3, forwarded: 5])
-        try store.append([row("b.example", at: 7_200_000)], counts: [blocked: 2])
+        try store.append([blob(["a.example"])], counts: [blocked: 3, forwarded: 5])
+        try store.append([blob(["b.example"], from: 7_200_000)], counts: [blocked: 2])
         try store.append([], counts: [QueryCount(hour: hour + 3_600_000, person: "default", outcome: "blocked"): 1])
         #expect(try store.counts(person: "kid", from: hour, to: hour + 3_600_000) == ["blocked": 5, "forwarded": 5])
         #expect(try store.counts(person: nil, from: hour, to: hour + 7_200_000) == ["blocked": 6, "forwarded": 5])
         #expect(try store.counts(person: "kid", from: hour + 3_600_000, to: hour + 7_200_000).isEmpty)
 
-        // Retention: queries before the cut go, a slice at a time; the counts stay.
+        // Retention: batches whose last query is before the cut go; the counts stay.
         #expect(try store.prune(before: hour + 3_600_000, countsBefore: 0) == 1)
         #expect(try store.rows(QueryLogFilter()).map(\.name) == ["b.example"])
         #expect(try store.counts(person: "kid", from: hour, to: hour + 3_600_000) == ["blocked": 5, "forwarded": 5])
@@ -65,21 +103,25 @@ import Testing
         #expect(try store.counts(person: nil, from: 0, to: .max) == ["blocked": 1])
     }
 
-    @Test func pruningManyRowsGoesInSlices() throws {
-        let store = try QueryLogStore(path: temporaryPath())
-        let rows = (0..<25_000).map { row("n\($0).example", at: Int64($0)) }
-        try store.append(rows, counts: [:])
-        #expect(try store.prune(before: hour + 24_000, countsBefore: 0) == 24_000)
-        #expect(try store.rows(QueryLogFilter(limit: 10_000)).count == 1_000)
+    @Test func readingStopsAtTheLimitAndSkipsADamagedBatch() throws {
+        let path = temporaryPath()
+        let store = try QueryLogStore(path: path)
+        try store.append([blob((0..<30_000).map { "n\($0).example" }, spacing: 1)], counts: [:])
+        try store.append([blob(["last.example"], from: 40_000)], counts: [:])
+        let newest = try store.rows(QueryLogFilter(limit: 3))
+        #expect(newest.map(\.name) == ["n29998.example", "n29999.example", "last.example"])
+        let damage = try DatabaseQueue(path: path)
+        try damage.write { db in try db.execute(sql: "UPDATE batches SET data = x'0102' WHERE id = 1") }
+        #expect(try store.rows(QueryLogFilter(limit: 10)).map(\.name) == ["last.example"])
     }
 
     @Test func aFullDiskOrALockedDatabaseFailsTheWriteAndKeepsWhatWasThere() throws {
         let path = temporaryPath()
         // max_page_count makes SQLite answer "database or disk is full", as a full disk does.
         let full = try QueryLogStore(path: path, maximumPages: 8)
-        try full.append([row("kept.example", at: 0)], counts: [:])
-        let flood = (0..<5_000).map { row("a-rather-long-name-\($0).example.com", at: Int64($0)) }
-        #expect(throws: StoreError.self) { try full.append(flood, counts: [:]) }
+        try full.append([blob(["kept.example"])], counts: [:])
+        let flood = blob((0..<5_000).map { "a-rather-long-name-\($0).example.com" })
+        #expect(throws: StoreError.self) { try full.append([flood], counts: [:]) }
         #expect(try full.rows(QueryLogFilter()).map(\.name) == ["kept.example"])
 
         // Another process holding the write lock: the write gives up after the busy timeout.
@@ -88,10 +130,10 @@ import Testing
         holding.allowsUnsafeTransactions = true
         let holder = try DatabaseQueue(path: store.path, configuration: holding)
         try holder.inDatabase { db in try db.execute(sql: "BEGIN EXCLUSIVE") }
-        let error = #expect(throws: StoreError.self) { try store.append([row("late.example", at: 0)], counts: [:]) }
+        let error = #expect(throws: StoreError.self) { try store.append([blob(["late.example"])], counts: [:]) }
         #expect(error?.description.contains("query log") == true)
         try holder.inDatabase { db in try db.execute(sql: "ROLLBACK") }
-        try store.append([row("later.example", at: 0)], counts: [:])
+        try store.append([blob(["later.example"])], counts: [:])
         #expect(try store.rows(QueryLogFilter()).map(\.name) == ["later.example"])
     }
 }
