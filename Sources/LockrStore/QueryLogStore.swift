@@ -130,9 +130,39 @@ public final class QueryLogStore: Sendable {
     /// The schema, one migration per step. Never edit a migration once it has shipped.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("1 query batches and hourly counts") { db in
+        migrator.registerMigration("1 queries and hourly counts") { db in
             try db.execute(
                 sql: """
+                    CREATE TABLE queries (
+                        id INTEGER PRIMARY KEY,
+                        at_ms INTEGER NOT NULL,
+                        client TEXT NOT NULL,
+                        mac TEXT,
+                        person TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        outcome TEXT NOT NULL,
+                        reason TEXT,
+                        app TEXT,
+                        upstream TEXT,
+                        latency_us INTEGER
+                    );
+                    CREATE INDEX queries_by_time ON queries (at_ms);
+                    CREATE TABLE query_counts (
+                        hour_ms INTEGER NOT NULL,
+                        person TEXT NOT NULL,
+                        outcome TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        PRIMARY KEY (hour_ms, person, outcome)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        // A row per query cost more than answering it: queries are kept in compact batches. The
+        // few hours a row-per-query log existed are not carried over.
+        migrator.registerMigration("2 queries in batches") { db in
+            try db.execute(
+                sql: """
+                    DROP TABLE queries;
                     CREATE TABLE batches (
                         id INTEGER PRIMARY KEY,
                         first_ms INTEGER NOT NULL,
@@ -141,13 +171,6 @@ public final class QueryLogStore: Sendable {
                         data BLOB NOT NULL
                     );
                     CREATE INDEX batches_by_end ON batches (last_ms);
-                    CREATE TABLE query_counts (
-                        hour_ms INTEGER NOT NULL,
-                        person TEXT NOT NULL,
-                        outcome TEXT NOT NULL,
-                        count INTEGER NOT NULL,
-                        PRIMARY KEY (hour_ms, person, outcome)
-                    ) WITHOUT ROWID;
                     """)
         }
         return migrator

@@ -84,6 +84,30 @@ import Testing
         #expect(row.client == "fd00::7" && row.name == "" && row.outcome == "malformed" && row.type == "TYPE0")
     }
 
+    @Test func aLogTheFirstSchemaWroteOpensAndKeepsItsCounts() throws {
+        let path = temporaryPath()
+        let old = try DatabaseQueue(path: path)
+        try old.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('1 queries and hourly counts');
+                    CREATE TABLE queries (id INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL, client TEXT NOT NULL, mac TEXT,
+                        person TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, outcome TEXT NOT NULL, reason TEXT,
+                        app TEXT, upstream TEXT, latency_us INTEGER);
+                    INSERT INTO queries (at_ms, client, person, name, type, outcome) VALUES (1, '192.0.2.7', 'default', 'a.example', 'A', 'cached');
+                    CREATE TABLE query_counts (hour_ms INTEGER NOT NULL, person TEXT NOT NULL, outcome TEXT NOT NULL,
+                        count INTEGER NOT NULL, PRIMARY KEY (hour_ms, person, outcome)) WITHOUT ROWID;
+                    INSERT INTO query_counts VALUES (\(hour), 'default', 'cached', 4);
+                    """)
+        }
+        try old.close()
+        let store = try QueryLogStore(path: path)
+        #expect(try store.counts(person: nil, from: hour, to: hour + 1) == ["cached": 4])
+        try store.append([blob(["b.example"])], counts: [:])
+        #expect(try store.rows(QueryLogFilter()).map(\.name) == ["b.example"])
+    }
+
     @Test func countsAddUpAcrossBatchesAndOutliveThePrunedQueries() throws {
         let store = try QueryLogStore(path: temporaryPath())
         let blocked = QueryCount(hour: hour, person: "kid", outcome: "blocked")
