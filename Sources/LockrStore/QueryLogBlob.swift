@@ -17,12 +17,12 @@ public enum BlockedReason: Sendable, Equatable {
 /// The queries of one batch encoded together: the query log's unit of storage. One row per batch
 /// instead of one per query keeps the writer's cost per query a small fraction of answering it.
 ///
-/// Layout (integers little-endian, `v` a LEB128 varint): a version byte; the string table (`v`
-/// count, then each string as `v` length and UTF-8); then each entry: `v` milliseconds after the
-/// first entry, a flags byte, 16 bytes of address, 6 of MAC (flag 1), `v` person, `v` type, `v`
+/// Layout (`v` a LEB128 varint): a version byte; the string table (`v` count, then each string as
+/// `v` length and UTF-8); the address table (`v` count, then 16 bytes each, big-endian); then each
+/// entry: `v` milliseconds after the first entry, a flags byte, `v` address, 6 bytes of MAC (flag 1), `v` person, `v` type, `v`
 /// outcome, the wire name (a length byte and the bytes; flag 2), the reason (flag 4: `v` text;
 /// flag 8: `v` prefix, `v` source, a length byte), `v` app (flag 16), `v` upstream (flag 32) and
-/// `v` latency in microseconds (flag 64). Strings are indices into the table.
+/// `v` latency in microseconds (flag 64). Strings and addresses are indices into their tables.
 public struct QueryLogBlob: Sendable, Equatable {
     public let bytes: [UInt8]
     public let count: Int
@@ -30,7 +30,7 @@ public struct QueryLogBlob: Sendable, Equatable {
     public let first: Int64
     public let last: Int64
 
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     /// The entries, each with the id `firstID + index`.
     func rows(firstID: Int64) throws(BlobError) -> [QueryLogRow] {
@@ -44,13 +44,21 @@ public struct QueryLogBlob: Sendable, Equatable {
             guard index < strings.count else { throw BlobError() }
             return strings[index]
         }
+        let addressCount = try reader.varint()
+        var addresses: [String] = []
+        addresses.reserveCapacity(addressCount)
+        for _ in 0..<addressCount {
+            var address: UInt128 = 0
+            for byte in try reader.slice(16) { address = address << 8 | UInt128(byte) }
+            addresses.append(Self.addressText(address))
+        }
         var rows: [QueryLogRow] = []
         rows.reserveCapacity(count)
         for index in 0..<count {
             let at = first + Int64(try reader.varint())
             let flags = try reader.byte()
-            var address: UInt128 = 0
-            for byte in try reader.slice(16) { address = address << 8 | UInt128(byte) }
+            let addressIndex = try reader.varint()
+            guard addressIndex < addresses.count else { throw BlobError() }
             var mac: String?
             if flags & 1 != 0 {
                 var value: UInt64 = 0
@@ -77,7 +85,7 @@ public struct QueryLogBlob: Sendable, Equatable {
             let latency = flags & 64 != 0 ? try reader.varint() : nil
             rows.append(
                 QueryLogRow(
-                    id: firstID + Int64(index), at: at, client: Self.addressText(address), mac: mac, person: person,
+                    id: firstID + Int64(index), at: at, client: addresses[addressIndex], mac: mac, person: person,
                     name: wire.isEmpty ? "" : WireName.presentation(of: wire), type: RecordType.mnemonic(UInt16(type)),
                     outcome: outcome, reason: reason, app: app, upstream: upstream, latencyMicroseconds: latency))
         }
@@ -104,6 +112,8 @@ struct BlobError: Error {}
 public struct QueryLogBlobBuilder: Sendable {
     private var strings: [String] = []
     private var stringIndex: [String: Int] = [:]
+    private var addresses: [UInt128] = []
+    private var addressIndex: [UInt128: Int] = [:]
     private var body: [UInt8] = []
     public private(set) var count = 0
     private var first: Int64 = 0
@@ -133,7 +143,13 @@ public struct QueryLogBlobBuilder: Sendable {
         if latencyMicroseconds != nil { flags |= 64 }
         appendVarint(UInt64(max(0, at - first)))
         body.append(flags)
-        for shift in stride(from: 120, through: 0, by: -8) { body.append(UInt8(truncatingIfNeeded: address >> shift)) }
+        if let index = addressIndex[address] {
+            appendVarint(UInt64(index))
+        } else {
+            addressIndex[address] = addresses.count
+            appendVarint(UInt64(addresses.count))
+            addresses.append(address)
+        }
         if let mac { for shift in stride(from: 40, through: 0, by: -8) { body.append(UInt8(truncatingIfNeeded: mac >> shift)) } }
         appendString(person)
         appendVarint(UInt64(type))
@@ -163,6 +179,10 @@ public struct QueryLogBlobBuilder: Sendable {
         for string in strings {
             Self.appendVarint(UInt64(string.utf8.count), to: &bytes)
             bytes.append(contentsOf: string.utf8)
+        }
+        Self.appendVarint(UInt64(addresses.count), to: &bytes)
+        for address in addresses {
+            for shift in stride(from: 120, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: address >> shift)) }
         }
         bytes.append(contentsOf: body)
         return QueryLogBlob(bytes: bytes, count: count, first: first, last: last)

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Server CPU per query of lockr with a household against lockr without, paired and interleaved.
+"""Server CPU per query of lockr against a variant of it (--variant), paired and interleaved.
 
-bench/run measures each peer in turn, and on a shared machine two runs a minute apart differ by
-5-10%. This script runs the two lockr servers side by side (both started once, from the harness's
-data: run `bench/run` once first) and measures them in alternation, scenario by scenario, for
+The variants: lockr-people (a household of 50 people) and lockr-nolog (the query log off; lockr
+itself logs every query in full). bench/run measures each peer in turn, and on a shared machine
+two runs a minute apart differ by 5-10%. This script runs the two lockr servers side by side (both
+started once, from the harness's data: run `bench/run` once first) and measures them in
+alternation, scenario by scenario, for
 `--rounds` rounds: each measurement is dnsperf for `--dur` seconds against one server, its CPU time
 read from /proc before and after. It prints each scenario's median CPU per query for both and the
 median of the per-round ratios, which cancels most of the machine's drift.
@@ -47,13 +49,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--dur", type=int, default=3)
+    parser.add_argument("--variant", default="lockr-people", choices=["lockr-people", "lockr-nolog"])
     args = parser.parse_args()
+    variant = args.variant
     os.makedirs(run_bench.RUN, exist_ok=True)
     upstream = subprocess.Popen(["nsd", "-d", "-c", run_bench.conf_nsd()], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
     servers = {}
     try:
-        for name in ("lockr", "lockr-people"):
+        for name in ("lockr", variant):
             port, argv = run_bench.PEERS[name]
             state = os.path.join(run_bench.RUN, f"{name}-ratio-state")
             subprocess.run(["rm", "-rf", state])
@@ -70,10 +74,10 @@ def main():
                     port, process = servers[name]
                     results[(name, scenario)].append(measure(port, process.pid, queries, args.dur))
         print(f"{args.rounds} rounds of {args.dur} s per server and scenario, alternating")
-        print("| scenario | lockr us/q | lockr-people us/q | people / none (median of rounds) | QPS none / people |")
+        print(f"| scenario | lockr us/q | {variant} us/q | {variant} / lockr (median of rounds) | QPS lockr / {variant} |")
         print("|---|---|---|---|---|")
         for scenario in QUERIES:
-            none, people = results[("lockr", scenario)], results[("lockr-people", scenario)]
+            none, people = results[("lockr", scenario)], results[(variant, scenario)]
             ratio = statistics.median(p[0] / n[0] for n, p in zip(none, people))
             print(f"| {scenario} | {statistics.median(r[0] for r in none):.2f} | "
                   f"{statistics.median(r[0] for r in people):.2f} | {ratio:.3f} | "
