@@ -94,9 +94,17 @@ struct JournalFormatter {
         var counts: [QueryCount: Int] = [:]
         for batch in batches {
             var batchCounts: [CountKey: Int] = [:]
+            // Neighbouring entries mostly share their key: counted in a run, added when it ends.
+            var run: (key: CountKey, count: Int)?
             for entry in batch.entries {
                 let hour = entry.unixMilliseconds - entry.unixMilliseconds % 3_600_000
-                batchCounts[CountKey(hour: hour, person: entry.client.person, outcome: entry.outcome.label), default: 0] += 1
+                let key = CountKey(hour: hour, person: entry.client.person, outcome: entry.outcome.label)
+                if let current = run, current.key == key {
+                    run!.count += 1
+                } else {
+                    if let current = run { batchCounts[current.key, default: 0] += current.count }
+                    run = (key, 1)
+                }
                 guard entry.kept else { continue }
                 if builder.count == QueryLogStore.batchLimit {
                     blobs.append(builder.build())
@@ -109,6 +117,7 @@ struct JournalFormatter {
                     app: entry.app, upstream: entry.upstream.map { upstreamText($0) },
                     latencyMicroseconds: entry.latencyMicroseconds == 0 ? nil : entry.latencyMicroseconds)
             }
+            if let current = run { batchCounts[current.key, default: 0] += current.count }
             for (key, count) in batchCounts {
                 counts[QueryCount(hour: key.hour, person: batch.logging.name(of: key.person), outcome: key.outcome), default: 0] +=
                     count

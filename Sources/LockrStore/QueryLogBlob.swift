@@ -112,6 +112,10 @@ struct BlobError: Error {}
 public struct QueryLogBlobBuilder: Sendable {
     private var strings: [String] = []
     private var stringIndex: [String: Int] = [:]
+    /// The string each field wrote last and its index: a field mostly repeats itself (the same
+    /// person, list, outcome), and a string compared with the very same string is equal at a
+    /// glance, where looking it up means hashing it.
+    private var recent = [(string: String, index: Int)](repeating: ("", -1), count: Field.allCases.count)
     private var addresses: [UInt128] = []
     private var addressIndex: [UInt128: Int] = [:]
     private var body: [UInt8] = []
@@ -124,7 +128,7 @@ public struct QueryLogBlobBuilder: Sendable {
     /// Adds one query. `wireName` is the name as asked (wire format, at most 255 bytes), empty when
     /// it is not kept; `address` is IPv6 or IPv4-mapped.
     public mutating func append(
-        at: Int64, address: UInt128, mac: UInt64?, person: String, wireName: some Collection<UInt8>, type: UInt16,
+        at: Int64, address: UInt128, mac: UInt64?, person: String, wireName: ArraySlice<UInt8>, type: UInt16,
         outcome: String, reason: BlockedReason?, app: String?, upstream: String?, latencyMicroseconds: UInt32?
     ) {
         if count == 0 { first = at }
@@ -151,23 +155,23 @@ public struct QueryLogBlobBuilder: Sendable {
             addresses.append(address)
         }
         if let mac { for shift in stride(from: 40, through: 0, by: -8) { body.append(UInt8(truncatingIfNeeded: mac >> shift)) } }
-        appendString(person)
+        appendString(person, .person)
         appendVarint(UInt64(type))
-        appendString(outcome)
+        appendString(outcome, .outcome)
         if !wireName.isEmpty {
             body.append(UInt8(truncatingIfNeeded: wireName.count))
             body.append(contentsOf: wireName)
         }
         switch reason {
-        case .text(let text)?: appendString(text)
+        case .text(let text)?: appendString(text, .reason)
         case .domainRule(let prefix, let length, let source)?:
-            appendString(prefix)
-            appendString(source)
+            appendString(prefix, .prefix)
+            appendString(source, .source)
             body.append(UInt8(truncatingIfNeeded: length))
         case nil: break
         }
-        if let app { appendString(app) }
-        if let upstream { appendString(upstream) }
+        if let app { appendString(app, .app) }
+        if let upstream { appendString(upstream, .upstream) }
         if let latencyMicroseconds { appendVarint(UInt64(latencyMicroseconds)) }
     }
 
@@ -188,14 +192,23 @@ public struct QueryLogBlobBuilder: Sendable {
         return QueryLogBlob(bytes: bytes, count: count, first: first, last: last)
     }
 
-    private mutating func appendString(_ string: String) {
-        if let index = stringIndex[string] {
-            appendVarint(UInt64(index))
-            return
+    private enum Field: Int, CaseIterable {
+        case person, outcome, reason, prefix, source, app, upstream
+    }
+
+    private mutating func appendString(_ string: String, _ field: Field) {
+        let index: Int
+        if recent[field.rawValue].index >= 0, recent[field.rawValue].string == string {
+            index = recent[field.rawValue].index
+        } else if let known = stringIndex[string] {
+            index = known
+        } else {
+            index = strings.count
+            stringIndex[string] = index
+            strings.append(string)
         }
-        stringIndex[string] = strings.count
-        appendVarint(UInt64(strings.count))
-        strings.append(string)
+        recent[field.rawValue] = (string, index)
+        appendVarint(UInt64(index))
     }
 
     private mutating func appendVarint(_ value: UInt64) { Self.appendVarint(value, to: &body) }

@@ -20,7 +20,7 @@ import Testing
     ) {
         builder.append(
             at: hour + offset, address: 0xFFFF_C000_0200 | UInt128(client), mac: client == 9 ? 0xAABB_CCDD_EEFF : nil,
-            person: person, wireName: WireName.wire(fromPresentation: name)!, type: 28, outcome: outcome,
+            person: person, wireName: WireName.wire(fromPresentation: name)![...], type: 28, outcome: outcome,
             reason: reason, app: name.contains("tiktok") ? "tiktok" : nil,
             upstream: outcome == "forwarded" ? "192.0.2.53:53" : nil,
             latencyMicroseconds: outcome == "forwarded" ? 1_200 : nil)
