@@ -107,7 +107,9 @@ public struct PolicyEngine: Sendable {
     /// Decides a query for `app`'s names at `now` and, unless `metering` is false (usage is metered
     /// from another blocker's query log), meters it.
     public mutating func admit(_ app: String, at now: Instant, metering: Bool = true) -> Admission {
-        decide(app, queriedAt: metering ? now : nil, now: now)
+        let admission = decide(app, queriedAt: metering ? now : nil, now: now)
+        if case .block = admission { state.today.blocked[app, default: 0] += 1 }
+        return admission
     }
 
     /// Takes a query that another blocker logged at `time` (from its query log) as if lockr had
@@ -150,9 +152,13 @@ public struct PolicyEngine: Sendable {
         let gap = settings.relookupGap
         let counted = state.metering.meters[app, default: UsageMeter()].record(
             at: now, settings: settings.time.metering, relookupGap: gap)
-        guard !counted.isEmpty else { return }
+        guard let first = counted.min() else { return }
         let horizon = settings.time.metering.horizon(relookupGap: gap)
         let empty = UsageBucket(slice: slice)
+        let sessionGap = MeteringSettings.sessionGap.milliseconds / slice.milliseconds
+        if state.metering.used[app]?.newestSlice.map({ first - $0 > sessionGap }) ?? true {
+            state.today.sessions[app, default: 0] += 1
+        }
         for slice in counted {
             state.metering.used[app, default: empty].charge(slice: slice, horizon: horizon)
             state.metering.used[Self.allApps, default: empty].charge(slice: slice, horizon: horizon)
@@ -428,6 +434,7 @@ public struct PolicyEngine: Sendable {
         snapshot.lastSeen = max(now, state.lastSeen)
         snapshot.today.used = state.metering.used.mapValues { $0.used(at: snapshot.lastSeen) }
         snapshot.today.charged = state.metering.charged.mapValues { $0.used(at: snapshot.lastSeen) }
+        snapshot.today.budgets = budgets
         return snapshot
     }
 
@@ -513,6 +520,13 @@ public struct PolicyEngine: Sendable {
             .filter { $0 > now }.max()
     }
 
+    /// Time mode: each budget as configured ("*", or each guarded app's when budgets are per app).
+    private var budgets: [String: Duration] {
+        guard settings.mode == .time else { return [:] }
+        let keys = settings.time.perApp ? guarded : [Self.allApps]
+        return Dictionary(uniqueKeysWithValues: keys.map { ($0, settings.time.budget) })
+    }
+
     private func budgetKey(for app: String) -> String { settings.time.perApp ? app : Self.allApps }
 
     private func budget(forKey key: String) -> Duration {
@@ -533,6 +547,7 @@ public struct PolicyEngine: Sendable {
         var finished = state.today
         finished.used = state.metering.used.mapValues { $0.used(at: finished.day.end) }
         finished.charged = state.metering.charged.mapValues { $0.used(at: finished.day.end) }
+        finished.budgets = budgets
         closedDays.append(finished)
         let day = settings.calendar.day(containing: now)
         state.today = DayRecord(day: day)

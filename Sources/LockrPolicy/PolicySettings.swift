@@ -67,6 +67,10 @@ public struct MeteringSettings: Sendable, Equatable, Codable {
     /// in use: a re-lookup within `max-ttl` plus this continues a stretch of sustained use.
     public static let relookupSlack: Duration = .seconds(15)
 
+    /// Use that follows the app's last counted use after more than this opens it again (a
+    /// session, for statistics).
+    public static let sessionGap: Duration = .seconds(300)
+
     /// How far behind the newest counted slice a slice may still be counted, in slices: a stretch of
     /// sustained use is counted back to its first query, dense use back over its neighbourhood and
     /// the grace before it.

@@ -53,8 +53,19 @@ public struct DayRecord: Sendable, Equatable {
     public var opens: [String: Int] = [:]
     /// Gate results today by kind ("phrase", "voice", "arithmetic easy", "chess hard").
     public var gates: [String: GateTally] = [:]
+    /// Times each app was opened today: stretches of use more than `MeteringSettings.sessionGap`
+    /// apart.
+    public var sessions: [String: Int] = [:]
+    /// Queries of each app's names lockr answered with the block answer today.
+    public var blocked: [String: Int] = [:]
+    /// Time mode: the day's budget as configured, per budget ("*" or an app's id; `extraBudget`
+    /// holds what was added). Empty in the other modes.
+    public var budgets: [String: Duration] = [:]
 
     public init(day: PolicyDay) { self.day = day }
+
+    /// Whether the day's limits held: no snooze, extension or emergency asked for more.
+    public var heldLimits: Bool { snoozes == 0 && extensions == 0 && emergencies == 0 }
 }
 
 /// Metering that must survive a restart exactly: each app's memory of recent queries and every

@@ -27,6 +27,9 @@ public struct UsageBucket: Sendable, Equatable, Codable {
         return .milliseconds(settled + Int64(recent.count - 1) * sliceMilliseconds + elapsed)
     }
 
+    /// The newest counted slice, if any today.
+    var newestSlice: Int64? { recent.last }
+
     /// Counts `slice` unless it is counted already. `horizon` is how far behind the newest slice a
     /// slice may still arrive; older ones are folded into `settled`.
     mutating func charge(slice: Int64, horizon: Int64) {

@@ -189,6 +189,14 @@ public final class PolicyStore: Sendable {
         migrator.registerMigration("5 gate results and opens per day") { db in
             try db.execute(sql: "ALTER TABLE days ADD COLUMN gates TEXT; ALTER TABLE days ADD COLUMN opens TEXT")
         }
+        migrator.registerMigration("6 sessions, blocked queries and budgets per day") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE days ADD COLUMN sessions TEXT;
+                    ALTER TABLE days ADD COLUMN blocked TEXT;
+                    ALTER TABLE days ADD COLUMN budgets TEXT
+                    """)
+        }
         return migrator
     }
 
@@ -304,6 +312,19 @@ public final class PolicyStore: Sendable {
         }
     }
 
+    /// The records of `person`'s days from `first` to `last` (day keys, "2026-06-01"), oldest first;
+    /// a day lockr did not run has none.
+    public func days(person: String, from first: String, to last: String) throws(StoreError) -> [DayRecord] {
+        try access {
+            try database.read { db in
+                try String.fetchAll(
+                    db, sql: "SELECT day FROM days WHERE person = ? AND day >= ? AND day <= ? ORDER BY day",
+                    arguments: [person, first, last]
+                ).compactMap { try Self.day($0, of: person, in: db) }
+            }
+        }
+    }
+
     /// Metered use per app (and "*" for all together) of `person` on the day with this key.
     public func usage(day: String, person: String = People.defaultName) throws(StoreError) -> [String: Duration] {
         try access {
@@ -320,13 +341,14 @@ public final class PolicyStore: Sendable {
             sql: """
                 INSERT OR REPLACE INTO days
                     (person, day, start_ms, end_ms, snoozes, extensions, emergencies, phrase_misses, cooldown_until_ms,
-                     gates, opens)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                     gates, opens, sessions, blocked, budgets)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 person, day.day.key, day.day.start.milliseconds, day.day.end.milliseconds, day.snoozes, day.extensions,
                 day.emergencies, day.gateMisses, day.cooldownUntil?.milliseconds, try json(day.gates),
-                try json(day.opens),
+                try json(day.opens), try json(day.sessions), try json(day.blocked),
+                try json(day.budgets.mapValues(\.milliseconds)),
             ])
         for (app, used) in day.used {
             try db.execute(
@@ -357,6 +379,9 @@ public final class PolicyStore: Sendable {
         record.cooldownUntil = (row["cooldown_until_ms"] as Int64?).map(Instant.init(milliseconds:))
         record.gates = decoded(row["gates"], as: [String: GateTally].self) ?? [:]
         record.opens = decoded(row["opens"], as: [String: Int].self) ?? [:]
+        record.sessions = decoded(row["sessions"], as: [String: Int].self) ?? [:]
+        record.blocked = decoded(row["blocked"], as: [String: Int].self) ?? [:]
+        record.budgets = (decoded(row["budgets"], as: [String: Int64].self) ?? [:]).mapValues { .milliseconds($0) }
         (record.used, record.charged) = try usage(key, of: person, in: db)
         for row in try Row.fetchAll(
             db, sql: "SELECT budget, extra_ms FROM extra_budget WHERE person = ? AND day = ?", arguments: [person, key])

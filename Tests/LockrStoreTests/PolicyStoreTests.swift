@@ -27,6 +27,9 @@ import Testing
         today.charged = ["instagram": .milliseconds(100_000), "*": .milliseconds(150_000)]
         today.extraBudget = ["*": .seconds(600)]
         today.opens = ["tiktok": 4, "youtube": 1]
+        today.sessions = ["tiktok": 6, "instagram": 2]
+        today.blocked = ["tiktok": 120]
+        today.budgets = ["*": .seconds(1800)]
         var tally = GateTally()
         tally.passed = 2
         tally.failed = 1
@@ -103,6 +106,10 @@ import Testing
         #expect(try store.load() == state)
         #expect(try store.usage(day: "2026-06-01")["*"] == .seconds(1800))
         #expect(try store.usage(day: "2026-06-02").isEmpty)
+        // The days of a range, oldest first, each as it was saved last.
+        #expect(try store.days(person: People.defaultName, from: "2026-05-01", to: "2026-06-30") == [closed, state.today])
+        #expect(try store.days(person: People.defaultName, from: "2026-06-02", to: "2026-06-02") == [state.today])
+        #expect(try store.days(person: "nobody", from: "2026-05-01", to: "2026-06-30").isEmpty)
     }
 
     @Test func eventsAreReadSinceATimeOldestFirstUpToALimit() throws {
