@@ -480,3 +480,123 @@ public struct QueriesResponse: Codable, Sendable, Equatable {
         self.entries = entries
     }
 }
+
+/// `GET stats`: each person's days and streaks.
+public struct StatsResponse: Codable, Sendable, Equatable {
+    public let people: [PersonStatsBody]
+
+    public init(people: [PersonStatsBody]) { self.people = people }
+}
+
+/// One person's days, oldest first, and their streaks as of today.
+public struct PersonStatsBody: Codable, Sendable, Equatable {
+    public let person: String
+    public let days: [DayStatsBody]
+    public let streaks: StreaksBody
+
+    public init(person: String, days: [DayStatsBody], streaks: StreaksBody) {
+        self.person = person
+        self.days = days
+        self.streaks = streaks
+    }
+}
+
+/// One day: use against the budget, each app, gates, allowances and queries.
+public struct DayStatsBody: Codable, Sendable, Equatable {
+    /// The local date the day starts on.
+    public let day: String
+    /// Time mode: the shared budget, with what extensions added (nil in other modes or with
+    /// budgets per app, which `apps` carry).
+    public let budgetSeconds: Int64?
+    /// Use of all guarded apps together, and what of it the budget was charged.
+    public let usedSeconds: Int64
+    public let chargedSeconds: Int64
+    public let apps: [AppDayBody]
+    public let gates: [GateDayBody]
+    public let snoozes: Int
+    public let extensions: Int
+    public let emergencies: Int
+    /// No snooze, extension or emergency asked for more.
+    public let heldLimits: Bool
+    /// Queries answered per outcome (the query log's counts; empty when it is off).
+    public let queries: [String: Int]
+
+    public init(
+        day: String, budgetSeconds: Int64?, usedSeconds: Int64, chargedSeconds: Int64, apps: [AppDayBody],
+        gates: [GateDayBody], snoozes: Int, extensions: Int, emergencies: Int, heldLimits: Bool, queries: [String: Int]
+    ) {
+        self.day = day
+        self.budgetSeconds = budgetSeconds
+        self.usedSeconds = usedSeconds
+        self.chargedSeconds = chargedSeconds
+        self.apps = apps
+        self.gates = gates
+        self.snoozes = snoozes
+        self.extensions = extensions
+        self.emergencies = emergencies
+        self.heldLimits = heldLimits
+        self.queries = queries
+    }
+}
+
+/// One app on one day.
+public struct AppDayBody: Codable, Sendable, Equatable {
+    public let id: String
+    public let name: String
+    public let usedSeconds: Int64
+    /// Its own budget, when budgets are per app (with extensions).
+    public let budgetSeconds: Int64?
+    /// Times it was opened: use more than 5 minutes after the last.
+    public let opens: Int
+    /// Windows opened for it (unlocks, first queries of the hour, snoozes).
+    public let windows: Int
+    /// Queries of its names answered with the block answer.
+    public let blocked: Int
+
+    public init(
+        id: String, name: String, usedSeconds: Int64, budgetSeconds: Int64?, opens: Int, windows: Int, blocked: Int
+    ) {
+        self.id = id
+        self.name = name
+        self.usedSeconds = usedSeconds
+        self.budgetSeconds = budgetSeconds
+        self.opens = opens
+        self.windows = windows
+        self.blocked = blocked
+    }
+}
+
+/// Gates of one kind ("phrase", "voice", "chess hard") on one day.
+public struct GateDayBody: Codable, Sendable, Equatable {
+    public let kind: String
+    public let passed: Int
+    public let failed: Int
+
+    public init(kind: String, passed: Int, failed: Int) {
+        self.kind = kind
+        self.passed = passed
+        self.failed = failed
+    }
+}
+
+/// Days in a row: the run that reaches today, and the longest.
+public struct RunBody: Codable, Sendable, Equatable {
+    public let current: Int
+    public let best: Int
+
+    public init(current: Int, best: Int) {
+        self.current = current
+        self.best = best
+    }
+}
+
+/// Days whose limits held, and days without an emergency.
+public struct StreaksBody: Codable, Sendable, Equatable {
+    public let heldLimits: RunBody
+    public let withoutEmergency: RunBody
+
+    public init(heldLimits: RunBody, withoutEmergency: RunBody) {
+        self.heldLimits = heldLimits
+        self.withoutEmergency = withoutEmergency
+    }
+}

@@ -61,7 +61,7 @@ public enum ControlRouter {
         (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
         (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"), (.get, "gate"),
         (.post, "gate/challenges"), (.post, "gate/challenges/:id"), (.post, "gate/fallback"), (.post, "gate/voice"),
-        (.get, "queries"),
+        (.get, "queries"), (.get, "stats"),
     ]
 
     /// The routes; `speech` hears spoken sentences (nil: `gate/voice` answers 503).
@@ -232,6 +232,7 @@ public enum ControlRouter {
         }
         addRestrictionRoutes(to: api, policy: policy)
         addGateRoutes(to: api, policy: policy, speech: speech)
+        addStatsRoutes(to: api, policy: policy)
         api.get("devices") { request, context in
             try await respond {
                 let named = request.uri.queryParameters["person"].map(String.init)
@@ -324,7 +325,7 @@ public enum ControlRouter {
     }
 
     /// A query parameter that must be a whole number from 0 to `limit`.
-    private static func integer(_ text: Substring?, name: String, upTo limit: Int64) throws -> Int64? {
+    static func integer(_ text: Substring?, name: String, upTo limit: Int64) throws -> Int64? {
         guard let text else { return nil }
         guard let value = Int64(text), (0...limit).contains(value) else {
             throw ErrorBody(error: "'\(name)' must be a whole number from 0 to \(limit)", code: "bad_request")

@@ -76,6 +76,13 @@ public protocol PolicyAccess: Sendable {
 
     /// Logged queries that match `request`, newest last.
     func queries(_ request: QueryLogRequest) throws(ControlFailure) -> QueriesResponse
+
+    /// `person`'s day records from `first` to `last` (day keys), oldest first, today's as it stands.
+    func days(of person: String, from first: String, to last: String) throws(ControlFailure) -> [DayRecord]
+
+    /// Queries of `person` answered per outcome in `day` (the query log's hourly counts; empty
+    /// when the log is off).
+    func queryCounts(of person: String, in day: PolicyDay) -> [String: Int]
 }
 
 extension PolicyAccess {

@@ -123,4 +123,20 @@ struct ControlAccess: PolicyAccess {
                     latencyMs: row.latencyMicroseconds.map { Double($0) / 1000 })
             })
     }
+
+    func days(of name: String, from first: String, to last: String) throws(ControlFailure) -> [DayRecord] {
+        guard let person = household.policy(of: name) else { throw .unknownPerson(name, people: peopleNames()) }
+        let today = person.read { $0.snapshot(at: clock.now()).today }
+        var days: [DayRecord]
+        do { days = try store.days(person: name, from: first, to: last) } catch { throw .storage("\(error)") }
+        days.removeAll { $0.day.key == today.day.key }
+        if first <= today.day.key, today.day.key <= last { days.append(today) }
+        return days
+    }
+
+    func queryCounts(of person: String, in day: PolicyDay) -> [String: Int] {
+        guard let queryLog else { return [:] }
+        return (try? queryLog.store.counts(
+            person: person, from: clock.wallMilliseconds(at: day.start), to: clock.wallMilliseconds(at: day.end))) ?? [:]
+    }
 }

@@ -45,6 +45,12 @@ struct PolicyClock: Sendable {
         return Instant(milliseconds: now().milliseconds - Int64(ago * scale))
     }
 
+    /// The wall-clock time (ms since 1970) that policy time `instant` corresponds to, as this run
+    /// has kept time (under `scale`, days past are nearer than they read).
+    func wallMilliseconds(at instant: Instant) -> Int64 {
+        wall() - Int64(Double((now() - instant).milliseconds) / scale)
+    }
+
     /// How far the wall clock has moved against the boot clock since start, in real time. It stays
     /// near zero; a step in it is a jump of the wall clock.
     func wallOffset() -> Duration {

@@ -234,9 +234,11 @@ public final class QueryLogStore: Sendable {
         }
     }
 
-    /// Queries per outcome of `person` (everyone's when nil) answered in [from, to).
+    /// Queries per outcome of `person` (everyone's when nil) answered in [from, to), to the hour:
+    /// the hours that begin in it, and the one `from` falls in.
     public func counts(person: String?, from: Int64, to: Int64) throws(StoreError) -> [String: Int] {
-        try access {
+        let from = from - ((from % 3_600_000) + 3_600_000) % 3_600_000
+        return try access {
             try database.read { db in
                 var counts: [String: Int] = [:]
                 for row in try Row.fetchAll(

@@ -38,6 +38,9 @@ import Testing
         #expect(allocation_counter_stop() >= 1 && made.count >= 64)
         var found = 0
         let wanted = expected!.value
+        // A first pass outside the count: the runtime may fill a cache of its own the first time
+        // (seen once in a loaded full run), which is not the reading's doing.
+        for index in 0..<3 { _ = forms[index].forwardedClient() }
         allocation_counter_start()
         for _ in 0..<1_000 {
             for index in 0..<3 where forms[index].forwardedClient().mac?.value == wanted { found += 1 }

@@ -91,6 +91,14 @@ final class MemoryPolicy: PolicyAccess {
         queryRequests.withLock { $0.append(request) }
         return QueriesResponse(enabled: true, retentionDays: 7, dropped: 0, people: peopleNames(), entries: [])
     }
+    /// Days that ended, as a store would hold them, by person.
+    let closedDays = Mutex<[String: [DayRecord]]>([:])
+    func days(of person: String, from first: String, to last: String) throws(ControlFailure) -> [DayRecord] {
+        let view = view(of: person)
+        let today = view.engine.snapshot(at: view.now).today
+        return (closedDays.withLock { $0[person] ?? [] } + [today]).filter { $0.day.key >= first && $0.day.key <= last }
+    }
+    func queryCounts(of person: String, in day: PolicyDay) -> [String: Int] { ["blocked": 2, "cached": 5] }
     func appGroups() -> [String: String] { ["tiktok": "video", "youtube": "video", "reddit": "social"] }
 }
 
@@ -112,6 +120,58 @@ final class MemoryPolicy: PolicyAccess {
 
     func decode<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {
         try ControlJSON.decoder().decode(T.self, from: Data(response.body.readableBytesView))
+    }
+
+    @Test func statsGiveEachDayAndTheStreaks() async throws {
+        try await withAPI(.time) { policy, client in
+            // Two days before today: the first held its limits, the second had an emergency.
+            let calendar = policy.view(of: People.defaultName).calendar
+            let today = calendar.day(containing: start)
+            let yesterday = calendar.day(containing: today.start - .seconds(1))
+            let before = calendar.day(containing: yesterday.start - .seconds(1))
+            var first = DayRecord(day: before)
+            first.used = ["*": .seconds(1200), "tiktok": .seconds(900), "youtube": .seconds(300)]
+            first.charged = ["*": .seconds(1200)]
+            first.budgets = ["*": .seconds(1800)]
+            first.extraBudget = ["*": .seconds(600)]
+            first.sessions = ["tiktok": 3, "youtube": 1]
+            first.opens = ["tiktok": 1]
+            first.blocked = ["tiktok": 40]
+            var tally = GateTally()
+            tally.passed = 2
+            tally.failed = 1
+            first.gates = ["phrase": tally]
+            var second = DayRecord(day: yesterday)
+            second.emergencies = 1
+            policy.closedDays.withLock { $0[People.defaultName] = [first, second] }
+
+            let week = try decode(
+                StatsResponse.self, try await client.execute(uri: "/api/v1/stats?days=7", method: .get, headers: auth))
+            let person = try #require(week.people.first)
+            #expect(person.days.map(\.day) == [before.key, yesterday.key, today.key])
+            let day = person.days[0]
+            #expect(day.budgetSeconds == 2400 && day.usedSeconds == 1200 && day.chargedSeconds == 1200 && day.heldLimits)
+            #expect(
+                day.apps == [
+                    AppDayBody(id: "tiktok", name: "TikTok", usedSeconds: 900, budgetSeconds: nil, opens: 3, windows: 1, blocked: 40),
+                    AppDayBody(id: "youtube", name: "YouTube", usedSeconds: 300, budgetSeconds: nil, opens: 1, windows: 0, blocked: 0),
+                ])
+            #expect(day.gates == [GateDayBody(kind: "phrase", passed: 2, failed: 1)])
+            #expect(day.queries == ["blocked": 2, "cached": 5])
+            #expect(!person.days[1].heldLimits && person.days[1].emergencies == 1)
+            #expect(person.streaks == StreaksBody(heldLimits: RunBody(current: 1, best: 1), withoutEmergency: RunBody(current: 1, best: 1)))
+
+            let one = try decode(
+                StatsResponse.self,
+                try await client.execute(uri: "/api/v1/stats?day=\(before.key)", method: .get, headers: auth))
+            #expect(one.people.first?.days.map(\.day) == [before.key])
+            #expect(try decode(StatsResponse.self, try await client.execute(uri: "/api/v1/stats", method: .get, headers: auth))
+                .people.first?.days.map(\.day) == [today.key])
+            for bad in ["days=0", "days=400", "day=yesterday", "person=carol"] {
+                let answer = try await client.execute(uri: "/api/v1/stats?\(bad)", method: .get, headers: auth)
+                #expect(answer.status.code >= 400 && answer.status.code < 500, "\(bad)")
+            }
+        }
     }
 
     @Test func everyCallNeedsTheToken() async throws {

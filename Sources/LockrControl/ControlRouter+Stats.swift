@@ -1,0 +1,76 @@
+import Hummingbird
+import LockrPolicy
+
+extension ControlRouter {
+    /// The longest range `GET stats` gives at once, in days.
+    static let longestStatsRange = 366
+
+    /// `GET stats?person=P&day=DATE` or `&days=N` (the last N days, today's included; 1 by default):
+    /// each person's days (everyone's unless named) and their streaks as of today.
+    static func addStatsRoutes(to api: RouterGroup<ControlRequestContext>, policy: some PolicyAccess) {
+        api.get("stats") { request, context in
+            try await respond {
+                let parameters = request.uri.queryParameters
+                let named = parameters["person"].map(String.init)
+                let people = try named.map { [try policy.person(named: $0, caller: nil)] } ?? policy.peopleNames()
+                let day = parameters["day"].map(String.init)
+                if let day, day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) == nil {
+                    throw ErrorBody(error: "'day' must be a date such as 2026-03-27", code: "bad_request")
+                }
+                let count = try integer(parameters["days"], name: "days", upTo: Int64(longestStatsRange)) ?? 1
+                guard count >= 1 else { throw ErrorBody(error: "'days' must be from 1 to \(longestStatsRange)", code: "bad_request") }
+                return StatsResponse(
+                    people: try people.map { person in
+                        try stats(of: person, day: day, count: Int(count), policy: policy)
+                    })
+            }
+        }
+    }
+
+    private static func stats(of person: String, day: String?, count: Int, policy: some PolicyAccess) throws
+        -> PersonStatsBody
+    {
+        let view = policy.view(of: person)
+        let calendar = view.calendar
+        let today = calendar.day(containing: view.now)
+        var first = today
+        for _ in 1..<count { first = calendar.day(containing: first.start - .seconds(1)) }
+        let range = day.map { ($0, $0) } ?? (first.key, today.key)
+        let history = try policy.days(of: person, from: "0000-00-00", to: today.key)
+        let streaks = Streaks(days: history)
+        let shown = history.filter { $0.day.key >= range.0 && $0.day.key <= range.1 }
+        return PersonStatsBody(
+            person: person,
+            days: shown.map { record in
+                dayBody(record, apps: view.engine.apps, queries: policy.queryCounts(of: person, in: record.day))
+            },
+            streaks: StreaksBody(
+                heldLimits: RunBody(current: streaks.heldLimits.current, best: streaks.heldLimits.best),
+                withoutEmergency: RunBody(current: streaks.withoutEmergency.current, best: streaks.withoutEmergency.best)))
+    }
+
+    private static func dayBody(_ record: DayRecord, apps names: [String: String], queries: [String: Int]) -> DayStatsBody {
+        func seconds(_ duration: Duration?) -> Int64 { (duration ?? .zero).milliseconds / 1000 }
+        func budget(_ key: String) -> Int64? {
+            record.budgets[key].map { seconds($0 + (record.extraBudget[key] ?? .zero)) }
+        }
+        let appIDs = Set(record.used.keys).union(record.sessions.keys).union(record.opens.keys)
+            .union(record.blocked.keys).subtracting([PolicyEngine.allApps])
+        let apps = appIDs.sorted {
+            (record.used[$0] ?? .zero, record.blocked[$0] ?? 0, $1) > (record.used[$1] ?? .zero, record.blocked[$1] ?? 0, $0)
+        }.map { app in
+            AppDayBody(
+                id: app, name: names[app] ?? app, usedSeconds: seconds(record.used[app]), budgetSeconds: budget(app),
+                opens: record.sessions[app] ?? 0, windows: record.opens[app] ?? 0, blocked: record.blocked[app] ?? 0)
+        }
+        return DayStatsBody(
+            day: record.day.key, budgetSeconds: budget(PolicyEngine.allApps),
+            usedSeconds: seconds(record.used[PolicyEngine.allApps]),
+            chargedSeconds: seconds(record.charged[PolicyEngine.allApps]), apps: apps,
+            gates: record.gates.keys.sorted().map { kind in
+                GateDayBody(kind: kind, passed: record.gates[kind]!.passed, failed: record.gates[kind]!.failed)
+            },
+            snoozes: record.snoozes, extensions: record.extensions, emergencies: record.emergencies,
+            heldLimits: record.heldLimits, queries: queries)
+    }
+}
