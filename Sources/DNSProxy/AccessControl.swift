@@ -106,7 +106,7 @@ public enum IPAddressBytes {
     }
 
     /// Canonical text of 4 or 16 address bytes ("192.0.2.1", "fd00::").
-    static func format(_ bytes: [UInt8]) -> String {
+    public static func format(_ bytes: [UInt8]) -> String {
         let address = try? SocketAddress(packedIPAddress: ByteBuffer(bytes: bytes), port: 0)
         return address?.ipAddress ?? "?"
     }

@@ -82,6 +82,16 @@ public struct DNSQuery: Sendable {
         }
     }
 
+    /// A query of `name` ("www.example.com", a final dot or not) for `type`, class IN, as a client
+    /// would send it without EDNS; nil when `name` is not a domain name.
+    public static func asking(_ name: String, type: UInt16) -> DNSQuery? {
+        guard let wire = WireName.wire(fromPresentation: name) else { return nil }
+        var packet: [UInt8] = [0, 0, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]
+        packet += wire
+        packet += [UInt8(type >> 8), UInt8(truncatingIfNeeded: type), 0, 1]
+        return try? DNSQuery(packet: packet)
+    }
+
     /// The largest answer this client accepts over UDP: 512 without EDNS, else its payload size
     /// bounded by the 1232 bytes lockr advertises (and never below 512).
     public func udpSizeLimit() -> Int {

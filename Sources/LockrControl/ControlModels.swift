@@ -600,3 +600,51 @@ public struct StreaksBody: Codable, Sendable, Equatable {
         self.withoutEmergency = withoutEmergency
     }
 }
+
+/// `GET explain`: what lockr would answer for a name now, and why, without asking upstream.
+public struct ExplainBody: Codable, Sendable, Equatable {
+    public let name: String
+    public let type: String
+    public let person: String
+    /// The device asked about, when one was given.
+    public let client: String?
+    /// The person's mode.
+    public let mode: String
+    /// `blocked` (answered by lockr), `allowed` (from the cache or the upstreams), `app_open` (an
+    /// app's name, open now, with TTLs cut to `ttl_cap_seconds`).
+    public let verdict: String
+    /// What the client gets: "0.0.0.0", "NXDOMAIN", "the upstream's answer", ...
+    public let answer: String
+    /// Why, in words.
+    public let reason: String
+    /// The list rule that decides it, and its list.
+    public let rule: String?
+    public let list: String?
+    /// The app whose name it is, and the policy's code when it is closed (`budget_spent`,
+    /// `hour_used`, `cooldown`, `locked`, `schedule`, `profile`).
+    public let app: String?
+    public let appName: String?
+    public let code: String?
+    public let ttlCapSeconds: Int?
+
+    public init(
+        name: String, type: String, person: String, client: String?, mode: String, verdict: String, answer: String,
+        reason: String, rule: String? = nil, list: String? = nil, app: String? = nil, appName: String? = nil,
+        code: String? = nil, ttlCapSeconds: Int? = nil
+    ) {
+        self.name = name
+        self.type = type
+        self.person = person
+        self.client = client
+        self.mode = mode
+        self.verdict = verdict
+        self.answer = answer
+        self.reason = reason
+        self.rule = rule
+        self.list = list
+        self.app = app
+        self.appName = appName
+        self.code = code
+        self.ttlCapSeconds = ttlCapSeconds
+    }
+}

@@ -61,7 +61,7 @@ public enum ControlRouter {
         (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
         (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"), (.get, "gate"),
         (.post, "gate/challenges"), (.post, "gate/challenges/:id"), (.post, "gate/fallback"), (.post, "gate/voice"),
-        (.get, "queries"), (.get, "stats"),
+        (.get, "queries"), (.get, "stats"), (.get, "explain"),
     ]
 
     /// The routes; `speech` hears spoken sentences (nil: `gate/voice` answers 503).
@@ -233,6 +233,7 @@ public enum ControlRouter {
         addRestrictionRoutes(to: api, policy: policy)
         addGateRoutes(to: api, policy: policy, speech: speech)
         addStatsRoutes(to: api, policy: policy)
+        addExplainRoute(to: api, policy: policy)
         api.get("devices") { request, context in
             try await respond {
                 let named = request.uri.queryParameters["person"].map(String.init)

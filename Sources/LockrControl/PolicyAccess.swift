@@ -80,6 +80,11 @@ public protocol PolicyAccess: Sendable {
     /// `person`'s day records from `first` to `last` (day keys), oldest first, today's as it stands.
     func days(of person: String, from first: String, to last: String) throws(ControlFailure) -> [DayRecord]
 
+    /// What lockr would answer now for `name` (`type`, a mnemonic) asked by `person`'s device, or
+    /// by the device at `client` when given, and why; asks no upstream and changes nothing.
+    /// Bad input throws an `ErrorBody` (400).
+    func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody
+
     /// Queries of `person` answered per outcome in `day` (the query log's hourly counts; empty
     /// when the log is off).
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int]

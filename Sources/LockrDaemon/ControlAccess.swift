@@ -1,4 +1,5 @@
 import DNSProxy
+import DNSWire
 import Foundation
 import LockrControl
 import LockrPolicy
@@ -14,6 +15,7 @@ struct ControlAccess: PolicyAccess {
     let store: PolicyStore
     let watch: DeviceWatch
     let queryLog: QueryLog?
+    let explainer: Explainer
 
     var timeScale: Double { clock.scale }
 
@@ -138,5 +140,26 @@ struct ControlAccess: PolicyAccess {
         guard let queryLog else { return [:] }
         return (try? queryLog.store.counts(
             person: person, from: clock.wallMilliseconds(at: day.start), to: clock.wallMilliseconds(at: day.end))) ?? [:]
+    }
+
+    func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody {
+        guard let number = RecordType.number(type) else {
+            throw ErrorBody(error: "'\(type)' is not a record type (A, AAAA, HTTPS, MX, TYPE65, ...)", code: "bad_request")
+        }
+        guard let query = DNSQuery.asking(name, type: number) else {
+            throw ErrorBody(error: "'\(name)' is not a domain name", code: "bad_request")
+        }
+        var asker = QueryClient(address: 0, person: household.policy(of: person)?.number ?? 0)
+        var name = person
+        if let client {
+            guard let bytes = IPAddressBytes.parse(client) else {
+                throw ErrorBody(error: "'\(client)' is not an IP address", code: "bad_request")
+            }
+            let address = IPAddressBytes.number(bytes)
+            let number = household.deviceDirectory().person(ofAddress: address)
+            asker = QueryClient(address: address, person: number)
+            name = household.policy(number: number).name
+        }
+        return try explainer.explain(query, client: asker, person: name, clientText: client, view: view(of: name))
     }
 }

@@ -8,10 +8,20 @@ struct DNSGate: GuardGate {
     let clock: PolicyClock
     /// Whether the DNS lockr answers meters usage (false when a backend's query log does).
     let meters: Bool
+    /// Whether it only says what it would answer (`lockr explain`): the engine is asked on a copy,
+    /// so nothing is metered, counted or opened.
+    var dryRun = false
 
     func admit(app: String, client: QueryClient) -> GuardAdmission {
         let now = clock.now()
-        let admission = household.policy(number: client.person).withEngine { $0.admit(app, at: now, metering: meters) }
+        let person = household.policy(number: client.person)
+        let admission =
+            dryRun
+            ? person.read { engine in
+                var copy = engine
+                return copy.admit(app, at: now, metering: false)
+            }
+            : person.withEngine { $0.admit(app, at: now, metering: meters) }
         switch admission {
         case .notGuarded: return .notGuarded
         case .allow(let ttl): return .allow(ttl: clock.realSeconds(ttl))

@@ -111,6 +111,7 @@ public final class Daemon: Sendable {
         let keeper = server.map {
             PipelineKeeper(server: $0, cache: cache, parts: parts, config: config, lists: loaded.lists)
         }
+        if let keeper { parts.control.explainer.use { keeper.dryRunFilter() } }
         add(RepeatingService(description: "policy clock") { await parts.ticker.run() })
         add(
             RepeatingService(description: "neighbour table") {

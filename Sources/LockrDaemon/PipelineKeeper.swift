@@ -34,16 +34,29 @@ final class PipelineKeeper: Sendable {
         }
     }
 
+    /// The filter in force now with a gate that only looks (`lockr explain`).
+    func dryRunFilter() -> FilterPolicy {
+        var gate = parts.gate
+        gate.dryRun = true
+        return inputs.withLock { Self.filter($0.config, lists: $0.lists, parts: parts, gate: gate) }
+    }
+
+    private static func filter(
+        _ config: LockrConfiguration, lists: RuleLists, parts: PolicyParts, gate: DNSGate
+    ) -> FilterPolicy {
+        FilterPolicy(
+            rules: lists.shared, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
+            people: parts.household.filters(ownLists: lists.own),
+            guardStage: GuardStage(gate: gate, blockTTL: config.guardBlockTTL))
+    }
+
     /// The pipeline for `config` and `lists` around the household's people and their app names in
     /// force.
     static func pipeline(
         _ config: LockrConfiguration, lists: RuleLists, cache: AnswerCache, parts: PolicyParts
     ) -> QueryPipeline {
         QueryPipeline(
-            policy: FilterPolicy(
-                rules: lists.shared, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
-                people: parts.household.filters(ownLists: lists.own),
-                guardStage: GuardStage(gate: parts.gate, blockTTL: config.guardBlockTTL)),
+            policy: filter(config, lists: lists, parts: parts, gate: parts.gate),
             access: config.access, devices: parts.household.deviceDirectory(), cacheSettings: config.cache, cache: cache,
             sightings: parts.watch.sightings,
             logging: parts.queryLog == nil ? nil : QueryLog.logging(config, household: parts.household))

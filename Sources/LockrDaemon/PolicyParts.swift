@@ -43,7 +43,8 @@ struct PolicyParts: Sendable {
             household: household, clock: clock, saver: PolicySaver(store: store, logger: logger), publisher: publisher)
         gate = DNSGate(household: household, clock: clock, meters: config.meterFrom == nil)
         control = ControlAccess(
-            household: household, clock: clock, propagation: propagation, store: store, watch: watch, queryLog: queryLog)
+            household: household, clock: clock, propagation: propagation, store: store, watch: watch, queryLog: queryLog,
+            explainer: Explainer())
         self.queryLog = queryLog
         ticker = PolicyTicker(household: household, clock: clock, watch: watch, propagation: propagation)
         meter = BackendMeter(household: household, clock: clock, propagation: propagation, backends: config.backends)

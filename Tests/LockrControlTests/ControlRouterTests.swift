@@ -99,6 +99,11 @@ final class MemoryPolicy: PolicyAccess {
         return (closedDays.withLock { $0[person] ?? [] } + [today]).filter { $0.day.key >= first && $0.day.key <= last }
     }
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int] { ["blocked": 2, "cached": 5] }
+    func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody {
+        ExplainBody(
+            name: name, type: type, person: person, client: client, mode: "hourly", verdict: "allowed",
+            answer: "the upstream's answer", reason: "no rule blocks it")
+    }
     func appGroups() -> [String: String] { ["tiktok": "video", "youtube": "video", "reddit": "social"] }
 }
 

@@ -1,0 +1,45 @@
+import ArgumentParser
+import LockrControl
+
+struct ExplainCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Say what lockr would answer for a name now, and why, without asking upstream.",
+        discussion: """
+            The answer is the one a device of the person (or the device at --client) would get this very \
+            moment: a list rule and its list, an anti-bypass name, a guarded app with its mode, window or \
+            budget, schedule or profile, or nothing at all. Nothing is metered, counted or opened.
+            """
+    )
+
+    @Argument(help: "The name, such as www.tiktok.com.")
+    var name: String
+    @Option(help: ArgumentHelp("The record type (default A).", valueName: "TYPE"))
+    var type = "A"
+    @Option(help: ArgumentHelp("As the device at this address would be answered.", valueName: "IP"))
+    var client: String?
+    @OptionGroup var options: ClientOptions
+    @OptionGroup var person: PersonOption
+
+    func validate() throws {
+        if client != nil, person.person != nil { throw ValidationError("give --person or --client, not both") }
+    }
+
+    func run() async throws {
+        var query = "explain?name=\(pathSegment(name))&type=\(pathSegment(type))"
+        if let client { query += "&client=\(pathSegment(client))" }
+        let body = try await options.call(.GET, person.path(query), as: ExplainBody.self)
+        options.show(body) { body in
+            var lines = ["\(body.name) \(body.type), for \(body.person)\(body.client.map { " (\($0))" } ?? "") in \(body.mode) mode"]
+            let app = body.appName.map { "\($0): " } ?? ""
+            switch body.verdict {
+            case "blocked": lines.append("  blocked: \(body.reason)" + (body.code.map { " [\($0)]" } ?? ""))
+            case "app_open": lines.append("  open: \(app)\(body.reason)")
+            default: lines.append("  allowed: \(body.reason)")
+            }
+            if let rule = body.rule, let list = body.list { lines.append("  rule: \(rule) in \(list)") }
+            lines.append("  answer: \(body.answer)")
+            return lines.joined(separator: "\n")
+        }
+    }
+}
