@@ -87,18 +87,11 @@ public struct JournalBatch: Sendable {
         return names[start..<start + Int(entry.nameLength)]
     }
 
-    /// The name asked for in presentation form, lower case ("www.example.com"), or nil when it
-    /// was not kept or there was none.
-    public func name(of entry: JournalEntry) -> String? {
-        entry.nameLength > 0 ? WireName.presentation(of: wireName(of: entry)) : nil
-    }
-
     /// Why a blocked query was answered locally, in parts (see `FilterPolicy.explanation`).
     public func explanation(of entry: JournalEntry) -> BlockExplanation? {
         guard case .blocked(let reason) = entry.outcome else { return nil }
         return policy.explanation(for: reason, client: entry.client)
     }
-
 }
 
 /// Where event loops hand the query log's batches to its writer: bounded, so that a writer that

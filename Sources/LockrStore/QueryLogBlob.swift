@@ -17,25 +17,27 @@ public enum BlockedReason: Sendable, Equatable {
 /// The queries of one batch encoded together: the query log's unit of storage. One row per batch
 /// instead of one per query keeps the writer's cost per query a small fraction of answering it.
 ///
-/// Layout (`v` a LEB128 varint): a version byte; the string table (`v` count, then each string as
+/// Layout (`v` a LEB128 varint): a version byte; `v` the base time (ms since 1970); the string table (`v` count, then each string as
 /// `v` length and UTF-8); the address table (`v` count, then 16 bytes each, big-endian); then each
-/// entry: `v` milliseconds after the first entry, a flags byte, `v` address, 6 bytes of MAC (flag 1), `v` person, `v` type, `v`
+/// entry: `v` milliseconds from the base (zigzag-coded: batches of several event loops interleave,
+/// so an entry may be older than the first), a flags byte, `v` address, 6 bytes of MAC (flag 1), `v` person, `v` type, `v`
 /// outcome, the wire name (a length byte and the bytes; flag 2), the reason (flag 4: `v` text;
 /// flag 8: `v` prefix, `v` source, a length byte), `v` app (flag 16), `v` upstream (flag 32) and
 /// `v` latency in microseconds (flag 64). Strings and addresses are indices into their tables.
 public struct QueryLogBlob: Sendable, Equatable {
     public let bytes: [UInt8]
     public let count: Int
-    /// When its first and last queries were answered, milliseconds since 1970.
+    /// When its earliest and latest queries were answered, milliseconds since 1970.
     public let first: Int64
     public let last: Int64
 
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
 
     /// The entries, each with the id `firstID + index`.
     func rows(firstID: Int64) throws(BlobError) -> [QueryLogRow] {
         var reader = BlobReader(bytes: bytes)
         guard try reader.byte() == Self.version else { throw BlobError() }
+        let base = Int64(bitPattern: UInt64(try reader.varint()))
         let stringCount = try reader.varint()
         var strings: [String] = []
         strings.reserveCapacity(stringCount)
@@ -55,7 +57,8 @@ public struct QueryLogBlob: Sendable, Equatable {
         var rows: [QueryLogRow] = []
         rows.reserveCapacity(count)
         for index in 0..<count {
-            let at = first + Int64(try reader.varint())
+            let zigzag = UInt64(try reader.varint())
+            let at = base + (Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
             let flags = try reader.byte()
             let addressIndex = try reader.varint()
             guard addressIndex < addresses.count else { throw BlobError() }
@@ -120,6 +123,8 @@ public struct QueryLogBlobBuilder: Sendable {
     private var addressIndex: [UInt128: Int] = [:]
     private var body: [UInt8] = []
     public private(set) var count = 0
+    /// The first query's time, which the others are told relative to (ms since 1970).
+    private var base: Int64 = 0
     private var first: Int64 = 0
     private var last: Int64 = 0
 
@@ -131,8 +136,13 @@ public struct QueryLogBlobBuilder: Sendable {
         at: Int64, address: UInt128, mac: UInt64?, person: String, wireName: ArraySlice<UInt8>, type: UInt16,
         outcome: String, reason: BlockedReason?, app: String?, upstream: String?, latencyMicroseconds: UInt32?
     ) {
-        if count == 0 { first = at }
+        if count == 0 {
+            base = at
+            first = at
+            last = at
+        }
         count += 1
+        first = min(first, at)
         last = max(last, at)
         var flags: UInt8 = 0
         if mac != nil { flags |= 1 }
@@ -145,7 +155,9 @@ public struct QueryLogBlobBuilder: Sendable {
         if app != nil { flags |= 16 }
         if upstream != nil { flags |= 32 }
         if latencyMicroseconds != nil { flags |= 64 }
-        appendVarint(UInt64(max(0, at - first)))
+        // Batches of several event loops interleave, so a query may be older than the first.
+        let offset = at - base
+        appendVarint(UInt64(bitPattern: (offset << 1) ^ (offset >> 63)))
         body.append(flags)
         if let index = addressIndex[address] {
             appendVarint(UInt64(index))
@@ -178,7 +190,8 @@ public struct QueryLogBlobBuilder: Sendable {
     /// The blob of every query added.
     public func build() -> QueryLogBlob {
         var bytes: [UInt8] = [QueryLogBlob.version]
-        bytes.reserveCapacity(body.count + strings.count * 16 + 8)
+        bytes.reserveCapacity(body.count + strings.count * 16 + 16)
+        Self.appendVarint(UInt64(bitPattern: base), to: &bytes)
         Self.appendVarint(UInt64(strings.count), to: &bytes)
         for string in strings {
             Self.appendVarint(UInt64(string.utf8.count), to: &bytes)

@@ -90,7 +90,7 @@ import Testing
         #expect(entries.count == 8)
         let lines = entries.map { batch, entry in
             [
-                batch.logging.name(of: entry.client.person), entry.client.addressText, batch.name(of: entry) ?? "-",
+                batch.logging.name(of: entry.client.person), entry.client.addressText, (entry.kept ? WireName.presentation(of: batch.wireName(of: entry)) : "-"),
                 entry.outcome.label, entry.app ?? "-", explained(batch.explanation(of: entry)), entry.kept ? "kept" : "counted",
             ].joined(separator: " ")
         }

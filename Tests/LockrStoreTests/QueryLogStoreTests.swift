@@ -73,6 +73,19 @@ import Testing
         #expect(try store.rows(QueryLogFilter(afterID: all[3].id)).isEmpty)
     }
 
+    @Test func entriesOlderThanTheFirstKeepTheirTime() throws {
+        let store = try QueryLogStore(path: temporaryPath())
+        // Two event loops' batches in one: the second loop's first query came before the first's.
+        var builder = QueryLogBlobBuilder()
+        add("later.example", at: 800, to: &builder)
+        add("earlier.example", at: 250, to: &builder)
+        add("latest.example", at: 90_000, to: &builder)
+        let blob = builder.build()
+        #expect(blob.first == hour + 250 && blob.last == hour + 90_000)
+        try store.append([blob], counts: [:])
+        #expect(try store.rows(QueryLogFilter()).map(\.at) == [hour + 800, hour + 250, hour + 90_000])
+    }
+
     @Test func aQueryWithoutItsNameAndIPv6Clients() throws {
         let store = try QueryLogStore(path: temporaryPath())
         var builder = QueryLogBlobBuilder()
