@@ -242,9 +242,11 @@ public final class Daemon: Sendable {
                 || config.timeScale != running.timeScale || config.startAt != running.startAt
                 || config.answersDNS != running.answersDNS || config.backends != running.backends
                 || config.meterFrom != running.meterFrom || config.adapterTiming != running.adapterTiming
+                || config.queryLog.enabled != running.queryLog.enabled
+                || config.queryLog.retention != running.queryLog.retention
             {
                 logger.warning(
-                    "listen and control addresses, state directory, threads, cache size, serve-stale, tcp settings, the time scale and backends change only on restart"
+                    "listen and control addresses, state directory, threads, cache size, serve-stale, tcp settings, the time scale, backends and the query log's enabled and retention change only on restart"
                 )
             }
             parts.reload(config: config, loaded: loaded)

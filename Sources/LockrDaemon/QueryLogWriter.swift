@@ -160,9 +160,10 @@ struct QueryLog: Sendable {
         retention = config.queryLog.retention
     }
 
-    /// What the DNS pipeline tells the log about `household`'s people.
-    static func logging(_ config: LockrConfiguration, household: Household) -> QueryLogging? {
-        guard config.queryLog.enabled else { return nil }
+    /// What the DNS pipeline tells the log about `household`'s people: names and each one's
+    /// privacy as `config` has it (a reload changes them; whether there is a log at all is decided
+    /// at start).
+    static func logging(_ config: LockrConfiguration, household: Household) -> QueryLogging {
         let levels = Dictionary(
             config.household.map { ($0.name, $0.queryLogPrivacy ?? config.queryLog.privacy) }, uniquingKeysWith: { a, _ in a })
         let everyone = household.everyone.map(\.name)

@@ -152,6 +152,36 @@ import Testing
         }
     }
 
+    @Test func aReloadChangesPrivacyAtOnceAndEnabledOnlyOnRestart() async throws {
+        let configPath = NSTemporaryDirectory() + "lockr-e2e-querylog-reload-\(UUID()).toml"
+        defer { try? FileManager.default.removeItem(atPath: configPath) }
+        try await PolicyEndToEndTests().withLockr(mode: "hourly", configPath: configPath) { lockr, _ in
+            _ = try dig(lockr.port, "news.example", "A")
+            _ = try await waitForEntries(1, lockr)
+            let before = lockr.log.components(separatedBy: "reloaded").count
+            let text = """
+                guard = ["tiktok", "youtube", "instagram"]
+                [policy]
+                mode = "hourly"
+                time-zone = "UTC"
+                [query-log]
+                enabled = false
+                privacy = "counts"
+
+                """
+            try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+            lockr.signal(SIGHUP)
+            for _ in 0..<100 where lockr.log.components(separatedBy: "reloaded").count == before {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(lockr.log.contains("the query log's enabled and retention change only on restart"))
+            // Still a log (enabled waits for a restart), but the default person is now only counted.
+            _ = try dig(lockr.port, "instagram.com", "A")
+            try await Task.sleep(for: .milliseconds(800))
+            #expect(try entries(lockr).map { $0["name"] as? String } == ["news.example"])
+        }
+    }
+
     @Test func aLogThatIsOffSaysSo() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: "[query-log]\nenabled = false\n") { lockr, _ in
             _ = try dig(lockr.port, "news.example", "A")
