@@ -1,3 +1,4 @@
+import DNSWire
 import NIOCore
 
 /// An IP network in CIDR form ("192.168.0.0/16", "fd00::/8", or one address).
@@ -27,11 +28,11 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
         network = IPAddressBytes.number(bytes) & mask
     }
 
-    public var description: String { "\(IPAddressBytes.format(network, asIPv4: isIPv4))/\(prefixLength)" }
+    public var description: String { "\(IPAddressText.format(network, asIPv4: isIPv4))/\(prefixLength)" }
 
     /// The address alone when the network is one host (a /32 or /128), else nil.
     public var hostAddress: String? {
-        prefixLength == (isIPv4 ? 32 : 128) ? IPAddressBytes.format(network, asIPv4: isIPv4) : nil
+        prefixLength == (isIPv4 ? 32 : 128) ? IPAddressText.format(network, asIPv4: isIPv4) : nil
     }
 
     @inline(__always)
@@ -97,12 +98,6 @@ public enum IPAddressBytes {
     public static func number(_ bytes: [UInt8]) -> UInt128 {
         let sixteen = bytes.count == 4 ? [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF] + bytes : bytes
         return sixteen.reduce(UInt128(0)) { $0 << 8 | UInt128($1) }
-    }
-
-    /// Canonical text of an address held as a 128-bit number: its last four bytes when `asIPv4`.
-    static func format(_ number: UInt128, asIPv4: Bool) -> String {
-        let bytes = withUnsafeBytes(of: number.bigEndian) { Array($0) }
-        return format(asIPv4 ? Array(bytes[12...]) : bytes)
     }
 
     /// Canonical text of 4 or 16 address bytes ("192.0.2.1", "fd00::").

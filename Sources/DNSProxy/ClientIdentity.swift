@@ -31,7 +31,7 @@ public struct QueryClient: Sendable, Equatable {
     }
 
     /// The address as text ("192.0.2.7", "fd00::1").
-    public var addressText: String { IPAddressBytes.format(address, asIPv4: address >> 32 == 0xFFFF) }
+    public var addressText: String { IPAddressText.format(address) }
 }
 
 /// One entry of a person's `devices`: a MAC address, or an address or network.

@@ -27,26 +27,6 @@ extension ControlRouter {
         }
     }
 
-    /// `GET explain?name=N&type=AAAA&person=P` or `&client=IP`: what lockr would answer now and why.
-    static func addExplainRoute(to api: RouterGroup<ControlRequestContext>, policy: some PolicyAccess) {
-        api.get("explain") { request, context in
-            try await respond {
-                let parameters = request.uri.queryParameters
-                guard let name = parameters["name"].map(String.init), !name.isEmpty else {
-                    throw ErrorBody(error: "'name' is needed: the name to explain", code: "bad_request")
-                }
-                let client = parameters["client"].map(String.init)
-                let named = parameters["person"].map(String.init)
-                if client != nil, named != nil {
-                    throw ErrorBody(error: "give 'person' or 'client', not both", code: "bad_request")
-                }
-                let person = client == nil ? try policy.person(named: named, caller: context.remoteAddress) : People.defaultName
-                return try policy.explain(
-                    name: name, type: parameters["type"].map(String.init) ?? "A", person: person, client: client)
-            }
-        }
-    }
-
     private static func stats(of person: String, day: String?, count: Int, policy: some PolicyAccess) throws
         -> PersonStatsBody
     {

@@ -102,7 +102,7 @@ struct ControlAccess: PolicyAccess {
 
     func queries(_ request: QueryLogRequest) throws(ControlFailure) -> QueriesResponse {
         guard let queryLog else { return QueriesResponse(enabled: false, retentionDays: 0, dropped: 0, people: peopleNames(), entries: []) }
-        let since = request.sinceSeconds.map { JournalFormatter.nowMilliseconds() - $0 * 1000 }
+        let since = request.sinceSeconds.map { PolicyClock.wallMilliseconds() - $0 * 1000 }
         let rows: [QueryLogRow]
         do {
             rows = try queryLog.store.rows(

@@ -65,6 +65,7 @@ struct PolicyClock: Sendable {
         UInt32(clamping: Int64((Double(duration.milliseconds) / 1000 / scale).rounded(.up)))
     }
 
+    /// The wall clock, milliseconds since 1970.
     static func wallMilliseconds() -> Int64 {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)

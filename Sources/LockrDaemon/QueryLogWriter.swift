@@ -1,5 +1,4 @@
 import DNSProxy
-import Foundation
 import LockrStore
 import Logging
 import NIOCore
@@ -64,7 +63,7 @@ final class QueryLogWriter: Sendable {
     }
 
     private func prune() async {
-        let now = JournalFormatter.nowMilliseconds()
+        let now = PolicyClock.wallMilliseconds()
         let store = self.store
         let before = now - retention.milliseconds
         let countsBefore = now - QueryLogStore.countsRetention.milliseconds
@@ -141,8 +140,6 @@ struct JournalFormatter {
         upstreams[address] = text
         return text
     }
-
-    static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }
 
 /// The query log's parts: where the DNS path hands entries over, the database, and how long

@@ -1,9 +1,5 @@
 import DNSWire
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Why a logged query was blocked, as the query log stores it.
 public enum BlockedReason: Sendable, Equatable {
     /// In words ("tiktok: daily budget spent").
@@ -52,7 +48,7 @@ public struct QueryLogBlob: Sendable, Equatable {
         for _ in 0..<addressCount {
             var address: UInt128 = 0
             for byte in try reader.slice(16) { address = address << 8 | UInt128(byte) }
-            addresses.append(Self.addressText(address))
+            addresses.append(IPAddressText.format(address))
         }
         var rows: [QueryLogRow] = []
         rows.reserveCapacity(count)
@@ -93,18 +89,6 @@ public struct QueryLogBlob: Sendable, Equatable {
                     outcome: outcome, reason: reason, app: app, upstream: upstream, latencyMicroseconds: latency))
         }
         return rows
-    }
-}
-
-extension QueryLogBlob {
-    /// "192.0.2.7" for an IPv4-mapped address, else the IPv6 text ("fd00::7").
-    static func addressText(_ address: UInt128) -> String {
-        var bytes = withUnsafeBytes(of: address.bigEndian) { Array($0) }
-        let isIPv4 = address >> 32 == 0xFFFF
-        if isIPv4 { bytes = Array(bytes[12...]) }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(isIPv4 ? AF_INET : AF_INET6, bytes, &text, socklen_t(text.count)) != nil else { return "?" }
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

@@ -31,10 +31,9 @@ struct ExplainCommand: AsyncParsableCommand {
         let body = try await options.call(.GET, person.path(query), as: ExplainBody.self)
         options.show(body) { body in
             var lines = ["\(body.name) \(body.type), for \(body.person)\(body.client.map { " (\($0))" } ?? "") in \(body.mode) mode"]
-            let app = body.appName.map { "\($0): " } ?? ""
             switch body.verdict {
             case "blocked": lines.append("  blocked: \(body.reason)" + (body.code.map { " [\($0)]" } ?? ""))
-            case "app_open": lines.append("  open: \(app)\(body.reason)")
+            case "app_open": lines.append("  open: \(body.reason)")
             default: lines.append("  allowed: \(body.reason)")
             }
             if let rule = body.rule, let list = body.list { lines.append("  rule: \(rule) in \(list)") }

@@ -68,6 +68,6 @@ import Testing
         // Without Sunday's record, Saturday and Monday do not follow one another.
         let gap = Streaks(days: days.filter { $0.day.key != "2026-03-29" && $0.day.key != "2026-03-30" })
         #expect(gap.withoutEmergency == Run(current: 1, best: 2))
-        #expect(Streaks(days: []) == Streaks(days: []) && Streaks(days: []).heldLimits == Run())
+        #expect(Streaks(days: []).heldLimits == Run() && Streaks(days: []).withoutEmergency == Run())
     }
 }
