@@ -85,6 +85,18 @@ extension WindowBody {
     }
 }
 
+extension LiveEventBody {
+    public init(_ numbered: NumberedLiveEvent, calendar: DayCalendar) {
+        let event = numbered.event
+        self.init(
+            id: numbered.id, person: numbered.person, type: event.kind.rawValue, at: event.at.description,
+            local: calendar.clockText(event.at), app: event.app, appName: event.appName,
+            state: event.access.map { AccessBody($0, of: event.app ?? "", now: event.at, calendar: calendar) },
+            minutesLeft: event.minutesLeft, until: event.until.map { TimeBody($0, now: event.at, calendar: calendar) },
+            message: event.message)
+    }
+}
+
 extension EventBody {
     init(_ logged: LoggedEvent, calendar: DayCalendar) {
         let event = logged.event

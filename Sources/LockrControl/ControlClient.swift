@@ -87,4 +87,45 @@ public struct ControlClient: Sendable {
             throw .badAnswer("the daemon's answer to \(path) was not understood: \(error)")
         }
     }
+
+    /// Follows the server-sent events at `path` (`events?person=P`), from after `lastEventID`,
+    /// handing each to `receive` as it comes; returns when the daemon ends the stream (it stopped).
+    /// Throws `ControlClientError` when the daemon cannot be reached or refuses, and what `receive`
+    /// throws.
+    public func follow(
+        _ path: String, after lastEventID: String?, _ receive: (ServerSentEvent) async throws -> Void
+    ) async throws {
+        var request = HTTPClientRequest(url: baseURL + "/api/v1/" + path)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Accept", value: "text/event-stream")
+        if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
+        let response: HTTPClientResponse
+        do {
+            response = try await OutboundHTTP.client.execute(request, deadline: .distantFuture)
+        } catch {
+            throw ControlClientError.unreachable(
+                "cannot reach the lockr daemon at \(baseURL): \(OutboundHTTP.describe(error)) (is `lockr serve` running?)")
+        }
+        let status = Int(response.status.code)
+        guard (200..<300).contains(status) else {
+            let bytes = (try? await response.body.collect(upTo: 1024 * 1024)) ?? ByteBuffer()
+            let body =
+                (try? ControlJSON.decoder().decode(ErrorBody.self, from: Data(bytes.readableBytesView)))
+                ?? ErrorBody(error: "HTTP \(status) from the daemon", code: "http_\(status)")
+            throw ControlClientError.refused(status: status, body)
+        }
+        var reader = ServerSentEventReader()
+        var pieces = response.body.makeAsyncIterator()
+        while true {
+            let piece: ByteBuffer?
+            do {
+                piece = try await pieces.next()
+            } catch {
+                try Task.checkCancellation()
+                throw ControlClientError.unreachable("lost the lockr daemon at \(baseURL): \(OutboundHTTP.describe(error))")
+            }
+            guard let piece else { return }
+            for event in reader.read(piece.readableBytesView) { try await receive(event) }
+        }
+    }
 }

@@ -359,6 +359,48 @@ public struct EventBody: Codable, Sendable, Equatable {
     public let detail: String
 }
 
+/// One live event of `GET events` (the `data` of a server-sent event whose `event` is `type`).
+public struct LiveEventBody: Codable, Sendable, Equatable {
+    /// The server-sent event's id: send it back as `Last-Event-ID` to miss nothing on reconnecting.
+    public let id: String
+    public let person: String
+    /// `window_opened`, `window_ending`, `window_closed`, `budget_low`, `locked`, `unlocked`,
+    /// `protection_off`, `protection_back`, `settings_changed`.
+    public let type: String
+    /// Policy time, ISO 8601, and local time ("14:02").
+    public let at: String
+    public let local: String
+    /// The app's id and name; absent for what concerns the person as a whole (a shared budget's
+    /// warning, protection, settings).
+    public let app: String?
+    public let appName: String?
+    /// Where the app stands after the change.
+    public let state: AccessBody?
+    /// `window_ending` (2, 1) and `budget_low` (5, 1): whole minutes left.
+    public let minutesLeft: Int?
+    /// When the window, the budget or the lock ends, when known.
+    public let until: TimeBody?
+    /// The change as a sentence.
+    public let message: String
+
+    public init(
+        id: String, person: String, type: String, at: String, local: String, app: String?, appName: String?,
+        state: AccessBody?, minutesLeft: Int?, until: TimeBody?, message: String
+    ) {
+        self.id = id
+        self.person = person
+        self.type = type
+        self.at = at
+        self.local = local
+        self.app = app
+        self.appName = appName
+        self.state = state
+        self.minutesLeft = minutesLeft
+        self.until = until
+        self.message = message
+    }
+}
+
 public struct LogResponse: Codable, Sendable, Equatable {
     public let events: [EventBody]
 }

@@ -31,6 +31,10 @@ import NIOCore
 /// | POST | emergency/hold | | `HoldResponse` |
 /// | POST | emergency | `EmergencyRequest` | `WindowBody` |
 /// | GET | log?since=SECONDS&limit=N | | `LogResponse` |
+/// | GET | queries?... | | `QueriesResponse` (see `QueryLogRequest`) |
+/// | GET | stats?day=DATE or days=N | | `StatsResponse` |
+/// | GET | explain?name=N&type=T&client=IP | | `ExplainBody` |
+/// | GET | events | | server-sent `LiveEventBody` events (see `addEventsRoute`) |
 /// | GET | devices | | `DevicesResponse` |
 /// | GET | schedules | | `SchedulesResponse` |
 /// | POST | schedules | `ScheduleRequest` | `SchedulesResponse` |
@@ -61,7 +65,7 @@ public enum ControlRouter {
         (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
         (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"), (.get, "gate"),
         (.post, "gate/challenges"), (.post, "gate/challenges/:id"), (.post, "gate/fallback"), (.post, "gate/voice"),
-        (.get, "queries"), (.get, "stats"), (.get, "explain"),
+        (.get, "queries"), (.get, "stats"), (.get, "explain"), (.get, "events"),
     ]
 
     /// The routes; `speech` hears spoken sentences (nil: `gate/voice` answers 503).
@@ -234,6 +238,7 @@ public enum ControlRouter {
         addGateRoutes(to: api, policy: policy, speech: speech)
         addStatsRoutes(to: api, policy: policy)
         addExplainRoute(to: api, policy: policy)
+        addEventsRoute(to: api, policy: policy)
         api.get("devices") { request, context in
             try await respond {
                 let named = request.uri.queryParameters["person"].map(String.init)

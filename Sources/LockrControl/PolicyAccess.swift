@@ -85,6 +85,9 @@ public protocol PolicyAccess: Sendable {
     /// Bad input throws an `ErrorBody` (400).
     func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody
 
+    /// Everyone's live events as they happen.
+    var liveEvents: LiveEventHub { get }
+
     /// Queries of `person` answered per outcome in `day` (the query log's hourly counts; empty
     /// when the log is off).
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int]

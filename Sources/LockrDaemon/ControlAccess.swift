@@ -16,6 +16,7 @@ struct ControlAccess: PolicyAccess {
     let watch: DeviceWatch
     let queryLog: QueryLog?
     let explainer: Explainer
+    let liveEvents: LiveEventHub
 
     var timeScale: Double { clock.scale }
 

@@ -156,6 +156,13 @@ public final class Daemon: Sendable {
                     config: config, loaded: loaded, parts: parts, dnsAddresses: dnsAddresses, control: address,
                     logger: logger)
             })
+        // After the control API, so that it stops first: open event streams end, and with them the
+        // requests the control API waits for before it stops.
+        add(
+            RepeatingService(description: "live events") {
+                try? await gracefulShutdown()
+                parts.liveEvents.close()
+            })
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger))
         return Daemon(

@@ -1,4 +1,5 @@
 import DNSFilter
+import LockrControl
 import LockrPolicy
 import LockrStore
 import Logging
@@ -13,6 +14,7 @@ final class PersonPolicy: Sendable {
     private let engine: Mutex<PolicyEngine>
     private let lookup: Mutex<Lookup>
     private let unsaved: Mutex<Unsaved>
+    private let statusWatch = Mutex(StatusWatch())
 
     private struct Lookup {
         var naming: AppNaming
@@ -88,8 +90,9 @@ final class PersonPolicy: Sendable {
     }
 
     /// Their state and events to save at `now`, or nil when nothing changed and no minute has
-    /// passed since the last save (unless `force`). Events go to the log as they leave the engine.
-    func record(at now: Instant, force: Bool, logger: Logger) -> PersonRecord? {
+    /// passed since the last save (unless `force`). Events go to the log, and those that are news to
+    /// `liveEvents`, as they leave the engine.
+    func record(at now: Instant, force: Bool, logger: Logger, liveEvents: LiveEventHub) -> PersonRecord? {
         let (snapshot, events, closedDays) = engine.withLock { engine in
             (engine.snapshot(at: now), engine.drainEvents(), engine.drainClosedDays())
         }
@@ -98,6 +101,7 @@ final class PersonPolicy: Sendable {
                 "\(event.type.rawValue)",
                 metadata: ["person": "\(name)", "app": "\(event.app ?? "all")", "detail": "\(event.detail)"])
         }
+        liveEvents.publish(events.compactMap(LiveEvent.init), of: name)
         return unsaved.withLock { unsaved in
             unsaved.events += events
             unsaved.closedDays += closedDays
@@ -108,6 +112,16 @@ final class PersonPolicy: Sendable {
             else { return nil }
             return PersonRecord(person: name, state: snapshot, closedDays: unsaved.closedDays, events: unsaved.events)
         }
+    }
+
+    /// Moves their policy on to `now` (`PolicyEngine.tick`) and gives what changed since the last
+    /// tick that is news: windows, countdowns, locks.
+    func tick(at now: Instant) -> [LiveEvent] {
+        let (status, calendar) = engine.withLock { engine in
+            engine.tick(at: now)
+            return (engine.status(at: now), engine.settings.calendar)
+        }
+        return statusWatch.withLock { $0.changes(in: status, calendar: calendar) }
     }
 
     /// Notes that `record` reached the store.

@@ -1,4 +1,6 @@
 import DNSProxy
+import Foundation
+import LockrControl
 import LockrPolicy
 import LockrStore
 import Logging
@@ -19,6 +21,8 @@ struct PolicyParts: Sendable {
     let meter: BackendMeter
     /// The query log, when it is kept.
     let queryLog: QueryLog?
+    /// Everyone's live events: windows, countdowns, locks, protection, settings.
+    let liveEvents: LiveEventHub
     private let store: PolicyStore
 
     /// Restores everyone from `store`, or starts them afresh. `clock` makes the policy clock from
@@ -39,26 +43,34 @@ struct PolicyParts: Sendable {
         household = Household(
             config: config, loaded: loaded, states: states, now: clock.now(), neighbours: neighbours, logger: logger)
         watch = DeviceWatch(neighbours: neighbours, monotonic: monotonic)
+        liveEvents = LiveEventHub(epoch: "\(Int64(Date().timeIntervalSince1970 * 1000))")
         propagation = PolicyPropagation(
-            household: household, clock: clock, saver: PolicySaver(store: store, logger: logger), publisher: publisher)
+            household: household, clock: clock, saver: PolicySaver(store: store, liveEvents: liveEvents, logger: logger),
+            publisher: publisher)
         gate = DNSGate(household: household, clock: clock, meters: config.meterFrom == nil)
         control = ControlAccess(
             household: household, clock: clock, propagation: propagation, store: store, watch: watch, queryLog: queryLog,
-            explainer: Explainer())
+            explainer: Explainer(), liveEvents: liveEvents)
         self.queryLog = queryLog
-        ticker = PolicyTicker(household: household, clock: clock, watch: watch, propagation: propagation)
+        ticker = PolicyTicker(
+            household: household, clock: clock, watch: watch, propagation: propagation, liveEvents: liveEvents)
         meter = BackendMeter(household: household, clock: clock, propagation: propagation, backends: config.backends)
         self.store = store
     }
 
     /// Takes a reloaded configuration: each person's settings (changes made through the control API
-    /// stay on top), new people with their stored state if they had any; then saves and publishes.
-    /// The caller rebuilds the DNS pipeline.
+    /// stay on top), new people with their stored state if they had any; then saves, publishes and
+    /// tells live listeners. The caller rebuilds the DNS pipeline.
     func reload(config: LockrConfiguration, loaded: LoadedPolicy) {
-        household.reload(config: config, loaded: loaded, at: clock.now()) { (name) throws(StoreError) in
+        let now = clock.now()
+        household.reload(config: config, loaded: loaded, at: now) { (name) throws(StoreError) in
             try store.load(person: name)
         }
         try? propagation.propagate(savingAll: true, notify: false)
+        for name in household.peopleNames() {
+            liveEvents.publish(
+                [LiveEvent(kind: .settingsChanged, at: now, message: "the configuration file was reloaded")], of: name)
+        }
     }
 
     /// Each person's line for the start-up log.

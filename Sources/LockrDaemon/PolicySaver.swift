@@ -1,18 +1,22 @@
+import LockrControl
 import LockrPolicy
 import LockrStore
 import Logging
 import Synchronization
 
 /// Writes what changed of everyone's policy to the store, everyone's in one transaction, and says
-/// once when saving starts failing and once when it works again.
+/// once when saving starts failing and once when it works again. Events that are news (protection
+/// off, settings changed) go to live listeners as they leave the engines.
 final class PolicySaver: Sendable {
     private let store: PolicyStore
+    private let liveEvents: LiveEventHub
     private let logger: Logger
     /// Whether the last save failed; also keeps saves one at a time.
     private let failing = Mutex(false)
 
-    init(store: PolicyStore, logger: Logger) {
+    init(store: PolicyStore, liveEvents: LiveEventHub, logger: Logger) {
         self.store = store
+        self.liveEvents = liveEvents
         self.logger = logger
     }
 
@@ -20,7 +24,7 @@ final class PolicySaver: Sendable {
     /// written once a minute only.
     func save(_ people: [PersonPolicy], at now: Instant, force: Bool) throws(StoreError) {
         try failing.withLock { (failing: inout Bool) throws(StoreError) in
-            let records = people.compactMap { $0.record(at: now, force: force, logger: logger) }
+            let records = people.compactMap { $0.record(at: now, force: force, logger: logger, liveEvents: liveEvents) }
             guard !records.isEmpty else { return }
             do throws(StoreError) {
                 try store.save(records)

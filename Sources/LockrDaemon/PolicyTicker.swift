@@ -1,19 +1,26 @@
+import LockrControl
 import LockrPolicy
 import Synchronization
 
 /// Moves everyone's policy on with time: every second (every 100 ms under `--time-scale`) each
-/// engine closes what ended and counts what was used, devices that turned protection off are
-/// flagged, and the changes are saved (usage while it grows at once; otherwise at least once a
-/// minute, so a kill loses at most a second or two of metering) and carried out.
+/// engine closes what ended and counts what was used, what changed is told to live listeners,
+/// devices that turned protection off are flagged, and the changes are saved (usage while it grows
+/// at once; otherwise at least once a minute, so a kill loses at most a second or two of metering)
+/// and carried out.
 final class PolicyTicker: Sendable {
     private let household: Household
     private let clock: PolicyClock
     private let watch: DeviceWatch
     private let propagation: PolicyPropagation
+    private let liveEvents: LiveEventHub
     /// How far the wall clock had moved against the boot clock at the last tick.
     private let wallOffset = Mutex(Duration.zero)
 
-    init(household: Household, clock: PolicyClock, watch: DeviceWatch, propagation: PolicyPropagation) {
+    init(
+        household: Household, clock: PolicyClock, watch: DeviceWatch, propagation: PolicyPropagation,
+        liveEvents: LiveEventHub
+    ) {
+        self.liveEvents = liveEvents
         self.household = household
         self.clock = clock
         self.watch = watch
@@ -39,10 +46,8 @@ final class PolicyTicker: Sendable {
             return abs(step.milliseconds) > 2000 ? step : nil
         }
         for person in household.everyone {
-            person.withEngine { engine in
-                if let jump { engine.noteClockJump(by: jump, at: now) }
-                engine.tick(at: now)
-            }
+            if let jump { person.withEngine { $0.noteClockJump(by: jump, at: now) } }
+            liveEvents.publish(person.tick(at: now), of: person.name)
         }
         checkDevices(at: now)
         try? propagation.propagate(savingAll: clock.scale != 1)

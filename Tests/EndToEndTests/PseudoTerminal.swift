@@ -52,6 +52,9 @@ final class PseudoTerminal {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
+    /// Sends `number` to the command, as the terminal does for Ctrl-C (SIGINT).
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
     /// Waits for the command to end; its exit status and everything it printed.
     func finish(seconds: Double = 10) -> (status: Int32, output: String) {
         let deadline = Date().addingTimeInterval(seconds)

@@ -15,6 +15,7 @@ final class MemoryPolicy: PolicyAccess {
     let clock: Mutex<Instant>
     let logged = Mutex<[LoggedEvent]>([])
     let timeScale = 1.0
+    let liveEvents = LiveEventHub(epoch: "1")
     /// The person whose device calls, as the caller's address would say.
     let callerPerson = Mutex<String?>(nil)
     /// The callers' addresses asked about.
@@ -125,6 +126,45 @@ final class MemoryPolicy: PolicyAccess {
 
     func decode<T: Decodable>(_ type: T.Type, _ response: TestResponse) throws -> T {
         try ControlJSON.decoder().decode(T.self, from: Data(response.body.readableBytesView))
+    }
+
+    @Test func theEventStreamReplaysWhatAReconnectingClientMissedAndEndsWithTheDaemon() async throws {
+        let policy = MemoryPolicy(mode: .hourly, now: start, people: ["bob"])
+        let hub = policy.liveEvents
+        let window = LiveEvent(
+            kind: .windowEnding, at: start, app: "tiktok", appName: "TikTok",
+            access: .window(.hourly, until: start + .seconds(120)), minutesLeft: 2, until: start + .seconds(120),
+            message: "tiktok: 2 min left")
+        hub.publish([LiveEvent(kind: .settingsChanged, at: start, message: "mode hourly")], of: People.defaultName)
+        hub.publish([window, LiveEvent(kind: .protectionOff, at: start, message: "phone stopped asking")], of: "bob")
+        hub.close()
+        let app = Application(router: ControlRouter.build(policy: policy, token: token))
+        try await app.test(.router) { client in
+            var headers = auth
+            headers[HTTPField.Name("Last-Event-ID")!] = "0-7"  // from an earlier run: everything kept
+            let answer = try await client.execute(uri: "/api/v1/events?person=bob", method: .get, headers: headers)
+            #expect(answer.status == .ok)
+            #expect(answer.headers[.contentType] == "text/event-stream")
+            let frames = String(buffer: answer.body).components(separatedBy: "\n\n").filter { !$0.isEmpty }
+            #expect(frames.first == "retry: 3000")
+            let events = frames.dropFirst().map { $0.split(separator: "\n").map(String.init) }
+            #expect(events.map { $0.prefix(2) } == [["id: 1-2", "event: window_ending"], ["id: 1-3", "event: protection_off"]])
+            let body = try ControlJSON.decoder().decode(
+                LiveEventBody.self, from: Data(events[0][2].dropFirst("data: ".count).utf8))
+            #expect(body.person == "bob" && body.app == "tiktok" && body.minutesLeft == 2)
+            #expect(body.until?.inSeconds == 120 && body.state?.code == "window" && body.local == "10:00")
+
+            // With the last id it saw, a client gets only what came after it.
+            headers[HTTPField.Name("Last-Event-ID")!] = "1-2"
+            let rest = try await client.execute(uri: "/api/v1/events", method: .get, headers: headers)
+            #expect(String(buffer: rest.body).contains("id: 1-3") && !String(buffer: rest.body).contains("id: 1-2"))
+
+            let unknown = try await client.execute(uri: "/api/v1/events?person=carol", method: .get, headers: auth)
+            #expect(unknown.status == .notFound)
+            #expect(try decode(ErrorBody.self, unknown).code == "unknown_person")
+            let anonymous = try await client.execute(uri: "/api/v1/events", method: .get)
+            #expect(anonymous.status == .unauthorized)
+        }
     }
 
     @Test func statsGiveEachDayAndTheStreaks() async throws {

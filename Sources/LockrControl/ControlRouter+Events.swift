@@ -1,0 +1,69 @@
+import Hummingbird
+import LockrPolicy
+import NIOCore
+
+extension ControlRouter {
+    /// How often a quiet event stream sends a comment line, so that clients and proxies see it alive.
+    static let keepaliveInterval: Duration = .seconds(15)
+
+    /// `GET events?person=P`: server-sent events (`text/event-stream`) of everyone, or of `person`,
+    /// from now on; with `Last-Event-ID`, first those kept since that one. Each event's `event` is
+    /// its type and its `data` a `LiveEventBody`. The stream ends when the daemon stops.
+    static func addEventsRoute(to api: RouterGroup<ControlRequestContext>, policy: some PolicyAccess) {
+        api.get("events") { request, context in
+            var person: String?
+            if let named = request.uri.queryParameters["person"] {
+                do throws(ControlFailure) {
+                    person = try policy.person(named: String(named), caller: nil)
+                } catch {
+                    let (status, body) = error.response
+                    return json(body, status: status)
+                }
+            }
+            let lastSeen = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
+            let events = policy.liveEvents.listen(after: lastSeen)
+            var headers = HTTPFields()
+            headers[.contentType] = "text/event-stream"
+            headers[.cacheControl] = "no-cache"
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody { [person] writer in
+                    try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
+                    try await stream(events, of: person, policy: policy, to: &writer)
+                    try await writer.finish(nil)
+                })
+        }
+    }
+
+    /// Writes `events` (of `person` only, when given) as they come, and a comment when none came
+    /// for a while; returns when they end, throws when the client has gone.
+    private static func stream(
+        _ events: AsyncStream<NumberedLiveEvent>, of person: String?, policy: some PolicyAccess,
+        to writer: inout any ResponseBodyWriter
+    ) async throws {
+        let (chunks, sink) = AsyncStream.makeStream(of: String.self)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events where person == nil || event.person == person {
+                    sink.yield(frame(event, calendar: policy.view(of: event.person).calendar))
+                }
+                sink.finish()
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: keepaliveInterval)
+                    sink.yield(": keepalive\n\n")
+                }
+            }
+            defer { group.cancelAll() }
+            for await chunk in chunks { try await writer.write(ByteBuffer(string: chunk)) }
+        }
+    }
+
+    /// One server-sent event: its id, its type as the event name, its body as one line of JSON.
+    static func frame(_ event: NumberedLiveEvent, calendar: DayCalendar) -> String {
+        let body = LiveEventBody(event, calendar: calendar)
+        let data = (try? ControlJSON.encoder().encode(body)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return "id: \(body.id)\nevent: \(body.type)\ndata: \(data)\n\n"
+    }
+}

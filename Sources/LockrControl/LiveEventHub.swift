@@ -1,0 +1,93 @@
+import LockrPolicy
+import Synchronization
+
+/// One person's live event, numbered in the order the daemon published it.
+public struct NumberedLiveEvent: Sendable {
+    /// "EPOCH-N": N counts from 1 since the daemon started at EPOCH, so that an id from before a
+    /// restart is never taken for a newer one.
+    public let id: String
+    /// N of the id.
+    let number: UInt64
+    public let person: String
+    public let event: LiveEvent
+}
+
+/// Hands everyone's live events to whoever listens (the event stream's clients, the webhook),
+/// keeping the newest few so that a listener that reconnects with the last id it saw misses
+/// nothing. A listener that cannot keep up loses its oldest events, never the daemon's time.
+public final class LiveEventHub: Sendable {
+    /// How many of the newest events are kept for listeners that reconnect.
+    public static let kept = 256
+    /// How many events wait for a slow listener before its oldest are dropped.
+    static let listenerBuffer = 1024
+
+    private let epoch: String
+    private let state = Mutex(State())
+
+    private struct State {
+        var count: UInt64 = 0
+        var recent: [NumberedLiveEvent] = []
+        var listeners: [Int: AsyncStream<NumberedLiveEvent>.Continuation] = [:]
+        var nextListener = 0
+        var closed = false
+    }
+
+    /// `epoch`: what tells this run of the daemon from others (its start time).
+    public init(epoch: String) {
+        self.epoch = epoch
+    }
+
+    /// Numbers `events` of `person` and hands them to every listener.
+    public func publish(_ events: [LiveEvent], of person: String) {
+        guard !events.isEmpty else { return }
+        state.withLock { state in
+            for event in events {
+                state.count += 1
+                let numbered = NumberedLiveEvent(
+                    id: "\(epoch)-\(state.count)", number: state.count, person: person, event: event)
+                state.recent.append(numbered)
+                for listener in state.listeners.values { listener.yield(numbered) }
+            }
+            if state.recent.count > Self.kept { state.recent.removeFirst(state.recent.count - Self.kept) }
+        }
+    }
+
+    /// Events from now on, after those kept that came after `lastID` (none when nil; all kept when
+    /// it is from an earlier run). Ends when the hub closes (at once, after those kept, once it
+    /// has) or the listener stops iterating.
+    public func listen(after lastID: String?) -> AsyncStream<NumberedLiveEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: NumberedLiveEvent.self, bufferingPolicy: .bufferingNewest(Self.listenerBuffer))
+        state.withLock { state in
+            for event in missed(after: lastID, in: state.recent) { continuation.yield(event) }
+            guard !state.closed else {
+                continuation.finish()
+                return
+            }
+            let key = state.nextListener
+            state.nextListener += 1
+            state.listeners[key] = continuation
+            continuation.onTermination = { [weak self] _ in
+                self?.state.withLock { _ = $0.listeners.removeValue(forKey: key) }
+            }
+        }
+        return stream
+    }
+
+    /// Ends every listener's stream, now and for those that come later (the daemon is stopping).
+    public func close() {
+        let listeners = state.withLock { state in
+            state.closed = true
+            defer { state.listeners.removeAll() }
+            return Array(state.listeners.values)
+        }
+        for listener in listeners { listener.finish() }
+    }
+
+    private func missed(after lastID: String?, in recent: [NumberedLiveEvent]) -> ArraySlice<NumberedLiveEvent> {
+        guard let lastID else { return [] }
+        let parts = lastID.split(separator: "-")
+        guard parts.count == 2, parts[0] == epoch, let seen = UInt64(parts[1]) else { return recent[...] }
+        return recent.drop { $0.number <= seen }
+    }
+}

@@ -1,0 +1,187 @@
+import ArgumentParser
+import Foundation
+import LockrControl
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Follow windows, countdowns and locks as they happen, until Ctrl-C.",
+        discussion: """
+            On a terminal the screen is redrawn once a second: each person's guarded apps, where they stand and \
+            how long a window has left, and below them the latest events. Otherwise (a pipe, a file) each event \
+            is one line as it happens; with --json, the API's JSON, one object per line. Events are windows \
+            opened, 2 and 1 minutes left, closed; a budget at 5 and 1 minutes; locks and unlocks with their \
+            reason; protection off; settings changed. When the daemon stops or restarts, watch waits for it and \
+            goes on.
+            """
+    )
+
+    @OptionGroup var options: ClientOptions
+    @OptionGroup var person: PersonOption
+
+    func run() async throws {
+        let screen = isatty(STDOUT_FILENO) == 1 && !options.json ? WatchScreen() : nil
+        let interruption = Interruption { screen?.leave() }
+        defer { withExtendedLifetime(interruption) {} }
+        var lastID: String?
+        var everConnected = false
+        var lastSaid: String?
+        func say(_ message: String) async {
+            guard message != lastSaid else { return }
+            lastSaid = message
+            if let screen {
+                await screen.note(message)
+            } else if !options.json {
+                print("\(WatchLine.clock.string(from: Date()))  \(message)")
+                fflush(nil)
+            }
+        }
+        while true {
+            do {
+                let endpoint = try ControlFiles.endpoint(in: try options.stateDirectory())
+                let client = ControlClient(baseURL: endpoint.url, token: endpoint.token)
+                if let screen {
+                    try await screen.refresh(from: client, path: person.path("status"))
+                    everConnected = true
+                    lastSaid = nil
+                }
+                let redraw = screen.map { screen in Task { await screen.redrawEverySecond() } }
+                defer { redraw?.cancel() }
+                try await client.follow(person.path("events"), after: lastID) { event in
+                    everConnected = true
+                    lastSaid = nil
+                    lastID = event.id ?? lastID
+                    guard let body = try? ControlJSON.decoder().decode(LiveEventBody.self, from: Data(event.data.utf8))
+                    else { return }
+                    if let screen {
+                        await screen.add(body)
+                        try? await screen.refresh(from: client, path: person.path("status"))
+                    } else {
+                        print(options.json ? event.data : WatchLine.text(body))
+                        fflush(nil)
+                    }
+                }
+                everConnected = true
+                await say("the daemon stopped; waiting for it to come back")
+            } catch ControlClientError.refused(_, let body) {
+                screen?.leave()
+                options.fail(body.error, body: body)
+            } catch {
+                // The first attempt fails like any other command; later ones wait for the daemon.
+                guard everConnected else {
+                    screen?.leave()
+                    options.fail(error)
+                }
+                await say("\(error); retrying")
+            }
+            try await Task.sleep(for: .seconds(2))
+        }
+    }
+
+}
+
+/// One event as a line: "14:28:01  alice  tiktok: 2 min left (hourly window until 14:30)".
+enum WatchLine {
+    static let clock: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter
+    }()
+
+    static func text(_ event: LiveEventBody) -> String {
+        "\(clock.string(from: Date()))  \(event.person)  \(event.message)"
+    }
+}
+
+/// The terminal's view: everyone's apps with countdowns, redrawn once a second on the terminal's
+/// alternate screen (left as it was on exit), and the latest events below.
+actor WatchScreen {
+    private var status: HouseholdStatusBody?
+    /// When `status` was fetched, for counting its times down.
+    private var fetched = ContinuousClock.now
+    private var latest: [String] = []
+    private var notice: String?
+    private var entered = false
+
+    init() {}
+
+    func refresh(from client: ControlClient, path: String) async throws {
+        status = try await client.call(.GET, path, as: HouseholdStatusBody.self)
+        fetched = .now
+        notice = nil
+        draw()
+    }
+
+    func add(_ event: LiveEventBody) {
+        latest.append(WatchLine.text(event))
+        if latest.count > 8 { latest.removeFirst(latest.count - 8) }
+        notice = nil
+        draw()
+    }
+
+    func note(_ message: String) {
+        notice = message
+        draw()
+    }
+
+    func redrawEverySecond() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            draw()
+        }
+    }
+
+    /// Leaves the alternate screen and shows the cursor again; safe to call from a signal handler's
+    /// queue, as it only writes.
+    nonisolated func leave() {
+        FileHandle.standardOutput.write(Data("\u{1B}[?25h\u{1B}[?1049l".utf8))
+    }
+
+    private func draw() {
+        if !entered {
+            entered = true
+            FileHandle.standardOutput.write(Data("\u{1B}[?1049h\u{1B}[?25l".utf8))
+        }
+        let elapsed = Int64((ContinuousClock.now - fetched).components.seconds)
+        var lines = ["lockr watch · \(WatchLine.clock.string(from: Date())) · Ctrl-C to stop", ""]
+        if let notice { lines += [notice, ""] }
+        for person in status?.people ?? [] {
+            lines.append("\(person.person) · \(person.summary)")
+            for app in person.apps {
+                let name = app.name.padding(toLength: max(12, app.name.count), withPad: " ", startingAt: 0)
+                let countdown = app.windowEnds.map { Self.countdown($0.inSeconds - elapsed) + " left" } ?? ""
+                lines.append(
+                    "  \(name)  \((app.open ? "open" : "blocked").padding(toLength: 7, withPad: " ", startingAt: 0))  "
+                        + "\(countdown.padding(toLength: 11, withPad: " ", startingAt: 0))  \(app.state.text)")
+            }
+            lines.append("")
+        }
+        if !latest.isEmpty { lines += ["Latest"] + latest.map { "  " + $0 } }
+        let text = "\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\r\n") + "\r\n"
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// "4:05", "0:59".
+    static func countdown(_ seconds: Int64) -> String {
+        let seconds = max(0, seconds)
+        return "\(seconds / 60):" + String(format: "%02d", seconds % 60)
+    }
+}
+
+/// Ends the program cleanly on Ctrl-C (SIGINT) or SIGTERM: `cleanup` runs, then it exits 0.
+final class Interruption {
+    private let sources: [any DispatchSourceSignal]
+
+    init(cleanup: @escaping @Sendable () -> Void) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                cleanup()
+                exit(0)
+            }
+            source.resume()
+            return source
+        }
+    }
+}
