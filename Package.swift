@@ -33,6 +33,14 @@ let package = Package(
             pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]
         ),
+        // The desktop session's bus (libdbus), wrapped once. Only DesktopNotifications imports it.
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        // Desktop notifications (org.freedesktop.Notifications over D-Bus), for `lockr notify`.
+        .target(name: "DesktopNotifications", dependencies: ["CDBus"]),
         // Hears the sentence: WAV clips read and resampled to 16 kHz mono, silence and noise told
         // apart, PocketSphinx decoders on a bounded pool of threads of their own.
         .target(
@@ -118,7 +126,7 @@ let package = Package(
         .executableTarget(
             name: "lockr",
             dependencies: [
-                "LockrDaemon", "LockrControl", "LockrPolicy", "LockrPuzzles",
+                "LockrDaemon", "LockrControl", "LockrPolicy", "LockrPuzzles", "DesktopNotifications",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

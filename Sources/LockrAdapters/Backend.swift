@@ -79,6 +79,11 @@ public struct BackendSettings: Sendable, Equatable {
     /// Pi-hole v6 group holding lockr's entries.
     public var group = "lockr"
     public var timeout: Duration = .seconds(10)
+    /// Webhook: how live events are sent, where (nil: `url`) and with which token (with
+    /// `eventsURL`; else `secret`).
+    public var events = WebhookEvents.json
+    public var eventsURL: String?
+    public var eventsSecret: SecretSource?
 
     public init(name: String, kind: BackendKind, url: String) {
         self.name = name

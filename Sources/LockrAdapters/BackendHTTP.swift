@@ -40,6 +40,14 @@ struct BackendHTTP: Sendable {
         _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
         json body: Data? = nil
     ) async throws(BackendError) -> HTTPReply {
+        try await send(method, path, query: query, headers: headers, body: body, contentType: "application/json")
+    }
+
+    /// Sends `method path?query` with `headers` and `body` of `contentType`, and collects the reply.
+    func send(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
+        body: Data?, contentType: String
+    ) async throws(BackendError) -> HTTPReply {
         var url = baseURL + path
         if !query.isEmpty {
             url += "?" + query.map { "\(Self.escape($0.0))=\(Self.escape($0.1))" }.joined(separator: "&")
@@ -48,7 +56,7 @@ struct BackendHTTP: Sendable {
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "Content-Type", value: contentType)
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         do {

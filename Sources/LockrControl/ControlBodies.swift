@@ -92,8 +92,9 @@ extension LiveEventBody {
             id: numbered.id, person: numbered.person, type: event.kind.rawValue, at: event.at.description,
             local: calendar.clockText(event.at), app: event.app, appName: event.appName,
             state: event.access.map { AccessBody($0, of: event.app ?? "", now: event.at, calendar: calendar) },
-            minutesLeft: event.minutesLeft, until: event.until.map { TimeBody($0, now: event.at, calendar: calendar) },
-            message: event.message)
+            minutesLeft: event.minutesLeft, opensToday: event.count,
+            until: event.until.map { TimeBody($0, now: event.at, calendar: calendar) }, message: event.message,
+            suggestion: numbered.suggestion)
     }
 }
 

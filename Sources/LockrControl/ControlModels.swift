@@ -365,7 +365,7 @@ public struct LiveEventBody: Codable, Sendable, Equatable {
     public let id: String
     public let person: String
     /// `window_opened`, `window_ending`, `window_closed`, `budget_low`, `locked`, `unlocked`,
-    /// `protection_off`, `protection_back`, `settings_changed`.
+    /// `app_opened`, `protection_off`, `protection_back`, `settings_changed`.
     public let type: String
     /// Policy time, ISO 8601, and local time ("14:02").
     public let at: String
@@ -378,15 +378,22 @@ public struct LiveEventBody: Codable, Sendable, Equatable {
     public let state: AccessBody?
     /// `window_ending` (2, 1) and `budget_low` (5, 1): whole minutes left.
     public let minutesLeft: Int?
+    /// `app_opened`: how many times the app was opened today.
+    public let opensToday: Int?
     /// When the window, the budget or the lock ends, when known.
     public let until: TimeBody?
     /// The change as a sentence.
     public let message: String
+    /// `locked`: something to do instead, from the configured list (`[notify] suggestions`).
+    public let suggestion: String?
 
     public init(
         id: String, person: String, type: String, at: String, local: String, app: String?, appName: String?,
-        state: AccessBody?, minutesLeft: Int?, until: TimeBody?, message: String
+        state: AccessBody?, minutesLeft: Int?, opensToday: Int?, until: TimeBody?, message: String,
+        suggestion: String?
     ) {
+        self.opensToday = opensToday
+        self.suggestion = suggestion
         self.id = id
         self.person = person
         self.type = type

@@ -10,6 +10,8 @@ public struct NumberedLiveEvent: Sendable {
     let number: UInt64
     public let person: String
     public let event: LiveEvent
+    /// `locked`: something to do instead, from the configured list, in turn.
+    public let suggestion: String?
 }
 
 /// Hands everyone's live events to whoever listens (the event stream's clients, the webhook),
@@ -25,6 +27,8 @@ public final class LiveEventHub: Sendable {
     private let state = Mutex(State())
 
     private struct State {
+        var suggestions: [String] = []
+        var suggested = 0
         var count: UInt64 = 0
         var recent: [NumberedLiveEvent] = []
         var listeners: [Int: AsyncStream<NumberedLiveEvent>.Continuation] = [:]
@@ -37,14 +41,25 @@ public final class LiveEventHub: Sendable {
         self.epoch = epoch
     }
 
+    /// Takes the things to do instead that locks suggest in turn (none when empty).
+    public func suggest(_ suggestions: [String]) {
+        state.withLock { $0.suggestions = suggestions }
+    }
+
     /// Numbers `events` of `person` and hands them to every listener.
     public func publish(_ events: [LiveEvent], of person: String) {
         guard !events.isEmpty else { return }
         state.withLock { state in
             for event in events {
                 state.count += 1
+                var suggestion: String?
+                if event.kind == .locked, !state.suggestions.isEmpty {
+                    suggestion = state.suggestions[state.suggested % state.suggestions.count]
+                    state.suggested += 1
+                }
                 let numbered = NumberedLiveEvent(
-                    id: "\(epoch)-\(state.count)", number: state.count, person: person, event: event)
+                    id: "\(epoch)-\(state.count)", number: state.count, person: person, event: event,
+                    suggestion: suggestion)
                 state.recent.append(numbered)
                 for listener in state.listeners.values { listener.yield(numbered) }
             }

@@ -95,7 +95,7 @@ private struct ConfigReader {
         "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "apps", "policy", "time",
         "hourly", "extreme", "snooze", "extend", "emergency", "backends", "meter-from", "pihole6", "pihole5",
         "adguardhome", "nextdns", "webhook", "adapters", "people", "trusted-forwarders", "schedules", "profiles",
-        "protection-off-after", "puzzles", "speech-model", "query-log",
+        "protection-off-after", "puzzles", "speech-model", "query-log", "notify",
     ]
     /// The sections a person's table may hold: the top level's policy sections.
     static let personSections = [
@@ -123,9 +123,10 @@ private struct ConfigReader {
         "pihole5": ["url", "token-file", "token-env"],
         "adguardhome": ["url", "username", "password-file", "password-env", "clients"],
         "nextdns": ["url", "profile", "api-key-file", "api-key-env"],
-        "webhook": ["url", "token-file", "token-env"],
+        "webhook": ["url", "token-file", "token-env", "events", "events-url", "events-token-file", "events-token-env"],
         "adapters": ["reconcile-seconds", "retry-max-seconds", "log-seconds", "timeout-seconds"],
         "query-log": ["enabled", "retention", "privacy"],
+        "notify": ["suggestions"],
     ]
     /// The keys of a person's sections, where they differ from the top level's.
     static let personSectionKeys: [String: Set<String>] = [
@@ -232,6 +233,13 @@ private struct ConfigReader {
         }
         if let value = string("speech-model") { config.speechModel = value }
         applyQueryLog(to: &config.queryLog)
+        if let suggestions = strings("notify.suggestions") {
+            if let long = suggestions.first(where: { $0.count > 200 }) {
+                issue("notify.suggestions", "a suggestion is at most 200 characters, not \(long.count)")
+            } else {
+                config.suggestions = suggestions.filter { !$0.isEmpty }
+            }
+        }
         config.schedules = schedules(under: "") ?? []
         config.profiles = profiles(under: "")
         applyPeople(to: &config)
@@ -554,6 +562,29 @@ private struct ConfigReader {
         if let clients = strings("\(section).clients") { settings.clients = clients }
         if let group = string("\(section).group") { settings.group = group }
         if let username = string("\(section).username") { settings.username = username }
+        if let value = string("\(section).events") {
+            if let events = WebhookEvents(rawValue: value) {
+                settings.events = events
+            } else {
+                issue("\(section).events", "expected json (every live event), text (notifications, as ntfy takes them) or off, not '\(value)'")
+            }
+        }
+        if let value = string("\(section).events-url") {
+            if value.hasPrefix("http://") || value.hasPrefix("https://") {
+                settings.eventsURL = value
+            } else {
+                issue("\(section).events-url", "expected an http:// or https:// URL, not '\(value)'")
+            }
+        }
+        switch (string("\(section).events-token-file"), string("\(section).events-token-env")) {
+        case (let file?, nil): settings.eventsSecret = .file(file)
+        case (nil, let name?): settings.eventsSecret = .environment(name)
+        case (_?, _?): issue("\(section).events-token-file", "set events-token-file or events-token-env, not both")
+        case (nil, nil): break
+        }
+        if settings.eventsSecret != nil, settings.eventsURL == nil {
+            issue("\(section).events-token-file", "an events token goes with events-url (without it, events use token-file)")
+        }
         return settings
     }
 

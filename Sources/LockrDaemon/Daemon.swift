@@ -132,6 +132,16 @@ public final class Daemon: Sendable {
                     await hub.run(observe: { backend, queries in parts.meter.observe(queries, from: backend) })
                 })
         }
+        for backend in config.backends where backend.kind == .webhook && backend.events != .off {
+            let notifier = WebhookNotifier(settings: backend)
+            let notices = parts.liveEvents.listen(after: nil).map { event in
+                WebhookNotices.notice(event, calendar: parts.control.view(of: event.person).calendar)
+            }
+            add(
+                RepeatingService(description: "live events to \(backend.name)") {
+                    await notifier.run(notices, logger: logger)
+                })
+        }
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         add(
             ReloadService(hangups: hangups) {

@@ -73,6 +73,8 @@ public struct LockrConfiguration: Sendable, Equatable {
     /// The query log: whether it is kept, for how long, and how much of the default person's queries
     /// (a person's `[people.NAME.query-log] privacy` overrides the level).
     public var queryLog = QueryLogSettings()
+    /// Things to do instead, one of which each lock's live event carries (`[notify] suggestions`).
+    public var suggestions = ["Read a few pages of a book.", "Go for a short walk.", "Stand up and stretch."]
 
     public init() {}
 

@@ -44,6 +44,7 @@ struct PolicyParts: Sendable {
             config: config, loaded: loaded, states: states, now: clock.now(), neighbours: neighbours, logger: logger)
         watch = DeviceWatch(neighbours: neighbours, monotonic: monotonic)
         liveEvents = LiveEventHub(epoch: "\(Int64(Date().timeIntervalSince1970 * 1000))")
+        liveEvents.suggest(config.suggestions)
         propagation = PolicyPropagation(
             household: household, clock: clock, saver: PolicySaver(store: store, liveEvents: liveEvents, logger: logger),
             publisher: publisher)
@@ -67,6 +68,7 @@ struct PolicyParts: Sendable {
             try store.load(person: name)
         }
         try? propagation.propagate(savingAll: true, notify: false)
+        liveEvents.suggest(config.suggestions)
         for name in household.peopleNames() {
             liveEvents.publish(
                 [LiveEvent(kind: .settingsChanged, at: now, message: "the configuration file was reloaded")], of: name)

@@ -14,6 +14,8 @@ public struct LiveEvent: Sendable, Equatable {
         case locked
         /// An app that was blocked resolves again without a window (a new day, a schedule ended).
         case unlocked
+        /// An app came into use after a gap: opened for the `count`th time today.
+        case appOpened = "app_opened"
         /// A device of the person stopped asking lockr while still on the network, or asks again.
         case protectionOff = "protection_off"
         case protectionBack = "protection_back"
@@ -32,6 +34,8 @@ public struct LiveEvent: Sendable, Equatable {
     public let access: AppAccess?
     /// `windowEnding` and `budgetLow`: the whole minutes left.
     public let minutesLeft: Int?
+    /// `appOpened`: how many times the app was opened today.
+    public let count: Int?
     /// When the window, the budget or the lock ends, when known.
     public let until: Instant?
     /// The change as a sentence.
@@ -39,8 +43,9 @@ public struct LiveEvent: Sendable, Equatable {
 
     public init(
         kind: Kind, at: Instant, app: String? = nil, appName: String? = nil, access: AppAccess? = nil,
-        minutesLeft: Int? = nil, until: Instant? = nil, message: String
+        minutesLeft: Int? = nil, count: Int? = nil, until: Instant? = nil, message: String
     ) {
+        self.count = count
         self.kind = kind
         self.at = at
         self.app = app
@@ -69,7 +74,7 @@ public struct LiveEvent: Sendable, Equatable {
 }
 
 /// Turns one person's successive statuses into live events: windows that open, run low and close,
-/// budgets that run low, apps that lock or unlock. Each warning is given once per window (or per
+/// budgets that run low, apps that lock, unlock or are opened again. Each warning is given once per window (or per
 /// budget, until an extension or a new day raises what is left again); a warning already passed
 /// when an app is first seen, or skipped over by a jump, is not given late. Pure: feed it a status
 /// about once a second.
@@ -81,6 +86,7 @@ public struct StatusWatch: Sendable {
 
     private struct Seen {
         var open: Bool
+        var opens: Int
         var window: Window?
         /// Warnings given (or passed) for the current window.
         var windowWarned: Set<Int>
@@ -112,17 +118,22 @@ public struct StatusWatch: Sendable {
             }
             guard var seen = seen[app.id] else {
                 self.seen[app.id] = Seen(
-                    open: app.open, window: window, windowWarned: Self.passed(Self.windowWarnings, left: windowLeft))
+                    open: app.open, opens: app.opens, window: window, windowWarned: Self.passed(Self.windowWarnings, left: windowLeft))
                 continue
             }
             func event(
-                _ kind: LiveEvent.Kind, minutes: Int? = nil, until: Instant? = nil, ofApp: Bool = true, _ message: String
+                _ kind: LiveEvent.Kind, minutes: Int? = nil, count: Int? = nil, until: Instant? = nil, ofApp: Bool = true,
+                _ message: String
             ) {
                 events.append(
                     LiveEvent(
                         kind: kind, at: now, app: ofApp ? app.id : nil, appName: ofApp ? app.name : nil,
-                        access: app.access, minutesLeft: minutes, until: until, message: message))
+                        access: app.access, minutesLeft: minutes, count: count, until: until, message: message))
             }
+            if app.opens > seen.opens {
+                event(.appOpened, count: app.opens, "\(app.id): opened \(Self.times(app.opens)) today")
+            }
+            seen.opens = app.opens
             if window != seen.window {
                 if let window {
                     event(.windowOpened, until: window.until, app.reason)
@@ -162,6 +173,15 @@ public struct StatusWatch: Sendable {
         seen = seen.filter { listed.contains($0.key) }
         budgetWarned = budgetWarned.filter { $0.key == "*" ? !status.perAppBudget : listed.contains($0.key) }
         return events
+    }
+
+    /// "once", "twice", "5 times".
+    static func times(_ count: Int) -> String {
+        switch count {
+        case 1: "once"
+        case 2: "twice"
+        default: "\(count) times"
+        }
     }
 
     private static func window(of access: AppAccess) -> Window? {

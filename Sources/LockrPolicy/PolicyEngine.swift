@@ -462,7 +462,8 @@ public struct PolicyEngine: Sendable {
             let isTime = settings.mode == .time && guardedSet.contains(app)
             return AppStatus(
                 id: app, name: apps[app] ?? app, access: access, reason: text.sentence(app, access, at: now),
-                used: used, uncharged: max(.zero, used - charged), budget: isTime ? budget : nil,
+                used: used, uncharged: max(.zero, used - charged), opens: today.sessions[app] ?? 0,
+                budget: isTime ? budget : nil,
                 left: isTime ? max(.zero, budget - budgetUsed) : nil, windowEnds: window?.ends, nextReset: nextReset,
                 guarded: guardedSet.contains(app), restriction: restriction(of: app, at: now))
         }

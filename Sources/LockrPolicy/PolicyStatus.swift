@@ -12,6 +12,8 @@ public struct AppStatus: Sendable {
     public let used: Duration
     /// The part of `used` in snooze and emergency windows, which no budget is charged for.
     public let uncharged: Duration
+    /// Times it was opened today: uses that began after a gap (`MeteringSettings.sessionGap`).
+    public let opens: Int
     /// Time mode: the budget this app draws on (its own or the shared one) and what is left of it.
     public let budget: Duration?
     public let left: Duration?

@@ -23,61 +23,88 @@ struct WatchCommand: AsyncParsableCommand {
         let screen = isatty(STDOUT_FILENO) == 1 && !options.json ? WatchScreen() : nil
         let interruption = Interruption { screen?.leave() }
         defer { withExtendedLifetime(interruption) {} }
+        let follower = LiveEventFollower(options: options, person: person, leaving: { screen?.leave() })
+        var redraw: Task<Void, Never>?
+        defer { redraw?.cancel() }
+        try await follower.run(
+            connected: { client in
+                guard let screen else { return }
+                try await screen.refresh(from: client, path: person.path("status"))
+                if redraw == nil { redraw = Task { await screen.redrawEverySecond() } }
+            },
+            say: { message in
+                if let screen {
+                    await screen.note(message)
+                } else if !options.json {
+                    print("\(WatchLine.clock.string(from: Date()))  \(message)")
+                    fflush(nil)
+                }
+            },
+            receive: { event, body, client in
+                if let screen {
+                    await screen.add(body)
+                    try? await screen.refresh(from: client, path: person.path("status"))
+                } else {
+                    print(options.json ? event.data : WatchLine.text(body))
+                    fflush(nil)
+                }
+            })
+    }
+}
+
+/// Follows the daemon's live events for a CLI verb, until the program is ended: finds the daemon,
+/// and when it stops or restarts, waits for it and goes on after the last event seen. A first
+/// attempt that fails, or a refusal (an unknown person), ends the program like any other command.
+struct LiveEventFollower {
+    let options: ClientOptions
+    let person: PersonOption
+    /// Runs before the program exits on a failure.
+    var leaving: () -> Void = {}
+
+    /// - Parameters:
+    ///   - connected: on each connection, before its events (a screen fetches the status).
+    ///   - say: how the connection is doing ("the daemon stopped; waiting"), each message once.
+    ///   - receive: each event, as sent and as read.
+    func run(
+        connected: (ControlClient) async throws -> Void, say: (String) async -> Void,
+        receive: (ServerSentEvent, LiveEventBody, ControlClient) async -> Void
+    ) async throws -> Never {
         var lastID: String?
         var everConnected = false
         var lastSaid: String?
-        func say(_ message: String) async {
-            guard message != lastSaid else { return }
-            lastSaid = message
-            if let screen {
-                await screen.note(message)
-            } else if !options.json {
-                print("\(WatchLine.clock.string(from: Date()))  \(message)")
-                fflush(nil)
-            }
-        }
         while true {
             do {
                 let endpoint = try ControlFiles.endpoint(in: try options.stateDirectory())
                 let client = ControlClient(baseURL: endpoint.url, token: endpoint.token)
-                if let screen {
-                    try await screen.refresh(from: client, path: person.path("status"))
-                    everConnected = true
-                    lastSaid = nil
-                }
-                let redraw = screen.map { screen in Task { await screen.redrawEverySecond() } }
-                defer { redraw?.cancel() }
+                try await connected(client)
                 try await client.follow(person.path("events"), after: lastID) { event in
                     everConnected = true
                     lastSaid = nil
                     lastID = event.id ?? lastID
                     guard let body = try? ControlJSON.decoder().decode(LiveEventBody.self, from: Data(event.data.utf8))
                     else { return }
-                    if let screen {
-                        await screen.add(body)
-                        try? await screen.refresh(from: client, path: person.path("status"))
-                    } else {
-                        print(options.json ? event.data : WatchLine.text(body))
-                        fflush(nil)
-                    }
+                    await receive(event, body, client)
                 }
                 everConnected = true
-                await say("the daemon stopped; waiting for it to come back")
+                let message = "the daemon stopped; waiting for it to come back"
+                if message != lastSaid { await say(message) }
+                lastSaid = message
             } catch ControlClientError.refused(_, let body) {
-                screen?.leave()
+                leaving()
                 options.fail(body.error, body: body)
             } catch {
                 // The first attempt fails like any other command; later ones wait for the daemon.
                 guard everConnected else {
-                    screen?.leave()
+                    leaving()
                     options.fail(error)
                 }
-                await say("\(error); retrying")
+                let message = "\(error); retrying"
+                if message != lastSaid { await say(message) }
+                lastSaid = message
             }
             try await Task.sleep(for: .seconds(2))
         }
     }
-
 }
 
 /// One event as a line: "14:28:01  alice  tiktok: 2 min left (hourly window until 14:30)".

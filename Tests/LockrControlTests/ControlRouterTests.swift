@@ -135,8 +135,13 @@ final class MemoryPolicy: PolicyAccess {
             kind: .windowEnding, at: start, app: "tiktok", appName: "TikTok",
             access: .window(.hourly, until: start + .seconds(120)), minutesLeft: 2, until: start + .seconds(120),
             message: "tiktok: 2 min left")
+        hub.suggest(["Go for a walk."])
         hub.publish([LiveEvent(kind: .settingsChanged, at: start, message: "mode hourly")], of: People.defaultName)
         hub.publish([window, LiveEvent(kind: .protectionOff, at: start, message: "phone stopped asking")], of: "bob")
+        let locked = LiveEvent(
+            kind: .locked, at: start, app: "tiktok", appName: "TikTok", access: .hourUsed(next: start + .seconds(3600)),
+            message: "tiktok: hourly window used, next at 11:00")
+        hub.publish([locked], of: "bob")
         hub.close()
         let app = Application(router: ControlRouter.build(policy: policy, token: token))
         try await app.test(.router) { client in
@@ -148,11 +153,18 @@ final class MemoryPolicy: PolicyAccess {
             let frames = String(buffer: answer.body).components(separatedBy: "\n\n").filter { !$0.isEmpty }
             #expect(frames.first == "retry: 3000")
             let events = frames.dropFirst().map { $0.split(separator: "\n").map(String.init) }
-            #expect(events.map { $0.prefix(2) } == [["id: 1-2", "event: window_ending"], ["id: 1-3", "event: protection_off"]])
-            let body = try ControlJSON.decoder().decode(
-                LiveEventBody.self, from: Data(events[0][2].dropFirst("data: ".count).utf8))
-            #expect(body.person == "bob" && body.app == "tiktok" && body.minutesLeft == 2)
+            #expect(
+                events.map { $0.prefix(2) } == [
+                    ["id: 1-2", "event: window_ending"], ["id: 1-3", "event: protection_off"], ["id: 1-4", "event: locked"],
+                ])
+            let bodies = try events.map { lines in
+                try ControlJSON.decoder().decode(LiveEventBody.self, from: Data(lines[2].dropFirst("data: ".count).utf8))
+            }
+            let body = bodies[0]
+            #expect(body.person == "bob" && body.app == "tiktok" && body.minutesLeft == 2 && body.suggestion == nil)
             #expect(body.until?.inSeconds == 120 && body.state?.code == "window" && body.local == "10:00")
+            // A lock suggests something to do instead.
+            #expect(bodies[2].suggestion == "Go for a walk." && bodies[2].state?.code == "hour_used")
 
             // With the last id it saw, a client gets only what came after it.
             headers[HTTPField.Name("Last-Event-ID")!] = "1-2"

@@ -189,6 +189,42 @@ import Testing
         }
     }
 
+    @Test func liveEventKeysAndTheirErrors() throws {
+        let config = try ConfigFile.parse(
+            """
+            backends = ["dns", "webhook"]
+            [notify]
+            suggestions = ["Water the plants.", ""]
+            [webhook]
+            url = "http://hass.local/api/webhook/lockr"
+            events = "text"
+            events-url = "https://ntfy.home.lan/lockr"
+            """, path: "events.toml")
+        #expect(config.suggestions == ["Water the plants."])
+        let hook = try #require(config.backends.first)
+        #expect(hook.events == .text && hook.eventsURL == "https://ntfy.home.lan/lockr")
+        #expect(try ConfigFile.parse("", path: "plain.toml").suggestions.count == 3, "the defaults")
+        do {
+            _ = try ConfigFile.parse(
+                """
+                backends = ["webhook"]
+                [notify]
+                suggestions = "walk"
+                [webhook]
+                url = "http://hass.local/hook"
+                events = "push"
+                events-url = "ntfy.home.lan/lockr"
+                """, path: "badevents.toml")
+            Issue.record("bad live event keys must not parse")
+        } catch {
+            #expect(
+                error.issues.map { "\($0.line ?? 0) \($0.key ?? "")" } == [
+                    "3 notify.suggestions", "6 webhook.events", "7 webhook.events-url",
+                ])
+            #expect(error.description.contains("expected json (every live event), text (notifications, as ntfy takes them) or off"))
+        }
+    }
+
     @Test func syntaxErrorsNameTheirLine() {
         do {
             _ = try ConfigFile.parse("listen = [\"127.0.0.1:53\"]\n[cache\nsize = 1\n", path: "broken.toml")

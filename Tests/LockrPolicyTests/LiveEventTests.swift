@@ -9,8 +9,9 @@ import Testing
         return watch.changes(in: policy.status(at: now), calendar: utc)
     }
 
-    private func kinds(_ events: [LiveEvent]) -> [String] {
-        events.map { event in
+    /// Each event as "kind app minutes"; the app's openings left out unless `opens`.
+    private func kinds(_ events: [LiveEvent], opens: Bool = false) -> [String] {
+        events.filter { opens || $0.kind != .appOpened }.map { event in
             [event.kind.rawValue, event.app, event.minutesLeft.map(String.init)].compactMap { $0 }.joined(separator: " ")
         }
     }
@@ -74,8 +75,8 @@ import Testing
         var now = start
         while now < start + .seconds(700) {
             _ = policy.admit("tiktok", at: now)
-            let events = changes(&policy, &watch, at: now)
-            if !events.isEmpty { seen.append(((now - start).milliseconds / 1000, kinds(events))) }
+            let events = kinds(changes(&policy, &watch, at: now))
+            if !events.isEmpty { seen.append(((now - start).milliseconds / 1000, events)) }
             now = now + .seconds(20)
         }
         // The budget is shared: one warning for all three apps, then each app locks.
@@ -90,8 +91,8 @@ import Testing
         let extended = now
         while now < extended + .seconds(400) {
             _ = policy.admit("tiktok", at: now)
-            let events = changes(&policy, &watch, at: now)
-            if !events.isEmpty { seen.append(((now - extended).milliseconds / 1000, kinds(events))) }
+            let events = kinds(changes(&policy, &watch, at: now))
+            if !events.isEmpty { seen.append(((now - extended).milliseconds / 1000, events)) }
             now = now + .seconds(20)
         }
         #expect(seen.map(\.1) == [["budget_low 1"], ["locked instagram", "locked tiktok", "locked youtube"]])
@@ -129,6 +130,24 @@ import Testing
             "locked instagram", "locked tiktok", "locked youtube", "unlocked instagram", "unlocked tiktok",
             "unlocked youtube",
         ])
+    }
+
+    @Test func eachOpeningAfterAGapIsCounted() {
+        let start = at("2026-06-01T10:00:00Z")
+        var policy = engine(settings(.time) { $0.time.budget = .seconds(3600) }, now: start)
+        var watch = StatusWatch()
+        #expect(changes(&policy, &watch, at: start).isEmpty)
+        var opened: [LiveEvent] = []
+        // Three uses of a minute each, ten minutes apart: three opens.
+        for use in 0..<3 {
+            let begins = start + .seconds(600 * use + 60)
+            for second in stride(from: 0, through: 60, by: 10) {
+                _ = policy.admit("tiktok", at: begins + .seconds(second))
+                opened += changes(&policy, &watch, at: begins + .seconds(second)).filter { $0.kind == .appOpened }
+            }
+        }
+        #expect(opened.map(\.count) == [1, 2, 3])
+        #expect(opened.map(\.message) == ["tiktok: opened once today", "tiktok: opened twice today", "tiktok: opened 3 times today"])
     }
 
     @Test func loggedEventsThatAreLiveOnesAndThoseThatAreNot() {
