@@ -66,9 +66,9 @@ public final class DNSServer: Sendable {
     ) async throws -> DNSServer {
         let loops = Array(group.makeIterator())
         let contexts = loops.map { loop in
-            LoopContext(
-                eventLoop: loop, pipeline: pipeline.copy(),
-                forwarder: UpstreamForwarder(eventLoop: loop, pool: upstreams, settings: forwarding), journal: journal)
+            LoopContext(eventLoop: loop, pipeline: pipeline.copy(), journal: journal) { metrics in
+                UpstreamForwarder(eventLoop: loop, pool: upstreams, settings: forwarding, metrics: metrics)
+            }
         }
         for context in contexts { try await context.eventLoop.submit { context.startJournal() }.get() }
         var channels: [Channel] = []
@@ -83,6 +83,9 @@ public final class DNSServer: Sendable {
                     var address = requested
                     var udp: [Channel] = []
                     do {
+                        do { address = try await claimUDP(address, on: contexts[0].eventLoop) } catch {
+                            throw ListenError(address: address, transport: "udp", reason: ListenError.reason(error))
+                        }
                         for context in contexts {
                             let channel: Channel
                             do { channel = try await bindUDP(address, context: context) } catch {
@@ -120,7 +123,7 @@ public final class DNSServer: Sendable {
                 let old = context.forwarder
                 context.use(pipeline)
                 context.forwarder = UpstreamForwarder(
-                    eventLoop: context.eventLoop, pool: upstreams, settings: forwarding)
+                    eventLoop: context.eventLoop, pool: upstreams, settings: forwarding, metrics: context.metrics)
                 // the old forwarder lives until every query it holds has had all its attempts
                 context.eventLoop.scheduleTask(in: old.longestQuery) { old.close() }
             }
@@ -135,6 +138,20 @@ public final class DNSServer: Sendable {
         }
     }
 
+    /// Every loop's counts added up (each read on its own loop).
+    public func metrics() async -> DNSMetrics {
+        var total = DNSMetrics()
+        for context in contexts {
+            let loop = await (try? context.eventLoop.submit { () -> DNSMetrics in
+                var one = DNSMetrics()
+                context.metrics.add(to: &one)
+                return one
+            }.get()) ?? DNSMetrics()
+            total.add(loop)
+        }
+        return total
+    }
+
     /// Stops accepting queries and closes the upstream sockets.
     public func close() async {
         for channel in channels { try? await channel.close() }
@@ -144,6 +161,17 @@ public final class DNSServer: Sendable {
                 context.stopJournal()
             }.get()
         }
+    }
+
+    /// Checks that no socket holds `address` (and picks a free port for port 0) by binding a socket
+    /// that shares with no one, then lets it go: the loops' sockets share their port with
+    /// SO_REUSEPORT, which would otherwise let them join another program's sockets on the same
+    /// port (another lockr of the same user), each then getting part of the other's queries.
+    private static func claimUDP(_ address: SocketAddress, on loop: EventLoop) async throws -> SocketAddress {
+        let probe = try await DatagramBootstrap(group: loop).bind(to: address).get()
+        let claimed = probe.localAddress ?? address
+        try await probe.close()
+        return claimed
     }
 
     private static func bindUDP(_ address: SocketAddress, context: LoopContext) async throws -> Channel {

@@ -1,13 +1,14 @@
 import DNSWire
 import NIOCore
 
-/// What the handlers of one event loop share: the current pipeline, the loop's forwarder and its
-/// part of the query log. Touched only on its event loop, so the hot path takes no lock; a reload
-/// swaps pipeline and forwarder in place there.
+/// What the handlers of one event loop share: the current pipeline, the loop's forwarder, its part
+/// of the query log and its counts. Touched only on its event loop, so the hot path takes no lock;
+/// a reload swaps pipeline and forwarder in place there.
 final class LoopContext: @unchecked Sendable {
     let eventLoop: EventLoop
     private(set) var pipeline: QueryPipeline
     var forwarder: UpstreamForwarder
+    let metrics = LoopMetrics()
     private let journal: JournalBuffer?
     private var journalFlush: RepeatedTask?
 
@@ -19,10 +20,14 @@ final class LoopContext: @unchecked Sendable {
         case later(EventLoopFuture<[UInt8]>)
     }
 
-    init(eventLoop: EventLoop, pipeline: QueryPipeline, forwarder: UpstreamForwarder, journal: QueryJournal?) {
+    /// `forwarder` makes the loop's forwarder, which counts into the loop's metrics.
+    init(
+        eventLoop: EventLoop, pipeline: QueryPipeline, journal: QueryJournal?,
+        forwarder: (LoopMetrics) -> UpstreamForwarder
+    ) {
         self.eventLoop = eventLoop
         self.pipeline = pipeline
-        self.forwarder = forwarder
+        self.forwarder = forwarder(metrics)
         self.journal = journal.map(JournalBuffer.init)
     }
 
@@ -56,13 +61,16 @@ final class LoopContext: @unchecked Sendable {
         let arrived = Self.now()
         switch pipeline.begin(packet: packet, client: client, transport: transport, now: arrived, note: &note) {
         case .reply(let bytes, let outcome):
+            metrics.answered(outcome, type: note.query?.type ?? 0)
             journal?.record(note, source: client, outcome: outcome, pipeline: pipeline)
             return .reply(bytes)
         case .drop:
             return .nothing
         case .forward(let query, let stale, let verdict):
+            metrics.missedCache()
             let pipeline = self.pipeline
             let journal = self.journal
+            let metrics = self.metrics
             let note = note
             let resolution = forwarder.resolve(query, bounds: pipeline.cacheSettings.bounds)
             @Sendable func finish(_ result: Result<UpstreamAnswer, Error>) -> PipelineAnswer {
@@ -72,6 +80,7 @@ final class LoopContext: @unchecked Sendable {
             }
             /// Notes the answer the client got.
             @Sendable func record(_ outcome: QueryOutcome, _ result: Result<UpstreamAnswer, Error>?) {
+                metrics.answered(outcome, type: query.type)
                 journal?.record(
                     note, source: client, outcome: outcome, pipeline: pipeline,
                     upstream: try? result?.get().server,

@@ -25,6 +25,7 @@ final class UpstreamForwarder: @unchecked Sendable {
     let eventLoop: EventLoop
     private let pool: UpstreamPool
     private let settings: ForwardSettings
+    private let metrics: LoopMetrics
     private var sockets: [SocketFamily: SocketSet] = [:]
     private var socketsReady: [SocketFamily: EventLoopFuture<Void>] = [:]
     private var pending: [PendingKey: PendingQuery] = [:]
@@ -76,10 +77,12 @@ final class UpstreamForwarder: @unchecked Sendable {
         }
     }
 
-    init(eventLoop: EventLoop, pool: UpstreamPool, settings: ForwardSettings) {
+    /// `metrics`: its event loop's, where each upstream's answers and failures are counted.
+    init(eventLoop: EventLoop, pool: UpstreamPool, settings: ForwardSettings, metrics: LoopMetrics) {
         self.eventLoop = eventLoop
         self.pool = pool
         self.settings = settings
+        self.metrics = metrics
     }
 
     /// Resolves `query` upstream. The future fails with `ForwardError` when no upstream answered.
@@ -134,8 +137,7 @@ final class UpstreamForwarder: @unchecked Sendable {
             case .success(let set):
                 self.send(job, to: server, address: address, family: family, set: set)
             case .failure:
-                self.pool.recordFailure(
-                    server, now: NIODeadline.now().uptimeNanoseconds, reason: "no socket to send from")
+                self.failed(server, reason: "no socket to send from")
                 self.sendAttempt(job)
             }
         }
@@ -161,7 +163,7 @@ final class UpstreamForwarder: @unchecked Sendable {
     private func attemptFailed(_ key: PendingKey, reason: String) {
         guard let attempt = pending.removeValue(forKey: key) else { return }
         attempt.timeout.cancel()
-        pool.recordFailure(attempt.server, now: NIODeadline.now().uptimeNanoseconds, reason: reason)
+        failed(attempt.server, reason: reason)
         sendAttempt(attempt.job)
     }
 
@@ -190,13 +192,13 @@ final class UpstreamForwarder: @unchecked Sendable {
     private func finish(_ attempt: PendingQuery, with answer: CachedAnswer) {
         switch answer.rcode {
         case .serverFailure?, .refused?, .notImplemented?, .formatError?, nil:
-            pool.recordFailure(
-                attempt.server, now: NIODeadline.now().uptimeNanoseconds,
-                reason: "answered \(answer.rcode.map { "\($0)" } ?? "an unknown code")")
+            failed(attempt.server, reason: "answered \(answer.rcode.map { "\($0)" } ?? "an unknown code")")
             sendAttempt(attempt.job)
         default:
-            let rtt = Double((NIODeadline.now() - attempt.sentAt).nanoseconds) / 1000
-            pool.recordSuccess(attempt.server, rttMicroseconds: rtt, now: NIODeadline.now().uptimeNanoseconds)
+            let rtt = (NIODeadline.now() - attempt.sentAt).nanoseconds
+            pool.recordSuccess(
+                attempt.server, rttMicroseconds: Double(rtt) / 1000, now: NIODeadline.now().uptimeNanoseconds)
+            metrics.upstreamAnswered(pool.servers[attempt.server], nanoseconds: rtt)
             attempt.job.promise.succeed(UpstreamAnswer(answer: answer, server: pool.servers[attempt.server]))
         }
     }
@@ -212,11 +214,16 @@ final class UpstreamForwarder: @unchecked Sendable {
                 case .success(let answer) where !answer.isTruncated:
                     self.finish(attempt, with: answer)
                 default:
-                    self.pool.recordFailure(
-                        attempt.server, now: NIODeadline.now().uptimeNanoseconds, reason: "no usable answer over TCP")
+                    self.failed(attempt.server, reason: "no usable answer over TCP")
                     self.sendAttempt(attempt.job)
                 }
             }
+    }
+
+    /// Notes that `server` failed an attempt: its health in the pool, and the loop's count.
+    private func failed(_ server: Int, reason: String) {
+        pool.recordFailure(server, now: NIODeadline.now().uptimeNanoseconds, reason: reason)
+        metrics.upstreamFailed(pool.servers[server])
     }
 
     private func socketSet(for family: SocketFamily) -> EventLoopFuture<SocketSet> {

@@ -88,12 +88,14 @@ public struct ControlClient: Sendable {
         }
     }
 
-    /// Follows the server-sent events at `path` (`events?person=P`), from after `lastEventID`,
-    /// handing each to `receive` as it comes; returns when the daemon ends the stream (it stopped).
-    /// Throws `ControlClientError` when the daemon cannot be reached or refuses, and what `receive`
-    /// throws.
+    /// Follows the server-sent events at `path` (`events?person=P`), from after `lastEventID`:
+    /// `opened` runs once the daemon has taken the subscription (what is read then misses no event
+    /// after it), then each event goes to `receive` as it comes; returns when the daemon ends the
+    /// stream (it stopped). Throws `ControlClientError` when the daemon cannot be reached or
+    /// refuses, and what `opened` and `receive` throw.
     public func follow(
-        _ path: String, after lastEventID: String?, _ receive: (ServerSentEvent) async throws -> Void
+        _ path: String, after lastEventID: String?, opened: () async throws -> Void = {},
+        _ receive: (ServerSentEvent) async throws -> Void
     ) async throws {
         var request = HTTPClientRequest(url: baseURL + "/api/v1/" + path)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
@@ -114,6 +116,7 @@ public struct ControlClient: Sendable {
                 ?? ErrorBody(error: "HTTP \(status) from the daemon", code: "http_\(status)")
             throw ControlClientError.refused(status: status, body)
         }
+        try await opened()
         var reader = ServerSentEventReader()
         var pieces = response.body.makeAsyncIterator()
         while true {

@@ -4,7 +4,8 @@ import LockrPolicy
 import LockrSpeech
 import NIOCore
 
-/// The control API's routes, all under `/api/v1` and all behind the bearer token. Each is about
+/// The control API's routes, all under `/api/v1` (and Prometheus's `/metrics`) and all behind the
+/// bearer token. Each is about
 /// one person: `?person=NAME`, else the caller's (`PolicyAccess.person(named:caller:)`); `status`
 /// and `log` without it are about everyone, and the PIN is the household's.
 ///
@@ -76,6 +77,12 @@ public enum ControlRouter {
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: BearerTokenMiddleware(token: token))
         let api = router.group("api/v1")
+        // Prometheus's path, outside the API's versions; behind the token like the rest.
+        router.get("metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: await policy.metricsText())))
+        }
 
         api.get("status") { request, context in
             try await respond {

@@ -85,6 +85,9 @@ public protocol PolicyAccess: Sendable {
     /// Bad input throws an `ErrorBody` (400).
     func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody
 
+    /// Every metric, in Prometheus's text format.
+    func metricsText() async -> String
+
     /// Everyone's live events as they happen.
     var liveEvents: LiveEventHub { get }
 

@@ -17,6 +17,9 @@ struct ControlAccess: PolicyAccess {
     let queryLog: QueryLog?
     let explainer: Explainer
     let liveEvents: LiveEventHub
+    let metrics: MetricsExporter
+
+    func metricsText() async -> String { await metrics.scrape() }
 
     var timeScale: Double { clock.scale }
 

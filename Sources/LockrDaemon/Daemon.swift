@@ -102,6 +102,7 @@ public final class Daemon: Sendable {
                     forwarding: config.forwarding,
                     group: loops, journal: parts.queryLog?.journal)
                 server = started
+                await parts.metrics.observe(started, cache: cache)
                 add(DNSService(server: started, loops: loops))
             } catch {
                 try? await loops.shutdownGracefully()

@@ -23,6 +23,8 @@ struct PolicyParts: Sendable {
     let queryLog: QueryLog?
     /// Everyone's live events: windows, countdowns, locks, protection, settings.
     let liveEvents: LiveEventHub
+    /// `/metrics`.
+    let metrics: MetricsExporter
     private let store: PolicyStore
 
     /// Restores everyone from `store`, or starts them afresh. `clock` makes the policy clock from
@@ -49,9 +51,10 @@ struct PolicyParts: Sendable {
             household: household, clock: clock, saver: PolicySaver(store: store, liveEvents: liveEvents, logger: logger),
             publisher: publisher)
         gate = DNSGate(household: household, clock: clock, meters: config.meterFrom == nil)
+        metrics = MetricsExporter(household: household, clock: clock, propagation: propagation, queryLog: queryLog)
         control = ControlAccess(
             household: household, clock: clock, propagation: propagation, store: store, watch: watch, queryLog: queryLog,
-            explainer: Explainer(), liveEvents: liveEvents)
+            explainer: Explainer(), liveEvents: liveEvents, metrics: metrics)
         self.queryLog = queryLog
         ticker = PolicyTicker(
             household: household, clock: clock, watch: watch, propagation: propagation, liveEvents: liveEvents)

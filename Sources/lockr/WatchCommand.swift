@@ -62,7 +62,8 @@ struct LiveEventFollower {
     var leaving: () -> Void = {}
 
     /// - Parameters:
-    ///   - connected: on each connection, before its events (a screen fetches the status).
+    ///   - connected: on each connection, once subscribed and before its events (a screen fetches
+    ///     the status).
     ///   - say: how the connection is doing ("the daemon stopped; waiting"), each message once.
     ///   - receive: each event, as sent and as read.
     func run(
@@ -76,8 +77,8 @@ struct LiveEventFollower {
             do {
                 let endpoint = try ControlFiles.endpoint(in: try options.stateDirectory())
                 let client = ControlClient(baseURL: endpoint.url, token: endpoint.token)
-                try await connected(client)
-                try await client.follow(person.path("events"), after: lastID) { event in
+                try await client.follow(person.path("events"), after: lastID, opened: { try await connected(client) }) {
+                    event in
                     everConnected = true
                     lastSaid = nil
                     lastID = event.id ?? lastID

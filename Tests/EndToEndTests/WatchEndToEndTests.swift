@@ -56,6 +56,18 @@ import Testing
             throw LockrProcess.Failure("no line with '\(text)' in: \(lines.withLock { $0.map(\.text) })")
         }
 
+        /// Waits until it follows the daemon's events: reloads the daemon (each reload is an event)
+        /// until a reload's event reaches it.
+        func waitUntilFollowing(_ lockr: LockrProcess) async throws {
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                lockr.signal(SIGHUP)
+                try await Task.sleep(for: .milliseconds(200))
+                if lines.withLock({ $0.contains { $0.text.contains("the configuration file was reloaded") } }) { return }
+            }
+            throw LockrProcess.Failure("lockr watch never got an event: \(lines.withLock { $0.map(\.text) })")
+        }
+
         func stop() -> Int32 {
             if process.isRunning { kill(process.processIdentifier, SIGINT) }
             process.waitUntilExit()
@@ -75,7 +87,7 @@ import Testing
             lockr, _ in
             let watcher = try Watcher(lockr, ["--json"])
             defer { _ = watcher.stop() }
-            try await Task.sleep(for: .milliseconds(300))
+            try await watcher.waitUntilFollowing(lockr)
             #expect(try lockr.cli("unlock", "tiktok").status == 0)
             let opened = try await watcher.wait(for: "\"window_opened\"")
             let closed = try await watcher.wait(for: "\"window_closed\"")
@@ -88,7 +100,9 @@ import Testing
             #expect(delay < 1.0, "window end arrived \(delay) s after it")
             #expect(delay > -0.5, "window end arrived \(-delay) s before it")
 
-            let types = watcher.lines.withLock { $0.compactMap { try? event($0.text)["type"] as? String } }
+            let types = watcher.lines.withLock {
+                $0.compactMap { try? event($0.text)["type"] as? String }.filter { $0 != "settings_changed" }
+            }
             #expect(types == ["window_opened", "window_ending", "window_ending", "window_closed", "locked"])
             let lines = watcher.lines.withLock { $0.map(\.text) }
             let ending = try lines.filter { $0.contains("window_ending") }.map { try event($0)["minutes_left"] as? Int }
@@ -105,7 +119,7 @@ import Testing
             lockr, _ in
             let watcher = try Watcher(lockr, [])
             defer { _ = watcher.stop() }
-            try await Task.sleep(for: .milliseconds(300))
+            try await watcher.waitUntilFollowing(lockr)
             #expect(try lockr.cli("unlock", "youtube").status == 0)
             let opened = try await watcher.wait(for: "youtube: open until")
             #expect(opened.text.contains("  default  youtube: open until 10:0"), "\(opened.text)")

@@ -16,6 +16,8 @@ final class MemoryPolicy: PolicyAccess {
     let logged = Mutex<[LoggedEvent]>([])
     let timeScale = 1.0
     let liveEvents = LiveEventHub(epoch: "1")
+
+    func metricsText() async -> String { "lockr_test_metric 1\n" }
     /// The person whose device calls, as the caller's address would say.
     let callerPerson = Mutex<String?>(nil)
     /// The callers' addresses asked about.
