@@ -83,8 +83,10 @@ public final class DNSServer: Sendable {
                     var address = requested
                     var udp: [Channel] = []
                     do {
-                        do { address = try await claimUDP(address, on: contexts[0].eventLoop) } catch {
-                            throw ListenError(address: address, transport: "udp", reason: ListenError.reason(error))
+                        if requested.port == 0 {
+                            do { address = try await claimFreeUDPPort(address, on: contexts[0].eventLoop) } catch {
+                                throw ListenError(address: address, transport: "udp", reason: ListenError.reason(error))
+                            }
                         }
                         for context in contexts {
                             let channel: Channel
@@ -163,11 +165,11 @@ public final class DNSServer: Sendable {
         }
     }
 
-    /// Checks that no socket holds `address` (and picks a free port for port 0) by binding a socket
-    /// that shares with no one, then lets it go: the loops' sockets share their port with
-    /// SO_REUSEPORT, which would otherwise let them join another program's sockets on the same
-    /// port (another lockr of the same user), each then getting part of the other's queries.
-    private static func claimUDP(_ address: SocketAddress, on loop: EventLoop) async throws -> SocketAddress {
+    /// `address` with a port no UDP socket holds, picked by binding a socket that shares with no one
+    /// to port 0, then letting it go. The loops' sockets share their port (SO_REUSEADDR,
+    /// SO_REUSEPORT), and bound to port 0 themselves they could be given a port that another
+    /// program's sharing sockets hold (another lockr), each then getting part of the other's queries.
+    private static func claimFreeUDPPort(_ address: SocketAddress, on loop: EventLoop) async throws -> SocketAddress {
         let probe = try await DatagramBootstrap(group: loop).bind(to: address).get()
         let claimed = probe.localAddress ?? address
         try await probe.close()

@@ -69,6 +69,8 @@ final class QueryLogWriter: Sendable {
         let countsBefore = now - QueryLogStore.countsRetention.milliseconds
         do {
             _ = try await thread.runIfActive { try store.prune(before: before, countsBefore: countsBefore) }
+        } catch is CancellationError {
+            // Stopping before the first prune ran: the next start prunes.
         } catch {
             logger.warning("cannot prune the query log", metadata: ["error": "\(error)"])
         }

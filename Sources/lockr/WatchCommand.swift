@@ -11,8 +11,8 @@ struct WatchCommand: AsyncParsableCommand {
             how long a window has left, and below them the latest events. Otherwise (a pipe, a file) each event \
             is one line as it happens; with --json, the API's JSON, one object per line. Events are windows \
             opened, 2 and 1 minutes left, closed; a budget at 5 and 1 minutes; locks and unlocks with their \
-            reason; protection off; settings changed. When the daemon stops or restarts, watch waits for it and \
-            goes on.
+            reason; an app opened again; protection off; settings changed. Without --person it follows everyone. \
+            When the daemon stops or restarts, watch waits for it and goes on.
             """
     )
 

@@ -57,26 +57,6 @@ import Testing
         await running.stop()
     }
 
-    @Test func aPortAnotherServerHoldsIsRefusedNotShared() async throws {
-        try await Self.withServer { running in
-            // The loops' sockets share their port with SO_REUSEPORT; a second server on the same
-            // port must not join them (and take part of their queries): it is told the port is held.
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-            let cache = CacheSettings()
-            let refusal = await #expect(throws: ListenError.self) {
-                _ = try await DNSServer.start(
-                    listeners: ListenerSettings(addresses: [try SocketAddress(ipAddress: "127.0.0.1", port: running.port)]),
-                    pipeline: QueryPipeline(
-                        policy: FilterPolicy(rules: RuleSetBuilder().build()), cacheSettings: cache,
-                        cache: AnswerCache(settings: cache)),
-                    upstreams: UpstreamPool(servers: []), forwarding: ForwardSettings(), group: group)
-            }
-            // Refused for UDP, before any socket joined the port (TCP alone would refuse it later).
-            #expect(refusal?.transport == "udp")
-            try await group.shutdownGracefully()
-        }
-    }
-
     @Test func forwardsAndThenAnswersFromCache() async throws {
         try await Self.withServer { running in
             for id in [1, 2, 3] as [UInt16] {

@@ -117,6 +117,51 @@ import Testing
         }
     }
 
+    /// Port 0 picks a port no UDP socket holds, not one that sharing sockets (SO_REUSEADDR and
+    /// SO_REUSEPORT, as another lockr's) hold: in a namespace whose only free-to-pick port such a
+    /// socket holds, lockr says it cannot listen rather than share it.
+    @Test(.disabled(if: NetworkNamespaces.unavailable != nil)) func portZeroNeverSharesAnotherDaemonsPort() throws {
+        let namespace = "lkr-port-\(UUID().uuidString.prefix(6).lowercased())"
+        _ = try run(NetworkNamespaces.ip, ["netns", "add", namespace])
+        defer {
+            let pids = (try? run(NetworkNamespaces.ip, ["netns", "pids", namespace]))?.output.split(separator: "\n") ?? []
+            for pid in pids.compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
+            _ = try? run(NetworkNamespaces.ip, ["netns", "del", namespace])
+        }
+        func inside(_ arguments: [String]) throws -> (status: Int32, output: String) {
+            try run(NetworkNamespaces.ip, ["netns", "exec", namespace] + arguments)
+        }
+        _ = try inside(["ip", "link", "set", "lo", "up"])
+        _ = try inside(["sysctl", "-w", "net.ipv4.ip_local_port_range=40000 40000"])
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: NetworkNamespaces.ip)
+        holder.arguments = [
+            "netns", "exec", namespace, "python3", "-c",
+            """
+            import socket, time
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            s.bind(("127.0.0.1", 40000))
+            print("held", flush=True)
+            time.sleep(60)
+            """,
+        ]
+        let held = Pipe()
+        holder.standardOutput = held
+        try holder.run()
+        defer { holder.terminate() }
+        _ = held.fileHandleForReading.availableData  // "held"
+        let state = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let refused = try inside([
+            LockrProcess.binary, "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--upstream",
+            "127.0.0.1:9", "--state-dir", state,
+        ])
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(refused.output.contains("cannot listen on 127.0.0.1:0 (udp): address already in use"), "\(refused.output)")
+    }
+
     @Test func theClientFindsTheDaemonWithoutNeedingAGoodConfig() async throws {
         try await withLockr { lockr, _ in
             let viaEnvironment = try run(
