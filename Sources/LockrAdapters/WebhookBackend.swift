@@ -7,7 +7,7 @@ import Foundation
 /// `changed` means no longer guarded; `person` is absent for the default person, whose apps are
 /// `blocked`; rules as lockr's lists write them). A `token` is sent as `Authorization: Bearer`. Any 2xx is success;
 /// changes are delivered in order, each until it succeeds. There is nothing to read back, so
-/// reconciling sends nothing.
+/// reconciling sends nothing. Live events go to the webhook too, through `WebhookNotifier`.
 public struct WebhookBackend: Backend {
     public let name: String
     private let settings: BackendSettings
