@@ -130,8 +130,10 @@ let package = Package(
         .executableTarget(
             name: "lockr",
             dependencies: [
-                "LockrDaemon", "LockrControl", "LockrPolicy", "LockrPuzzles", "DesktopNotifications",
+                "LockrDaemon", "LockrControl", "LockrPolicy", "LockrPuzzles", "DesktopNotifications", "DNSProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -51,7 +51,8 @@ public enum BlockReason: Sendable, Equatable {
     case rule(RuleHit)
     /// A rule of the lists of the person who asked.
     case personRule(RuleHit)
-    /// A name that switches off a way around lockr (the text says which).
+    /// A name lockr answers itself: one that switches off a way around lockr, or the doctor's probe
+    /// (the text says which).
     case antiBypass(String)
     /// An app's name, closed by the rationing policy.
     case guarded(PolicyBlock)
@@ -202,8 +203,8 @@ public struct FilterPolicy: Sendable {
         let person = filters[filterIndex(client)]
         return query.packet.withUnsafeBufferPointer { packet in
             let name = UnsafeBufferPointer(rebasing: packet[DNSLimits.headerSize..<query.nameEnd])
-            if person.antiBypass, let bypass = AntiBypass.rule(for: name) {
-                return .answer(bypass.answer, ttl: blockTTL, reason: .antiBypass(bypass.reason))
+            if let local = LocalAnswers.rule(for: name), local.always || person.antiBypass {
+                return .answer(local.answer, ttl: blockTTL, reason: .antiBypass(local.reason))
             }
             let isServiceBinding = query.type == RecordType.https || query.type == RecordType.svcb
             let answer = isServiceBinding ? .noData : blockAnswer.synthesized
@@ -263,14 +264,32 @@ public struct FilterPolicy: Sendable {
     }
 }
 
-/// Names that switch off protections clients would otherwise use to go around lockr.
-enum AntiBypass {
+/// Names lockr answers itself: those that switch off protections clients would otherwise use to
+/// go around lockr (unless anti-bypass is off), and the probe `lockr doctor` asks through the
+/// system's resolver to see that it reaches lockr.
+public enum LocalAnswers {
     struct Rule {
         let answer: SynthesizedAnswer
         let reason: String
+        /// Answered even with anti-bypass off.
+        var always = false
+    }
+
+    /// Every name under it is answered with `probeAddress` (A; AAAA gets no data).
+    public static let probeDomain = "lockr-probe.internal"
+    /// 127.76.75.82: "LKR" on the loopback network, which nothing else answers.
+    public static let probeAddress: [UInt8] = [127, 76, 75, 82]
+
+    /// Whether `answer` (a whole DNS message) is lockr's answer to its probe: NOERROR with
+    /// `probeAddress` in it.
+    public static func isProbeAnswer(_ answer: [UInt8]) -> Bool {
+        guard answer.count >= 16, answer[3] & 0x0F == 0, answer[6] != 0 || answer[7] != 0 else { return false }
+        return (12...(answer.count - 4)).contains { answer[$0..<($0 + 4)].elementsEqual(probeAddress) }
     }
 
     private static let rules: [String: Rule] = [
+        probeDomain: Rule(
+            answer: .address(ipv4: probeAddress, ipv6: nil), reason: "lockr doctor's probe", always: true),
         // NXDOMAIN tells Firefox not to turn on DNS over HTTPS by itself.
         "use-application-dns.net": Rule(answer: .nameError, reason: "anti-bypass: Firefox DNS-over-HTTPS canary"),
         // NXDOMAIN turns iCloud Private Relay off.

@@ -1,6 +1,7 @@
 /// Record types lockr treats specially. Values from the IANA DNS parameters registry.
 public enum RecordType {
     public static let a: UInt16 = 1
+    public static let ns: UInt16 = 2
     public static let soa: UInt16 = 6
     public static let hinfo: UInt16 = 13
     public static let aaaa: UInt16 = 28

@@ -408,6 +408,38 @@ public struct LiveEventBody: Codable, Sendable, Equatable {
     }
 }
 
+/// One check of `lockr doctor`: what was checked, whether it passed, what was found, and what to
+/// do when it failed.
+public struct DoctorCheckBody: Codable, Sendable, Equatable {
+    public let name: String
+    public let ok: Bool
+    public let detail: String
+    public let fix: String?
+
+    public init(name: String, ok: Bool, detail: String, fix: String?) {
+        self.name = name
+        self.ok = ok
+        self.detail = detail
+        self.fix = fix
+    }
+}
+
+/// `GET doctor`: what the daemon serves and its own checks.
+public struct DoctorResponse: Codable, Sendable, Equatable {
+    /// Whether lockr answers DNS itself (false when backends alone enforce the policy).
+    public let dnsServed: Bool
+    /// Where it answers DNS ("127.0.0.1:5335").
+    public let dnsAddresses: [String]
+    /// Upstreams, clock, state database, each person's devices, each backend.
+    public let checks: [DoctorCheckBody]
+
+    public init(dnsServed: Bool, dnsAddresses: [String], checks: [DoctorCheckBody]) {
+        self.dnsServed = dnsServed
+        self.dnsAddresses = dnsAddresses
+        self.checks = checks
+    }
+}
+
 public struct LogResponse: Codable, Sendable, Equatable {
     public let events: [EventBody]
 }

@@ -36,6 +36,7 @@ import NIOCore
 /// | GET | stats?day=DATE or days=N | | `StatsResponse` |
 /// | GET | explain?name=N&type=T&client=IP | | `ExplainBody` |
 /// | GET | events | | server-sent `LiveEventBody` events (see `addEventsRoute`) |
+/// | GET | doctor | | `DoctorResponse` |
 /// | GET | devices | | `DevicesResponse` |
 /// | GET | schedules | | `SchedulesResponse` |
 /// | POST | schedules | `ScheduleRequest` | `SchedulesResponse` |
@@ -66,7 +67,7 @@ public enum ControlRouter {
         (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
         (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"), (.get, "gate"),
         (.post, "gate/challenges"), (.post, "gate/challenges/:id"), (.post, "gate/fallback"), (.post, "gate/voice"),
-        (.get, "queries"), (.get, "stats"), (.get, "explain"), (.get, "events"),
+        (.get, "queries"), (.get, "stats"), (.get, "explain"), (.get, "events"), (.get, "doctor"),
     ]
 
     /// The routes; `speech` hears spoken sentences (nil: `gate/voice` answers 503).
@@ -84,6 +85,7 @@ public enum ControlRouter {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: await policy.metricsText())))
         }
 
+        api.get("doctor") { _, _ in try await respond { await policy.doctor() } }
         api.get("status") { request, context in
             try await respond {
                 let named = request.uri.queryParameters["person"].map(String.init)

@@ -85,6 +85,9 @@ public protocol PolicyAccess: Sendable {
     /// Bad input throws an `ErrorBody` (400).
     func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody
 
+    /// The daemon's own checks for `lockr doctor` (each upstream asked, so it may take seconds).
+    func doctor() async -> DoctorResponse
+
     /// Every metric, in Prometheus's text format.
     func metricsText() async -> String
 

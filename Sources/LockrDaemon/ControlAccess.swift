@@ -18,6 +18,9 @@ struct ControlAccess: PolicyAccess {
     let explainer: Explainer
     let liveEvents: LiveEventHub
     let metrics: MetricsExporter
+    let doctor: Doctor
+
+    func doctor() async -> DoctorResponse { await doctor.examine(devices: devices(), clockDrift: clockDrift()) }
 
     func metricsText() async -> String { await metrics.scrape() }
 

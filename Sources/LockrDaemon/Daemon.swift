@@ -158,6 +158,7 @@ public final class Daemon: Sendable {
                 try? await speech.shutdown()
             })
         let dnsAddresses = server?.boundAddresses ?? []
+        parts.doctor.serve(dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, answersDNS: config.answersDNS)
         add(
             ControlService.make(
                 router: ControlRouter.build(policy: parts.control, token: token, speech: speech), address: config.control,
@@ -268,6 +269,7 @@ public final class Daemon: Sendable {
                 )
             }
             parts.reload(config: config, loaded: loaded)
+            parts.doctor.serve(upstreams: loaded.upstreams, answersDNS: running.answersDNS)
             keeper?.reload(config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
             report(loaded, config, logger: logger)
             logger.notice("reloaded")

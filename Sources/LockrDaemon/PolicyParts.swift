@@ -25,6 +25,8 @@ struct PolicyParts: Sendable {
     let liveEvents: LiveEventHub
     /// `/metrics`.
     let metrics: MetricsExporter
+    /// The daemon's side of `lockr doctor`.
+    let doctor: Doctor
     private let store: PolicyStore
 
     /// Restores everyone from `store`, or starts them afresh. `clock` makes the policy clock from
@@ -52,9 +54,10 @@ struct PolicyParts: Sendable {
             publisher: publisher)
         gate = DNSGate(household: household, clock: clock, meters: config.meterFrom == nil)
         metrics = MetricsExporter(household: household, clock: clock, propagation: propagation, queryLog: queryLog)
+        doctor = Doctor(household: household, store: store, propagation: propagation)
         control = ControlAccess(
             household: household, clock: clock, propagation: propagation, store: store, watch: watch, queryLog: queryLog,
-            explainer: Explainer(), liveEvents: liveEvents, metrics: metrics)
+            explainer: Explainer(), liveEvents: liveEvents, metrics: metrics, doctor: doctor)
         self.queryLog = queryLog
         ticker = PolicyTicker(
             household: household, clock: clock, watch: watch, propagation: propagation, liveEvents: liveEvents)

@@ -200,6 +200,14 @@ public final class PolicyStore: Sendable {
         return migrator
     }
 
+    /// What SQLite's quick check finds wrong with the database (the outbox's tables included);
+    /// empty when it is sound.
+    public func integrityProblems() throws(StoreError) -> [String] {
+        try access {
+            try database.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check").filter { $0 != "ok" } }
+        }
+    }
+
     /// The people whose state the store holds, in name order.
     public func people() throws(StoreError) -> [String] {
         try access {

@@ -105,6 +105,14 @@ import Testing
             Issue.record("with anti-bypass off the canary is forwarded")
             return
         }
+        // The doctor's probe is answered whatever anti-bypass says, with its own address.
+        for pipe in [pipe, off] {
+            let probe = pipe.begin(
+                packet: LdnsBuild.query("p42.lockr-probe.internal."), client: local, transport: .udp, now: 0)
+            let bytes = try #require({ if case .reply(let bytes, _) = probe { bytes } else { nil } }())
+            #expect(LocalAnswers.isProbeAnswer(bytes))
+            #expect(try reply(probe).answerRecords.first?.hasSuffix("127.76.75.82") == true)
+        }
     }
 
     @Test func whatIsNeverForwarded() throws {

@@ -18,6 +18,8 @@ final class MemoryPolicy: PolicyAccess {
     let liveEvents = LiveEventHub(epoch: "1")
 
     func metricsText() async -> String { "lockr_test_metric 1\n" }
+
+    func doctor() async -> DoctorResponse { DoctorResponse(dnsServed: true, dnsAddresses: [], checks: []) }
     /// The person whose device calls, as the caller's address would say.
     let callerPerson = Mutex<String?>(nil)
     /// The callers' addresses asked about.

@@ -1,0 +1,171 @@
+import DNSProxy
+import Foundation
+import LockrControl
+import LockrPolicy
+import LockrStore
+import NIOCore
+import NIOPosix
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's side of `lockr doctor`: each upstream asked a question of its own, the clock's
+/// synchronisation, the state database's quick check, each person's devices, each backend. The
+/// CLI adds what only it can see (whether this machine's resolver reaches lockr).
+final class Doctor: Sendable {
+    private let household: Household
+    private let store: PolicyStore
+    private let propagation: PolicyPropagation
+    private let running = Mutex(Running())
+    /// How recently a person's device must have asked for their devices to count as seen.
+    static let seenWithin: Duration = .seconds(24 * 3600)
+
+    /// What the daemon serves, as it is now.
+    struct Running: Sendable {
+        var dnsAddresses: [SocketAddress] = []
+        var upstreams: [SocketAddress] = []
+        var answersDNS = true
+    }
+
+    init(household: Household, store: PolicyStore, propagation: PolicyPropagation) {
+        self.household = household
+        self.store = store
+        self.propagation = propagation
+    }
+
+    /// Takes what the daemon serves (at start and on each reload).
+    func serve(dnsAddresses: [SocketAddress]? = nil, upstreams: [SocketAddress], answersDNS: Bool) {
+        running.withLock { running in
+            if let dnsAddresses { running.dnsAddresses = dnsAddresses }
+            running.upstreams = upstreams
+            running.answersDNS = answersDNS
+        }
+    }
+
+    /// Every check; `clockDrift` is the control API's warning that policy time left the clock.
+    func examine(devices: [DeviceBody], clockDrift: String?) async -> DoctorResponse {
+        let running = running.withLock { $0 }
+        var checks: [DoctorCheckBody] = []
+        if running.answersDNS {
+            checks += await upstreamChecks(running.upstreams)
+        }
+        checks.append(clockCheck(drift: clockDrift))
+        checks.append(storeCheck())
+        checks += deviceChecks(devices)
+        checks += backendChecks()
+        return DoctorResponse(
+            dnsServed: running.answersDNS, dnsAddresses: running.dnsAddresses.map(AddressText.format), checks: checks)
+    }
+
+    private func upstreamChecks(_ upstreams: [SocketAddress]) async -> [DoctorCheckBody] {
+        guard !upstreams.isEmpty else {
+            return [
+                DoctorCheckBody(
+                    name: "upstreams", ok: false, detail: "no upstream to forward to",
+                    fix: "set upstreams in the config or pass --upstream")
+            ]
+        }
+        let group = MultiThreadedEventLoopGroup.singleton
+        var checks: [DoctorCheckBody] = []
+        await withTaskGroup(of: (Int, String?).self) { probes in
+            for (index, upstream) in upstreams.enumerated() {
+                probes.addTask { (index, await DNSProbe.upstreamProblem(with: upstream, group: group)) }
+            }
+            var problems = [String?](repeating: nil, count: upstreams.count)
+            for await (index, problem) in probes { problems[index] = problem }
+            checks = zip(upstreams, problems).map { upstream, problem in
+                let name = "upstream \(AddressText.format(upstream))"
+                guard let problem else { return DoctorCheckBody(name: name, ok: true, detail: "answers", fix: nil) }
+                return DoctorCheckBody(
+                    name: name, ok: false, detail: problem,
+                    fix: "check that it is reachable from here, or set other upstreams")
+            }
+        }
+        return checks
+    }
+
+    /// Whether the kernel takes the clock for synchronised (NTP or another source), which
+    /// windows, budgets and schedules rely on; and whether policy time follows it.
+    private func clockCheck(drift: String?) -> DoctorCheckBody {
+        if let drift {
+            return DoctorCheckBody(name: "clock", ok: false, detail: drift, fix: "restart lockr once the clock is right")
+        }
+        guard let state = Self.kernelClockState(), state != Self.timeError else {
+            return DoctorCheckBody(
+                name: "clock", ok: false, detail: "this machine's clock is not synchronised",
+                fix: "run an NTP client (systemd-timesyncd, chrony) so that windows and schedules keep time")
+        }
+        return DoctorCheckBody(name: "clock", ok: true, detail: "synchronised", fix: nil)
+    }
+
+    /// `adjtimex`'s TIME_ERROR: the kernel's clock is not synchronised.
+    private static let timeError: Int32 = 5
+
+    /// The kernel's clock state as `adjtimex(2)` reports it with nothing changed, or nil when it
+    /// cannot be read. Glibc's module does not bring sys/timex.h, so the call is looked up by name
+    /// and given a zeroed buffer larger than `struct timex`, whose first field (`modes` = 0) asks
+    /// for nothing to change.
+    private static func kernelClockState() -> Int32? {
+        typealias AdjustTime = @convention(c) (UnsafeMutableRawPointer) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "adjtimex") else { return nil }
+        let adjtimex = unsafeBitCast(symbol, to: AdjustTime.self)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1024, alignment: 16)
+        defer { buffer.deallocate() }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 1024)
+        let state = adjtimex(buffer)
+        return state < 0 ? nil : state
+    }
+
+    private func storeCheck() -> DoctorCheckBody {
+        do throws(StoreError) {
+            let problems = try store.integrityProblems()
+            guard problems.isEmpty else {
+                return DoctorCheckBody(
+                    name: "state database", ok: false, detail: problems.prefix(3).joined(separator: "; "),
+                    fix: "stop lockr, keep a copy of state.sqlite, and restore a backup or remove it (state starts afresh)")
+            }
+            return DoctorCheckBody(name: "state database", ok: true, detail: "passes SQLite's quick check", fix: nil)
+        } catch {
+            return DoctorCheckBody(name: "state database", ok: false, detail: "\(error)", fix: "check the state directory's disk")
+        }
+    }
+
+    /// Each person with devices of their own: one of them asked lately, and none turned protection off.
+    private func deviceChecks(_ devices: [DeviceBody]) -> [DoctorCheckBody] {
+        let configured = household.clientNames()
+        return household.peopleNames().dropFirst().compactMap { person in
+            guard let clients = configured[person], !clients.isEmpty else { return nil }
+            let theirs = devices.filter { $0.person == person }
+            let name = "devices of \(person)"
+            if let off = theirs.first(where: { $0.state == "protection_off" }) {
+                return DoctorCheckBody(
+                    name: name, ok: false, detail: "\(off.address) stopped asking lockr while still on the network",
+                    fix: "set the device's DNS back to lockr (or the router's), and turn off private DNS or a VPN on it")
+            }
+            let recent = theirs.filter { $0.lastSeen.inSeconds > -Self.seenWithin.components.seconds }
+            guard recent.isEmpty else {
+                return DoctorCheckBody(
+                    name: name, ok: true, detail: "\(recent.count) asked in the last day", fix: nil)
+            }
+            return DoctorCheckBody(
+                name: name, ok: false, detail: "none of \(clients.count) asked lockr in the last day",
+                fix: "check that the device uses lockr for DNS (the router's DHCP, or the device's own settings)")
+        }
+    }
+
+    private func backendChecks() -> [DoctorCheckBody] {
+        guard let hub = propagation.publisher?.hub else { return [] }
+        return hub.health().map { health in
+            let name = "backend \(health.name)"
+            guard health.state != .failing, health.pending == 0 else {
+                return DoctorCheckBody(
+                    name: name, ok: false,
+                    detail: "\(health.pending) change(s) waiting" + (health.lastError.map { ": \($0)" } ?? ""),
+                    fix: "check its URL and credentials (lockr status shows its state)")
+            }
+            return DoctorCheckBody(name: name, ok: true, detail: "in sync", fix: nil)
+        }
+    }
+}
