@@ -1,7 +1,6 @@
 import DNSProxy
 import Foundation
 import LockrControl
-import LockrPolicy
 import LockrStore
 import NIOCore
 import NIOPosix
