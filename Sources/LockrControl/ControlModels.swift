@@ -386,26 +386,6 @@ public struct LiveEventBody: Codable, Sendable, Equatable {
     public let message: String
     /// `locked`: something to do instead, from the configured list (`[notify] suggestions`).
     public let suggestion: String?
-
-    public init(
-        id: String, person: String, type: String, at: String, local: String, app: String?, appName: String?,
-        state: AccessBody?, minutesLeft: Int?, opensToday: Int?, until: TimeBody?, message: String,
-        suggestion: String?
-    ) {
-        self.opensToday = opensToday
-        self.suggestion = suggestion
-        self.id = id
-        self.person = person
-        self.type = type
-        self.at = at
-        self.local = local
-        self.app = app
-        self.appName = appName
-        self.state = state
-        self.minutesLeft = minutesLeft
-        self.until = until
-        self.message = message
-    }
 }
 
 /// One check of `lockr doctor`: what was checked, whether it passed, what was found, and what to
@@ -565,8 +545,6 @@ public struct QueriesResponse: Codable, Sendable, Equatable {
 /// `GET stats`: each person's days and streaks.
 public struct StatsResponse: Codable, Sendable, Equatable {
     public let people: [PersonStatsBody]
-
-    public init(people: [PersonStatsBody]) { self.people = people }
 }
 
 /// One person's days, oldest first, and their streaks as of today.
@@ -574,12 +552,6 @@ public struct PersonStatsBody: Codable, Sendable, Equatable {
     public let person: String
     public let days: [DayStatsBody]
     public let streaks: StreaksBody
-
-    public init(person: String, days: [DayStatsBody], streaks: StreaksBody) {
-        self.person = person
-        self.days = days
-        self.streaks = streaks
-    }
 }
 
 /// One day: use against the budget, each app, gates, allowances and queries.
@@ -601,23 +573,6 @@ public struct DayStatsBody: Codable, Sendable, Equatable {
     public let heldLimits: Bool
     /// Queries answered per outcome (the query log's counts; empty when it is off).
     public let queries: [String: Int]
-
-    public init(
-        day: String, budgetSeconds: Int64?, usedSeconds: Int64, chargedSeconds: Int64, apps: [AppDayBody],
-        gates: [GateDayBody], snoozes: Int, extensions: Int, emergencies: Int, heldLimits: Bool, queries: [String: Int]
-    ) {
-        self.day = day
-        self.budgetSeconds = budgetSeconds
-        self.usedSeconds = usedSeconds
-        self.chargedSeconds = chargedSeconds
-        self.apps = apps
-        self.gates = gates
-        self.snoozes = snoozes
-        self.extensions = extensions
-        self.emergencies = emergencies
-        self.heldLimits = heldLimits
-        self.queries = queries
-    }
 }
 
 /// One app on one day.
@@ -633,18 +588,6 @@ public struct AppDayBody: Codable, Sendable, Equatable {
     public let windows: Int
     /// Queries of its names answered with the block answer.
     public let blocked: Int
-
-    public init(
-        id: String, name: String, usedSeconds: Int64, budgetSeconds: Int64?, opens: Int, windows: Int, blocked: Int
-    ) {
-        self.id = id
-        self.name = name
-        self.usedSeconds = usedSeconds
-        self.budgetSeconds = budgetSeconds
-        self.opens = opens
-        self.windows = windows
-        self.blocked = blocked
-    }
 }
 
 /// Gates of one kind ("phrase", "voice", "chess hard") on one day.
@@ -652,34 +595,18 @@ public struct GateDayBody: Codable, Sendable, Equatable {
     public let kind: String
     public let passed: Int
     public let failed: Int
-
-    public init(kind: String, passed: Int, failed: Int) {
-        self.kind = kind
-        self.passed = passed
-        self.failed = failed
-    }
 }
 
 /// Days in a row: the run that reaches today, and the longest.
 public struct RunBody: Codable, Sendable, Equatable {
     public let current: Int
     public let best: Int
-
-    public init(current: Int, best: Int) {
-        self.current = current
-        self.best = best
-    }
 }
 
 /// Days whose limits held, and days without an emergency.
 public struct StreaksBody: Codable, Sendable, Equatable {
     public let heldLimits: RunBody
     public let withoutEmergency: RunBody
-
-    public init(heldLimits: RunBody, withoutEmergency: RunBody) {
-        self.heldLimits = heldLimits
-        self.withoutEmergency = withoutEmergency
-    }
 }
 
 /// `GET explain`: what lockr would answer for a name now, and why, without asking upstream.

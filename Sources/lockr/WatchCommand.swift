@@ -29,8 +29,10 @@ struct WatchCommand: AsyncParsableCommand {
         try await follower.run(
             connected: { client in
                 guard let screen else { return }
-                try await screen.refresh(from: client, path: person.path("status"))
-                if redraw == nil { redraw = Task { await screen.redrawEverySecond() } }
+                let status = person.path("status")
+                try await screen.refresh(from: client, path: status)
+                redraw?.cancel()
+                redraw = Task { await screen.keepDrawing { try await screen.refresh(from: client, path: status) } }
             },
             say: { message in
                 if let screen {
@@ -152,9 +154,14 @@ actor WatchScreen {
         draw()
     }
 
-    func redrawEverySecond() async {
+    /// Redraws once a second (the countdowns move on) and reads the status again every 5 seconds
+    /// (use moves budgets on without an event), until cancelled.
+    func keepDrawing(refreshing refresh: () async throws -> Void) async {
+        var seconds = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(1))
+            seconds += 1
+            if seconds % 5 == 0, (try? await refresh()) != nil { continue }
             draw()
         }
     }

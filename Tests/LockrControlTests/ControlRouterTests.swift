@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import LockrControl
+@testable import LockrControl
 import LockrPolicy
 import NIOCore
 import Synchronization
