@@ -95,10 +95,15 @@ import Testing
             logger: logger)
         try await running(first) {
             try first.publish(Fixtures.snapshot(Fixtures.tiktok))
-            #expect(await Fixtures.eventually { first.health()[0].state == .failing })
+            // A reconcile may fail first; wait until the change itself was tried.
+            let tried = try await Fixtures.eventually {
+                let attempts = try outbox.pending(for: "pihole6").first?.attempts ?? 0
+                return first.health()[0].state == .failing && attempts >= 1
+            }
+            #expect(tried)
         }
         let pending = try outbox.pending(for: "pihole6")
-        #expect(pending.count == 1 && pending[0].attempts >= 1 && pending[0].lastError != nil)
+        #expect(pending.count == 1 && pending[0].attempts >= 1 && pending[0].lastError != nil, "\(pending)")
 
         // Second run, backend up: the kept change is delivered before anything new is published.
         try await server.start()
