@@ -37,6 +37,8 @@ import NIOCore
 /// | GET | explain?name=N&type=T&client=IP | | `ExplainBody` |
 /// | GET | events | | server-sent `LiveEventBody` events (see `addEventsRoute`) |
 /// | GET | doctor | | `DoctorResponse` |
+/// | GET | config | | `ConfigurationDocument` |
+/// | POST | config?check=true | `ConfigurationDocument` | `ConfigurationImportResponse` (see `addConfigRoutes`) |
 /// | GET | devices | | `DevicesResponse` |
 /// | GET | schedules | | `SchedulesResponse` |
 /// | POST | schedules | `ScheduleRequest` | `SchedulesResponse` |
@@ -67,7 +69,8 @@ public enum ControlRouter {
         (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
         (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"), (.get, "gate"),
         (.post, "gate/challenges"), (.post, "gate/challenges/:id"), (.post, "gate/fallback"), (.post, "gate/voice"),
-        (.get, "queries"), (.get, "stats"), (.get, "explain"), (.get, "events"), (.get, "doctor"),
+        (.get, "queries"), (.get, "stats"), (.get, "explain"), (.get, "events"), (.get, "doctor"), (.get, "config"),
+        (.post, "config"),
     ]
 
     /// The routes; `speech` hears spoken sentences (nil: `gate/voice` answers 503).
@@ -248,6 +251,7 @@ public enum ControlRouter {
         addStatsRoutes(to: api, policy: policy)
         addExplainRoute(to: api, policy: policy)
         addEventsRoute(to: api, policy: policy)
+        addConfigRoutes(to: api, policy: policy)
         api.get("devices") { request, context in
             try await respond {
                 let named = request.uri.queryParameters["person"].map(String.init)
@@ -394,7 +398,7 @@ public enum ControlRouter {
         }
     }
 
-    private static func typeName(_ type: Any.Type) -> String {
+    static func typeName(_ type: Any.Type) -> String {
         switch type {
         case is String.Type: "a string"
         case is Bool.Type: "true or false"
@@ -403,7 +407,7 @@ public enum ControlRouter {
         }
     }
 
-    private static func snakeCase(_ key: String) -> String {
+    static func snakeCase(_ key: String) -> String {
         key.reduce(into: "") { result, character in
             if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
         }

@@ -94,6 +94,15 @@ public protocol PolicyAccess: Sendable {
     /// Everyone's live events as they happen.
     var liveEvents: LiveEventHub { get }
 
+    /// Everyone's run-time settings, the default person first.
+    func configuration() -> ConfigurationDocument
+
+    /// Asks for `document`'s settings for everyone it names, all or nothing: checks every person's
+    /// first (a problem throws an `ErrorBody` naming its place; a loosening change without the PIN
+    /// throws `pinRequired`), then applies them together, unless `checkOnly`.
+    func importConfiguration(_ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool) throws
+        -> ConfigurationImportResponse
+
     /// Queries of `person` answered per outcome in `day` (the query log's hourly counts; empty
     /// when the log is off).
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int]

@@ -80,6 +80,38 @@ final class Household: Sendable {
         }
     }
 
+    /// The devices the configuration gives `name`, as it writes them.
+    func configuredDevices(of name: String) -> [String] {
+        setUp.withLock { $0.configured.first { $0.name == name }?.devices.map(\.clientName) ?? [] }
+    }
+
+    /// Runs `body` on copies of `people`'s engines while holding all their locks (taken in order of
+    /// number; nothing else holds two at once), and keeps the copies only when `body` returns.
+    func withEnginesTogether<Result>(
+        _ people: [PersonPolicy], _ body: (inout [PolicyEngine]) throws -> Result
+    ) rethrows -> Result {
+        let ordered = people.enumerated().sorted { $0.element.number < $1.element.number }
+        var copies: [PolicyEngine] = []
+        func lock(_ remaining: ArraySlice<(offset: Int, element: PersonPolicy)>) throws -> Result {
+            guard let first = remaining.first else {
+                // In the callers' order for `body`.
+                var inOrder = copies
+                for (place, entry) in ordered.enumerated() { inOrder[entry.offset] = copies[place] }
+                let result = try body(&inOrder)
+                for (place, entry) in ordered.enumerated() { copies[place] = inOrder[entry.offset] }
+                return result
+            }
+            return try first.element.withEngine { engine in
+                let place = copies.count
+                copies.append(engine)
+                let result = try lock(remaining.dropFirst())
+                engine = copies[place]
+                return result
+            }
+        }
+        return try lock(ordered[...])
+    }
+
     // MARK: What the DNS pipeline is built from
 
     /// Each person's filter by number: the names in force for them and their own lists (`ownLists`,

@@ -59,6 +59,11 @@ public enum Loosening {
     static let alwaysAllowKey = "always-allow"
     static let antiBypassKey = "blocking.anti-bypass"
     static let appsPrefix = "apps."
+    /// The settings of the gates (`GateSettings`), which an import sets together.
+    static let gateKeys: Set<String> = [
+        "time.gate", "hourly.gate", "extreme.gate", "extreme.input", "extreme.typed-fallback-steps", "puzzles.kinds",
+        "puzzles.difficulty", "puzzles.count", "puzzles.time-limit",
+    ]
     /// How the entries of a list read, in and out of it.
     static let (guardedText, notGuardedText) = ("guarded", "not guarded")
     static let (allowedText, notAllowedText) = ("always allowed", "not allowed")

@@ -79,6 +79,21 @@ public enum Commands {
         }
     }
 
+    /// Asks for a person's run-time settings as a whole (`lockr config import`).
+    public struct ImportSettings: PolicyCommand {
+        public let settings: RunTimeSettings
+        public var pin: PinCheck
+
+        public init(_ settings: RunTimeSettings, pin: PinCheck = .none) {
+            self.settings = settings
+            self.pin = pin
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
+            try engine.importSettings(settings, pin: pin, at: now)
+        }
+    }
+
     /// Cancels a pending change.
     public struct CancelPending: PolicyCommand {
         public let id: Int

@@ -64,7 +64,7 @@ extension PolicyEngine {
         where !state.pending.contains(where: { Self.same($0.change, change) }) && state.declined[Self.slot(change)] != change.to {
             let pending = PendingChange(
                 id: state.nextChangeID, change: change, source: source, requested: now, appliesAt: gateTime(at: now),
-                awaitingSentence: source == Self.configFile && !gateSteps.isEmpty, target: wanted)
+                awaitingSentence: Self.passesNoGate(source) && !gateSteps.isEmpty, target: wanted)
             state.nextChangeID += 1
             state.pending.append(pending)
             created.append(pending)
@@ -195,7 +195,7 @@ extension PolicyEngine {
         guard let pending = state.pending.first(where: { $0.id == id }) else {
             throw .nothingToDo("no pending change #\(id) (`lockr pending list` shows them)")
         }
-        state.overlay.revert(pending.change)
+        state.overlay.revert(pending.change, base: base)
         let still = Loosening.changes(from: inForce, to: desired).first { Self.slot($0) == Self.slot(pending.change) }
         if let still, still.loosens { state.declined[Self.slot(still)] = still.to }
         state.pending.removeAll { $0.id == id }
@@ -223,6 +223,10 @@ extension PolicyEngine {
         return confirmed
     }
 
+    /// Whether changes from `source` come without a gate passed: the config file's and an
+    /// import's loosening changes wait for `confirmPending` where the mode has a gate.
+    static func passesNoGate(_ source: String) -> Bool { source == configFile || source == configImport }
+
     static func same(_ a: SettingChange, _ b: SettingChange) -> Bool { slot(a) == slot(b) && a.to == b.to }
 
     /// The setting a change is about: its key, and for a list the entry.
@@ -240,12 +244,20 @@ extension SettingsOverlay {
         if extremeWindow != nil { keys.append("extreme.window-minutes") }
         if !guardAdded.isEmpty || !guardRemoved.isEmpty { keys.append(Loosening.guardKey) }
         if !schedulesAdded.isEmpty || !schedulesRemoved.isEmpty { keys.append(Loosening.scheduleKey) }
+        if gate != nil { keys += Loosening.gateKeys }
         return keys
     }
 
-    /// Takes back what the overlay sets for `change`'s setting.
-    mutating func revert(_ change: SettingChange) {
+    /// Takes back what the overlay sets for `change`'s setting (a gate's setting goes back to
+    /// `base`'s).
+    mutating func revert(_ change: SettingChange, base: PolicySettings) {
         switch change.key {
+        case let key where Loosening.gateKeys.contains(key):
+            guard let gate else { return }
+            var settings = base
+            settings.gate = gate
+            Loosening.settings.first { $0.key == key }?.copy(&settings, base)
+            self.gate = settings.gate == base.gate ? nil : settings.gate
         case "policy.mode": mode = nil
         case "time.budget-minutes": budget = nil
         case "time.per-app": perApp = nil

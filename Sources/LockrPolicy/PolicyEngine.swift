@@ -383,6 +383,7 @@ public struct PolicyEngine: Sendable {
         switch key {
         case Loosening.guardKey: "guard"
         case Loosening.scheduleKey: "schedule"
+        case let key where Loosening.gateKeys.contains(key): "config import"
         default: "mode"
         }
     }

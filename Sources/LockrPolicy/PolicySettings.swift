@@ -1,7 +1,7 @@
 import Foundation
 
 /// How guarded apps are rationed.
-public enum Mode: String, Sendable, Codable {
+public enum Mode: String, Sendable, Codable, CaseIterable {
     /// A daily budget, metered from DNS activity.
     case time
     /// One window of a few minutes per clock hour, opened on request.

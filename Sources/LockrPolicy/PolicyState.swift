@@ -102,6 +102,8 @@ public struct SettingsOverlay: Sendable, Equatable {
     /// Schedules added or replaced, and names of the configuration's schedules removed.
     public var schedulesAdded: [Schedule] = []
     public var schedulesRemoved: [String] = []
+    /// Every gate's settings (set by an import).
+    public var gate: GateSettings?
 
     public init() {}
 
@@ -112,6 +114,7 @@ public struct SettingsOverlay: Sendable, Equatable {
         if let perApp { settings.time.perApp = perApp }
         if let hourlyWindow { settings.hourly.window = hourlyWindow }
         if let extremeWindow { settings.extreme.window = extremeWindow }
+        if let gate { settings.gate = gate }
         return settings
     }
 

@@ -436,6 +436,7 @@ public final class PolicyStore: Sendable {
         if !state.overlay.schedulesAdded.isEmpty {
             meta["schedules_added"] = String(decoding: try encoder.encode(state.overlay.schedulesAdded), as: UTF8.self)
         }
+        if let gate = state.overlay.gate { meta["gate_set"] = String(decoding: try encoder.encode(gate), as: UTF8.self) }
         if !state.profiles.isEmpty { meta["profiles"] = String(decoding: try encoder.encode(state.profiles), as: UTF8.self) }
         if !state.activeProfiles.isEmpty {
             meta["active_profiles"] = String(decoding: try encoder.encode(state.activeProfiles), as: UTF8.self)
@@ -454,6 +455,7 @@ public final class PolicyStore: Sendable {
         state.nextChangeID = meta["next_change_id"].flatMap(Int.init) ?? 1
         state.pin = decode("pin", as: PinRecord.self)
         state.overlay.schedulesAdded = decode("schedules_added", as: [Schedule].self) ?? []
+        state.overlay.gate = decode("gate_set", as: GateSettings.self)
         state.profiles = decode("profiles", as: [Profile].self) ?? []
         state.activeProfiles = decode("active_profiles", as: [ActiveProfile].self) ?? []
         state.gate = decode("gate", as: GateState.self) ?? GateState()

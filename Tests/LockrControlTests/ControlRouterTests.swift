@@ -20,6 +20,35 @@ final class MemoryPolicy: PolicyAccess {
     func metricsText() async -> String { "lockr_test_metric 1\n" }
 
     func doctor() async -> DoctorResponse { DoctorResponse(dnsServed: true, dnsAddresses: [], checks: []) }
+
+    func configuration() -> ConfigurationDocument {
+        ConfigurationDocument(
+            people: engines.withLock { engines in
+                engines.map { PersonConfiguration(name: $0.name, devices: [], settings: $0.engine.runTimeSettings) }
+            })
+    }
+
+    /// Everyone's import on copies, kept only when all succeed.
+    func importConfiguration(_ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool) throws
+        -> ConfigurationImportResponse
+    {
+        let now = clock.withLock { $0 }
+        return try engines.withLock { engines in
+            var copies = engines
+            var changes: [PersonChangeBody] = []
+            for person in document.people {
+                guard let index = copies.firstIndex(where: { $0.name == person.name }) else {
+                    throw ErrorBody(error: "people.\(person.name): no such person", code: "invalid_configuration")
+                }
+                let outcome = try copies[index].engine.importSettings(try person.settings(), pin: pin, at: now)
+                changes.append(
+                    PersonChangeBody(
+                        person: person.name, outcome: outcome, now: now, calendar: copies[index].engine.settings.calendar))
+            }
+            if !checkOnly { engines = copies }
+            return ConfigurationImportResponse(checked: checkOnly, people: changes)
+        }
+    }
     /// The person whose device calls, as the caller's address would say.
     let callerPerson = Mutex<String?>(nil)
     /// The callers' addresses asked about.

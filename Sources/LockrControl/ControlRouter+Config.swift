@@ -1,0 +1,30 @@
+import Foundation
+import Hummingbird
+import LockrPolicy
+
+extension ControlRouter {
+    /// `GET config`: the household's run-time settings (`ConfigurationDocument`). `POST config`:
+    /// asks for a whole document of them, everyone's at once or nothing; with `?check=true` only
+    /// says what it would do. A bad document is refused with the place of its first problem.
+    static func addConfigRoutes(to api: RouterGroup<ControlRequestContext>, policy: some PolicyAccess) {
+        api.get("config") { _, _ in try await respond { policy.configuration() } }
+        api.post("config") { request, context in
+            try await respond {
+                let checkOnly = ["true", "1"].contains(request.uri.queryParameters["check"].map(String.init) ?? "")
+                var request = request
+                let buffer: ByteBuffer
+                do { buffer = try await request.collectBody(upTo: maximumBody) } catch {
+                    throw ErrorBody(error: "request body larger than \(maximumBody) bytes", code: "bad_request")
+                }
+                let document: ConfigurationDocument
+                do throws(ConfigurationProblem) {
+                    document = try ConfigurationDocument.read(Data(buffer.readableBytesView))
+                } catch {
+                    throw ErrorBody(error: error.description, code: "invalid_configuration")
+                }
+                let pinCheck = try policy.verifyPIN(pin(request))
+                return try policy.importConfiguration(document, pin: pinCheck, checkOnly: checkOnly)
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import DNSProxy
+import LockrControl
+import LockrPolicy
+
+/// `lockr config export` and `lockr config import` on the household.
+extension ControlAccess {
+    func configuration() -> ConfigurationDocument {
+        ConfigurationDocument(
+            people: household.peopleNames().compactMap { name in
+                household.policy(of: name).map { person in
+                    PersonConfiguration(
+                        name: name, devices: household.configuredDevices(of: name),
+                        settings: person.read(\.runTimeSettings))
+                }
+            })
+    }
+
+    func importConfiguration(_ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool) throws
+        -> ConfigurationImportResponse
+    {
+        var people: [PersonPolicy] = []
+        var wanted: [RunTimeSettings] = []
+        for person in document.people {
+            guard let policy = household.policy(of: person.name), household.peopleNames().contains(person.name) else {
+                throw invalid(
+                    "people.\(person.name): no such person (people: \(household.peopleNames().joined(separator: ", "))); "
+                        + "people and their devices are made in the config file ([people.\(person.name)])")
+            }
+            try checkDevices(person)
+            do throws(ConfigurationProblem) { wanted.append(try person.settings()) } catch {
+                throw invalid(error.description)
+            }
+            people.append(policy)
+        }
+        let now = clock.now()
+        let changes: [PersonChangeBody]
+        do {
+            changes = try household.withEnginesTogether(people) { engines in
+            var changes: [PersonChangeBody] = []
+            for index in engines.indices {
+                let name = people[index].name
+                do throws(PolicyRefusal) {
+                    let outcome = try engines[index].importSettings(wanted[index], pin: pin, at: now)
+                    let calendar = engines[index].settings.calendar
+                    changes.append(PersonChangeBody(person: name, outcome: outcome, now: now, calendar: calendar))
+                } catch .pinRequired {
+                    throw ControlFailure.refused(.pinRequired)
+                } catch {
+                    throw invalid("people.\(name): \(error)")
+                }
+            }
+            // Checking only: the copies are dropped, and nothing changed.
+            if checkOnly { throw CheckedOnly(changes: changes) }
+            return changes
+        }
+        } catch let checked as CheckedOnly {
+            return ConfigurationImportResponse(checked: true, people: checked.changes)
+        }
+        do { try propagation.propagate(savingAll: true) } catch { throw ControlFailure.storage("\(error)") }
+        return ConfigurationImportResponse(checked: false, people: changes)
+    }
+
+    /// Devices are the config file's: an import must name the ones it gives (in any order).
+    private func checkDevices(_ person: PersonConfiguration) throws {
+        let configured = household.configuredDevices(of: person.name)
+        var named: [String] = []
+        for text in person.devices {
+            guard let device = DeviceSpec(text) else {
+                throw invalid("people.\(person.name).devices: '\(text)' is no MAC address, address or network")
+            }
+            named.append(device.clientName)
+        }
+        guard Set(named) == Set(configured) else {
+            throw invalid(
+                "people.\(person.name).devices: devices are changed in the config file, which gives "
+                    + "[\(configured.joined(separator: ", "))], not [\(named.joined(separator: ", "))]")
+        }
+    }
+
+    private func invalid(_ message: String) -> ErrorBody { ErrorBody(error: message, code: "invalid_configuration") }
+}
+
+/// Ends a checking import's pass over the engines without keeping what it did.
+private struct CheckedOnly: Error {
+    let changes: [PersonChangeBody]
+}

@@ -1,0 +1,141 @@
+/// The part of one person's policy that can be changed while lockr runs, as a whole: what `lockr
+/// config export` writes and `lockr config import` asks for. Devices, the sentence, the day's
+/// calendar and the allowances stay the config file's.
+public struct RunTimeSettings: Sendable, Equatable {
+    public var mode: Mode
+    public var budget: Duration
+    public var perApp: Bool
+    public var hourlyWindow: Duration
+    public var extremeWindow: Duration
+    /// Guarded app ids, in order.
+    public var guarded: [String]
+    public var schedules: [Schedule]
+    /// Every profile defined (the config file's and those made at run time), on or off.
+    public var profiles: [Profile]
+    public var gate: GateSettings
+
+    public init(
+        mode: Mode, budget: Duration, perApp: Bool, hourlyWindow: Duration, extremeWindow: Duration,
+        guarded: [String], schedules: [Schedule], profiles: [Profile], gate: GateSettings
+    ) {
+        self.mode = mode
+        self.budget = budget
+        self.perApp = perApp
+        self.hourlyWindow = hourlyWindow
+        self.extremeWindow = extremeWindow
+        self.guarded = guarded
+        self.schedules = schedules
+        self.profiles = profiles
+        self.gate = gate
+    }
+}
+
+/// Exporting and importing the run-time settings. An import is one settings change: what tightens
+/// applies at once, what loosens waits like any loosening change (the mode's next reset and the
+/// commitment delay) and, where the mode has a gate, for `lockr pending confirm`, as a change in the
+/// config file does (a file passes no gate). It needs the PIN when it loosens and one is set.
+extension PolicyEngine {
+    /// Where a pending change came from when an import asked for it.
+    static let configImport = "config import"
+
+    /// The settings asked for: the config file with the control API's changes on top (a loosening
+    /// change still pending is included: it is what was asked for).
+    public var runTimeSettings: RunTimeSettings {
+        let desired = desired
+        return RunTimeSettings(
+            mode: desired.settings.mode, budget: desired.settings.time.budget, perApp: desired.settings.time.perApp,
+            hourlyWindow: desired.settings.hourly.window, extremeWindow: desired.settings.extreme.window,
+            guarded: desired.guarded, schedules: desired.schedules ?? [], profiles: profiles, gate: desired.settings.gate)
+    }
+
+    /// Asks for `wanted` as a whole. Checks everything before changing anything: an unknown app or
+    /// group, a bad schedule or profile, or settings lockr does not accept are refused naming what
+    /// is wrong, and nothing changes.
+    public mutating func importSettings(_ wanted: RunTimeSettings, pin: PinCheck, at now: Instant)
+        throws(PolicyRefusal) -> ChangeOutcome
+    {
+        let now = advance(to: now)
+        let overlay = try overlay(for: wanted)
+        let madeProfiles = try profilesMade(for: wanted.profiles, at: now, pin: pin)
+        let candidate = desired(with: overlay)
+        if let problem = candidate.settings.problems().first { throw .invalidSettings(problem) }
+        let loosening = Loosening.changes(from: inForce, to: candidate).filter(\.loosens)
+        if loosening.contains(where: { change in !state.pending.contains { Self.same($0.change, change) } }), needsPin(pin) {
+            throw .pinRequired
+        }
+        let requested = Loosening.changes(from: desired, to: candidate).map(Self.slot)
+        let before = inForce
+        state.overlay = overlay
+        if state.profiles != madeProfiles {
+            let gone = state.profiles.filter { made in !wanted.profiles.contains { $0.name == made.name } }
+            state.activeProfiles.removeAll { active in gone.contains { $0.name == active.name } }
+            state.profiles = madeProfiles
+            log(.profileChange, nil, "profiles set by an import: \(profiles.map(\.name).joined(separator: ", "))", at: now)
+            restrictions = .stale
+        }
+        settle(source: Self.configImport, at: now)
+        return ChangeOutcome(
+            applied: Loosening.changes(from: before, to: inForce),
+            pending: state.pending.filter { requested.contains(Self.slot($0.change)) })
+    }
+
+    /// The overlay that makes the configuration file's settings `wanted`: it sets only what differs
+    /// from the file, so that the file's later edits of the rest still count.
+    private func overlay(for wanted: RunTimeSettings) throws(PolicyRefusal) -> SettingsOverlay {
+        var overlay = SettingsOverlay()
+        var guarded: [String] = []
+        for app in wanted.guarded {
+            let id = try appID(app)
+            if !guarded.contains(id) { guarded.append(id) }
+        }
+        for schedule in wanted.schedules {
+            if let problem = schedule.problem { throw .invalidSettings("schedule \(schedule.name): \(problem)") }
+            try checkBlock(schedule.block, of: "schedule \(schedule.name)")
+        }
+        if let twice = Self.firstRepeated(wanted.schedules.map(\.name)) {
+            throw .invalidSettings("schedule \(twice) is named twice")
+        }
+        overlay.mode = wanted.mode == base.mode ? nil : wanted.mode
+        overlay.budget = wanted.budget == base.time.budget ? nil : wanted.budget
+        overlay.perApp = wanted.perApp == base.time.perApp ? nil : wanted.perApp
+        overlay.hourlyWindow = wanted.hourlyWindow == base.hourly.window ? nil : wanted.hourlyWindow
+        overlay.extremeWindow = wanted.extremeWindow == base.extreme.window ? nil : wanted.extremeWindow
+        overlay.gate = wanted.gate == base.gate ? nil : wanted.gate
+        overlay.guardAdded = guarded.filter { !baseGuarded.contains($0) }
+        overlay.guardRemoved = baseGuarded.filter { !guarded.contains($0) }
+        overlay.schedulesAdded = wanted.schedules.filter { !baseSchedules.contains($0) }
+        overlay.schedulesRemoved = baseSchedules.map(\.name).filter { name in !wanted.schedules.contains { $0.name == name } }
+        return overlay
+    }
+
+    /// The profiles to keep as made at run time so that those defined are `wanted`. The config
+    /// file's cannot be removed; a profile that is on and would block less needs the PIN.
+    private func profilesMade(for wanted: [Profile], at now: Instant, pin: PinCheck) throws(PolicyRefusal) -> [Profile] {
+        if let twice = Self.firstRepeated(wanted.map(\.name)) { throw .invalidSettings("profile \(twice) is named twice") }
+        for profile in wanted {
+            if let problem = profile.problem { throw .invalidSettings("profile \(profile.name): \(problem)") }
+            try checkBlock(profile.block, of: "profile \(profile.name)")
+        }
+        if let kept = configuredProfiles.first(where: { configured in !wanted.contains { $0.name == configured.name } }) {
+            throw .invalidSettings("profile \(kept.name) is defined in the config file: it cannot be removed by an import")
+        }
+        let blocksLess = profiles.contains { old in
+            guard isActive(old.name, at: now) else { return false }
+            guard let new = wanted.first(where: { $0.name == old.name }) else { return true }
+            return !Set(new.block).isSuperset(of: old.block)
+        }
+        if blocksLess, needsPin(pin) { throw .pinRequired }
+        return wanted.filter { !configuredProfiles.contains($0) }
+    }
+
+    private func checkBlock(_ block: [String], of owner: String) throws(PolicyRefusal) {
+        if let problem = AppSelection.problem(block, apps: apps, groups: groups) {
+            throw .invalidSettings("\(owner): \(problem)")
+        }
+    }
+
+    private static func firstRepeated(_ names: [String]) -> String? {
+        var seen: Set<String> = []
+        return names.first { !seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import LockrControl
+
+struct ConfigCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Export the household's run-time settings as JSON, or import them.",
+        discussion: """
+            The document holds each person's mode, budget and windows, guarded apps, schedules, profiles and \
+            gates, and the devices the config file gives them (docs/config-schema.json describes it; version 1). \
+            Devices, people, the sentence and the allowances are the config file's: an import must name the same \
+            people's devices, and changes none of them.
+            """,
+        subcommands: [Export.self, Import.self]
+    )
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the run-time settings of everyone as JSON: `lockr config export > settings.json`.")
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let document = try await client.call(.GET, "config", as: ConfigurationDocument.self)
+            print(ClientOptions.prettyJSON(document))
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ask for the settings a JSON document gives, for everyone it names at once.",
+            discussion: """
+                The whole document is checked before anything changes; a bad one changes nothing and the \
+                message names the field. What tightens applies at once; what loosens waits like any loosening \
+                change (the mode's next reset and the commitment delay) and, where the person's mode has a \
+                gate, for `lockr pending confirm ID --person P`, as a change in the config file does. A PIN, \
+                when one is set, is asked for when something loosens.
+                """)
+        @Argument(help: ArgumentHelp("The JSON document (`-` reads standard input).", valueName: "FILE"))
+        var file: String
+        @Flag(help: "Only say what would change; change nothing.")
+        var check = false
+        @OptionGroup var client: ClientOptions
+
+        func run() async throws {
+            let data: Data
+            if file == "-" {
+                data = FileHandle.standardInput.readDataToEndOfFile()
+            } else {
+                guard let read = FileManager.default.contents(atPath: file) else {
+                    client.fail("cannot read \(file)", body: ErrorBody(error: "cannot read \(file)", code: "bad_request"))
+                }
+                data = read
+            }
+            let document: ConfigurationDocument
+            do throws(ConfigurationProblem) { document = try ConfigurationDocument.read(data) } catch {
+                let message = "\(file == "-" ? "standard input" : file): \(error.description); nothing changed"
+                client.fail(message, body: ErrorBody(error: message, code: "invalid_configuration"))
+            }
+            let answer = await send(document)
+            client.show(answer) { answer in
+                var lines = [answer.checked ? "Checked; nothing changed. Importing would do this:" : "Imported."]
+                for person in answer.people {
+                    let changes = person.change.applied.isEmpty && person.change.pending.isEmpty
+                        ? ["No change."] : changeLines(person.change)
+                    lines.append("\(person.person):")
+                    lines += changes.map { "  " + $0 }
+                }
+                return lines.joined(separator: "\n")
+            }
+        }
+
+        /// Sends the document, asking for the PIN when the daemon wants it.
+        private func send(_ document: ConfigurationDocument) async -> ConfigurationImportResponse {
+            var pin: String?
+            while true {
+                do {
+                    return try await client.send(
+                        .POST, check ? "config?check=true" : "config", body: document,
+                        headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: ConfigurationImportResponse.self)
+                } catch ControlClientError.refused(_, let body) where body.code == "pin_required" && pin == nil {
+                    pin = client.askPIN("PIN (a PIN protects settings): ", body: body)
+                } catch {
+                    client.fail(error)
+                }
+            }
+        }
+    }
+}
