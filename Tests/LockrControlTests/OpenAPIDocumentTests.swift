@@ -1,0 +1,55 @@
+import Foundation
+import Hummingbird
+@testable import LockrControl
+import LockrPolicy
+import Testing
+
+/// docs/openapi.yaml describes exactly the routes the control API serves.
+@Suite struct OpenAPIDocumentTests {
+    static let document = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/openapi.yaml").path
+
+    /// "GET /api/v1/status", ... as the document lists them (read with PyYAML).
+    func documented() throws -> Set<String> {
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        reader.arguments = [
+            "python3", "-c",
+            """
+            import json, sys, yaml
+            paths = yaml.safe_load(open(sys.argv[1]))["paths"]
+            print(json.dumps([m.upper() + " " + p for p, ops in paths.items() for m in ops
+                              if m in ("get", "put", "post", "delete", "patch")]))
+            """,
+            Self.document,
+        ]
+        let output = Pipe()
+        reader.standardOutput = output
+        try reader.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        reader.waitUntilExit()
+        #expect(reader.terminationStatus == 0, "python3 with PyYAML reads \(Self.document)")
+        return Set(try JSONDecoder().decode([String].self, from: data))
+    }
+
+    func served() -> Set<String> {
+        let policy = MemoryPolicy(mode: .hourly, now: Instant(milliseconds: 1_780_000_000_000))
+        return Set(ControlRouter.build(policy: policy, token: "t").routes.map(\.description))
+    }
+
+    @Test func everyRouteServedIsDocumentedAndEveryDocumentedOneIsServed() throws {
+        let documented = try documented()
+        let served = served()
+        #expect(served.subtracting(documented).sorted() == [], "served but not in docs/openapi.yaml")
+        #expect(documented.subtracting(served).sorted() == [], "in docs/openapi.yaml but not served")
+        #expect(served.count > 40)
+    }
+
+    @Test func theRoutesThatTell405From404AreTheServedOnes() {
+        let listed = Set(ControlRouter.routes.map { "\($0.method) /api/v1/\($0.path)" })
+        let served = served().filter { $0.contains("/api/v1/") }
+        let asListed = Set(served.map { $0.replacing(/\{(\w+)\}/) { ":" + $0.1 } })
+        #expect(listed == asListed)
+    }
+}
