@@ -39,14 +39,15 @@ import Testing
             #expect(open.address == "192.0.2.21" && open.ttl <= 3, "\(open)")
             #expect(try lockr.cli("mode", "extreme").status == 0)
             let locked = Date()
-            while try answer("tiktok.com", forwarded.port)?.address != "0.0.0.0", Date().timeIntervalSince(locked) < 20 {
+            while try answer("tiktok.com", forwarded.port)?.address != "0.0.0.0", Date().timeIntervalSince(locked) < 60 {
                 try await Task.sleep(for: .milliseconds(100))
             }
             let seconds = Date().timeIntervalSince(locked)
             #expect(try answer("tiktok.com", forwarded.port)?.address == "0.0.0.0")
             // The cached open answer lives at most lockr's 3 s; the rest is slack for a loaded machine
-            // (each check spawns dig, a build may run beside), still far below the upstream's 300 s.
-            #expect(seconds <= 10, "the relock took \(seconds) s through dnsmasq; lockr's TTL is 3 s")
+            // (each check spawns dig, the whole suite runs beside), still far below the upstream's 300 s
+            // that dnsmasq would keep without lockr's clamp.
+            #expect(seconds <= 30, "the relock took \(seconds) s through dnsmasq; lockr's TTL is 3 s")
         }
     }
 }
