@@ -3,7 +3,8 @@ import LockrPolicy
 import LockrPuzzles
 
 // `lockr config export` and `lockr config import`: the household's run-time settings as one JSON
-// document (`GET` and `POST /api/v1/config`), described in docs/config-schema.json.
+// document (`GET` and `POST /api/v1/config`), described by the `ConfigurationDocument` schema in
+// docs/openapi.yaml.
 
 /// The household's run-time settings: every person's mode, guarded apps, schedules, profiles and
 /// gates, and the devices the config file gives them. Every key is required and no other is taken.
@@ -132,9 +133,16 @@ extension PersonConfiguration {
                 count: gate.puzzles.count, timeLimitSeconds: Int(gate.puzzles.timeLimit.components.seconds)))
     }
 
-    /// The settings the document asks for; a value lockr cannot read is refused with its place.
+    /// The settings the document asks for; a value lockr cannot read or take is refused with its
+    /// place (numbers are checked before any arithmetic).
     public func settings() throws(ConfigurationProblem) -> RunTimeSettings {
         let at = "people.\(name)"
+        try Self.check(time.budgetMinutes, in: 5...180, at: "\(at).time.budget_minutes")
+        try Self.check(hourly.windowMinutes, in: [5, 10, 15], at: "\(at).hourly.window_minutes")
+        try Self.check(extreme.windowMinutes, in: [5, 10, 15], at: "\(at).extreme.window_minutes")
+        try Self.check(gate.typedFallbackSteps, in: 0...5, at: "\(at).gate.typed_fallback_steps")
+        try Self.check(gate.puzzles.count, in: 1...5, at: "\(at).gate.puzzles.count")
+        try Self.check(gate.puzzles.timeLimitSeconds, in: 10...3600, at: "\(at).gate.puzzles.time_limit_seconds")
         return RunTimeSettings(
             mode: try Self.choice(mode, at: "\(at).mode", as: Mode.self),
             budget: .seconds(Int64(time.budgetMinutes) * 60), perApp: time.perApp,
@@ -188,6 +196,19 @@ extension PersonConfiguration {
     }
 
     private static func minutes(_ duration: Duration) -> Int { Int(duration.components.seconds / 60) }
+
+    private static func check(_ value: Int, in range: ClosedRange<Int>, at path: String) throws(ConfigurationProblem) {
+        guard range.contains(value) else {
+            throw ConfigurationProblem(description: "\(path): must be \(range.lowerBound) to \(range.upperBound), not \(value)")
+        }
+    }
+
+    private static func check(_ value: Int, in choices: [Int], at path: String) throws(ConfigurationProblem) {
+        guard choices.contains(value) else {
+            let listed = choices.dropLast().map(String.init).joined(separator: ", ") + " or \(choices.last!)"
+            throw ConfigurationProblem(description: "\(path): must be \(listed), not \(value)")
+        }
+    }
 }
 
 extension ConfigurationDocument {

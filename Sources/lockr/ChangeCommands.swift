@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LockrControl
+import LockrPolicy
 import NIOHTTP1
 
 extension ClientOptions {
@@ -46,17 +47,21 @@ extension ClientOptions {
     }
 }
 
-/// Lines for what a settings change did: what applies now, what waits and until when.
-func changeLines(_ change: ChangeBody) -> [String] {
-    let lines = change.applied.map { "Now: \($0)." } + change.pending.map(pendingLine)
+/// Lines for what a settings change did: what applies now, what waits and until when (the
+/// commands they name say `--person` for a `person` other than the default one).
+func changeLines(_ change: ChangeBody, person: String? = nil) -> [String] {
+    let lines = change.applied.map { "Now: \($0)." } + change.pending.map { pendingLine($0, person: person) }
     return lines.isEmpty ? ["Nothing changed (`lockr pending list` shows what waits)."] : lines
 }
 
 /// "#3 time.budget-minutes: 30 min → 45 min — pending, applies at 2026-11-22 04:00 (in 9 h 13 min)".
-func pendingLine(_ pending: PendingBody) -> String {
+func pendingLine(_ pending: PendingBody, person: String? = nil) -> String {
     var line = "#\(pending.id) \(pending.change) — pending, applies at \(pending.appliesAt.local)"
     if pending.appliesAt.inSeconds > 0 { line += " (in \(spoken(seconds: pending.appliesAt.inSeconds)))" }
-    if pending.awaitingSentence { line += " once the gate is passed: `lockr pending confirm \(pending.id)`" }
+    if pending.awaitingSentence {
+        let naming = person.map { $0 == People.defaultName ? "" : " --person \($0)" } ?? ""
+        line += " once the gate is passed: `lockr pending confirm \(pending.id)\(naming)`"
+    }
     return line + " · from \(pending.source)"
 }
 
@@ -80,7 +85,7 @@ struct PendingCommand: AsyncParsableCommand {
         func run() async throws {
             let answer = try await client.call(.GET, person.path("pending"), as: PendingResponse.self)
             client.show(answer) { answer in
-                answer.pending.isEmpty ? "No change is pending." : answer.pending.map(pendingLine).joined(separator: "\n")
+                answer.pending.isEmpty ? "No change is pending." : answer.pending.map { pendingLine($0, person: person.person) }.joined(separator: "\n")
             }
         }
     }

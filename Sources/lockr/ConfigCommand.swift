@@ -8,7 +8,8 @@ struct ConfigCommand: AsyncParsableCommand {
         abstract: "Export the household's run-time settings as JSON, or import them.",
         discussion: """
             The document holds each person's mode, budget and windows, guarded apps, schedules, profiles and \
-            gates, and the devices the config file gives them (docs/config-schema.json describes it; version 1). \
+            gates, and the devices the config file gives them (version 1; the ConfigurationDocument schema in \
+            docs/openapi.yaml describes it). \
             Devices, people, the sentence and the allowances are the config file's: an import must name the same \
             people's devices, and changes none of them.
             """,
@@ -62,7 +63,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 var lines = [answer.checked ? "Checked; nothing changed. Importing would do this:" : "Imported."]
                 for person in answer.people {
                     let changes = person.change.applied.isEmpty && person.change.pending.isEmpty
-                        ? ["No change."] : changeLines(person.change)
+                        ? ["No change."] : changeLines(person.change, person: person.person)
                     lines.append("\(person.person):")
                     lines += changes.map { "  " + $0 }
                 }

@@ -53,7 +53,7 @@ struct ScheduleCommand: AsyncParsableCommand {
                 { ScheduleRequest(name: name, days: days, from: from, to: to, block: entries, phrase: $0) },
                 as: SchedulesResponse.self)
             client.show(answer) { answer in
-                let lines = answer.change.map(changeLines) ?? []
+                let lines = answer.change.map { changeLines($0, person: person.person) } ?? []
                 return (lines + answer.schedules.filter { $0.name == name }.map(scheduleLine)).joined(separator: "\n")
             }
         }
@@ -70,7 +70,7 @@ struct ScheduleCommand: AsyncParsableCommand {
             let answer = await client.change(
                 .DELETE, person: person, person.path("schedules/\(pathSegment(name))"), { PhraseRequest(phrase: $0) },
                 as: SchedulesResponse.self)
-            client.show(answer) { answer in (answer.change.map(changeLines) ?? []).joined(separator: "\n") }
+            client.show(answer) { answer in (answer.change.map { changeLines($0, person: person.person) } ?? []).joined(separator: "\n") }
         }
     }
 }

@@ -70,7 +70,7 @@ struct StatusCommand: AsyncParsableCommand {
         let profiles = status.profiles.filter(\.active)
         if !profiles.isEmpty { lines.append("Profiles on: " + profiles.map(profileLine).joined(separator: "; ")) }
         if !status.pending.isEmpty { lines.append("Pending (they loosen protection; `lockr pending cancel ID` drops one):") }
-        for pending in status.pending { lines.append("  " + pendingLine(pending)) }
+        for pending in status.pending { lines.append("  " + pendingLine(pending, person: status.person)) }
         if !status.overridden.isEmpty {
             lines.append(
                 "Set by the CLI, on top of the config file: \(status.overridden.joined(separator: ", ")) "

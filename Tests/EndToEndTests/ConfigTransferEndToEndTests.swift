@@ -110,7 +110,7 @@ import Testing
             let first = try export(lockr)
             let bad: [(String, (inout [String: Any]) -> Void, String)] = [
                 ("a window lockr does not take", person("alice") { $0["hourly"] = ["window_minutes": 7] },
-                 "people.alice: hourly window must be 5, 10 or 15 minutes"),
+                 "people.alice.hourly.window_minutes: must be 5, 10 or 15, not 7"),
                 ("an unknown key", person("alice") { $0["hourly"] = ["window_minutes": 5, "windw": 1] },
                  "people.1.hourly.windw: unknown key"),
                 ("a missing key", person("alice") { $0.removeValue(forKey: "gate") }, "people.1.gate: required"),
