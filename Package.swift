@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // The C library, wrapped once. Only DNSWire imports it (tests use it as an oracle).
@@ -111,12 +112,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The web pages a phone opens: status, rendered on the server from Mustache templates.
+        .target(
+            name: "LockrWeb",
+            dependencies: [
+                "LockrControl", "LockrPolicy",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // Configuration (TOML + flags) and composition of the running daemon.
         .target(
             name: "LockrDaemon",
             dependencies: [
                 "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles", "LockrStore", "LockrControl",
-                "LockrAdapters", "LockrSpeech",
+                "LockrAdapters", "LockrSpeech", "LockrWeb",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -10,6 +10,13 @@ extension TimeBody {
 }
 
 extension StatusBody {
+    /// Where `person` stands in `view`, with `devices` (theirs), as the API and the web pages show it.
+    public init(person: String, view: PolicyView, devices: [DeviceBody]) {
+        self.init(
+            person: person, view.engine.status(at: view.now), summary: view.engine.modeSummary, calendar: view.calendar,
+            devices: devices)
+    }
+
     init(person: String, _ status: PolicyStatus, summary: String, calendar: DayCalendar, devices: [DeviceBody]) {
         let now = status.now
         self.person = person

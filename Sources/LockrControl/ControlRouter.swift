@@ -338,9 +338,7 @@ public enum ControlRouter {
     }
 
     static func status(_ person: String, _ view: PolicyView, devices: [DeviceBody]) -> StatusBody {
-        StatusBody(
-            person: person, view.engine.status(at: view.now), summary: view.engine.modeSummary, calendar: view.calendar,
-            devices: devices)
+        StatusBody(person: person, view: view, devices: devices)
     }
 
     /// A query parameter that must be a whole number from 0 to `limit`.

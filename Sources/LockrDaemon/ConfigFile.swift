@@ -92,7 +92,7 @@ private struct ConfigReader {
 
     static let topLevel: Set<String> = [
         "listen", "upstreams", "state-dir", "blocklists", "allowlists", "catalogue", "log-level", "threads",
-        "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "apps", "policy", "time",
+        "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "web", "apps", "policy", "time",
         "hourly", "extreme", "snooze", "extend", "emergency", "backends", "meter-from", "pihole6", "pihole5",
         "adguardhome", "nextdns", "webhook", "adapters", "people", "trusted-forwarders", "schedules", "profiles",
         "protection-off-after", "puzzles", "speech-model", "query-log", "notify",
@@ -407,6 +407,15 @@ private struct ConfigReader {
                 }
             } else {
                 issue("control", "'\(value)' is not ADDR:PORT or [V6]:PORT")
+            }
+        }
+        if let value = string("web") {
+            if value == "off" {
+                config.web = nil
+            } else if let address = AddressText.parse(value, defaultPort: nil) {
+                config.web = address
+            } else {
+                issue("web", "'\(value)' is not ADDR:PORT, [V6]:PORT or off")
             }
         }
         if let value = table["apps"] {

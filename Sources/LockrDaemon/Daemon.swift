@@ -3,6 +3,7 @@ import DNSProxy
 import Foundation
 import LockrAdapters
 import LockrControl
+import LockrWeb
 import LockrSpeech
 import LockrStore
 import Logging
@@ -168,6 +169,9 @@ public final class Daemon: Sendable {
                     config: config, loaded: loaded, parts: parts, dnsAddresses: dnsAddresses, control: address,
                     logger: logger)
             })
+        if let web = config.web {
+            add(WebService.make(router: try WebRouter.build(policy: parts.control), address: web, logger: logger))
+        }
         // After the control API, so that it stops first: open event streams end, and with them the
         // requests the control API waits for before it stops.
         add(
@@ -257,7 +261,7 @@ public final class Daemon: Sendable {
                 || config.cache.staleSeconds != running.cache.staleSeconds
                 || config.maxTCPConnections != running.maxTCPConnections
                 || config.tcpIdleTimeout != running.tcpIdleTimeout || config.threads != running.threads
-                || config.control != running.control || config.stateDirectory != running.stateDirectory
+                || config.control != running.control || config.web != running.web || config.stateDirectory != running.stateDirectory
                 || config.timeScale != running.timeScale || config.startAt != running.startAt
                 || config.answersDNS != running.answersDNS || config.backends != running.backends
                 || config.meterFrom != running.meterFrom || config.adapterTiming != running.adapterTiming
@@ -265,7 +269,7 @@ public final class Daemon: Sendable {
                 || config.queryLog.retention != running.queryLog.retention
             {
                 logger.warning(
-                    "listen and control addresses, state directory, threads, cache size, serve-stale, tcp settings, the time scale, backends and the query log's enabled and retention change only on restart"
+                    "listen, control and web addresses, state directory, threads, cache size, serve-stale, tcp settings, the time scale, backends and the query log's enabled and retention change only on restart"
                 )
             }
             parts.reload(config: config, loaded: loaded)

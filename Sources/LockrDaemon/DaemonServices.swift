@@ -1,6 +1,7 @@
 import DNSProxy
 import Hummingbird
 import LockrControl
+import LockrWeb
 import Logging
 import NIOCore
 import NIOPosix
@@ -76,6 +77,50 @@ struct ControlService: Service, CustomStringConvertible {
                 throw LoadError("\(error)")
             }
             listening(address)
+        }
+    }
+}
+
+/// The web pages. Once they are served, says where; an address it cannot bind is logged and the
+/// daemon goes on without them (answering DNS matters more than a page).
+struct WebService: Service, CustomStringConvertible {
+    let application: any Service
+    let bound: AsyncStream<SocketAddress?>
+    let addressText: String
+    let logger: Logger
+    var description: String { "web pages" }
+
+    /// The pages at `address`, answering through `router`.
+    static func make(router: Router<WebRequestContext>, address: SocketAddress, logger: Logger) -> WebService {
+        let (bound, boundSink) = AsyncStream.makeStream(of: SocketAddress?.self)
+        let application = Application(
+            router: router,
+            configuration: .init(address: .hostname(address.ipAddress ?? "127.0.0.1", port: address.port ?? 0)),
+            onServerRunning: { channel in
+                boundSink.yield(channel.localAddress)
+                boundSink.finish()
+            },
+            logger: logger)
+        return WebService(application: application, bound: bound, addressText: AddressText.format(address), logger: logger)
+    }
+
+    func run() async throws {
+        await withDiscardingTaskGroup { tasks in
+            tasks.addTask {
+                for await address in bound {
+                    guard let address else { continue }
+                    logger.notice("web pages", metadata: ["address": "\(AddressText.format(address))"])
+                }
+            }
+            do { try await application.run() } catch {
+                logger.warning(
+                    "web pages not served",
+                    metadata: [
+                        "address": "\(addressText)", "reason": "\(ListenError.reason(error))",
+                        "fix": "set web = \"ADDR:PORT\" to a free port, or web = \"off\"",
+                    ])
+                try? await gracefulShutdown()
+            }
         }
     }
 }

@@ -59,6 +59,8 @@ public struct LockrConfiguration: Sendable, Equatable {
     public var guardBlockTTL: UInt32 = 5
     /// Where the control API listens.
     public var control = try! SocketAddress(ipAddress: "127.0.0.1", port: 5380)
+    /// Where the web pages are served; nil: not served.
+    public var web: SocketAddress? = try! SocketAddress(ipAddress: "127.0.0.1", port: 8080)
     /// How much faster than real time policy time runs (demos and tests).
     public var timeScale = 1.0
     /// Where policy time starts instead of the wall clock (demos and tests).

@@ -57,6 +57,13 @@ struct ServeOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "Address of the web pages (default 127.0.0.1:8080; a LAN address lets phones open them; off: none).",
+            valueName: "ADDR:PORT"))
+    var web: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "Run policy time this many times faster, for demos and tests (60: an hour a minute).", valueName: "N"))
     var timeScale: Double?
 
@@ -81,6 +88,9 @@ struct ServeOptions: ParsableArguments {
             guard AddressText.isLoopback(address) else {
                 throw ValidationError("--control must be a loopback address (127.0.0.1 or [::1]): the API has no TLS")
             }
+        }
+        if let web, web != "off", AddressText.parse(web, defaultPort: nil) == nil {
+            throw ValidationError("--web '\(web)' is not ADDR:PORT, [V6]:PORT or off")
         }
         if let timeScale, !(1...3600).contains(timeScale) {
             throw ValidationError("--time-scale must be between 1 and 3600")
@@ -117,6 +127,7 @@ struct ServeOptions: ParsableArguments {
         if let logLevel { result.logLevel = logLevel }
         for app in guardedApps where !result.guarded.contains(app) { result.guarded.append(app) }
         if let control, let address = AddressText.parse(control, defaultPort: nil) { result.control = address }
+        if let web { result.web = web == "off" ? nil : AddressText.parse(web, defaultPort: nil) }
         if let timeScale { result.timeScale = timeScale }
         if let startAt, let date = ISO8601DateFormatter().date(from: startAt) { result.startAt = Instant(date) }
         return result

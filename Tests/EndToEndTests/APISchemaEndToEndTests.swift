@@ -41,7 +41,7 @@ import Testing
                 cd '\(workspace)' && exec timeout 300 python3 -c \
                 'import sys; from schemathesis.cli import schemathesis; sys.argv[0] = "st"; schemathesis()' \(quoted)
                 """
-            let result = try await runWithoutBlocking("sh", ["-c", script])
+            let result = try await runAwaited("sh", ["-c", script])
             #expect(result.status == 0, "\(result.output)")
             let summary = result.output.split(separator: "\n").first { $0.contains(" generated, ") }
             #expect(summary?.contains("passed") == true, "\(result.output)")
@@ -51,25 +51,5 @@ import Testing
             #expect(try lockr.cli("status").status == 0)
             #expect(try PolicyEndToEndTests().address("news.example.", lockr) == "192.0.2.24")
         }
-    }
-
-    /// `run`, awaited without holding one of the few threads Swift's concurrency has for the
-    /// seconds the tool takes (other tests run meanwhile).
-    private func runWithoutBlocking(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let outputPath = NSTemporaryDirectory() + "lockr-tool-\(UUID()).out"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        process.standardOutput = output
-        process.standardError = output
-        let status = try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { finished.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { finished.resume(throwing: error) }
-        }
-        try output.close()
-        return (status, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
     }
 }

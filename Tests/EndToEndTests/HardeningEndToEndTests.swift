@@ -78,7 +78,7 @@ import Testing
             let second = try run(
                 LockrProcess.binary,
                 [
-                    "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--upstream",
+                    "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream",
                     "127.0.0.1:\(upstream.port)", "--state-dir", lockr.stateDirectory,
                 ])
             #expect(second.status == 1)
@@ -96,7 +96,7 @@ import Testing
             let clash = try run(
                 LockrProcess.binary,
                 [
-                    "serve", "--listen", "127.0.0.1:\(lockr.port)", "--control", "127.0.0.1:0", "--upstream",
+                    "serve", "--listen", "127.0.0.1:\(lockr.port)", "--control", "127.0.0.1:0", "--web", "off", "--upstream",
                     "127.0.0.1:\(upstream.port)", "--state-dir", LockrProcess.makeStateDirectory(),
                 ])
             #expect(clash.status == 1)
@@ -155,7 +155,7 @@ import Testing
         let state = LockrProcess.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: state) }
         let refused = try inside([
-            LockrProcess.binary, "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--upstream",
+            LockrProcess.binary, "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream",
             "127.0.0.1:9", "--state-dir", state,
         ])
         #expect(refused.status == 1, "\(refused.output)")
@@ -190,7 +190,7 @@ import Testing
         chmod(shared, 0o777)
         let refused = try run(
             LockrProcess.binary,
-            ["serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--upstream", "192.0.2.1", "--state-dir", shared])
+            ["serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream", "192.0.2.1", "--state-dir", shared])
         #expect(refused.status == 1)
         #expect(refused.output.contains("belongs to uid 65534"), "\(refused.output)")
 
@@ -217,7 +217,7 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: directory + "/lockr")
         process.arguments = [
-            "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--upstream", "192.0.2.1", "--state-dir",
+            "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream", "192.0.2.1", "--state-dir",
             directory + "/state",
         ]
         let pipe = Pipe()

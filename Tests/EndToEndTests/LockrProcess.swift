@@ -42,7 +42,10 @@ final class LockrProcess {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
             Self.launcher(namespace)
-            + ["serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--state-dir", self.stateDirectory]
+            + [
+                "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "127.0.0.1:0", "--state-dir",
+                self.stateDirectory,
+            ]
             + arguments
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
@@ -69,6 +72,11 @@ final class LockrProcess {
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// Where its web pages are served ("127.0.0.1:PORT"), once it says so.
+    var webAddress: String? {
+        log.firstMatch(of: /address=(\S+) \[LockrDaemon\] web pages/).map { String($0.1) }
+    }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
@@ -141,4 +149,24 @@ func drill(_ port: Int, _ arguments: String...) throws -> String {
     let result = try run("drill", ["-p", "\(port)"] + arguments + ["@127.0.0.1"])
     if result.status == 127 { throw LockrProcess.Failure("drill is not installed (apt-get install ldnsutils)") }
     return result.output
+}
+
+/// `run`, awaited without holding one of the few threads Swift's concurrency has for the
+/// seconds the tool takes (other tests run meanwhile).
+func runAwaited(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    let outputPath = NSTemporaryDirectory() + "lockr-tool-\(UUID()).out"
+    _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+    defer { try? FileManager.default.removeItem(atPath: outputPath) }
+    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [tool] + arguments
+    process.standardOutput = output
+    process.standardError = output
+    let status = try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Int32, any Error>) in
+        process.terminationHandler = { finished.resume(returning: $0.terminationStatus) }
+        do { try process.run() } catch { finished.resume(throwing: error) }
+    }
+    try output.close()
+    return (status, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
 }

@@ -225,6 +225,19 @@ import Testing
         }
     }
 
+    @Test func theWebPagesAddressOrOff() throws {
+        #expect(try ConfigFile.parse("web = \"off\"", path: "off.toml").web == nil)
+        let lan = try ConfigFile.parse("web = \"192.168.1.2:8080\"", path: "lan.toml").web
+        #expect(lan.map(AddressText.format) == "192.168.1.2:8080")
+        #expect(try ConfigFile.parse("", path: "plain.toml").web.map(AddressText.format) == "127.0.0.1:8080")
+        #expect(throws: (any Error).self) { try ConfigFile.parse("web = \"everywhere\"", path: "bad.toml") }
+        do {
+            _ = try ConfigFile.parse("web = \"everywhere\"", path: "bad.toml")
+        } catch {
+            #expect("\(error)".contains("bad.toml: line 1: key 'web': 'everywhere' is not ADDR:PORT, [V6]:PORT or off"), "\(error)")
+        }
+    }
+
     @Test func syntaxErrorsNameTheirLine() {
         do {
             _ = try ConfigFile.parse("listen = [\"127.0.0.1:53\"]\n[cache\nsize = 1\n", path: "broken.toml")

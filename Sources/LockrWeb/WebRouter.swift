@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LockrControl
+import LockrPolicy
+import Mustache
+import NIOCore
+
+/// The web pages any device on the network opens to see where its person stands. A request is
+/// mapped to a person the way a DNS query is (its address, the neighbour table); every other device
+/// is the default person's. Pages are rendered on the server; nothing comes from elsewhere, and the
+/// Content-Security-Policy allows no inline script or style.
+public enum WebRouter {
+    /// The routes, answering from `policy`.
+    public static func build(policy: some PolicyAccess) throws -> Router<WebRequestContext> {
+        var library = MustacheLibrary()
+        for (name, text) in WebTemplates.all { try library.register(text, named: name) }
+        let pages = Pages(library: library)
+        let router = Router(context: WebRequestContext.self)
+        router.add(middleware: SecurityHeaders())
+        router.add(middleware: MissingPage(pages: pages))
+        router.get("/") { _, context in
+            let person = context.remoteAddress.flatMap(policy.person(ofCaller:)) ?? People.defaultName
+            let devices = policy.devices().filter { $0.person == person }
+            let status = StatusBody(person: person, view: policy.view(of: person), devices: devices)
+            return pages.html("status", ["title": person, "page": StatusPage(status)])
+        }
+        router.get("/static/lockr.css") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/css; charset=utf-8"
+            headers[.cacheControl] = "max-age=3600"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WebStyle.css)))
+        }
+        return router
+    }
+}
+
+/// Renders the templates into responses.
+struct Pages: Sendable {
+    let library: MustacheLibrary
+
+    func html(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        let text = library.render(values, withTemplate: template) ?? ""
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// A request's context: what Hummingbird needs, and the caller's address (whose person the page is).
+public struct WebRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// Headers every answer carries: no script, style or frame from anywhere but lockr itself, and no
+/// inline ones; no sniffing, no referrer, never framed (`frame-ancestors`).
+struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
+    static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
+
+    static var policy: String {
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+            + "media-src 'self' blob:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        var response = try await next(request, context)
+        response.headers[.contentSecurityPolicy] = Self.policy
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[Self.referrerPolicy] = "no-referrer"
+        return response
+    }
+}
+
+/// A page for addresses lockr has none for, instead of an empty 404.
+struct MissingPage<Context: RequestContext>: RouterMiddleware {
+    let pages: Pages
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            return pages.html("missing", ["title": "Not here"], status: .notFound)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// The pages' one stylesheet: mobile first, light and dark after the device's setting, text and
+/// badges at WCAG AA contrast or better, a visible focus ring.
+enum WebStyle {
+    static let css = """
+        :root {
+          color-scheme: light dark;
+          --bg: #fafafa; --fg: #1b1b1f; --muted: #4a4a55; --card: #ffffff; --line: #d4d4dc;
+          --open: #0b6b2e; --open-bg: #dff3e5; --locked: #8a1c1c; --locked-bg: #fbe3e3;
+          --accent: #2a4fb8; --banner: #7a4a00; --banner-bg: #fff1d6;
+        }
+        @media (prefers-color-scheme: dark) {
+          :root {
+            --bg: #121216; --fg: #ececf1; --muted: #b4b4c0; --card: #1c1c22; --line: #34343e;
+            --open: #8ee0a8; --open-bg: #123321; --locked: #ffb3b3; --locked-bg: #3a1616;
+            --accent: #9db5ff; --banner: #ffd58a; --banner-bg: #3a2a08;
+          }
+        }
+        * { box-sizing: border-box; }
+        body { margin: 0; background: var(--bg); color: var(--fg);
+          font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+        a { color: var(--accent); }
+        a:focus-visible, button:focus-visible, input:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+        .top { padding: 0.75rem 1rem; border-bottom: 1px solid var(--line); }
+        .brand { font-weight: 700; text-decoration: none; color: var(--fg); }
+        main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
+        h1 { font-size: 1.6rem; margin: 0.5rem 0 0.25rem; }
+        h2 { font-size: 1.1rem; margin: 0; }
+        .section { margin-top: 1.5rem; }
+        .summary, .quiet { color: var(--muted); }
+        .quiet { font-size: 0.9rem; margin: 0.25rem 0 0; }
+        .banner { background: var(--banner-bg); color: var(--banner); padding: 0.75rem 1rem; border-radius: 0.5rem;
+          font-weight: 600; }
+        .apps, .pending { list-style: none; padding: 0; margin: 1rem 0; display: grid; gap: 0.75rem; }
+        .app { background: var(--card); border: 1px solid var(--line); border-radius: 0.75rem; padding: 0.75rem 1rem; }
+        .app p { margin: 0.35rem 0 0; }
+        .app-head { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem; }
+        .app-head h2 { margin-right: auto; }
+        .badge, .chip { border-radius: 999px; padding: 0.1rem 0.6rem; font-size: 0.85rem; font-weight: 600; }
+        .badge-open { background: var(--open-bg); color: var(--open); }
+        .badge-locked, .badge-schedule, .badge-profile { background: var(--locked-bg); color: var(--locked); }
+        .chip { border: 1px solid var(--open); color: var(--open); font-variant-numeric: tabular-nums; }
+        .ring { margin: 1rem 0; display: flex; align-items: center; gap: 1rem; }
+        .ring svg { width: 5rem; height: 5rem; }
+        .ring-track { stroke: var(--line); }
+        .ring-used { stroke: var(--accent); }
+        .limits { margin-top: 2rem; }
+        @media (min-width: 48rem) { main { padding: 2rem; } h1 { font-size: 2rem; } }
+        """
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Opens lockr's web pages in a real headless Chromium (Debian's chromium and chromium-driver,
+driven by selenium) and reports what a person sees, as one JSON object on stdout.
+
+    web_pages.py URL SCREENSHOT_DIR NAME
+
+For a phone-sized and a desktop-sized window, each in light and dark colour schemes, it loads URL,
+saves a screenshot (NAME-phone-light.png, ...), reads the heading, each app's name, badge and text,
+whether a stylesheet applied, and runs axe-core (axe-selenium-python) once per window size,
+reporting its serious and critical violations.
+"""
+import json
+import os
+import sys
+
+from axe_selenium_python import Axe
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+SIZES = {"phone": (390, 844), "desktop": (1280, 900)}
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--no-first-run", "--disable-extensions", "--disable-background-networking"):
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def main():
+    url, directory, name = sys.argv[1], sys.argv[2], sys.argv[3]
+    os.makedirs(directory, exist_ok=True)
+    driver = browser()
+    report = {"views": [], "violations": []}
+    try:
+        for size, (width, height) in SIZES.items():
+            driver.set_window_size(width, height)
+            for scheme in ("light", "dark"):
+                driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                       {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+                driver.get(url)
+                path = os.path.join(directory, f"{name}-{size}-{scheme}.png")
+                driver.save_screenshot(path)
+                background = driver.execute_script(
+                    "return getComputedStyle(document.body).backgroundColor")
+                apps = [{"name": card.find_element(By.TAG_NAME, "h2").text,
+                         "badge": card.find_element(By.CLASS_NAME, "badge").text,
+                         "text": card.find_elements(By.TAG_NAME, "p")[0].text}
+                        for card in driver.find_elements(By.CSS_SELECTOR, "li.app")
+                        if card.find_elements(By.CLASS_NAME, "badge")]
+                report["views"].append({
+                    "size": size, "scheme": scheme, "screenshot": path, "title": driver.title,
+                    "heading": driver.find_element(By.TAG_NAME, "h1").text, "apps": apps,
+                    "background": background,
+                    "scrollWidth": driver.execute_script("return document.documentElement.scrollWidth"),
+                    "width": driver.execute_script("return window.innerWidth"),
+                })
+            axe = Axe(driver)
+            axe.inject()
+            results = axe.run()
+            report["violations"] += [
+                {"size": size, "id": v["id"], "impact": v["impact"], "help": v["help"],
+                 "nodes": [n["html"] for n in v["nodes"]][:3]}
+                for v in results["violations"] if v["impact"] in ("serious", "critical")]
+    finally:
+        driver.quit()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
