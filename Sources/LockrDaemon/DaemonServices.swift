@@ -91,7 +91,7 @@ struct WebService: Service, CustomStringConvertible {
     var description: String { "web pages" }
 
     /// The pages at `address`, answering through `router`.
-    static func make(router: Router<WebRequestContext>, address: SocketAddress, logger: Logger) -> WebService {
+    static func make(router: Router<ControlRequestContext>, address: SocketAddress, logger: Logger) -> WebService {
         let (bound, boundSink) = AsyncStream.makeStream(of: SocketAddress?.self)
         let application = Application(
             router: router,

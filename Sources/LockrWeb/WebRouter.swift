@@ -12,11 +12,12 @@ import NIOCore
 /// Content-Security-Policy allows no inline script or style.
 public enum WebRouter {
     /// The routes, answering from `policy`.
-    public static func build(policy: some PolicyAccess) throws -> Router<WebRequestContext> {
+    public static func build(policy: some PolicyAccess) throws -> Router<ControlRequestContext> {
         var library = MustacheLibrary()
         for (name, text) in WebTemplates.all { try library.register(text, named: name) }
         let pages = Pages(library: library)
-        let router = Router(context: WebRequestContext.self)
+        // The control API's context: it carries the caller's address, whose person the page is.
+        let router = Router(context: ControlRequestContext.self)
         router.add(middleware: SecurityHeaders())
         router.add(middleware: MissingPage(pages: pages))
         router.get("/") { _, context in
@@ -45,17 +46,6 @@ struct Pages: Sendable {
         headers[.cacheControl] = "no-store"
         let text = library.render(values, withTemplate: template) ?? ""
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
-    }
-}
-
-/// A request's context: what Hummingbird needs, and the caller's address (whose person the page is).
-public struct WebRequestContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
-    public let remoteAddress: SocketAddress?
-
-    public init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        remoteAddress = source.channel.remoteAddress
     }
 }
 
