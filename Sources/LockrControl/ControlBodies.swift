@@ -119,7 +119,7 @@ extension EventBody {
 
 extension ControlFailure {
     /// The HTTP status and JSON body that report this failure.
-    var response: (status: Int, body: ErrorBody) {
+    public var response: (status: Int, body: ErrorBody) {
         switch self {
         case .storage(let message): return (500, ErrorBody(error: message, code: "storage"))
         case .unknownPerson(let name, let people):

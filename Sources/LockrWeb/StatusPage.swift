@@ -1,4 +1,5 @@
 import LockrControl
+import LockrPolicy
 
 /// What the status page shows one person: each guarded app with its badge, a countdown chip for an
 /// open window, the budget as a ring, and the "protection off" banner. Built from the API's own
@@ -13,6 +14,10 @@ struct StatusPage {
     let cooldown: String?
     let pending: [String]
     var hasPending: Bool { !pending.isEmpty }
+    /// What the last form sent was refused for, shown at the top.
+    let error: String?
+    /// The form token of this browser (see `FormToken`).
+    let csrf: String
 
     struct AppCard {
         let name: String
@@ -24,6 +29,18 @@ struct StatusPage {
         /// "4:05 left" for an open window.
         let countdown: String?
         let used: String
+        /// How a locked app opens from the page, when it can.
+        let unlock: UnlockForm?
+        /// Why it cannot be opened from the page, when its gate asks what the page cannot take yet.
+        let gateNote: String?
+    }
+
+    /// The form that opens a locked app's window: a button, with the sentence to type where the
+    /// gate asks it.
+    struct UnlockForm {
+        let app: String
+        let label: String
+        let sentence: String?
     }
 
     /// Time mode's shared budget: used against the day's, drawn as a ring (SVG attributes only).
@@ -35,15 +52,27 @@ struct StatusPage {
         let label: String
     }
 
-    init(_ status: StatusBody) {
+    /// `status` with the forms `gate` allows, for the browser holding `csrf`, and the refusal of
+    /// the form last sent, if any.
+    init(_ status: StatusBody, gate: GateRequirement, csrf: String, error: String? = nil) {
         person = status.person
         summary = status.summary
         now = status.nowLocal
+        self.error = error
+        self.csrf = csrf
         apps = status.apps.filter(\.guarded).map { app in
-            AppCard(
+            let opens = !app.open && app.state.code == "locked" && ["unlock", "sentence"].contains(app.state.opensBy)
+            let typable = gate.steps.isEmpty || (gate.steps == [.phrase] && gate.input != .voice)
+            return AppCard(
                 name: app.name, open: app.open, badge: Self.badge(app), text: app.state.text,
                 countdown: app.windowEnds.map { Self.countdown($0.inSeconds) },
-                used: "used \(Self.minutes(app.usedSeconds)) today")
+                used: "used \(Self.minutes(app.usedSeconds)) today",
+                unlock: opens && typable
+                    ? UnlockForm(
+                        app: app.id, label: "Open \(app.name) for \(status.windowMinutes) min",
+                        sentence: gate.steps.isEmpty ? nil : gate.sentence) : nil,
+                gateNote: opens && !typable
+                    ? "This gate asks puzzles or the spoken sentence: `lockr unlock \(app.id)` opens it for now." : nil)
         }
         if status.mode == "time", !status.perApp {
             let budget = status.budgetMinutes + status.extraMinutes

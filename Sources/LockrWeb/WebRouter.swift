@@ -20,20 +20,65 @@ public enum WebRouter {
         let router = Router(context: ControlRequestContext.self)
         router.add(middleware: SecurityHeaders())
         router.add(middleware: MissingPage(pages: pages))
-        router.get("/") { _, context in
-            let person = context.remoteAddress.flatMap(policy.person(ofCaller:)) ?? People.defaultName
-            let devices = policy.devices().filter { $0.person == person }
-            let status = StatusBody(person: person, view: policy.view(of: person), devices: devices)
-            return pages.html("status", ["title": person, "page": StatusPage(status)])
+        router.get("/") { request, context in
+            let token = FormToken(request)
+            var response = statusPage(of: caller(context, policy), policy: policy, pages: pages, token: token.value)
+            if token.isNew { response.setCookie(token.cookie) }
+            return response
         }
-        router.get("/static/lockr.css") { _, _ in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/css; charset=utf-8"
-            headers[.cacheControl] = "max-age=3600"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: WebStyle.css)))
+        router.post("/unlock") { request, context in
+            guard let form = try await FormToken.checked(UnlockFormBody.self, from: request) else {
+                return pages.html(
+                    "refused",
+                    ["title": "Not sent", "message": "This form carried no valid token: open the page again and send it from there."],
+                    status: .forbidden)
+            }
+            let person = caller(context, policy)
+            do throws(ControlFailure) {
+                _ = try policy.perform(Commands.Unlock(form.app, phrase: form.phrase), for: person)
+            } catch {
+                let (status, body) = error.response
+                return statusPage(
+                    of: person, policy: policy, pages: pages, token: form.csrf, error: body.error,
+                    status: HTTPResponse.Status(code: status))
+            }
+            return Response(status: .seeOther, headers: [.location: "/"])
         }
+        router.get("/static/lockr.css") { _, _ in asset(WebStyle.css, type: "text/css; charset=utf-8") }
+        router.get("/static/lockr.js") { _, _ in asset(WebScript.javascript, type: "text/javascript; charset=utf-8") }
         return router
     }
+
+    static func asset(_ text: String, type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "max-age=3600"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The person of the device that asks: as DNS queries are told apart; any other device is the
+    /// default person's. A page never acts for anyone else.
+    static func caller(_ context: ControlRequestContext, _ policy: some PolicyAccess) -> String {
+        context.remoteAddress.flatMap(policy.person(ofCaller:)) ?? People.defaultName
+    }
+
+    static func statusPage(
+        of person: String, policy: some PolicyAccess, pages: Pages, token: String, error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
+        let view = policy.view(of: person)
+        let body = StatusBody(person: person, view: view, devices: policy.devices().filter { $0.person == person })
+        let gate = view.engine.gateRequirement(for: nil, at: view.now)
+        return pages.html(
+            "status", ["title": person, "page": StatusPage(body, gate: gate, csrf: token, error: error)], status: status)
+    }
+}
+
+/// `POST /unlock`: the app, the sentence where the gate asks it, and the form's token.
+struct UnlockFormBody: Decodable, FormWithToken {
+    let app: String
+    let phrase: String?
+    let csrf: String
 }
 
 /// Renders the templates into responses.

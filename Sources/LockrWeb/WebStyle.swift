@@ -44,6 +44,13 @@ enum WebStyle {
         .ring-track { stroke: var(--line); }
         .ring-used { stroke: var(--accent); }
         .limits { margin-top: 2rem; }
+        .gate { margin-top: 0.75rem; display: grid; gap: 0.5rem; }
+        .gate label { font-weight: 600; }
+        .sentence { font-style: italic; margin: 0; user-select: none; -webkit-user-select: none; }
+        .gate input[type=text] { font: inherit; padding: 0.6rem; border: 1px solid var(--muted); border-radius: 0.5rem;
+          background: var(--bg); color: var(--fg); width: 100%; }
+        .gate button { font: inherit; font-weight: 600; padding: 0.6rem 1rem; border: 0; border-radius: 0.5rem;
+          background: var(--accent); color: var(--bg); min-height: 2.75rem; cursor: pointer; }
         @media (min-width: 48rem) { main { padding: 2rem; } h1 { font-size: 2rem; } }
         """
 }

@@ -2,7 +2,9 @@
 /// value is HTML-escaped by Mustache; no page has inline script or style (the Content-Security-Policy
 /// forbids both).
 enum WebTemplates {
-    static let all: [String: String] = ["layout-head": head, "layout-foot": foot, "status": status, "missing": missing]
+    static let all: [String: String] = [
+        "layout-head": head, "layout-foot": foot, "status": status, "missing": missing, "refused": refused,
+    ]
 
     static let head = """
         <!doctype html>
@@ -13,6 +15,7 @@ enum WebTemplates {
         <meta name="color-scheme" content="light dark">
         <title>{{title}} · lockr</title>
         <link rel="stylesheet" href="/static/lockr.css">
+        <script src="/static/lockr.js" defer></script>
         </head>
         <body>
         <header class="top"><a class="brand" href="/">lockr</a></header>
@@ -28,6 +31,9 @@ enum WebTemplates {
     static let status = """
         {{> layout-head}}
         <h1>{{page.person}}</h1>
+        {{#page.error}}
+        <p class="banner" role="alert">{{.}}</p>
+        {{/page.error}}
         <p class="summary">{{page.summary}} · <time>{{page.now}}</time></p>
         {{#page.protectionOff}}
         <p class="banner" role="alert">Protection off: {{.}}</p>
@@ -50,6 +56,19 @@ enum WebTemplates {
         <div class="app-head"><h2>{{name}}</h2><span class="badge badge-{{badge}}">{{badge}}</span>{{#countdown}}<span class="chip">{{.}}</span>{{/countdown}}</div>
         <p>{{text}}</p>
         <p class="quiet">{{used}}</p>
+        {{#unlock}}
+        <form class="gate" method="post" action="/unlock">
+        <input type="hidden" name="csrf" value="{{page.csrf}}">
+        <input type="hidden" name="app" value="{{app}}">
+        {{#sentence}}
+        <label for="phrase-{{app}}">Type this sentence to open it:</label>
+        <p class="sentence" id="sentence-{{app}}">{{.}}</p>
+        <input id="phrase-{{app}}" name="phrase" type="text" autocomplete="off" autocapitalize="off" spellcheck="false" required aria-describedby="sentence-{{app}}">
+        {{/sentence}}
+        <button type="submit">{{label}}</button>
+        </form>
+        {{/unlock}}
+        {{#gateNote}}<p class="quiet">{{.}}</p>{{/gateNote}}
         </li>
         {{/page.apps}}
         {{^page.apps}}
@@ -61,6 +80,14 @@ enum WebTemplates {
         <ul class="pending">{{#page.pending}}<li>{{.}}</li>{{/page.pending}}</ul>
         {{/page.hasPending}}
         <p class="quiet limits">DNS cannot close a connection an app already has open: a relock takes effect as the app looks its names up again (lockr keeps their lifetime short).</p>
+        {{> layout-foot}}
+        """
+
+    static let refused = """
+        {{> layout-head}}
+        <h1>Not sent</h1>
+        <p role="alert">{{message}}</p>
+        <p><a href="/">Back to your status</a>, which gives the form again.</p>
         {{> layout-foot}}
         """
 

@@ -36,7 +36,9 @@ import Testing
             #expect(page.body.contains("TikTok") && page.body.contains("badge-locked"))
             let policy = try #require(page.headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-security-policy:") })
             #expect(policy.contains("script-src 'self'") && policy.contains("style-src 'self'") && !policy.contains("unsafe-inline"))
-            #expect(!page.body.contains("<script") && !page.body.contains("style=") && !page.body.contains("<style"))
+            #expect(!page.body.contains("style=") && !page.body.contains("<style"), "no inline style")
+            let scripts = page.body.matches(of: /<script[^>]*>/).map { String($0.0) }
+            #expect(scripts == ["<script src=\"/static/lockr.js\" defer>"], "no inline script: \(scripts)")
             #expect(!page.body.contains("http://") && !page.body.contains("https://"), "nothing from elsewhere")
 
             let other = try fetch("http://\(address)/", from: "127.0.0.2")
@@ -76,6 +78,52 @@ import Testing
             let backgrounds = Set(views.compactMap { $0["background"] as? String })
             #expect(backgrounds.count == 2, "light and dark differ: \(backgrounds)")
             #expect((report["violations"] as? [Any])?.isEmpty == true, "axe: \(report["violations"] ?? [])")
+        }
+    }
+
+    @Test func aPhoneTypesTheSentenceAndTheAppsDNSAnswerChangesWhileAFormWithoutItsTokenIsRefused() async throws {
+        try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: Self.household, timeScale: 1) { lockr, _ in
+            let address = try #require(lockr.webAddress)
+            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("0.0.0.0"), "locked before")
+
+            // Another site's form, without the browser's token: refused, nothing opens.
+            let forged = try run(
+                "curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-d", "app=tiktok&phrase=x&csrf=guess", "http://\(address)/unlock"])
+            #expect(forged.output == "403")
+            // Another device (the default person's) passes the sentence: it opens nothing of alice's.
+            let jar = NSTemporaryDirectory() + "lockr-web-\(UUID()).cookies"
+            defer { try? FileManager.default.removeItem(atPath: jar) }
+            _ = try run("curl", ["-s", "-o", "/dev/null", "--interface", "127.0.0.2", "-c", jar, "http://\(address)/"])
+            let token = try String(contentsOfFile: jar, encoding: .utf8).split(separator: "\n")
+                .first { $0.contains("lockr_form") }.map { String($0.split(separator: "\t").last!) } ?? ""
+            let sentence = "I am stupid enough to waste more time. Please give me another 15 minutes."
+            let other = try run(
+                "curl", [
+                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "--interface", "127.0.0.2", "-b", jar,
+                    "--data-urlencode", "app=tiktok", "--data-urlencode", "phrase=\(sentence)", "--data-urlencode",
+                    "csrf=\(token)", "http://\(address)/unlock",
+                ])
+            #expect(other.output == "303", "the default person's own unlock")
+            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("0.0.0.0"), "alice's tiktok still locked")
+
+            // The page with its sentence forms, in every view, through axe-core too.
+            let views = try await runAwaited(
+                "python3", [Self.scripts + "/web_pages.py", "http://\(address)/", Self.screenshots, "gate"])
+            let viewsLine = try #require(views.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(views.output)")
+            let viewsReport = try #require(JSONSerialization.jsonObject(with: Data(viewsLine.utf8)) as? [String: Any])
+            #expect((viewsReport["violations"] as? [Any])?.isEmpty == true, "axe: \(viewsReport["violations"] ?? [])")
+
+            let result = try await runAwaited(
+                "python3", [Self.scripts + "/web_gate.py", "http://\(address)/", "tiktok", Self.screenshots])
+            #expect(result.status == 0, "\(result.output)")
+            let line = try #require(result.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(result.output)")
+            let report = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(report["sentence"] as? String == sentence)
+            #expect(report["after_paste"] as? String == "", "a pasted sentence is not taken")
+            #expect((report["before"] as? [String])?.first == "locked")
+            #expect((report["after"] as? [String])?.first == "open", "\(report)")
+            #expect((report["chip"] as? String ?? "").hasSuffix("left"))
+            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"), "open now, for dig too")
         }
     }
 }

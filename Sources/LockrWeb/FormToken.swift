@@ -1,0 +1,49 @@
+import Foundation
+import Hummingbird
+
+/// A form that carries the browser's form token.
+protocol FormWithToken {
+    var csrf: String { get }
+}
+
+/// The pages' defence against a form sent from another site: a random token kept in the browser in
+/// an HttpOnly, SameSite=Strict cookie and written into every form; a POST whose form and cookie
+/// do not carry the same token is refused (403). Another site can neither read the token nor make
+/// the browser send the cookie with its request.
+struct FormToken {
+    static let cookieName = "lockr_form"
+    let value: String
+    /// Whether the browser had none, so that the answer must give it the cookie.
+    let isNew: Bool
+
+    /// The token the request's cookie holds, or a new one.
+    init(_ request: Request) {
+        if let held = request.cookies[Self.cookieName]?.value, held.count == 64, held.allSatisfy(\.isHexDigit) {
+            value = held
+            isNew = false
+        } else {
+            var generator = SystemRandomNumberGenerator()
+            value = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+            isNew = true
+        }
+    }
+
+    var cookie: Cookie { Cookie(name: Self.cookieName, value: value, path: "/", httpOnly: true, sameSite: .strict) }
+
+    /// The form `request` sends, when it reads as `Form` and carries the cookie's token; else nil.
+    static func checked<Form: Decodable & FormWithToken>(_ type: Form.Type, from request: Request) async throws -> Form? {
+        var request = request
+        guard let body = try? await request.collectBody(upTo: 16 * 1024),
+            let form = try? URLEncodedFormDecoder().decode(Form.self, from: String(buffer: body)),
+            let held = request.cookies[cookieName]?.value
+        else { return nil }
+        return same(held, form.csrf) ? form : nil
+    }
+
+    /// Compares in time that does not depend on where they differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let (left, right) = (Array(a.utf8), Array(b.utf8))
+        guard left.count == right.count, !left.isEmpty else { return false }
+        return zip(left, right).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
