@@ -43,7 +43,7 @@ import Testing
 
             """
         try (config + sections).write(toFile: directory + "/lockr.toml", atomically: true, encoding: .utf8)
-        let lockr = try LockrProcess(
+        let lockr = try await LockrProcess(
             [
                 "--config", directory + "/lockr.toml", "--upstream", "127.0.0.1:\(upstream.port)", "--time-scale", "60",
                 "--start-at", "2026-06-01T10:00:00Z",

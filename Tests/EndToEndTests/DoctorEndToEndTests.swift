@@ -18,7 +18,7 @@ import Testing
 
     @Test func aDeadUpstreamFailsBesideALiveOneAndTheListenersAnswer() async throws {
         let upstream = try await ScriptedUpstream(records: PolicyEndToEndTests.records)
-        let lockr = try LockrProcess([
+        let lockr = try await LockrProcess([
             "--upstream", "127.0.0.1:\(upstream.port)", "--upstream", "127.0.0.1:9", "--guard", "tiktok",
         ])
         try await stoppingAfterwards(lockr, upstream) {
@@ -52,7 +52,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: "/etc/netns/\(network.router)") }
         try "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n".write(
             toFile: resolvConf, atomically: true, encoding: .utf8)
-        let lockr = try LockrProcess(["--listen", "127.0.0.1:53", "--upstream", "127.0.0.1:9"], namespace: network.router)
+        let lockr = try await LockrProcess(["--listen", "127.0.0.1:53", "--upstream", "127.0.0.1:9"], namespace: network.router)
         defer { _ = lockr.stop() }
 
         let through = try lockr.cli("doctor")

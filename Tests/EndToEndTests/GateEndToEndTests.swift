@@ -42,19 +42,19 @@ extension PolicyEndToEndTests {
         try await withLockr(mode: "hourly", sections: Self.chessGate) { lockr, _ in
             let terminal = try PseudoTerminal(
                 LockrProcess.binary, ["unlock", "instagram", "--state-dir", lockr.stateDirectory])
-            let shown = terminal.read(until: "> ")
+            let shown = await terminal.read(until: "> ")
             #expect(shown.contains("a b c d e f g h") || shown.contains("h g f e d c b a"), "\(shown)")
             #expect(shown.contains("to move: mate in 1") && shown.contains("Puzzle (easy, 2 min to answer)"), "\(shown)")
             #expect(["♔", "♚"].allSatisfy { shown.contains($0) } || shown.contains("K"), "\(shown)")
             terminal.type("a1a1\r")
-            terminal.read(until: "Another puzzle:")
+            await terminal.read(until: "Another puzzle:")
             var output = ""
-            for _ in 0..<50 where output.components(separatedBy: "> ").count < 3 { output = terminal.read(until: "\u{0}", seconds: 0.1) }
+            for _ in 0..<50 where output.components(separatedBy: "> ").count < 3 { output = await terminal.read(until: "\u{0}", seconds: 0.1) }
             #expect(output.contains("wrong: a1a1 is not a legal move here"), "\(output)")
             // The miss raised the next puzzle's difficulty.
             #expect(output.contains("Puzzle (medium"), "\(output)")
             terminal.type("\u{04}")
-            let end = terminal.finish()
+            let end = await terminal.finish()
             #expect(end.status == 1 && end.output.contains("nothing answered"), "\(end.output)")
             #expect(try gateMisses(lockr) == 1)
             #expect(try address("instagram.com.", lockr) == "0.0.0.0")

@@ -12,7 +12,7 @@ import Testing
         let upstream = try await ScriptedUpstream(records: [
             "tiktok.com.": ["tiktok.com. 300 IN A 192.0.2.21"], "www.test.": ["www.test. 300 IN A 192.0.2.1"],
         ])
-        let lockr = try LockrProcess(
+        let lockr = try await LockrProcess(
             ["--upstream", "127.0.0.1:\(upstream.port)", "--guard", "tiktok"] + extra, stateDirectory: stateDirectory)
         try await stoppingAfterwards(lockr, upstream) { try await body(lockr, upstream) }
     }

@@ -68,7 +68,7 @@ import Testing
         let configPath = NSTemporaryDirectory() + "lockr-e2e-home-\(UUID()).toml"
         try Self.config.write(toFile: configPath, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: configPath) }
-        let lockr = try LockrProcess(
+        let lockr = try await LockrProcess(
             [
                 "--config", configPath, "--listen", "10.77.0.1:5335", "--upstream", "127.0.0.1:\(upstream.port)",
                 "--start-at", "2026-06-01T10:00:00Z",
@@ -183,7 +183,7 @@ import Testing
         let configPath = NSTemporaryDirectory() + "lockr-e2e-watch-\(UUID()).toml"
         try Self.watchConfig.write(toFile: configPath, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: configPath) }
-        let lockr = try LockrProcess(
+        let lockr = try await LockrProcess(
             [
                 "--config", configPath, "--listen", "10.77.0.1:5335", "--upstream", "127.0.0.1:\(upstream.port)",
                 "--start-at", "2026-06-01T10:00:00Z", "--time-scale", "60",

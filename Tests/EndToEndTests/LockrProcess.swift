@@ -30,7 +30,7 @@ final class LockrProcess {
     /// With `namespace`, it runs in that network namespace (and so do its CLI verbs).
     init(
         _ arguments: [String], stateDirectory: String? = nil, answersDNS: Bool = true, namespace: String? = nil
-    ) throws {
+    ) async throws {
         self.namespace = namespace
         logPath = NSTemporaryDirectory() + "lockr-e2e-\(UUID()).log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -59,7 +59,9 @@ final class LockrProcess {
             }
             if !answersDNS, text.contains("] ready") { return }
             guard process.isRunning else { throw Failure("lockr exited: \(log)") }
-            Thread.sleep(forTimeInterval: 0.02)
+            // Awaited, not slept: a thread of Swift's concurrency blocked here is one the other
+            // tests running meanwhile do not get.
+            try await Task.sleep(for: .milliseconds(20))
         }
         process.terminate()
         throw Failure("lockr did not start listening: \(log)")

@@ -86,7 +86,7 @@ import Testing
             events = "text"
             events-url = "\(ntfyServer.url)/lockr-alerts"
             """.write(toFile: configPath, atomically: true, encoding: .utf8)
-        let lockr = try LockrProcess([
+        let lockr = try await LockrProcess([
             "--config", configPath, "--upstream", "127.0.0.1:\(upstream.port)", "--time-scale", "30",
             "--start-at", "2026-06-01T10:00:00Z",
         ])

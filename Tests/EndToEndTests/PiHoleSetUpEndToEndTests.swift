@@ -21,7 +21,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: configPath) }
         try "guard = [\"tiktok\"]\n[policy]\nmode = \"time\"\nmax-ttl = 3\n".write(
             toFile: configPath, atomically: true, encoding: .utf8)
-        let lockr = try LockrProcess(["--config", configPath, "--upstream", "127.0.0.1:\(upstream.port)"])
+        let lockr = try await LockrProcess(["--config", configPath, "--upstream", "127.0.0.1:\(upstream.port)"])
         try await stoppingAfterwards(lockr, upstream) {
             let everything = "server=127.0.0.1#\(upstream.port)"
             // As Pi-hole is: the upstream's TTL reaches the client.

@@ -36,7 +36,7 @@ import Testing
             "--config", configPath, "--upstream", "127.0.0.1:\(upstream.port)", "--time-scale", "\(timeScale)",
             "--start-at", "2026-06-01T10:00:00Z",
         ]
-        let lockr = try LockrProcess(arguments, stateDirectory: stateDirectory)
+        let lockr = try await LockrProcess(arguments, stateDirectory: stateDirectory)
         try await stoppingAfterwards(lockr, upstream) { try await body(lockr, upstream) }
     }
 
@@ -120,22 +120,22 @@ import Testing
     }
 
     /// `lockr unlock APP` at a terminal, answering the sentence prompt with `input`.
-    func unlockAtATerminal(_ app: String, typing input: String, _ lockr: LockrProcess) throws -> (
+    func unlockAtATerminal(_ app: String, typing input: String, _ lockr: LockrProcess) async throws -> (
         status: Int32, output: String
     ) {
-        try atATerminal(["unlock", app], answering: [("> ", input)], lockr)
+        try await atATerminal(["unlock", app], answering: [("> ", input)], lockr)
     }
 
     /// A CLI verb run at a terminal: for each prompt, in order, waits for it and types the answer.
     func atATerminal(
         _ arguments: [String], answering answers: [(prompt: String, input: String)], _ lockr: LockrProcess
-    ) throws -> (status: Int32, output: String) {
+    ) async throws -> (status: Int32, output: String) {
         let terminal = try PseudoTerminal(LockrProcess.binary, arguments + ["--state-dir", lockr.stateDirectory])
         for answer in answers {
-            terminal.read(until: answer.prompt)
+            await terminal.read(until: answer.prompt)
             terminal.type(answer.input)
         }
-        return terminal.finish()
+        return await terminal.finish()
     }
 
     func gateMisses(_ lockr: LockrProcess) throws -> Int {
@@ -149,22 +149,22 @@ import Testing
             #expect(missing.output.contains("the gate asks the sentence typed") && missing.output.contains("at a terminal"))
             let sentence = "I am stupid enough to waste more time. Please give me another 15 minutes."
             // Pasted (the terminal marks it), an empty line, Ctrl-D: refused or no attempt, nothing sent.
-            let pasted = try unlockAtATerminal("instagram", typing: "\u{1B}[200~\(sentence)\u{1B}[201~\r", lockr)
+            let pasted = try await unlockAtATerminal("instagram", typing: "\u{1B}[200~\(sentence)\u{1B}[201~\r", lockr)
             #expect(pasted.status == 1 && pasted.output.contains("pasted text is not accepted"), "\(pasted.output)")
             // The prompt shows the sentence alone, from the API's `sentence` field, ready to type.
             #expect(pasted.output.contains("Type this sentence (pasting is not accepted):\r\n  \(sentence)\r\n"), "\(pasted.output)")
-            let empty = try unlockAtATerminal("instagram", typing: "\r", lockr)
+            let empty = try await unlockAtATerminal("instagram", typing: "\r", lockr)
             #expect(empty.status == 1 && empty.output.contains("nothing typed"), "\(empty.output)")
-            let endOfInput = try unlockAtATerminal("instagram", typing: "\u{04}", lockr)
+            let endOfInput = try await unlockAtATerminal("instagram", typing: "\u{04}", lockr)
             #expect(endOfInput.status == 1 && endOfInput.output.contains("nothing typed"), "\(endOfInput.output)")
             #expect(try gateMisses(lockr) == 0)
             #expect(try address("instagram.com.", lockr) == "0.0.0.0")
 
-            let wrong = try unlockAtATerminal("instagram", typing: "please let me in\r", lockr)
+            let wrong = try await unlockAtATerminal("instagram", typing: "please let me in\r", lockr)
             #expect(wrong.status == 1)
             #expect(try gateMisses(lockr) == 1)
             let typo = "I am stupid enuogh to waste more time. Please give me another 15 minutes.\r"
-            let right = try unlockAtATerminal("instagram", typing: typo, lockr)
+            let right = try await unlockAtATerminal("instagram", typing: typo, lockr)
             #expect(right.status == 0, "\(right.output)")
             #expect(right.output.contains("instagram: open until"))
             #expect(try address("instagram.com.", lockr) == "192.0.2.23")
@@ -182,7 +182,7 @@ import Testing
             #expect(try lockr.cli("guard", "remove", "tiktok").status == 1)
             #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
             // With the sentence typed, the change waits for the next clock hour.
-            let typed = try atATerminal(
+            let typed = try await atATerminal(
                 ["mode", "time"],
                 answering: [("> ", "I am stupid enough to waste more time. Please give me another 15 minutes.\r")], lockr)
             #expect(typed.status == 0, "\(typed.output)")
@@ -262,13 +262,13 @@ import Testing
 
     @Test func aPinIsAskedWithoutEchoForChangesThatLoosen() async throws {
         try await withLockr(mode: "hourly") { lockr, _ in
-            let set = try atATerminal(["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
+            let set = try await atATerminal(["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
             #expect(set.status == 0 && set.output.contains("PIN set"), "\(set.output)")
             #expect(!set.output.contains("2468"), "the PIN is not echoed")
             // Without a terminal the PIN cannot be asked for: nothing changes.
             let plain = try lockr.cli("mode", "time")
             #expect(plain.status == 1 && plain.output.contains("a PIN protects settings"), "\(plain.output)")
-            let changed = try atATerminal(["mode", "time"], answering: [("PIN", "2468\r")], lockr)
+            let changed = try await atATerminal(["mode", "time"], answering: [("PIN", "2468\r")], lockr)
             #expect(changed.status == 0, "\(changed.output)")
             #expect(changed.output.contains("#1 policy.mode: hourly → time — pending"), "\(changed.output)")
             #expect(!changed.output.contains("2468"))

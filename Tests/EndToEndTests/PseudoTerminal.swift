@@ -31,14 +31,18 @@ final class PseudoTerminal {
         close(master)
     }
 
-    /// Reads until the output contains `text` or `seconds` pass; returns all output so far.
+    /// Reads until the output contains `text` or `seconds` pass; returns all output so far. It
+    /// awaits between reads rather than blocking, so that other tests run meanwhile.
     @discardableResult
-    func read(until text: String, seconds: Double = 5) -> String {
+    func read(until text: String, seconds: Double = 15) async -> String {
         let deadline = Date().addingTimeInterval(seconds)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !output.contains(text), Date() < deadline {
             var poller = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 50) > 0 else { continue }
+            guard poll(&poller, 1, 0) > 0 else {
+                try? await Task.sleep(for: .milliseconds(20))
+                continue
+            }
             let got = Glibc.read(master, &buffer, buffer.count)
             if got <= 0 { break }
             output += String(decoding: buffer[0..<got], as: UTF8.self)
@@ -56,12 +60,12 @@ final class PseudoTerminal {
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     /// Waits for the command to end; its exit status and everything it printed.
-    func finish(seconds: Double = 10) -> (status: Int32, output: String) {
+    func finish(seconds: Double = 10) async -> (status: Int32, output: String) {
         let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline { read(until: "\u{0}", seconds: 0.05) }
+        while process.isRunning, Date() < deadline { await read(until: "\u{0}", seconds: 0.05) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        read(until: "\u{0}", seconds: 0.1)
+        await read(until: "\u{0}", seconds: 0.1)
         return (process.terminationStatus, output)
     }
 }

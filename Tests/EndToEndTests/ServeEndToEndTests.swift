@@ -14,7 +14,7 @@ import Testing
         let listPath = NSTemporaryDirectory() + "lockr-e2e-list-\(UUID()).txt"
         try list.write(toFile: listPath, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: listPath) }
-        let lockr = try LockrProcess(
+        let lockr = try await LockrProcess(
             [
                 "--upstream", "127.0.0.1:\(upstream.port)", "--blocklist", listPath,
             ] + extra)
