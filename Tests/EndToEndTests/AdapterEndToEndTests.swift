@@ -54,9 +54,10 @@ import Testing
             await server.stop()
             throw error
         }
-        await server.stop()
         #expect(server.violations == [], "every request lockr made is in Pi-hole's OpenAPI spec")
-        #expect(fake.openSessions == 0, "lockr logs out when it stops")
+        // The logout lockr sent as it stopped may still be on its way through a busy test process.
+        #expect(await eventually(10) { fake.openSessions == 0 }, "lockr logs out when it stops")
+        await server.stop()
     }
 
     func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {

@@ -44,7 +44,12 @@ final class PseudoTerminal {
                 continue
             }
             let got = Glibc.read(master, &buffer, buffer.count)
-            if got <= 0 { break }
+            guard got > 0 else {
+                // Before the command opens its side of the terminal, or after it closed it.
+                if !process.isRunning { break }
+                try? await Task.sleep(for: .milliseconds(20))
+                continue
+            }
             output += String(decoding: buffer[0..<got], as: UTF8.self)
         }
         return output

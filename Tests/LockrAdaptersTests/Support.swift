@@ -42,8 +42,10 @@ enum Fixtures {
     }
 
     /// Waits up to `seconds` for `condition`: generous, as a fresh clone's first test run shares the
-    /// machine with everything else; a passing condition returns at once.
-    static func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
+    /// machine with everything else, and the tests that compute (perft, traces) can hold both of a
+    /// 2-core machine's threads for Swift's concurrency for a while; a passing condition returns at
+    /// once.
+    static func eventually(_ seconds: Double = 120, _ condition: () throws -> Bool) async rethrows -> Bool {
         let deadline = Date() + seconds
         while Date() < deadline {
             if try condition() { return true }
