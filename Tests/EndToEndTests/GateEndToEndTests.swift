@@ -44,7 +44,7 @@ extension PolicyEndToEndTests {
         try await withLockr(mode: "hourly", sections: Self.chessGate, timeScale: 1) { lockr, _ in
             let terminal = try PseudoTerminal(
                 LockrProcess.binary, ["unlock", "instagram", "--state-dir", lockr.stateDirectory])
-            let shown = await terminal.read(until: "> ")
+            let shown = await terminal.read(until: "> ", seconds: 45)
             #expect(shown.contains("a b c d e f g h") || shown.contains("h g f e d c b a"), "\(shown)")
             #expect(shown.contains("to move: mate in 1") && shown.contains("Puzzle (easy, 2 min to answer)"), "\(shown)")
             #expect(["♔", "♚"].allSatisfy { shown.contains($0) } || shown.contains("K"), "\(shown)")
