@@ -1,3 +1,4 @@
+import Foundation
 import LockrPolicy
 
 extension TimeBody {
@@ -182,5 +183,13 @@ extension ControlFailure {
                 ErrorBody(error: refusal.message, code: code, retryAfterSeconds: retry, sentence: sentence, heard: heard)
             )
         }
+    }
+}
+
+extension TimeBody {
+    /// "4:05" for `seconds` left (none below zero), as countdowns show it (`lockr watch`, the web page).
+    public static func countdown(_ seconds: Int64) -> String {
+        let seconds = max(0, seconds)
+        return "\(seconds / 60):" + String(format: "%02d", seconds % 60)
     }
 }

@@ -65,7 +65,7 @@ struct StatusPage {
             let typable = gate.steps.isEmpty || (gate.steps == [.phrase] && gate.input != .voice)
             return AppCard(
                 name: app.name, open: app.open, badge: Self.badge(app), text: app.state.text,
-                countdown: app.windowEnds.map { Self.countdown($0.inSeconds) },
+                countdown: app.windowEnds.map { TimeBody.countdown($0.inSeconds) + " left" },
                 used: "used \(Self.minutes(app.usedSeconds)) today",
                 unlock: opens && typable
                     ? UnlockForm(
@@ -98,12 +98,6 @@ struct StatusPage {
         case "profile": return "profile"
         default: return "locked"
         }
-    }
-
-    /// "4:05 left".
-    static func countdown(_ seconds: Int64) -> String {
-        let seconds = max(0, seconds)
-        return "\(seconds / 60):" + String(format: "%02d", seconds % 60) + " left"
     }
 
     private static func minutes(_ seconds: Int64) -> String {

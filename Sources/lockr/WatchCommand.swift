@@ -184,7 +184,7 @@ actor WatchScreen {
             lines.append("\(person.person) · \(person.summary)")
             for app in person.apps {
                 let name = app.name.padding(toLength: max(12, app.name.count), withPad: " ", startingAt: 0)
-                let countdown = app.windowEnds.map { Self.countdown($0.inSeconds - elapsed) + " left" } ?? ""
+                let countdown = app.windowEnds.map { TimeBody.countdown($0.inSeconds - elapsed) + " left" } ?? ""
                 lines.append(
                     "  \(name)  \((app.open ? "open" : "blocked").padding(toLength: 7, withPad: " ", startingAt: 0))  "
                         + "\(countdown.padding(toLength: 11, withPad: " ", startingAt: 0))  \(app.state.text)")
@@ -194,12 +194,6 @@ actor WatchScreen {
         if !latest.isEmpty { lines += ["Latest"] + latest.map { "  " + $0 } }
         let text = "\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\r\n") + "\r\n"
         FileHandle.standardOutput.write(Data(text.utf8))
-    }
-
-    /// "4:05", "0:59".
-    static func countdown(_ seconds: Int64) -> String {
-        let seconds = max(0, seconds)
-        return "\(seconds / 60):" + String(format: "%02d", seconds % 60)
     }
 }
 
