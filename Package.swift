@@ -116,7 +116,7 @@ let package = Package(
         .target(
             name: "LockrWeb",
             dependencies: [
-                "LockrControl", "LockrPolicy",
+                "LockrControl", "LockrPolicy", "LockrPuzzles", "LockrSpeech",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

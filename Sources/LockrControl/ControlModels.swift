@@ -53,7 +53,7 @@ public struct AccessBody: Codable, Sendable, Equatable {
     public let until: TimeBody?
     /// `window`: the window's kind (`hourly`, `snooze`, `emergency`).
     public let window: String?
-    /// `locked`: what opens it (`sentence`, `first_query`, `unlock`).
+    /// `locked`: what opens it (`sentence`, `gate`, `first_query`, `unlock`).
     public let opensBy: String?
 }
 

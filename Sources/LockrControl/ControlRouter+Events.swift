@@ -21,18 +21,24 @@ extension ControlRouter {
                 }
             }
             let lastSeen = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
-            let events = policy.liveEvents.listen(after: lastSeen)
-            var headers = HTTPFields()
-            headers[.contentType] = "text/event-stream"
-            headers[.cacheControl] = "no-cache"
-            return Response(
-                status: .ok, headers: headers,
-                body: ResponseBody { [person] writer in
-                    try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
-                    try await stream(events, of: person, policy: policy, to: &writer)
-                    try await writer.finish(nil)
-                })
+            return eventStream(of: person, after: lastSeen, policy: policy)
         }
+    }
+
+    /// Server-sent events of everyone (`person` nil) or of `person`, from now on, after those kept
+    /// since `lastSeen` (a `Last-Event-ID`). Ends when the daemon stops.
+    public static func eventStream(of person: String?, after lastSeen: String?, policy: some PolicyAccess) -> Response {
+        let events = policy.liveEvents.listen(after: lastSeen)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { [person] writer in
+                try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
+                try await stream(events, of: person, policy: policy, to: &writer)
+                try await writer.finish(nil)
+            })
     }
 
     /// Writes `events` (of `person` only, when given) as they come, and a comment when none came

@@ -30,37 +30,9 @@ extension ControlRouter {
     ) {
         api.post("gate/voice") { request, context in
             try await respond {
-                let type = request.headers[.contentType]?.split(separator: ";").first?
-                    .trimmingCharacters(in: .whitespaces).lowercased() ?? "none"
-                guard clipTypes.contains(type) else {
-                    throw HTTPFailure(
-                        status: 415, error: "send the clip as audio/wav (PCM WAV), not \(type)", code: "unsupported_audio")
+                try await hearSentence(in: request, policy: policy, speech: speech) {
+                    try person(request, context, policy)
                 }
-                var request = request
-                let body: ByteBuffer
-                do { body = try await request.collectBody(upTo: largestClip) } catch {
-                    throw HTTPFailure(status: 413, error: "a clip is at most 8 MiB (20 s)", code: "clip_too_large")
-                }
-                let person = try person(request, context, policy)
-                let view = policy.view(of: person)
-                guard let sentence = view.engine.gateRequirement(for: nil, at: view.now).sentence else {
-                    throw ControlFailure.refused(.nothingToDo("the gate asks no sentence"))
-                }
-                guard let speech else {
-                    throw HTTPFailure(status: 503, error: "this lockr hears no speech", code: "no_recogniser")
-                }
-                let heard: Heard
-                do throws(HearingRefusal) {
-                    heard = try await speech.hear(
-                        Array(body.readableBytesView), for: person, expecting: PhraseGate.spokenForm(of: sentence))
-                } catch {
-                    throw HTTPFailure(error)
-                }
-                let passed = try policy.perform(
-                    Commands.PassSpokenSentence(Spoken(transcript: heard.transcript, length: heard.length)), for: person)
-                return GatePassedResponse(
-                    gate: gateBody(passed.view, app: nil), heard: heard.transcript,
-                    recognitionMilliseconds: heard.recognition.milliseconds)
             }
         }
         api.get("gate") { request, context in
@@ -102,6 +74,46 @@ extension ControlRouter {
                     waitMilliseconds: Int64(wait.rounded(.up)))
             }
         }
+    }
+
+    /// Hears the sentence in `request`'s WAV clip and takes it for the gate of the person that
+    /// `person` names (asked once the clip is read). Throws what `respond` answers: 415, 413, 422,
+    /// 429, 503 for the clip, `ControlFailure` for the gate.
+    public static func hearSentence(
+        in request: Request, policy: some PolicyAccess, speech: SpeechPool?,
+        person: () throws -> String
+    ) async throws -> GatePassedResponse {
+        let type = request.headers[.contentType]?.split(separator: ";").first?
+            .trimmingCharacters(in: .whitespaces).lowercased() ?? "none"
+        guard clipTypes.contains(type) else {
+            throw HTTPFailure(
+                status: 415, error: "send the clip as audio/wav (PCM WAV), not \(type)", code: "unsupported_audio")
+        }
+        var request = request
+        let body: ByteBuffer
+        do { body = try await request.collectBody(upTo: largestClip) } catch {
+            throw HTTPFailure(status: 413, error: "a clip is at most 8 MiB (20 s)", code: "clip_too_large")
+        }
+        let person = try person()
+        let view = policy.view(of: person)
+        guard let sentence = view.engine.gateRequirement(for: nil, at: view.now).sentence else {
+            throw ControlFailure.refused(.nothingToDo("the gate asks no sentence"))
+        }
+        guard let speech else {
+            throw HTTPFailure(status: 503, error: "this lockr hears no speech", code: "no_recogniser")
+        }
+        let heard: Heard
+        do throws(HearingRefusal) {
+            heard = try await speech.hear(
+                Array(body.readableBytesView), for: person, expecting: PhraseGate.spokenForm(of: sentence))
+        } catch {
+            throw HTTPFailure(error)
+        }
+        let passed = try policy.perform(
+            Commands.PassSpokenSentence(Spoken(transcript: heard.transcript, length: heard.length)), for: person)
+        return GatePassedResponse(
+            gate: gateBody(passed.view, app: nil), heard: heard.transcript,
+            recognitionMilliseconds: heard.recognition.milliseconds)
     }
 
     static func gateBody(_ view: PolicyView, app: String?) -> GateBody {

@@ -233,17 +233,12 @@ public enum ControlRouter {
             }
         }
         api.post("emergency/hold") { request, context in
-            try await respond {
-                let begun = try policy.perform(Commands.BeginEmergency(), for: try person(request, context, policy))
-                let wait = Double(begun.view.engine.settings.emergencyHold.milliseconds) / policy.timeScale
-                return HoldResponse(hold: begun.result, waitMilliseconds: Int64(wait.rounded(.up)))
-            }
+            try await respond { try beginEmergency(for: try person(request, context, policy), policy: policy) }
         }
         api.post("emergency") { request, context in
             try await respond {
                 let body = try await decode(EmergencyRequest.self, from: request)
-                return windowBody(
-                    try policy.perform(Commands.CompleteEmergency(hold: body.hold), for: try person(request, context, policy)))
+                return try completeEmergency(hold: body.hold, for: try person(request, context, policy), policy: policy)
             }
         }
         addRestrictionRoutes(to: api, policy: policy)
@@ -411,8 +406,24 @@ public enum ControlRouter {
         }
     }
 
-    /// Runs a handler, turning failures into JSON error responses.
-    static func respond(_ body: () async throws -> some Encodable) async throws -> Response {
+    /// Starts `person`'s emergency hold: its id, and how long to hold in real time.
+    public static func beginEmergency(for person: String, policy: some PolicyAccess) throws(ControlFailure)
+        -> HoldResponse
+    {
+        let begun = try policy.perform(Commands.BeginEmergency(), for: person)
+        let wait = Double(begun.view.engine.settings.emergencyHold.milliseconds) / policy.timeScale
+        return HoldResponse(hold: begun.result, waitMilliseconds: Int64(wait.rounded(.up)))
+    }
+
+    /// Lets go of `person`'s emergency hold `hold`: the window it opened, if it was held long enough.
+    public static func completeEmergency(hold: UInt64, for person: String, policy: some PolicyAccess)
+        throws(ControlFailure) -> WindowBody
+    {
+        windowBody(try policy.perform(Commands.CompleteEmergency(hold: hold), for: person))
+    }
+
+    /// `body`'s answer as JSON, or what it threw as an `ErrorBody` with its status.
+    public static func respond(_ body: () async throws -> some Encodable) async throws -> Response {
         do {
             return json(try await body())
         } catch let failure as ControlFailure {
@@ -428,7 +439,8 @@ public enum ControlRouter {
         }
     }
 
-    static func json(_ value: some Encodable, status: Int = 200) -> Response {
+    /// `value` as the API's JSON (snake_case keys), with `status`.
+    public static func json(_ value: some Encodable, status: Int = 200) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         if let error = value as? ErrorBody, let retry = error.retryAfterSeconds {

@@ -34,6 +34,12 @@ public final class LiveEventHub: Sendable {
         var listeners: [Int: AsyncStream<NumberedLiveEvent>.Continuation] = [:]
         var nextListener = 0
         var closed = false
+
+        mutating func nextSuggestion() -> String? {
+            guard !suggestions.isEmpty else { return nil }
+            defer { suggested += 1 }
+            return suggestions[suggested % suggestions.count]
+        }
     }
 
     /// `epoch`: what tells this run of the daemon from others (its start time).
@@ -46,17 +52,19 @@ public final class LiveEventHub: Sendable {
         state.withLock { $0.suggestions = suggestions }
     }
 
+    /// The next thing to do instead, in turn with those the locks' events carry; nil when there
+    /// are none.
+    public func nextSuggestion() -> String? {
+        state.withLock { $0.nextSuggestion() }
+    }
+
     /// Numbers `events` of `person` and hands them to every listener.
     public func publish(_ events: [LiveEvent], of person: String) {
         guard !events.isEmpty else { return }
         state.withLock { state in
             for event in events {
                 state.count += 1
-                var suggestion: String?
-                if event.kind == .locked, !state.suggestions.isEmpty {
-                    suggestion = state.suggestions[state.suggested % state.suggestions.count]
-                    state.suggested += 1
-                }
+                let suggestion = event.kind == .locked ? state.nextSuggestion() : nil
                 let numbered = NumberedLiveEvent(
                     id: "\(epoch)-\(state.count)", number: state.count, person: person, event: event,
                     suggestion: suggestion)

@@ -59,6 +59,7 @@ public struct Notice: Sendable, Equatable {
         case "locked":
             switch event.state?.opensBy {
             case "sentence": return "Type or say the sentence: `lockr unlock \(app)`."
+            case "gate": return "Pass its gate: `lockr unlock \(app)`."
             case "first_query": return "Its next use opens the hour's window."
             default: return "`lockr unlock \(app)` opens the hour's window."
             }

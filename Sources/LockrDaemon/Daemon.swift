@@ -170,7 +170,7 @@ public final class Daemon: Sendable {
                     logger: logger)
             })
         if let web = config.web {
-            add(WebService.make(router: try WebRouter.build(policy: parts.control), address: web, logger: logger))
+            add(WebService.make(router: try WebRouter.build(policy: parts.control, speech: speech), address: web, logger: logger))
         }
         // After the control API, so that it stops first: open event streams end, and with them the
         // requests the control API waits for before it stops.

@@ -23,6 +23,9 @@ public enum AppAccess: Sendable, Equatable {
     public enum Opening: String, Sendable, Equatable {
         /// Extreme mode: typing the sentence.
         case sentence
+        /// Extreme mode whose gate asks more than typing the sentence (puzzles, or the sentence
+        /// spoken): passing it.
+        case gate
         /// Hourly mode with open-on-first-query: the hour's first query.
         case firstQuery = "first_query"
         /// Hourly mode: `lockr unlock APP`.
@@ -95,6 +98,7 @@ public struct AccessText: Sendable {
         case .locked(let opening, let window):
             switch opening {
             case .sentence: "locked; typing the phrase opens \(window.spoken)"
+            case .gate: "locked; passing its gate opens \(window.spoken)"
             case .firstQuery: "locked; the hour's first query opens \(window.spoken)"
             case .unlock: "locked; `lockr unlock \(app)` opens \(window.spoken)"
             }

@@ -304,16 +304,19 @@ public struct PolicyEngine: Sendable {
         return id
     }
 
-    /// Ends a hold begun by `beginEmergency`: if it lasted, every guarded app opens for the emergency
-    /// window length.
+    /// Ends a hold begun by `beginEmergency` (letting go): if it lasted, every guarded app opens for
+    /// the emergency window length; a hold let go too soon grants nothing and is over.
     public mutating func completeEmergency(hold id: UInt64, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
         let now = advance(to: now)
-        guard let started = holds[id] else { throw .holdIncomplete("no such emergency hold; start a new one") }
+        guard let started = holds.removeValue(forKey: id) else {
+            throw .holdIncomplete("no such emergency hold; start a new one")
+        }
         let held = now - started
         guard held >= settings.emergencyHold else {
-            throw .holdIncomplete("held \(held.spoken) of \(settings.emergencyHold.spoken); nothing granted")
+            // Whole seconds held, rounded down: 7.9 s is not yet 8.
+            let whole = Duration.seconds(held.milliseconds / 1000)
+            throw .holdIncomplete("let go after \(whole.spoken) of \(settings.emergencyHold.spoken): nothing granted")
         }
-        holds[id] = nil
         try checkEmergencyAllowance()
         state.today.emergencies += 1
         let window = UnlockWindow(app: nil, kind: .emergency, opened: now, ends: now + settings.emergency.length)
@@ -508,7 +511,9 @@ public struct PolicyEngine: Sendable {
             }
             if let next = hourResets(for: app, at: now) { return .hourUsed(next: next) }
             switch settings.mode {
-            case .extreme: return .locked(.sentence, window: settings.extreme.window)
+            case .extreme:
+                let typed = gateSteps == [.phrase] && settings.gate.sentenceInput(for: gateSteps) != .voice
+                return .locked(typed ? .sentence : .gate, window: settings.extreme.window)
             case .hourly where settings.hourly.openOnFirstQuery:
                 return .locked(.firstQuery, window: settings.hourly.window)
             default: return .locked(.unlock, window: settings.hourly.window)

@@ -14,9 +14,21 @@ extension ChessPosition {
 
     private func symbol(at square: ChessSquare, unicode: Bool) -> String {
         guard let piece = piece(at: square) else { return unicode ? "·" : "." }
-        let index = Int(piece.kind.rawValue) - 1
-        if unicode { return String(Array(piece.color == .white ? "♙♘♗♖♕♔" : "♟♞♝♜♛♚")[index]) }
-        let letter = String(piece.kind.letter)
-        return piece.color == .white ? letter : letter.lowercased()
+        return unicode ? piece.kind.symbol(piece.color) : piece.kind.fenLetter(piece.color)
     }
+}
+
+extension ChessPieceKind {
+    /// The piece's Unicode chess symbol ("♘" for a white knight).
+    public func symbol(_ color: ChessColor) -> String {
+        String(Array(color == .white ? "♙♘♗♖♕♔" : "♟♞♝♜♛♚")[Int(rawValue) - 1])
+    }
+
+    /// The piece's letter in FEN: upper case for white, lower case for black.
+    public func fenLetter(_ color: ChessColor) -> String {
+        color == .white ? String(letter) : letter.lowercased()
+    }
+
+    /// "knight".
+    public var name: String { ["pawn", "knight", "bishop", "rook", "queen", "king"][Int(rawValue) - 1] }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// A form that carries the browser's form token.
@@ -38,6 +39,15 @@ struct FormToken {
             let held = request.cookies[cookieName]?.value
         else { return nil }
         return same(held, form.csrf) ? form : nil
+    }
+
+    /// Whether `request` carries the cookie's token in the `X-Lockr-Form` header: for what the
+    /// script sends that is no form (a recorded clip).
+    static func inHeader(of request: Request) -> Bool {
+        guard let held = request.cookies[cookieName]?.value,
+            let sent = request.headers[HTTPField.Name("X-Lockr-Form")!]
+        else { return false }
+        return same(held, sent)
     }
 
     /// Compares in time that does not depend on where they differ.

@@ -13,11 +13,8 @@ struct StatusPage {
     let protectionOff: [String]
     let cooldown: String?
     let pending: [String]
-    var hasPending: Bool { !pending.isEmpty }
-    /// What the last form sent was refused for, shown at the top.
-    let error: String?
-    /// The form token of this browser (see `FormToken`).
-    let csrf: String
+    /// Whether any are (templates see stored properties only).
+    let hasPending: Bool
 
     struct AppCard {
         let name: String
@@ -26,21 +23,11 @@ struct StatusPage {
         let badge: String
         /// "open until 14:30 (hourly window)", "locked; `lockr unlock tiktok` opens 5 min".
         let text: String
-        /// "4:05 left" for an open window.
-        let countdown: String?
+        let countdown: Countdown?
         let used: String
-        /// How a locked app opens from the page, when it can.
-        let unlock: UnlockForm?
-        /// Why it cannot be opened from the page, when its gate asks what the page cannot take yet.
-        let gateNote: String?
-    }
-
-    /// The form that opens a locked app's window: a button, with the sentence to type where the
-    /// gate asks it.
-    struct UnlockForm {
-        let app: String
-        let label: String
-        let sentence: String?
+        /// Its page: why, until when, and the ways out of a lock.
+        let page: String
+        let pageLabel: String
     }
 
     /// Time mode's shared budget: used against the day's, drawn as a ring (SVG attributes only).
@@ -52,27 +39,17 @@ struct StatusPage {
         let label: String
     }
 
-    /// `status` with the forms `gate` allows, for the browser holding `csrf`, and the refusal of
-    /// the form last sent, if any.
-    init(_ status: StatusBody, gate: GateRequirement, csrf: String, error: String? = nil) {
+    /// `status`; its time runs `timeScale` times as fast as real time.
+    init(_ status: StatusBody, timeScale: Double) {
         person = status.person
         summary = status.summary
         now = status.nowLocal
-        self.error = error
-        self.csrf = csrf
         apps = status.apps.filter(\.guarded).map { app in
-            let opens = !app.open && app.state.code == "locked" && ["unlock", "sentence"].contains(app.state.opensBy)
-            let typable = gate.steps.isEmpty || (gate.steps == [.phrase] && gate.input != .voice)
-            return AppCard(
+            AppCard(
                 name: app.name, open: app.open, badge: Self.badge(app), text: app.state.text,
-                countdown: app.windowEnds.map { TimeBody.countdown($0.inSeconds) + " left" },
-                used: "used \(Self.minutes(app.usedSeconds)) today",
-                unlock: opens && typable
-                    ? UnlockForm(
-                        app: app.id, label: "Open \(app.name) for \(status.windowMinutes) min",
-                        sentence: gate.steps.isEmpty ? nil : gate.sentence) : nil,
-                gateNote: opens && !typable
-                    ? "This gate asks puzzles or the spoken sentence: `lockr unlock \(app.id)` opens it for now." : nil)
+                countdown: app.windowEnds.map { Countdown($0, timeScale: timeScale) },
+                used: "used \(Self.minutes(app.usedSeconds)) today", page: "/apps/\(app.id)",
+                pageLabel: app.open ? "\(app.name): details" : "\(app.name): ways to open it")
         }
         if status.mode == "time", !status.perApp {
             let budget = status.budgetMinutes + status.extraMinutes
@@ -89,9 +66,10 @@ struct StatusPage {
         }
         cooldown = status.cooldownEnds.map { "Wrong answers: the gate opens again at \($0.local)." }
         pending = status.pending.map { "\($0.change), from \($0.appliesAt.local)" }
+        hasPending = !pending.isEmpty
     }
 
-    private static func badge(_ app: AppBody) -> String {
+    static func badge(_ app: AppBody) -> String {
         if app.open { return "open" }
         switch app.state.code {
         case "schedule": return "schedule"
@@ -100,7 +78,18 @@ struct StatusPage {
         }
     }
 
-    private static func minutes(_ seconds: Int64) -> String {
+    static func minutes(_ seconds: Int64) -> String {
         seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min"
+    }
+}
+
+/// The time left in an open window: "4:05 left", and the real seconds the script counts down.
+struct Countdown {
+    let text: String
+    let seconds: Int64
+
+    init(_ ends: TimeBody, timeScale: Double) {
+        text = TimeBody.countdown(ends.inSeconds) + " left"
+        seconds = Int64((Double(ends.inSeconds) / timeScale).rounded(.up))
     }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import LockrControl
 import LockrPolicy
+import LockrSpeech
 import Mustache
 import NIOCore
 
@@ -11,8 +12,8 @@ import NIOCore
 /// is the default person's. Pages are rendered on the server; nothing comes from elsewhere, and the
 /// Content-Security-Policy allows no inline script or style.
 public enum WebRouter {
-    /// The routes, answering from `policy`.
-    public static func build(policy: some PolicyAccess) throws -> Router<ControlRequestContext> {
+    /// The routes, answering from `policy`; spoken sentences are heard by `speech`.
+    public static func build(policy: some PolicyAccess, speech: SpeechPool?) throws -> Router<ControlRequestContext> {
         var library = MustacheLibrary()
         for (name, text) in WebTemplates.all { try library.register(text, named: name) }
         let pages = Pages(library: library)
@@ -20,32 +21,20 @@ public enum WebRouter {
         let router = Router(context: ControlRequestContext.self)
         router.add(middleware: SecurityHeaders())
         router.add(middleware: MissingPage(pages: pages))
-        router.get("/") { request, context in
-            let token = FormToken(request)
-            var response = statusPage(of: caller(context, policy), policy: policy, pages: pages, token: token.value)
-            if token.isNew { response.setCookie(token.cookie) }
-            return response
-        }
-        router.post("/unlock") { request, context in
-            guard let form = try await FormToken.checked(UnlockFormBody.self, from: request) else {
-                return pages.html(
-                    "refused",
-                    ["title": "Not sent", "message": "This form carried no valid token: open the page again and send it from there."],
-                    status: .forbidden)
-            }
+        router.get("/") { _, context in
             let person = caller(context, policy)
-            do throws(ControlFailure) {
-                _ = try policy.perform(Commands.Unlock(form.app, phrase: form.phrase), for: person)
-            } catch {
-                let (status, body) = error.response
-                return statusPage(
-                    of: person, policy: policy, pages: pages, token: form.csrf, error: body.error,
-                    status: HTTPResponse.Status(code: status))
-            }
-            return Response(status: .seeOther, headers: [.location: "/"])
+            let view = policy.view(of: person)
+            let body = StatusBody(person: person, view: view, devices: policy.devices().filter { $0.person == person })
+            return pages.html("status", ["title": person, "page": StatusPage(body, timeScale: policy.timeScale)])
+        }
+        router.get("/events") { request, context in
+            let lastSeen = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
+            return ControlRouter.eventStream(of: caller(context, policy), after: lastSeen, policy: policy)
         }
         router.get("/static/lockr.css") { _, _ in asset(WebStyle.css, type: "text/css; charset=utf-8") }
         router.get("/static/lockr.js") { _, _ in asset(WebScript.javascript, type: "text/javascript; charset=utf-8") }
+        addAppRoutes(to: router, policy: policy, pages: pages)
+        addHeldRoutes(to: router, policy: policy, speech: speech)
         return router
     }
 
@@ -62,23 +51,14 @@ public enum WebRouter {
         context.remoteAddress.flatMap(policy.person(ofCaller:)) ?? People.defaultName
     }
 
-    static func statusPage(
-        of person: String, policy: some PolicyAccess, pages: Pages, token: String, error: String? = nil,
-        status: HTTPResponse.Status = .ok
-    ) -> Response {
-        let view = policy.view(of: person)
-        let body = StatusBody(person: person, view: view, devices: policy.devices().filter { $0.person == person })
-        let gate = view.engine.gateRequirement(for: nil, at: view.now)
-        return pages.html(
-            "status", ["title": person, "page": StatusPage(body, gate: gate, csrf: token, error: error)], status: status)
+    /// The form was sent without this browser's token (from another site, or from a page older
+    /// than its cookie).
+    static func refusedForm(_ pages: Pages) -> Response {
+        pages.html(
+            "refused",
+            ["title": "Not sent", "message": "This form carried no valid token: open the page again and send it from there."],
+            status: .forbidden)
     }
-}
-
-/// `POST /unlock`: the app, the sentence where the gate asks it, and the form's token.
-struct UnlockFormBody: Decodable, FormWithToken {
-    let app: String
-    let phrase: String?
-    let csrf: String
 }
 
 /// Renders the templates into responses.

@@ -51,6 +51,27 @@ enum WebStyle {
           background: var(--bg); color: var(--fg); width: 100%; }
         .gate button { font: inherit; font-weight: 600; padding: 0.6rem 1rem; border: 0; border-radius: 0.5rem;
           background: var(--accent); color: var(--bg); min-height: 2.75rem; cursor: pointer; }
+        .gate button.secondary { background: transparent; color: var(--accent); border: 1px solid var(--accent); }
+        .back { margin: 0; }
+        .why { font-weight: 600; margin-bottom: 0; }
+        .step, .suggestion { background: var(--card); border: 1px solid var(--line); border-radius: 0.75rem;
+          padding: 0.75rem 1rem; margin-top: 1rem; }
+        .suggestion { border-left: 4px solid var(--open); }
+        .suggestion p, .step p { margin: 0.35rem 0 0; }
+        .prompt { font-size: 1.15rem; font-weight: 600; }
+        .board { border-collapse: collapse; margin-top: 0.5rem; justify-self: start; }
+        .board caption { text-align: left; color: var(--muted); font-size: 0.9rem; padding-bottom: 0.25rem; }
+        .board th { font-weight: 400; color: var(--muted); font-size: 0.8rem; padding: 0 0.3rem; }
+        .board td { padding: 0; }
+        .gate .board button.square { width: 2.5rem; height: 2.5rem; min-height: 0; font-size: 1.8rem; line-height: 1;
+          border: 0; border-radius: 0; padding: 0; color: #111; display: block; cursor: pointer; }
+        .gate .board button.light { background: #f0d9b5; }
+        .gate .board button.dark { background: #b58863; }
+        .gate .board button.square[aria-pressed=true] { box-shadow: inset 0 0 0 4px #2a4fb8; }
+        .gate .board button.square:focus-visible { outline: 3px solid var(--accent); outline-offset: -3px; }
+        .hold { touch-action: none; user-select: none; -webkit-user-select: none; }
+        code { font-size: 0.9em; }
+        @media (max-width: 26rem) { .gate .board button.square { width: 2.3rem; height: 2.3rem; font-size: 1.6rem; } }
         @media (min-width: 48rem) { main { padding: 2rem; } h1 { font-size: 2rem; } }
         """
 }

@@ -81,49 +81,97 @@ import Testing
         }
     }
 
+    /// A browser's form token for `address`, got by `source` opening `page`: the cookie jar's path
+    /// and the token.
+    func formToken(_ address: String, page: String = "/apps/tiktok", from source: String = "127.0.0.1") throws
+        -> (jar: String, token: String)
+    {
+        let jar = NSTemporaryDirectory() + "lockr-web-\(UUID()).cookies"
+        _ = try run("curl", ["-s", "-o", "/dev/null", "--interface", source, "-c", jar, "http://\(address)\(page)"])
+        let token = try String(contentsOfFile: jar, encoding: .utf8).split(separator: "\n")
+            .first { $0.contains("lockr_form") }.map { String($0.split(separator: "\t").last!) } ?? ""
+        return (jar, token)
+    }
+
+    /// A form posted by `source` with the cookies in `jar`: the status and the page.
+    func post(_ url: String, _ fields: [String: String], jar: String?, from source: String = "127.0.0.1") throws
+        -> (status: Int, body: String)
+    {
+        var arguments = ["-s", "-w", "\n%{http_code}", "--interface", source]
+        if let jar { arguments += ["-b", jar] }
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) { arguments += ["--data-urlencode", "\(name)=\(value)"] }
+        var lines = try run("curl", arguments + [url]).output.split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.removeLast()) ?? 0
+        return (status, lines.joined(separator: "\n"))
+    }
+
+    /// The JSON object a test script printed last.
+    func report(_ output: String) throws -> [String: Any] {
+        let line = try #require(output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(output)")
+        return try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
     @Test func aPhoneTypesTheSentenceAndTheAppsDNSAnswerChangesWhileAFormWithoutItsTokenIsRefused() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: Self.household, timeScale: 1) { lockr, _ in
             let address = try #require(lockr.webAddress)
             #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("0.0.0.0"), "locked before")
 
             // Another site's form, without the browser's token: refused, nothing opens.
-            let forged = try run(
-                "curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-d", "app=tiktok&phrase=x&csrf=guess", "http://\(address)/unlock"])
-            #expect(forged.output == "403")
+            let forged = try post(
+                "http://\(address)/apps/tiktok/open", ["action": "unlock", "phrase": "x", "csrf": "guess"], jar: nil)
+            #expect(forged.status == 403 && forged.body.contains("no valid token"))
             // Another device (the default person's) passes the sentence: it opens nothing of alice's.
-            let jar = NSTemporaryDirectory() + "lockr-web-\(UUID()).cookies"
-            defer { try? FileManager.default.removeItem(atPath: jar) }
-            _ = try run("curl", ["-s", "-o", "/dev/null", "--interface", "127.0.0.2", "-c", jar, "http://\(address)/"])
-            let token = try String(contentsOfFile: jar, encoding: .utf8).split(separator: "\n")
-                .first { $0.contains("lockr_form") }.map { String($0.split(separator: "\t").last!) } ?? ""
+            let other = try formToken(address, from: "127.0.0.2")
+            defer { try? FileManager.default.removeItem(atPath: other.jar) }
             let sentence = "I am stupid enough to waste more time. Please give me another 15 minutes."
-            let other = try run(
-                "curl", [
-                    "-s", "-o", "/dev/null", "-w", "%{http_code}", "--interface", "127.0.0.2", "-b", jar,
-                    "--data-urlencode", "app=tiktok", "--data-urlencode", "phrase=\(sentence)", "--data-urlencode",
-                    "csrf=\(token)", "http://\(address)/unlock",
-                ])
-            #expect(other.output == "303", "the default person's own unlock")
+            let unlocked = try post(
+                "http://\(address)/apps/tiktok/open", ["action": "unlock", "phrase": sentence, "csrf": other.token],
+                jar: other.jar, from: "127.0.0.2")
+            #expect(unlocked.status == 303, "the default person's own unlock")
             #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("0.0.0.0"), "alice's tiktok still locked")
 
-            // The page with its sentence forms, in every view, through axe-core too.
+            // The app's page with its sentence form, in every view, through axe-core too.
             let views = try await runAwaited(
-                "python3", [Self.scripts + "/web_pages.py", "http://\(address)/", Self.screenshots, "gate"])
-            let viewsLine = try #require(views.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(views.output)")
-            let viewsReport = try #require(JSONSerialization.jsonObject(with: Data(viewsLine.utf8)) as? [String: Any])
-            #expect((viewsReport["violations"] as? [Any])?.isEmpty == true, "axe: \(viewsReport["violations"] ?? [])")
+                "python3", [Self.scripts + "/web_pages.py", "http://\(address)/apps/tiktok", Self.screenshots, "app-gate"])
+            #expect((try report(views.output)["violations"] as? [Any])?.isEmpty == true, "axe: \(views.output)")
 
             let result = try await runAwaited(
-                "python3", [Self.scripts + "/web_gate.py", "http://\(address)/", "tiktok", Self.screenshots])
+                "python3", [Self.scripts + "/web_gate.py", "http://\(address)/apps/tiktok", Self.screenshots])
             #expect(result.status == 0, "\(result.output)")
-            let line = try #require(result.output.split(separator: "\n").last { $0.hasPrefix("{") }, "\(result.output)")
-            let report = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            #expect(report["sentence"] as? String == sentence)
-            #expect(report["after_paste"] as? String == "", "a pasted sentence is not taken")
-            #expect((report["before"] as? [String])?.first == "locked")
-            #expect((report["after"] as? [String])?.first == "open", "\(report)")
-            #expect((report["chip"] as? String ?? "").hasSuffix("left"))
+            let gate = try report(result.output)
+            #expect(gate["sentence"] as? String == sentence)
+            #expect(gate["after_paste"] as? String == "", "a pasted sentence is not taken")
+            #expect(gate["before"] as? String == "locked")
+            #expect(gate["after"] as? String == "open", "\(gate)")
+            #expect((gate["chip"] as? String ?? "").hasSuffix("left"))
             #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"), "open now, for dig too")
+        }
+    }
+
+    @Test func wrongSentencesShutTheGateAndTheCoolDownPageSaysWhyUntilWhenAndTheWayOut() async throws {
+        try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: Self.household, timeScale: 1) { lockr, _ in
+            let address = try #require(lockr.webAddress)
+            let browser = try formToken(address)
+            defer { try? FileManager.default.removeItem(atPath: browser.jar) }
+            let locked = try fetch("http://\(address)/apps/instagram")
+            #expect(locked.status == 200 && locked.body.contains("Meanwhile"), "a suggestion: \(locked.body)")
+            let suggestions = ["Read a few pages of a book.", "Go for a short walk.", "Stand up and stretch."]
+            #expect(suggestions.contains { locked.body.contains($0) }, "one of the default suggestions")
+            #expect(locked.body.contains("Type this sentence") && locked.body.contains("Press and hold for 8 s"))
+            for attempt in 1...3 {
+                let wrong = try post(
+                    "http://\(address)/apps/instagram/open",
+                    ["action": "unlock", "phrase": "let me in please", "csrf": browser.token], jar: browser.jar)
+                #expect(wrong.status == 403, "attempt \(attempt)")
+                #expect(wrong.body.contains("role=\"alert\""), "the refusal is shown: \(wrong.body)")
+            }
+            let shut = try fetch("http://\(address)/apps/instagram")
+            #expect(shut.body.contains("Wrong answers shut the gate for 15 s more (until 10:00)"), "why and until when: \(shut.body)")
+            #expect(!shut.body.contains("Type this sentence"), "no form the gate would refuse")
+            #expect(shut.body.contains("Press and hold for 8 s"), "the way out that stays: the emergency")
+            #expect(try fetch("http://\(address)/apps/nosuchapp").status == 404)
+            #expect(try fetch("http://\(address)/apps/tiktok", from: "127.0.0.2").body.contains("Type this sentence"),
+                "the default person's gate is not alice's")
         }
     }
 }

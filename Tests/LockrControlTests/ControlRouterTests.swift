@@ -464,8 +464,15 @@ final class MemoryPolicy: PolicyAccess {
                 uri: "/api/v1/emergency", method: .post, headers: auth, body: json(#"{"hold":\#(hold.hold)}"#))
             #expect(early.status == .conflict)
             policy.advance(by: .seconds(8))
-            let granted = try await client.execute(
+            let letGo = try await client.execute(
                 uri: "/api/v1/emergency", method: .post, headers: auth, body: json(#"{"hold":\#(hold.hold)}"#))
+            #expect(letGo.status == .conflict, "a hold let go too soon is over")
+            let again = try decode(
+                HoldResponse.self, try await client.execute(uri: "/api/v1/emergency/hold", method: .post, headers: auth)
+            )
+            policy.advance(by: .seconds(8))
+            let granted = try await client.execute(
+                uri: "/api/v1/emergency", method: .post, headers: auth, body: json(#"{"hold":\#(again.hold)}"#))
             #expect(try decode(WindowBody.self, granted).ends.inSeconds == 300)
             let mode = try await client.execute(
                 uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":15}"#))

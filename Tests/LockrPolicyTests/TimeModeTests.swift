@@ -168,10 +168,6 @@ import Testing
     @Test func aCompleteHoldOpensEveryAppForFiveMinutes() throws {
         var policy = engine(settings(.hourly), now: start)
         let hold = try policy.beginEmergency(at: start)
-        #expect(throws: PolicyRefusal.holdIncomplete("held 7 s of 8 s; nothing granted")) {
-            try policy.completeEmergency(hold: hold, at: start + .seconds(7))
-        }
-        #expect(!policy.admit("tiktok", at: start + .seconds(7)).isAllowed)
         let window = try policy.completeEmergency(hold: hold, at: start + .seconds(8))
         #expect(window.ends == start + .seconds(308))
         for app in ["tiktok", "instagram", "youtube"] {
@@ -181,6 +177,20 @@ import Testing
         // An emergency does not use up the hour's window.
         #expect(try policy.unlock("tiktok", phrase: nil, at: start + .seconds(308)).opened.count == 1)
         #expect(policy.drainEvents().contains { $0.type == .emergency })
+    }
+
+    @Test func aHoldLetGoTooSoonGrantsNothingAndIsOver() throws {
+        var policy = engine(settings(.hourly), now: start)
+        let hold = try policy.beginEmergency(at: start)
+        #expect(throws: PolicyRefusal.holdIncomplete("let go after 7 s of 8 s: nothing granted")) {
+            try policy.completeEmergency(hold: hold, at: start + .seconds(7))
+        }
+        #expect(!policy.admit("tiktok", at: start + .seconds(7)).isAllowed)
+        #expect(throws: PolicyRefusal.holdIncomplete("no such emergency hold; start a new one")) {
+            try policy.completeEmergency(hold: hold, at: start + .seconds(9))
+        }
+        #expect(!policy.admit("tiktok", at: start + .seconds(9)).isAllowed)
+        #expect(policy.state.today.emergencies == 0)
     }
 
     @Test func emergenciesAreCappedPerDayAndAHoldIsUsedOnce() throws {

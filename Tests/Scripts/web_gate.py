@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Passes an app's gate on lockr's status page in a real headless Chromium, as a person on a phone
+"""Passes an app's gate on its page of lockr in a real headless Chromium, as a person on a phone
 would: reads the sentence the page shows, tries to paste it (which the page refuses), types it into
 the field and sends the form. Prints one JSON object: the app's badge before and after, the field's
 value after the paste, and the countdown chip.
 
-    web_gate.py URL APP SCREENSHOT_DIR
+    web_gate.py URL SCREENSHOT_DIR
+
+URL is the app's page (http://HOST:PORT/apps/APP).
 """
 import json
 import os
@@ -15,19 +17,19 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from web_pages import browser  # noqa: E402
+from web_pages import browser, save_page  # noqa: E402
 
 
 def main():
-    url, app, directory = sys.argv[1], sys.argv[2], sys.argv[3]
+    url, directory = sys.argv[1], sys.argv[2]
     driver = browser()
     report = {}
     try:
         driver.set_window_size(390, 844)
         driver.get(url)
-        field = driver.find_element(By.ID, f"phrase-{app}")
-        sentence = driver.find_element(By.ID, f"sentence-{app}").text
-        report["before"] = [c.find_element(By.CLASS_NAME, "badge").text for c in driver.find_elements(By.CSS_SELECTOR, "li.app")]
+        field = driver.find_element(By.ID, "phrase")
+        sentence = driver.find_element(By.ID, "sentence").text
+        report["before"] = driver.find_element(By.CSS_SELECTOR, ".app-head .badge").text
         # A paste through the clipboard event the page refuses.
         driver.execute_script(
             "const data = new DataTransfer(); data.setData('text/plain', arguments[1]);"
@@ -36,11 +38,11 @@ def main():
         report["after_paste"] = field.get_attribute("value")
         field.clear()
         field.send_keys(sentence)
-        driver.save_screenshot(os.path.join(directory, "gate-phone-typed.png"))
+        save_page(driver, os.path.join(directory, "gate-phone-typed.png"))
         field.send_keys(Keys.ENTER)
         WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".chip"))
-        driver.save_screenshot(os.path.join(directory, "gate-phone-open.png"))
-        report["after"] = [c.find_element(By.CLASS_NAME, "badge").text for c in driver.find_elements(By.CSS_SELECTOR, "li.app")]
+        save_page(driver, os.path.join(directory, "gate-phone-open.png"))
+        report["after"] = driver.find_element(By.CSS_SELECTOR, ".app-head .badge").text
         report["chip"] = driver.find_element(By.CSS_SELECTOR, ".chip").text
         report["sentence"] = sentence
     finally:

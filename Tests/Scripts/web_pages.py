@@ -5,10 +5,11 @@ driven by selenium) and reports what a person sees, as one JSON object on stdout
     web_pages.py URL SCREENSHOT_DIR NAME
 
 For a phone-sized and a desktop-sized window, each in light and dark colour schemes, it loads URL,
-saves a screenshot (NAME-phone-light.png, ...), reads the heading, each app's name, badge and text,
+saves a screenshot of the whole page (NAME-phone-light.png, ...), reads the heading, each app's name, badge and text,
 whether a stylesheet applied, and runs axe-core (axe-selenium-python) once per window size,
 reporting its serious and critical violations.
 """
+import base64
 import json
 import os
 import sys
@@ -21,13 +22,24 @@ from selenium.webdriver.common.by import By
 SIZES = {"phone": (390, 844), "desktop": (1280, 900)}
 
 
-def browser():
+def browser(flags=()):
+    """A headless Chromium with `flags` besides the usual ones."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--no-first-run", "--disable-extensions", "--disable-background-networking"):
+                     "--no-first-run", "--disable-extensions", "--disable-background-networking", *flags):
         options.add_argument(argument)
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def save_page(driver, path):
+    """Saves a screenshot of the whole page, below the fold too."""
+    size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}})
+    with open(path, "wb") as file:
+        file.write(base64.b64decode(shot["data"]))
 
 
 def main():
@@ -43,7 +55,7 @@ def main():
                                        {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
                 driver.get(url)
                 path = os.path.join(directory, f"{name}-{size}-{scheme}.png")
-                driver.save_screenshot(path)
+                save_page(driver, path)
                 background = driver.execute_script(
                     "return getComputedStyle(document.body).backgroundColor")
                 apps = [{"name": card.find_element(By.TAG_NAME, "h2").text,

@@ -1,0 +1,90 @@
+import DNSTestSupport
+import Foundation
+import Testing
+
+/// The ways out of a lock on an app's page, in a real headless Chromium as a device of alice:
+/// a chess puzzle solved by clicking, the emergency hold timed by the server, the sentence spoken
+/// through the microphone and sent as a recording. Each opens the app for dig too.
+extension WebEndToEndTests {
+    @Test func aPuzzleSolvedByClickingOpensTheAppAndTheHoldGrantsOnlyWhenHeldItsEightSeconds() async throws {
+        let sections = Self.household + """
+            [extreme]
+            gate = ["puzzle"]
+            [puzzles]
+            kinds = ["chess"]
+            difficulty = "easy"
+
+            """
+        try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: sections, timeScale: 1) { lockr, _ in
+            let address = try #require(lockr.webAddress)
+            // The puzzle out (as the page's button asks for it), then its page through axe-core.
+            let browser = try formToken(address)
+            defer { try? FileManager.default.removeItem(atPath: browser.jar) }
+            let issued = try post("http://\(address)/apps/tiktok/puzzles", ["csrf": browser.token], jar: browser.jar)
+            #expect(issued.status == 303)
+            let views = try await runAwaited(
+                "python3", [Self.scripts + "/web_pages.py", "http://\(address)/apps/tiktok", Self.screenshots, "app-puzzle"])
+            let viewsReport = try report(views.output)
+            #expect((viewsReport["violations"] as? [Any])?.isEmpty == true, "axe: \(viewsReport["violations"] ?? [])")
+            for view in viewsReport["views"] as? [[String: Any]] ?? [] {
+                #expect((view["scrollWidth"] as? Int ?? .max) <= (view["width"] as? Int ?? 0), "the board fits: \(view)")
+            }
+
+            let solved = try report(
+                try await runAwaited(
+                    "python3", [Self.scripts + "/web_app.py", "puzzle", "http://\(address)/apps/tiktok", "tiktok", Self.screenshots]
+                ).output)
+            #expect(solved["error"] == nil, "\(solved)")
+            #expect(solved["pressed"] as? String == "true", "the chosen piece shows as chosen")
+            #expect(solved["typed_by_clicks"] as? String == solved["move"] as? String, "two clicks make the move")
+            #expect(solved["before"] as? String == "locked" && solved["after"] as? String == "open", "\(solved)")
+            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
+
+            let held = try report(
+                try await runAwaited(
+                    "python3", [Self.scripts + "/web_app.py", "hold", "http://\(address)/apps/youtube", "youtube", Self.screenshots]
+                ).output)
+            #expect(held["error"] == nil, "\(held)")
+            #expect(held["after_3s"] as? String == "let go after 3 s of 8 s: nothing granted", "\(held)")
+            #expect(held["badge_after_3s"] as? String == "locked")
+            #expect(held["badge_after_8s"] as? String == "open")
+            #expect(try dig(lockr.port, "www.youtube.com", "A", "+short").contains("192.0.2.22"))
+            let status = try lockr.cli("status", "--person", "alice", "--json").output
+            let people = try #require(
+                (try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])?["people"] as? [[String: Any]])
+            #expect((people.first?["emergencies"] as? [String: Any])?["used"] as? Int == 1, "one granted: \(status)")
+        }
+    }
+
+    @Test func theSentenceSpokenIntoTheMicrophoneOrSentAsARecordingOpensTheApp() async throws {
+        let clip = NSTemporaryDirectory() + "lockr-e2e-web-voice-\(UUID().uuidString).wav"
+        defer { try? FileManager.default.removeItem(atPath: clip) }
+        let sentence = "I am stupid enough to waste more time. Please give me another 15 minutes."
+        #expect(try run("flite", ["-voice", "slt", "-t", sentence, "-o", clip]).status == 0)
+        let seconds = try run("soxi", ["-D", clip]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let sections = Self.household + PolicyEndToEndTests.voiceGate
+        try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: sections, timeScale: 1) { lockr, _ in
+            let address = try #require(lockr.webAddress)
+            let sent = try report(
+                try await runAwaited(
+                    "python3",
+                    [Self.scripts + "/web_app.py", "voice", "http://\(address)/apps/tiktok", "tiktok", Self.screenshots, clip, "file"]
+                ).output)
+            #expect(sent["error"] == nil && sent["after"] as? String == "open", "a recording: \(sent)")
+            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
+            // Chromium's fake microphone plays the clip once.
+            let recorded = try report(
+                try await runAwaited(
+                    "python3",
+                    [
+                        Self.scripts + "/web_app.py", "voice", "http://\(address)/apps/youtube", "youtube", Self.screenshots,
+                        clip + "%noloop", "record", seconds,
+                    ]
+                ).output)
+            #expect(recorded["record_shown"] as? Bool == true, "127.0.0.1 is a secure context: the page records")
+            #expect(recorded["error"] == nil && recorded["after"] as? String == "open", "the microphone: \(recorded)")
+            #expect(try dig(lockr.port, "www.youtube.com", "A", "+short").contains("192.0.2.22"))
+            #expect(try lockr.cli("log").output.contains("sentence spoken: heard"))
+        }
+    }
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Takes the ways out of a lock on an app's page of lockr in a real headless Chromium, as a person
+on a phone would, and prints one JSON object of what happened.
+
+    web_app.py puzzle URL APP SCREENSHOT_DIR
+        asks for the puzzle (unless it is out already), finds a mating move with python-chess (the oracle), makes it by
+        clicking the piece and its square, answers, and opens the app.
+    web_app.py hold URL APP SCREENSHOT_DIR
+        presses the emergency button and lets go after 3 s, then holds it 8.5 s.
+    web_app.py voice URL APP SCREENSHOT_DIR CLIP.wav (record SECONDS | file)
+        says the sentence: recorded through the microphone for SECONDS and a second more (Chromium's
+        fake device plays CLIP), or sent as a recording through the file input; then opens the app.
+
+URL is the page of APP (http://HOST:PORT/apps/APP).
+"""
+import json
+import os
+import sys
+import time
+
+import chess
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from web_pages import browser, save_page  # noqa: E402
+
+
+def badge(driver):
+    return driver.find_element(By.CSS_SELECTOR, ".app-head .badge").text
+
+
+def open_app(driver):
+    """Presses the button that opens the app, found afresh should the page have reloaded for a live
+    event meanwhile, and waits for the app to show as open."""
+    WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException]).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "button[name=action][value=unlock]").click() or True)
+    WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException]).until(lambda d: badge(d) == "open")
+
+
+def puzzle(driver, directory, report):
+    ask = driver.find_elements(By.XPATH, "//button[text()='Show the puzzle']")
+    if ask:
+        ask[0].click()
+    board_element = WebDriverWait(driver, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-board]"))
+    fen = board_element.get_attribute("data-fen")
+    board = chess.Board(fen)
+    mates = [move for move in board.legal_moves if board.gives_check(move) and is_mate(board, move)]
+    move = mates[0]
+    report["fen"] = fen
+    report["move"] = move.uci()
+    save_page(driver, os.path.join(directory, "app-phone-puzzle.png"))
+    driver.find_element(By.CSS_SELECTOR, f"[data-square={chess.square_name(move.from_square)}]").click()
+    report["pressed"] = driver.find_element(
+        By.CSS_SELECTOR, f"[data-square={chess.square_name(move.from_square)}]").get_attribute("aria-pressed")
+    driver.find_element(By.CSS_SELECTOR, f"[data-square={chess.square_name(move.to_square)}]").click()
+    field = driver.find_element(By.CSS_SELECTOR, "input[name=answer]")
+    report["typed_by_clicks"] = field.get_attribute("value")
+    driver.find_element(By.XPATH, "//button[text()='Answer']").click()
+    WebDriverWait(driver, 10).until(lambda d: "Solved" in d.find_element(By.TAG_NAME, "main").text)
+    report["solved"] = True
+    open_app(driver)
+    report["after"] = badge(driver)
+    save_page(driver, os.path.join(directory, "app-phone-open.png"))
+
+
+def is_mate(board, move):
+    board.push(move)
+    try:
+        return board.is_checkmate()
+    finally:
+        board.pop()
+
+
+def hold(driver, directory, report):
+    button = WebDriverWait(driver, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-hold]"))
+    status = driver.find_element(By.CSS_SELECTOR, "[data-hold-status]")
+    ActionChains(driver).click_and_hold(button).pause(3).release().perform()
+    WebDriverWait(driver, 10).until(lambda d: "nothing granted" in status.text)
+    report["after_3s"] = status.text
+    driver.refresh()
+    report["badge_after_3s"] = badge(driver)
+    button = driver.find_element(By.CSS_SELECTOR, "[data-hold]")
+    ActionChains(driver).click_and_hold(button).pause(4).perform()
+    save_page(driver, os.path.join(directory, "app-phone-holding.png"))
+    ActionChains(driver).pause(4.5).release().perform()
+    WebDriverWait(driver, 10).until(lambda d: badge(d) == "open")
+    report["badge_after_8s"] = badge(driver)
+
+
+def voice(driver, directory, report, clip, how):
+    area = WebDriverWait(driver, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-voice]"))
+    if how == "record":
+        record = area.find_element(By.CSS_SELECTOR, "[data-record]")
+        report["record_shown"] = record.is_displayed()
+        record.click()
+        time.sleep(float(sys.argv[7]) + 1)
+        record.click()
+    else:
+        area.find_element(By.CSS_SELECTOR, "[data-clip]").send_keys(clip)
+    WebDriverWait(driver, 60).until(lambda d: "Heard" in d.find_element(By.TAG_NAME, "main").text)
+    report["heard"] = True
+    save_page(driver, os.path.join(directory, f"app-phone-voice-{how}.png"))
+    open_app(driver)
+    report["after"] = badge(driver)
+
+
+def main():
+    kind, url, app, directory = sys.argv[1:5]
+    os.makedirs(directory, exist_ok=True)
+    flags = []
+    if kind == "voice" and sys.argv[6] == "record":
+        flags = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+                 f"--use-file-for-fake-audio-capture={sys.argv[5]}"]
+    driver = browser(flags)
+    report = {"app": app}
+    try:
+        driver.set_window_size(390, 844)
+        driver.get(url)
+        report["before"] = badge(driver)
+        if kind == "puzzle":
+            puzzle(driver, directory, report)
+        elif kind == "hold":
+            hold(driver, directory, report)
+        else:
+            voice(driver, directory, report, sys.argv[5], sys.argv[6])
+    except Exception as error:  # the report says how far it got
+        report["error"] = f"{type(error).__name__}: {error}"
+        report["page"] = driver.find_element(By.TAG_NAME, "main").text
+        save_page(driver, os.path.join(directory, f"app-phone-{kind}-failed.png"))
+    finally:
+        driver.quit()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
