@@ -107,7 +107,8 @@ extension LiveEventBody {
 }
 
 extension EventBody {
-    init(_ logged: LoggedEvent, calendar: DayCalendar) {
+    /// `logged`, its time in `calendar`'s zone.
+    public init(_ logged: LoggedEvent, calendar: DayCalendar) {
         let event = logged.event
         person = logged.person
         at = event.at.description

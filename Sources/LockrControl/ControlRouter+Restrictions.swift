@@ -97,14 +97,16 @@ extension ControlRouter {
         return raw.removingPercentEncoding ?? raw
     }
 
-    static func schedulesResponse(_ view: PolicyView, change: ChangeOutcome?) -> SchedulesResponse {
+    /// Every schedule of the person `view` is of, and the change just made, if any.
+    public static func schedulesResponse(_ view: PolicyView, change: ChangeOutcome?) -> SchedulesResponse {
         let (now, calendar) = (view.now, view.calendar)
         return SchedulesResponse(
             schedules: view.engine.restrictionStatus(at: now).schedules.map { ScheduleBody($0, now: now, calendar: calendar) },
             change: change.map { ChangeBody($0, now: now, calendar: calendar) })
     }
 
-    static func profilesResponse(_ view: PolicyView) -> ProfilesResponse {
+    /// Every profile of the person `view` is of, on or off.
+    public static func profilesResponse(_ view: PolicyView) -> ProfilesResponse {
         ProfilesResponse(
             profiles: view.engine.restrictionStatus(at: view.now).profiles.map {
                 ProfileBody($0, now: view.now, calendar: view.calendar)

@@ -27,7 +27,8 @@ extension ControlRouter {
         }
     }
 
-    private static func stats(of person: String, day: String?, count: Int, policy: some PolicyAccess) throws
+    /// `person`'s day `day`, or their last `count` days (today's included), and their streaks.
+    public static func stats(of person: String, day: String?, count: Int, policy: some PolicyAccess) throws
         -> PersonStatsBody
     {
         let view = policy.view(of: person)

@@ -23,10 +23,15 @@ struct FormToken {
             value = held
             isNew = false
         } else {
-            var generator = SystemRandomNumberGenerator()
-            value = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+            value = Self.randomHex()
             isNew = true
         }
+    }
+
+    /// 32 random bytes from the system's generator, as 64 hex digits.
+    static func randomHex() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
     var cookie: Cookie { Cookie(name: Self.cookieName, value: value, path: "/", httpOnly: true, sameSite: .strict) }

@@ -35,6 +35,7 @@ public enum WebRouter {
         router.get("/static/lockr.js") { _, _ in asset(WebScript.javascript, type: "text/javascript; charset=utf-8") }
         addAppRoutes(to: router, policy: policy, pages: pages)
         addHeldRoutes(to: router, policy: policy, speech: speech)
+        addAdminRoutes(to: router, policy: policy, pages: pages)
         return router
     }
 

@@ -38,6 +38,10 @@ enum WebScript {
           if (!document.querySelector("[data-live]") || !window.EventSource) { return; }
           const events = new EventSource("/events");
           for (const kind of liveKinds) { events.addEventListener(kind, changed); }
+          // A page left (or kept in the back-forward cache) lets its connection go: browsers allow
+          // only a few per server, and the next page needs one.
+          window.addEventListener("pagehide", () => events.close());
+          window.addEventListener("pageshow", (event) => { if (event.persisted) { location.reload(); } });
         }
 
         function tickCountdowns() {

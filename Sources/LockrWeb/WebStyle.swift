@@ -71,6 +71,31 @@ enum WebStyle {
         .gate .board button.square:focus-visible { outline: 3px solid var(--accent); outline-offset: -3px; }
         .hold { touch-action: none; user-select: none; -webkit-user-select: none; }
         code { font-size: 0.9em; }
+        .top { display: flex; justify-content: space-between; align-items: center; }
+        .household { font-size: 0.9rem; }
+        .admin-nav { display: flex; flex-wrap: wrap; gap: 0.75rem 1rem; align-items: center; margin: 0.5rem 0 1rem; }
+        .admin-nav form { margin-left: auto; }
+        .admin-nav button, .inline button, .filters button { font: inherit; padding: 0.4rem 0.8rem; border-radius: 0.5rem;
+          border: 1px solid var(--accent); background: transparent; color: var(--accent); cursor: pointer; min-height: 2.5rem; }
+        .filters button { background: var(--accent); color: var(--bg); }
+        .badges, .plain { list-style: none; padding: 0; margin: 0.5rem 0 0; display: flex; flex-wrap: wrap; gap: 0.4rem; }
+        .plain { display: grid; gap: 0.5rem; }
+        .app h3 { font-size: 1.1rem; margin: 0; }
+        .scroll { overflow-x: auto; }
+        .data { border-collapse: collapse; font-size: 0.9rem; width: 100%; }
+        .data th, .data td { text-align: left; padding: 0.35rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+        .filters { display: flex; flex-wrap: wrap; gap: 0.5rem 0.75rem; align-items: center; margin-bottom: 0.5rem; }
+        .filters input[type=text], .filters select, .gate select, .gate input[type=number], .gate input[type=password] {
+          font: inherit; padding: 0.5rem; border: 1px solid var(--muted); border-radius: 0.5rem; background: var(--bg); color: var(--fg); }
+        .check { display: flex; gap: 0.35rem; align-items: center; }
+        .chart { margin: 0.5rem 0 1rem; overflow-x: auto; }
+        .chart svg { max-width: 100%; height: auto; }
+        .chart figcaption { color: var(--muted); font-size: 0.9rem; }
+        .bar-within { fill: var(--accent); }
+        .bar-over { fill: var(--locked); }
+        .bar-label { fill: var(--muted); font-size: 10px; }
+        .limit { stroke: var(--open); stroke-width: 1.5; stroke-dasharray: 4 3; }
+        details { margin: 0.5rem 0 1rem; }
         @media (max-width: 26rem) { .gate .board button.square { width: 2.3rem; height: 2.3rem; font-size: 1.6rem; } }
         @media (min-width: 48rem) { main { padding: 2rem; } h1 { font-size: 2rem; } }
         """

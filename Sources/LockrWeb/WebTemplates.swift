@@ -4,6 +4,8 @@
 enum WebTemplates {
     static let all: [String: String] = [
         "layout-head": head, "layout-foot": foot, "status": status, "app": app, "missing": missing, "refused": refused,
+        "admin-nav": adminNav, "admin-login": adminLogin, "admin": admin, "admin-person": adminPerson,
+        "admin-queries": adminQueries, "admin-events": adminEvents, "bar-chart": barChart,
     ]
 
     static let head = """
@@ -18,7 +20,7 @@ enum WebTemplates {
         <script src="/static/lockr.js" defer></script>
         </head>
         <body>
-        <header class="top"><a class="brand" href="/">lockr</a></header>
+        <header class="top"><a class="brand" href="/">lockr</a> <a class="household" href="/admin">Household</a></header>
         <main id="main" data-live>
         <p class="banner" role="status" data-changed hidden>Something changed. <a href="">Show it</a></p>
         """
@@ -173,6 +175,171 @@ enum WebTemplates {
         </section>
         {{/page.emergency}}
         <p class="quiet limits">DNS cannot close a connection an app already has open: a relock takes effect as the app looks its names up again (lockr keeps their lifetime short).</p>
+        {{> layout-foot}}
+        """
+
+    static let adminNav = """
+        <nav class="admin-nav" aria-label="Admin">
+        <a href="/admin">People and devices</a> <a href="/admin/queries">Queries</a> <a href="/admin/events">Events</a>
+        <form method="post" action="/admin/logout"><input type="hidden" name="csrf" value="{{page.csrf}}"><button type="submit" class="secondary">Sign out</button></form>
+        </nav>
+        """
+
+    static let adminLogin = """
+        {{> layout-head}}
+        <h1>Household</h1>
+        {{#error}}<p class="banner" role="alert">{{.}}</p>{{/error}}
+        {{#hasPIN}}
+        <form class="gate" method="post" action="/admin/login">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="pin">The household's PIN</label>
+        <input id="pin" name="pin" type="password" inputmode="numeric" autocomplete="current-password" required>
+        <button type="submit">Sign in</button>
+        </form>
+        <p class="quiet">Wrong PINs count as at the command line: after 5 in a row, each waits longer.</p>
+        {{/hasPIN}}
+        {{^hasPIN}}
+        <p>The admin view is behind the household's PIN, and none is set: set one with <code>lockr pin set</code> on the machine lockr runs on.</p>
+        {{/hasPIN}}
+        {{> layout-foot}}
+        """
+
+    static let admin = """
+        {{> layout-head}}
+        <h1>Household</h1>
+        {{> admin-nav}}
+        <h2 class="section">People</h2>
+        <ul class="apps">
+        {{#page.people}}
+        <li class="app">
+        <div class="app-head"><h3><a href="{{link}}">{{name}}</a></h3></div>
+        <p class="quiet">{{summary}}</p>
+        <ul class="badges">{{#apps}}<li><span class="badge badge-{{badge}}">{{name}}: {{badge}}</span></li>{{/apps}}</ul>
+        </li>
+        {{/page.people}}
+        </ul>
+        <h2 class="section">Devices</h2>
+        {{#page.hasDevices}}
+        <div class="scroll"><table class="data">
+        <thead><tr><th scope="col">Address</th><th scope="col">MAC</th><th scope="col">Person</th><th scope="col">Known by</th><th scope="col">Last seen</th><th scope="col">State</th></tr></thead>
+        <tbody>{{#page.devices}}<tr><td>{{address}}</td><td>{{mac}}</td><td>{{person}}</td><td>{{identifiedBy}}</td><td>{{lastSeen}}</td><td>{{state}}</td></tr>{{/page.devices}}</tbody>
+        </table></div>
+        <p class="quiet">A device no person's <code>devices</code> names is the default person's: add its address or MAC to a person in the config file and reload (<code>kill -HUP</code>).</p>
+        {{/page.hasDevices}}
+        {{^page.hasDevices}}<p>No device asked lockr lately.</p>{{/page.hasDevices}}
+        <h2 class="section">Backends</h2>
+        {{#page.hasBackends}}
+        <ul class="plain">{{#page.backends}}<li><strong>{{name}}</strong>: {{state}}; {{detail}}</li>{{/page.backends}}</ul>
+        {{/page.hasBackends}}
+        {{^page.hasBackends}}<p>No backend: lockr answers DNS itself.</p>{{/page.hasBackends}}
+        {{> layout-foot}}
+        """
+
+    static let barChart = """
+        <figure class="chart">
+        <svg viewBox="0 0 {{width}} {{height}}" width="{{width}}" height="{{height}}" role="img" aria-label="{{title}}, up to {{scaleLabel}}">
+        {{#bars}}<rect class="bar bar-{{tone}}" x="{{x}}" y="{{y}}" width="{{width}}" height="{{height}}"><title>{{label}}: {{value}}</title></rect><text class="bar-label" x="{{labelX}}" y="150" text-anchor="middle">{{label}}</text>{{/bars}}
+        {{#limit}}<line class="limit" x1="0" x2="{{width}}" y1="{{y}}" y2="{{y}}"></line>{{/limit}}
+        </svg>
+        <figcaption>{{title}}</figcaption>
+        </figure>
+        """
+
+    static let adminPerson = """
+        {{> layout-head}}
+        <h1>{{page.person}}</h1>
+        {{> admin-nav}}
+        {{#page.error}}<p class="banner" role="alert">{{.}}</p>{{/page.error}}
+        {{#page.status}}
+        <p class="summary">{{summary}} · <time>{{now}}</time></p>
+        {{#protectionOff}}<p class="banner" role="alert">Protection off: {{.}}</p>{{/protectionOff}}
+        <ul class="apps" aria-label="Guarded apps">
+        {{#apps}}<li class="app"><div class="app-head"><h2>{{name}}</h2><span class="badge badge-{{badge}}">{{badge}}</span></div><p>{{text}}</p><p class="quiet">{{used}}</p></li>{{/apps}}
+        </ul>
+        {{#hasPending}}<h2 class="section">Waiting to apply</h2><ul class="pending">{{#pending}}<li>{{.}}</li>{{/pending}}</ul>{{/hasPending}}
+        {{/page.status}}
+        <h2 class="section">Use</h2>
+        {{#page.days}}{{> bar-chart}}{{/page.days}}
+        {{#page.apps}}{{> bar-chart}}{{/page.apps}}
+        <p>{{page.streaks}}</p>
+        <details><summary>The days in numbers</summary>
+        <div class="scroll"><table class="data">
+        <thead><tr><th scope="col">Day</th><th scope="col">Used</th><th scope="col">Budget</th><th scope="col">Blocked queries</th><th scope="col">Gates</th></tr></thead>
+        <tbody>{{#page.dayRows}}<tr><td>{{day}}</td><td>{{used}}</td><td>{{budget}}</td><td>{{blocked}}</td><td>{{gates}}</td></tr>{{/page.dayRows}}</tbody>
+        </table></div>
+        </details>
+        <h2 class="section">Mode and budget</h2>
+        <form class="gate" method="post" action="/admin/people/{{page.person}}/mode">
+        <input type="hidden" name="csrf" value="{{page.csrf}}">
+        <label for="mode">Mode</label>
+        <select id="mode" name="mode">{{#page.modes}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/page.modes}}</select>
+        <label for="budget">Daily budget (minutes, time mode)</label>
+        <input id="budget" name="budget" type="number" min="0" max="1440" value="{{page.budgetMinutes}}">
+        <label for="window">Window (minutes, hourly and extreme)</label>
+        <input id="window" name="window" type="number" min="1" max="60" value="{{page.windowMinutes}}">
+        <label for="mode-phrase">Their sentence, where a loosening change asks for it</label>
+        <input id="mode-phrase" name="phrase" type="text" autocomplete="off" autocapitalize="off" spellcheck="false">
+        <button type="submit">Change</button>
+        </form>
+        <p class="quiet">Tightening applies at once; loosening costs {{page.person}}'s gate and waits for the commitment delay, as at the command line.</p>
+        <h2 class="section">Profiles</h2>
+        {{#page.hasProfiles}}
+        <ul class="plain">
+        {{#page.profiles}}<li><form class="inline" method="post" action="/admin/people/{{page.person}}/profiles/{{name}}"><input type="hidden" name="csrf" value="{{page.csrf}}"><input type="hidden" name="action" value="{{action}}"><strong>{{name}}</strong> {{text}} <button type="submit" class="secondary">{{actionLabel}}</button></form></li>{{/page.profiles}}
+        </ul>
+        {{/page.hasProfiles}}
+        {{^page.hasProfiles}}<p>No profile (<code>lockr profile add</code> makes one).</p>{{/page.hasProfiles}}
+        <h2 class="section">Schedules</h2>
+        {{#page.hasSchedules}}
+        <ul class="plain">
+        {{#page.schedules}}<li><form class="inline" method="post" action="/admin/people/{{page.person}}/schedules/{{name}}/remove"><input type="hidden" name="csrf" value="{{page.csrf}}"><strong>{{name}}</strong> {{text}} <button type="submit" class="secondary" aria-label="Remove schedule {{name}}">Remove</button></form></li>{{/page.schedules}}
+        </ul>
+        {{/page.hasSchedules}}
+        {{^page.hasSchedules}}<p>No schedule (<code>lockr schedule add</code> makes one).</p>{{/page.hasSchedules}}
+        {{> layout-foot}}
+        """
+
+    static let adminQueries = """
+        {{> layout-head}}
+        <h1>Queries</h1>
+        {{> admin-nav}}
+        <form class="filters" method="get" action="/admin/queries">
+        <label for="q-person">Person</label>
+        <select id="q-person" name="person">{{#page.people}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/page.people}}</select>
+        <label for="q-client">Client</label>
+        <input id="q-client" name="client" type="text" value="{{page.client}}" autocomplete="off">
+        <label for="q-since">Since</label>
+        <select id="q-since" name="since">{{#page.since}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/page.since}}</select>
+        <label class="check"><input name="blocked" type="checkbox"{{#page.blocked}} checked{{/page.blocked}}> blocked only</label>
+        <button type="submit">Show</button>
+        </form>
+        <p class="quiet">{{page.note}}</p>
+        {{#page.hasEntries}}
+        <div class="scroll"><table class="data">
+        <thead><tr><th scope="col">Time</th><th scope="col">Client</th><th scope="col">Person</th><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Outcome</th><th scope="col">Why</th></tr></thead>
+        <tbody>{{#page.entries}}<tr><td>{{at}}</td><td>{{client}}</td><td>{{person}}</td><td>{{name}}</td><td>{{type}}</td><td>{{outcome}}</td><td>{{reason}}</td></tr>{{/page.entries}}</tbody>
+        </table></div>
+        {{/page.hasEntries}}
+        {{^page.hasEntries}}<p>No query matches.</p>{{/page.hasEntries}}
+        {{> layout-foot}}
+        """
+
+    static let adminEvents = """
+        {{> layout-head}}
+        <h1>Events</h1>
+        {{> admin-nav}}
+        <form class="filters" method="get" action="/admin/events">
+        <label for="e-person">Person</label>
+        <select id="e-person" name="person">{{#page.people}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/page.people}}</select>
+        <button type="submit">Show</button>
+        </form>
+        {{#page.hasEvents}}
+        <div class="scroll"><table class="data">
+        <thead><tr><th scope="col">Time</th><th scope="col">Person</th><th scope="col">Event</th><th scope="col">App</th><th scope="col">Detail</th></tr></thead>
+        <tbody>{{#page.events}}<tr><td>{{local}}</td><td>{{person}}</td><td>{{type}}</td><td>{{app}}</td><td>{{detail}}</td></tr>{{/page.events}}</tbody>
+        </table></div>
+        {{/page.hasEvents}}
+        {{^page.hasEvents}}<p>No event in the last 7 days.</p>{{/page.hasEvents}}
         {{> layout-foot}}
         """
 

@@ -28,6 +28,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from web_pages import browser, save_page  # noqa: E402
 
 
+def wait(driver, seconds=10):
+    """A wait that looks again when the page reloaded under it (live events reload it)."""
+    return WebDriverWait(driver, seconds, ignored_exceptions=[StaleElementReferenceException])
+
+
 def badge(driver):
     return driver.find_element(By.CSS_SELECTOR, ".app-head .badge").text
 
@@ -35,16 +40,15 @@ def badge(driver):
 def open_app(driver):
     """Presses the button that opens the app, found afresh should the page have reloaded for a live
     event meanwhile, and waits for the app to show as open."""
-    WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException]).until(
-        lambda d: d.find_element(By.CSS_SELECTOR, "button[name=action][value=unlock]").click() or True)
-    WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException]).until(lambda d: badge(d) == "open")
+    wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, "button[name=action][value=unlock]").click() or True)
+    wait(driver).until(lambda d: badge(d) == "open")
 
 
 def puzzle(driver, directory, report):
     ask = driver.find_elements(By.XPATH, "//button[text()='Show the puzzle']")
     if ask:
         ask[0].click()
-    board_element = WebDriverWait(driver, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-board]"))
+    board_element = wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-board]"))
     fen = board_element.get_attribute("data-fen")
     board = chess.Board(fen)
     mates = [move for move in board.legal_moves if board.gives_check(move) and is_mate(board, move)]
@@ -59,7 +63,7 @@ def puzzle(driver, directory, report):
     field = driver.find_element(By.CSS_SELECTOR, "input[name=answer]")
     report["typed_by_clicks"] = field.get_attribute("value")
     driver.find_element(By.XPATH, "//button[text()='Answer']").click()
-    WebDriverWait(driver, 10).until(lambda d: "Solved" in d.find_element(By.TAG_NAME, "main").text)
+    wait(driver).until(lambda d: "Solved" in d.find_element(By.TAG_NAME, "main").text)
     report["solved"] = True
     open_app(driver)
     report["after"] = badge(driver)
@@ -75,23 +79,24 @@ def is_mate(board, move):
 
 
 def hold(driver, directory, report):
-    button = WebDriverWait(driver, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-hold]"))
-    status = driver.find_element(By.CSS_SELECTOR, "[data-hold-status]")
+    button = wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-hold]"))
     ActionChains(driver).click_and_hold(button).pause(3).release().perform()
-    WebDriverWait(driver, 10).until(lambda d: "nothing granted" in status.text)
-    report["after_3s"] = status.text
+    report["after_3s"] = wait(driver).until(
+        lambda d: [text for text in [d.find_element(By.CSS_SELECTOR, "[data-hold-status]").text]
+                   if "nothing granted" in text]
+    )[0]
     driver.refresh()
     report["badge_after_3s"] = badge(driver)
     button = driver.find_element(By.CSS_SELECTOR, "[data-hold]")
     ActionChains(driver).click_and_hold(button).pause(4).perform()
     save_page(driver, os.path.join(directory, "app-phone-holding.png"))
     ActionChains(driver).pause(4.5).release().perform()
-    WebDriverWait(driver, 10).until(lambda d: badge(d) == "open")
+    wait(driver).until(lambda d: badge(d) == "open")
     report["badge_after_8s"] = badge(driver)
 
 
 def voice(driver, directory, report, clip, how):
-    area = WebDriverWait(driver, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-voice]"))
+    area = wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-voice]"))
     if how == "record":
         record = area.find_element(By.CSS_SELECTOR, "[data-record]")
         report["record_shown"] = record.is_displayed()
@@ -100,7 +105,7 @@ def voice(driver, directory, report, clip, how):
         record.click()
     else:
         area.find_element(By.CSS_SELECTOR, "[data-clip]").send_keys(clip)
-    WebDriverWait(driver, 60).until(lambda d: "Heard" in d.find_element(By.TAG_NAME, "main").text)
+    wait(driver, 60).until(lambda d: "Heard" in d.find_element(By.TAG_NAME, "main").text)
     report["heard"] = True
     save_page(driver, os.path.join(directory, f"app-phone-voice-{how}.png"))
     open_app(driver)

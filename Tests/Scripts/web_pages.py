@@ -42,6 +42,16 @@ def save_page(driver, path):
         file.write(base64.b64decode(shot["data"]))
 
 
+def serious_violations(driver, label):
+    """axe-core's serious and critical violations on the page loaded now."""
+    axe = Axe(driver)
+    axe.inject()
+    results = axe.run()
+    return [{"page": label, "id": v["id"], "impact": v["impact"], "help": v["help"],
+             "nodes": [n["html"] for n in v["nodes"]][:3]}
+            for v in results["violations"] if v["impact"] in ("serious", "critical")]
+
+
 def main():
     url, directory, name = sys.argv[1], sys.argv[2], sys.argv[3]
     os.makedirs(directory, exist_ok=True)
@@ -70,13 +80,7 @@ def main():
                     "scrollWidth": driver.execute_script("return document.documentElement.scrollWidth"),
                     "width": driver.execute_script("return window.innerWidth"),
                 })
-            axe = Axe(driver)
-            axe.inject()
-            results = axe.run()
-            report["violations"] += [
-                {"size": size, "id": v["id"], "impact": v["impact"], "help": v["help"],
-                 "nodes": [n["html"] for n in v["nodes"]][:3]}
-                for v in results["violations"] if v["impact"] in ("serious", "critical")]
+            report["violations"] += serious_violations(driver, size)
     finally:
         driver.quit()
     print(json.dumps(report))

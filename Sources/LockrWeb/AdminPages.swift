@@ -1,0 +1,232 @@
+import LockrControl
+import LockrPolicy
+
+/// The admin view's overview: every person with their mode and apps, every device lockr saw and
+/// whose it is, and the backends' health.
+struct AdminOverview {
+    let csrf: String
+    let people: [PersonRow]
+    let devices: [DeviceRow]
+    let hasDevices: Bool
+    let backends: [BackendRow]
+    let hasBackends: Bool
+
+    struct PersonRow {
+        let name: String
+        let link: String
+        let summary: String
+        let apps: [AppBadge]
+    }
+
+    struct AppBadge {
+        let name: String
+        let badge: String
+        let text: String
+    }
+
+    struct DeviceRow {
+        let address: String
+        let mac: String
+        let person: String
+        let identifiedBy: String
+        let lastSeen: String
+        let state: String
+    }
+
+    struct BackendRow {
+        let name: String
+        let state: String
+        let detail: String
+    }
+
+    init(people: [StatusBody], devices: [DeviceBody], backends: [BackendBody], csrf: String) {
+        self.csrf = csrf
+        self.people = people.map { status in
+            PersonRow(
+                name: status.person, link: "/admin/people/\(status.person)", summary: status.summary,
+                apps: status.apps.filter(\.guarded).map { AppBadge(name: $0.name, badge: StatusPage.badge($0), text: $0.state.text) })
+        }
+        self.devices = devices.map { device in
+            DeviceRow(
+                address: device.address, mac: device.mac ?? "", person: device.person,
+                identifiedBy: device.identifiedBy.replacingOccurrences(of: "-", with: " "), lastSeen: device.lastSeen.local,
+                state: device.note.map { "\(device.state.replacingOccurrences(of: "_", with: " ")): \($0)" }
+                    ?? device.state.replacingOccurrences(of: "_", with: " "))
+        }
+        hasDevices = !devices.isEmpty
+        self.backends = backends.map { backend in
+            var detail = backend.pending == 0 ? "in sync" : "\(backend.pending) changes waiting, \(backend.lagSeconds) s behind"
+            if let error = backend.lastError { detail += "; last error: \(error)" }
+            return BackendRow(name: backend.name, state: backend.state.replacingOccurrences(of: "_", with: " "), detail: detail)
+        }
+        hasBackends = !backends.isEmpty
+    }
+}
+
+/// One person in the admin view: where they stand, their use as charts, and what the household
+/// changes for them: mode and budget, profiles on and off, schedules.
+struct AdminPersonPage {
+    let csrf: String
+    let person: String
+    let status: StatusPage
+    let error: String?
+    let modes: [Choice]
+    let budgetMinutes: Int64
+    let windowMinutes: Int64
+    let days: BarChart
+    let dayRows: [DayRow]
+    let apps: BarChart?
+    let streaks: String
+    let profiles: [ProfileRow]
+    let hasProfiles: Bool
+    let schedules: [ScheduleRow]
+    let hasSchedules: Bool
+
+    struct Choice {
+        let value: String
+        let label: String
+        let selected: Bool
+
+        init(value: String, label: String? = nil, selected: Bool) {
+            self.value = value
+            self.label = label ?? value
+            self.selected = selected
+        }
+    }
+
+    struct DayRow {
+        let day: String
+        let used: String
+        let budget: String
+        let blocked: Int
+        let gates: String
+    }
+
+    struct ProfileRow {
+        let name: String
+        let text: String
+        let on: Bool
+        /// `activate` or `deactivate`.
+        let action: String
+        let actionLabel: String
+    }
+
+    struct ScheduleRow {
+        let name: String
+        let text: String
+    }
+
+    init(
+        _ status: StatusBody, stats: PersonStatsBody, dayKeys: [String], profiles: [ProfileBody], schedules: [ScheduleBody],
+        timeScale: Double, csrf: String, error: String?
+    ) {
+        self.csrf = csrf
+        person = status.person
+        self.status = StatusPage(status, timeScale: timeScale)
+        self.error = error
+        modes = Mode.allCases.map { Choice(value: $0.rawValue, selected: $0.rawValue == status.mode) }
+        budgetMinutes = status.budgetMinutes
+        windowMinutes = status.windowMinutes
+        days = BarChart.days(stats.days, keys: dayKeys)
+        dayRows = stats.days.reversed().map { day in
+            let gates = day.gates.map { "\($0.kind) \($0.passed) passed, \($0.failed) failed" }
+            return DayRow(
+                day: day.day, used: "\(day.usedSeconds / 60) min", budget: day.budgetSeconds.map { "\($0 / 60) min" } ?? "",
+                blocked: day.apps.reduce(0) { $0 + $1.blocked }, gates: gates.isEmpty ? "none" : gates.joined(separator: "; "))
+        }
+        apps = stats.days.last.flatMap { $0.apps.isEmpty ? nil : BarChart.apps($0) }
+        let (held, calm) = (stats.streaks.heldLimits, stats.streaks.withoutEmergency)
+        streaks = "Limits held \(Self.days(held.current)) in a row (best \(Self.days(held.best))); "
+            + "no emergency \(Self.days(calm.current)) (best \(Self.days(calm.best)))."
+        self.profiles = profiles.map { profile in
+            ProfileRow(
+                name: profile.name,
+                text: "blocks \(profile.block.joined(separator: ", "))"
+                    + (profile.active ? "; on" + (profile.until.map { " until \($0.local)" } ?? "") : "; off"),
+                on: profile.active, action: profile.active ? "deactivate" : "activate",
+                actionLabel: profile.active ? "Switch \(profile.name) off" : "Switch \(profile.name) on")
+        }
+        hasProfiles = !profiles.isEmpty
+        self.schedules = schedules.map { schedule in
+            ScheduleRow(
+                name: schedule.name,
+                text: "\(schedule.days) \(schedule.from)-\(schedule.to), blocks \(schedule.block.joined(separator: ", "))"
+                    + (schedule.activeUntil.map { "; in force until \($0.local)" } ?? ""))
+        }
+        hasSchedules = !schedules.isEmpty
+    }
+}
+
+extension AdminPersonPage {
+    fileprivate static func days(_ count: Int) -> String { count == 1 ? "1 day" : "\(count) days" }
+}
+
+/// The query log in the admin view, with its filters.
+struct AdminQueriesPage {
+    let csrf: String
+    let people: [AdminPersonPage.Choice]
+    let client: String
+    let blocked: Bool
+    let since: [Span]
+    let entries: [Row]
+    let hasEntries: Bool
+    let note: String
+
+    struct Span {
+        let value: String
+        let label: String
+        let selected: Bool
+    }
+
+    struct Row {
+        let at: String
+        let client: String
+        let person: String
+        let name: String
+        let type: String
+        let outcome: String
+        let reason: String
+    }
+
+    static let spans: [(seconds: Int64, label: String)] = [(900, "15 min"), (3600, "1 hour"), (86_400, "1 day"), (604_800, "7 days")]
+
+    init(_ response: QueriesResponse, request: QueryLogRequest, csrf: String) {
+        self.csrf = csrf
+        people = [AdminPersonPage.Choice(value: "", label: "everyone", selected: request.person == nil)]
+            + response.people.map { AdminPersonPage.Choice(value: $0, selected: $0 == request.person) }
+        client = request.client ?? ""
+        blocked = request.blockedOnly
+        since = Self.spans.map { span in
+            Span(value: String(span.seconds), label: span.label, selected: span.seconds == request.sinceSeconds)
+        }
+        entries = response.entries.reversed().map { entry in
+            Row(
+                at: String(entry.at.prefix(19)).replacingOccurrences(of: "T", with: " "), client: entry.client,
+                person: entry.person, name: entry.name, type: entry.type, outcome: entry.outcome, reason: entry.reason ?? "")
+        }
+        hasEntries = !entries.isEmpty
+        note = response.enabled
+            ? "Newest first; kept \(Self.days(response.retentionDays)); \(response.dropped) dropped since lockr started."
+            : "Queries are not logged (`[query-log] enabled = false`)."
+    }
+
+    private static func days(_ days: Double) -> String {
+        days == days.rounded() ? "\(Int(days)) days" : "\(days) days"
+    }
+}
+
+/// The event log in the admin view.
+struct AdminEventsPage {
+    let csrf: String
+    let people: [AdminPersonPage.Choice]
+    let events: [EventBody]
+    let hasEvents: Bool
+
+    init(_ events: [EventBody], people names: [String], person: String?, csrf: String) {
+        self.csrf = csrf
+        people = [AdminPersonPage.Choice(value: "", label: "everyone", selected: person == nil)]
+            + names.map { AdminPersonPage.Choice(value: $0, selected: $0 == person) }
+        self.events = events.reversed()
+        hasEvents = !events.isEmpty
+    }
+}

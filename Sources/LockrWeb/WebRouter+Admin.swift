@@ -1,0 +1,211 @@
+import HTTPTypes
+import Hummingbird
+import LockrControl
+import LockrPolicy
+
+/// The admin view, behind the household's PIN: every page but the sign-in form needs a session
+/// (`AdminSessions`), every change is a POST with the form token, and the session stands for the
+/// PIN in the changes it makes (each still costs its person's gate and commitment delay where it
+/// loosens). Wrong PINs count as at the CLI, with the same growing lockouts.
+///
+/// | method | path | does |
+/// |---|---|---|
+/// | GET | /admin | the overview, or the sign-in form |
+/// | POST | /admin/login | form: pin, csrf |
+/// | POST | /admin/logout | form: csrf |
+/// | GET | /admin/people/{person} | their status, charts, mode, profiles, schedules |
+/// | POST | /admin/people/{person}/mode | form: mode, budget, window, phrase, csrf |
+/// | POST | /admin/people/{person}/profiles/{name} | form: action (activate, deactivate), csrf |
+/// | POST | /admin/people/{person}/schedules/{name}/remove | form: phrase, csrf |
+/// | GET | /admin/queries | ?person=&client=&blocked=on&since=SECONDS |
+/// | GET | /admin/events | ?person= |
+extension WebRouter {
+    static func addAdminRoutes(to router: Router<ControlRequestContext>, policy: some PolicyAccess, pages: Pages) {
+        let sessions = AdminSessions()
+        let admin = router.group("admin")
+        admin.get { request, _ in
+            let token = FormToken(request)
+            var response = sessions.isSignedIn(request)
+                ? overview(policy: policy, pages: pages, csrf: token.value)
+                : signIn(policy: policy, pages: pages, csrf: token.value)
+            if token.isNew { response.setCookie(token.cookie) }
+            return response
+        }
+        admin.post("login") { request, _ in
+            guard let form = try await FormToken.checked(PinForm.self, from: request) else { return refusedForm(pages) }
+            do throws(ControlFailure) {
+                guard try policy.verifyPIN(form.pin) == .verified else {
+                    return signIn(policy: policy, pages: pages, csrf: form.csrf, status: .forbidden)
+                }
+            } catch {
+                let (status, body) = error.response
+                return signIn(
+                    policy: policy, pages: pages, csrf: form.csrf, error: body.error, status: HTTPResponse.Status(code: status))
+            }
+            var response = Response(status: .seeOther, headers: [.location: "/admin"])
+            response.setCookie(sessions.start())
+            return response
+        }
+        admin.post("logout") { request, _ in
+            guard try await FormToken.checked(TokenOnlyForm.self, from: request) != nil else { return refusedForm(pages) }
+            var response = Response(status: .seeOther, headers: [.location: "/admin"])
+            response.setCookie(sessions.end(request))
+            return response
+        }
+        admin.get("people/:person") { request, context in
+            guard sessions.isSignedIn(request) else { return toSignIn }
+            return try personPage(
+                try known(context.parameters.require("person"), policy), policy: policy, pages: pages,
+                csrf: FormToken(request).value)
+        }
+        admin.post("people/:person/mode") { request, context in
+            try await change(ModeForm.self, request, context, sessions: sessions, policy: policy, pages: pages) { form, person in
+                guard let mode = Mode(rawValue: form.mode) else { throw ControlFailure.refused(.nothingToDo("no mode \(form.mode)")) }
+                _ = try policy.perform(
+                    Commands.SetMode(
+                        mode, budget: form.budget.map { .seconds($0 * 60) }, window: form.window.map { .seconds($0 * 60) },
+                        phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 }, pin: .verified),
+                    for: person)
+            }
+        }
+        admin.post("people/:person/profiles/:name") { request, context in
+            try await change(ProfileForm.self, request, context, sessions: sessions, policy: policy, pages: pages) { form, person in
+                guard let action = Commands.SwitchProfile.Action(rawValue: form.action) else {
+                    throw ControlFailure.refused(.nothingToDo("no such switch: \(form.action)"))
+                }
+                _ = try policy.perform(
+                    Commands.SwitchProfile(try context.parameters.require("name"), action, pin: .verified), for: person)
+            }
+        }
+        admin.post("people/:person/schedules/:name/remove") { request, context in
+            try await change(PhraseForm.self, request, context, sessions: sessions, policy: policy, pages: pages) { form, person in
+                _ = try policy.perform(
+                    Commands.RemoveSchedule(
+                        try context.parameters.require("name"), phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 },
+                        pin: .verified),
+                    for: person)
+            }
+        }
+        admin.get("queries") { request, _ in
+            guard sessions.isSignedIn(request) else { return toSignIn }
+            let parameters = request.uri.queryParameters
+            let named = parameters["person"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+            var query = QueryLogRequest(
+                person: try named.map { try known($0, policy) },
+                client: parameters["client"].map(String.init).flatMap { $0.isEmpty ? nil : String($0.prefix(64)) },
+                blockedOnly: parameters["blocked"] == "on", limit: 200)
+            query.sinceSeconds = parameters["since"].flatMap { Int64($0) }.flatMap { seconds in
+                AdminQueriesPage.spans.contains { $0.seconds == seconds } ? seconds : nil
+            } ?? 3600
+            let page = AdminQueriesPage(try policy.queries(query), request: query, csrf: FormToken(request).value)
+            return pages.html("admin-queries", ["title": "Queries", "page": page])
+        }
+        admin.get("events") { request, _ in
+            guard sessions.isSignedIn(request) else { return toSignIn }
+            let named = request.uri.queryParameters["person"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+            let person = try named.map { try known($0, policy) }
+            let view = policy.view(of: person ?? People.defaultName)
+            let events = try policy.events(since: view.now - .seconds(7 * 86_400), limit: 200, person: person)
+            let page = AdminEventsPage(
+                events.map { EventBody($0, calendar: policy.view(of: $0.person).calendar) }, people: policy.peopleNames(),
+                person: person, csrf: FormToken(request).value)
+            return pages.html("admin-events", ["title": "Events", "page": page])
+        }
+    }
+
+    /// How many days a person's use chart shows.
+    static let chartDays = 14
+
+    /// The person `name` names; 404 when nobody is.
+    private static func known(_ name: String, _ policy: some PolicyAccess) throws -> String {
+        guard let person = try? policy.person(named: name, caller: nil) else { throw HTTPError(.notFound) }
+        return person
+    }
+
+    private static var toSignIn: Response { Response(status: .seeOther, headers: [.location: "/admin"]) }
+
+    private static func signIn(
+        policy: some PolicyAccess, pages: Pages, csrf: String, error: String? = nil, status: HTTPResponse.Status = .ok
+    ) -> Response {
+        let hasPIN = policy.view(of: People.defaultName).engine.pin != nil
+        let message = error ?? (status == .forbidden ? "That is not the PIN." : nil)
+        var values: [String: Any] = ["title": "Household", "csrf": csrf, "hasPIN": hasPIN]
+        values["error"] = message
+        return pages.html("admin-login", values, status: status)
+    }
+
+    private static func overview(policy: some PolicyAccess, pages: Pages, csrf: String) -> Response {
+        let people = policy.peopleNames().map { person in
+            StatusBody(person: person, view: policy.view(of: person), devices: [])
+        }
+        let page = AdminOverview(people: people, devices: policy.devices(), backends: policy.backends(), csrf: csrf)
+        return pages.html("admin", ["title": "Household", "page": page])
+    }
+
+    private static func personPage(
+        _ person: String, policy: some PolicyAccess, pages: Pages, csrf: String, error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) throws -> Response {
+        let view = policy.view(of: person)
+        var day = view.calendar.day(containing: view.now)
+        var keys = [day.key]
+        while keys.count < chartDays {
+            day = view.calendar.day(containing: day.start - .seconds(1))
+            keys.insert(day.key, at: 0)
+        }
+        let page = AdminPersonPage(
+            StatusBody(person: person, view: view, devices: policy.devices().filter { $0.person == person }),
+            stats: try ControlRouter.stats(of: person, day: nil, count: chartDays, policy: policy), dayKeys: keys,
+            profiles: ControlRouter.profilesResponse(view).profiles,
+            schedules: ControlRouter.schedulesResponse(view, change: nil).schedules, timeScale: policy.timeScale,
+            csrf: csrf, error: error)
+        return pages.html("admin-person", ["title": person, "page": page], status: status)
+    }
+
+    /// A change the admin makes for the person the path names: signed in, with the form token;
+    /// 303 back to their page when it is made or waits for its time, their page with why when not.
+    private static func change<Form: Decodable & FormWithToken>(
+        _ type: Form.Type, _ request: Request, _ context: ControlRequestContext, sessions: AdminSessions,
+        policy: some PolicyAccess, pages: Pages, _ action: (Form, String) throws -> Void
+    ) async throws -> Response {
+        guard sessions.isSignedIn(request) else { return toSignIn }
+        guard let form = try await FormToken.checked(Form.self, from: request) else { return refusedForm(pages) }
+        let person = try known(context.parameters.require("person"), policy)
+        do {
+            try action(form, person)
+        } catch let error as ControlFailure {
+            let (status, body) = error.response
+            let said = body.sentence.map { "\(body.error) The sentence: \($0)" } ?? body.error
+            return try personPage(
+                person, policy: policy, pages: pages, csrf: form.csrf, error: said, status: HTTPResponse.Status(code: status))
+        }
+        return Response(status: .seeOther, headers: [.location: "/admin/people/\(person)"])
+    }
+}
+
+/// `POST /admin/login`.
+struct PinForm: Decodable, FormWithToken {
+    let pin: String
+    let csrf: String
+}
+
+/// `POST /admin/people/{person}/mode`.
+struct ModeForm: Decodable, FormWithToken {
+    let mode: String
+    let budget: Int64?
+    let window: Int64?
+    let phrase: String?
+    let csrf: String
+}
+
+/// `POST /admin/people/{person}/profiles/{name}`.
+struct ProfileForm: Decodable, FormWithToken {
+    let action: String
+    let csrf: String
+}
+
+/// A change that may need the person's sentence.
+struct PhraseForm: Decodable, FormWithToken {
+    let phrase: String?
+    let csrf: String
+}

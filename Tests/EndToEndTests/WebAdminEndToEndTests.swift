@@ -1,0 +1,62 @@
+import DNSTestSupport
+import Foundation
+import Testing
+
+/// The admin view through the real daemon: behind the household's PIN, with curl and in a real
+/// headless Chromium.
+extension WebEndToEndTests {
+    static let adminHousehold = household + """
+        [people.alice.profiles.work]
+        block = ["social"]
+        [people.alice.schedules.bedtime]
+        days = "daily"
+        from = "22:00"
+        to = "07:00"
+        block = ["tiktok"]
+
+        """
+
+    @Test func theAdminViewIsBehindThePINAndItsPagesWorkInChromium() async throws {
+        try await PolicyEndToEndTests().withLockr(mode: "time", sections: Self.adminHousehold, timeScale: 1) { lockr, _ in
+            let address = try #require(lockr.webAddress)
+            // No PIN set: no admin view, and the way to one.
+            #expect(try fetch("http://\(address)/admin").body.contains("lockr pin set"))
+            let set = try await PolicyEndToEndTests().atATerminal(
+                ["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
+            #expect(set.status == 0, "\(set.output)")
+
+            // Without a session: every admin page sends to the sign-in form, and changes are not made.
+            let page = try fetch("http://\(address)/admin/people/alice")
+            #expect(page.status == 303 && page.headers.lowercased().contains("location: /admin\r"), "\(page.headers)")
+            let browser = try formToken(address, page: "/admin")
+            defer { try? FileManager.default.removeItem(atPath: browser.jar) }
+            let unsigned = try post(
+                "http://\(address)/admin/people/alice/profiles/work", ["action": "activate", "csrf": browser.token],
+                jar: browser.jar)
+            #expect(unsigned.status == 303)
+            // A sign-in without the form token: 403, and it does not count as a wrong PIN.
+            let forged = try post("http://\(address)/admin/login", ["pin": "2468", "csrf": "guess"], jar: nil)
+            #expect(forged.status == 403)
+            let walked = try report(
+                try await runAwaited(
+                    "python3", [Self.scripts + "/web_admin.py", "http://\(address)", Self.screenshots, "2468", "alice", "work"]
+                ).output)
+            #expect(walked["error"] == nil, "\(walked)")
+            #expect((walked["wrong_pin"] as? String ?? "").contains("wrong PIN (1 in a row)"), "\(walked)")
+            #expect(walked["signed_in_heading"] as? String == "Household")
+            let pages = walked["pages"] as? [[String: Any]] ?? []
+            #expect(pages.count == 16, "4 pages, phone and desktop, light and dark")
+            for shown in pages {
+                #expect((shown["scrollWidth"] as? Int ?? .max) <= (shown["width"] as? Int ?? 0), "fits: \(shown)")
+            }
+            #expect((walked["violations"] as? [Any])?.isEmpty == true, "axe: \(walked["violations"] ?? [])")
+            #expect(walked["charts"] as? Int ?? 0 >= 1, "use drawn as SVG")
+            #expect(walked["profile_switched_on"] as? Bool == true)
+            #expect((walked["query_url"] as? String ?? "").contains("blocked=on"))
+            #expect(walked["after_sign_out"] as? Bool == true, "signed out, the PIN is asked again")
+            // The profile the admin switched on is in force for alice's DNS.
+            #expect(try dig(lockr.port, "instagram.com", "A", "+short").contains("0.0.0.0"))
+            #expect(try lockr.cli("log").output.contains("work"))
+        }
+    }
+}

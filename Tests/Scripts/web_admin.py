@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Signs in to lockr's admin view in a real headless Chromium and walks it, printing one JSON
+object of what happened.
+
+    web_admin.py BASE_URL SCREENSHOT_DIR PIN PERSON PROFILE
+
+With a wrong PIN first (refused), then PIN: saves a whole-page screenshot of every admin page
+(phone and desktop, light and dark), runs axe-core on each, switches PERSON's PROFILE on from their
+page, filters the query log to blocked queries, signs out and checks the admin view asks for the
+PIN again.
+"""
+import json
+import os
+import sys
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from web_pages import SIZES, browser, save_page, serious_violations  # noqa: E402
+
+
+def sign_in(driver, base, pin):
+    driver.get(base + "/admin")
+    field = driver.find_element(By.ID, "pin")
+    field.send_keys(pin)
+    field.submit()
+
+
+def main():
+    base, directory, pin, person, profile = sys.argv[1:6]
+    os.makedirs(directory, exist_ok=True)
+    driver = browser()
+    report = {"violations": [], "pages": []}
+    pages = {"admin": "/admin", "admin-person": f"/admin/people/{person}", "admin-queries": "/admin/queries",
+             "admin-events": "/admin/events"}
+    try:
+        driver.set_window_size(*SIZES["phone"])
+        sign_in(driver, base, "0000")
+        report["wrong_pin"] = WebDriverWait(driver, 10).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, "[role=alert]")).text
+        save_page(driver, os.path.join(directory, "admin-login-phone-light.png"))
+        report["violations"] += serious_violations(driver, "admin-login")
+        sign_in(driver, base, pin)
+        WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "nav.admin-nav"))
+        report["signed_in_heading"] = driver.find_element(By.TAG_NAME, "h1").text
+        for size, (width, height) in SIZES.items():
+            driver.set_window_size(width, height)
+            for scheme in ("light", "dark"):
+                driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                       {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+                for name, path in pages.items():
+                    driver.get(base + path)
+                    save_page(driver, os.path.join(directory, f"{name}-{size}-{scheme}.png"))
+                    report["pages"].append({
+                        "page": name, "size": size, "scheme": scheme, "heading": driver.find_element(By.TAG_NAME, "h1").text,
+                        "scrollWidth": driver.execute_script("return document.documentElement.scrollWidth"),
+                        "width": driver.execute_script("return window.innerWidth")})
+                    if scheme == "light":
+                        report["violations"] += serious_violations(driver, f"{name} {size}")
+        driver.set_window_size(*SIZES["phone"])
+        driver.get(base + pages["admin-person"])
+        report["charts"] = len(driver.find_elements(By.CSS_SELECTOR, "figure.chart svg"))
+        driver.find_element(By.XPATH, f"//button[text()='Switch {profile} on']").click()
+        WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.XPATH, f"//button[text()='Switch {profile} off']"))
+        report["profile_switched_on"] = True
+        driver.get(base + "/admin/queries")
+        driver.find_element(By.NAME, "blocked").click()
+        driver.find_element(By.XPATH, "//button[text()='Show']").click()
+        WebDriverWait(driver, 10).until(lambda d: "blocked=on" in d.current_url)
+        report["query_url"] = driver.current_url
+        report["query_rows"] = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+                                for row in driver.find_elements(By.CSS_SELECTOR, "table.data tbody tr")]
+        driver.find_element(By.XPATH, "//button[text()='Sign out']").click()
+        WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.ID, "pin"))
+        driver.get(base + pages["admin-person"])
+        report["after_sign_out"] = driver.find_elements(By.ID, "pin") != []
+    except Exception as error:  # the report says how far it got
+        report["error"] = f"{type(error).__name__}: {error}"
+        save_page(driver, os.path.join(directory, "admin-failed.png"))
+    finally:
+        driver.quit()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
