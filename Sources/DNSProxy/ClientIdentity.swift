@@ -57,6 +57,14 @@ public enum DeviceSpec: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether it is one device: a MAC address or a single host's address, not a network.
+    public var isOneDevice: Bool {
+        switch self {
+        case .mac: true
+        case .network(let network): network.hostAddress != nil
+        }
+    }
+
     /// As other blockers name a client: the MAC address, a single host's plain address, or the network.
     public var clientName: String {
         switch self {

@@ -106,6 +106,12 @@ public protocol PolicyAccess: Sendable {
     /// Queries of `person` answered per outcome in `day` (the query log's hourly counts; empty
     /// when the log is off).
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int]
+
+    /// Makes `device` (a MAC or IP address) `person`'s from its next query on, kept across
+    /// restarts; the default person takes it back from whoever it was assigned to. A device the
+    /// config file gives someone stays theirs (`nothingToDo`); what is no MAC or IP address of one
+    /// device is refused (`invalidSettings`).
+    func assignDevice(_ device: String, to person: String) throws(ControlFailure)
 }
 
 extension PolicyAccess {

@@ -99,6 +99,22 @@ struct ControlAccess: PolicyAccess {
             + "while lockr ran (see `lockr log`); a restart takes the clock's time up"
     }
 
+    func assignDevice(_ device: String, to name: String) throws(ControlFailure) {
+        guard let spec = DeviceSpec(device.trimmingCharacters(in: .whitespaces)), spec.isOneDevice else {
+            throw .refused(.invalidSettings("'\(device)' is no MAC or IP address of one device"))
+        }
+        guard household.policy(of: name) != nil else { throw .unknownPerson(name, people: household.peopleNames()) }
+        if let owner = household.configuredOwner(of: spec) {
+            throw .refused(.nothingToDo("\(spec.clientName) is \(owner)'s in the config file: change it there"))
+        }
+        let key = spec.clientName
+        for person in household.everyone where person.name != name {
+            _ = try perform(Commands.ReleaseDevice(key), for: person.name)
+        }
+        if name != People.defaultName { _ = try perform(Commands.ClaimDevice(key), for: name) }
+        household.devicesChanged()
+    }
+
     func devices() -> [DeviceBody] {
         let now = clock.now()
         return watch.bodies(after: household.protectionOffAfter, scale: clock.scale, now: now) { number in

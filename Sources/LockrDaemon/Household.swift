@@ -123,19 +123,32 @@ final class Household: Sendable {
         }
     }
 
-    /// Which person each device is, by their numbers.
+    /// Which person each device is, by their numbers: the config file's devices first, then those
+    /// assigned while lockr runs.
     func deviceDirectory() -> DeviceDirectory {
-        let numbers = Dictionary(uniqueKeysWithValues: everyone.map { ($0.name, $0.number) })
+        let people = everyone
+        let numbers = Dictionary(uniqueKeysWithValues: people.map { ($0.name, $0.number) })
+        let claimed = people.flatMap { person in
+            person.read { $0.state.claimedDevices }.compactMap { DeviceSpec($0) }.map { ($0, person.number) }
+        }
         return setUp.withLock { setUp in
             DeviceDirectory(
                 devices: setUp.configured.flatMap { person in
                     person.devices.compactMap { device in numbers[person.name].map { (device, $0) } }
-                },
+                } + claimed,
                 trustedForwarders: setUp.trustedForwarders, neighbours: neighbours)
         }
     }
 
-    /// Calls `body` whenever a person's app names change (after the change).
+    /// The person the config file gives `device` to, if any.
+    func configuredOwner(of device: DeviceSpec) -> String? {
+        setUp.withLock { $0.configured.first { $0.devices.contains(device) }?.name }
+    }
+
+    /// Tells whoever asked (the pipeline) that a person's devices changed.
+    func devicesChanged() { namingChanged.withLock { $0 }?() }
+
+    /// Calls `body` whenever a person's app names or devices change (after the change).
     func whenNamingChanges(_ body: @escaping @Sendable () -> Void) { namingChanged.withLock { $0 = body } }
 
     /// Rebuilds the app names of everyone whose names in force differ from theirs (people whose

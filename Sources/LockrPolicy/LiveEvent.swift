@@ -63,7 +63,7 @@ public struct LiveEvent: Sendable, Equatable {
         case .protectionOff: kind = .protectionOff
         case .protectionBack: kind = .protectionBack
         case .changePending, .changeApplied, .changeCancelled, .pinChange, .profileOn, .profileOff, .profileChange,
-            .modeChange, .guardAdd, .guardRemove:
+            .modeChange, .guardAdd, .guardRemove, .deviceAssigned, .deviceReleased:
             kind = .settingsChanged
         case .lock, .unlock, .gatePass, .gateFail, .gateFallback, .emergency, .snooze, .extend, .dayReset, .clockJump,
             .pinFail:

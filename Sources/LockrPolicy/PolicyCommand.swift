@@ -287,6 +287,29 @@ public enum Commands {
         }
     }
 
+    /// Assigns a device (a MAC or IP address, checked by the caller) to the person; the result is
+    /// whether it was not theirs yet.
+    public struct ClaimDevice: PolicyCommand {
+        public let device: String
+
+        public init(_ device: String) { self.device = device }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> Bool {
+            engine.claimDevice(device, at: now)
+        }
+    }
+
+    /// Takes a device assigned at run time back from the person; the result is whether it was theirs.
+    public struct ReleaseDevice: PolicyCommand {
+        public let device: String
+
+        public init(_ device: String) { self.device = device }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> Bool {
+            engine.releaseDevice(device, at: now)
+        }
+    }
+
     /// Removes a profile.
     public struct RemoveProfile: PolicyCommand {
         public let name: String

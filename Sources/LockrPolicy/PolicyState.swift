@@ -170,6 +170,9 @@ public struct PolicyState: Sendable, Equatable {
     public var activeProfiles: [ActiveProfile] = []
     /// Puzzles out, gate steps passed, and the typed fallback.
     public var gate = GateState()
+    /// Devices (MAC or IP addresses) the household assigned to this person at run time, besides
+    /// those the config file gives them.
+    public var claimedDevices: [String] = []
     /// The latest policy time the engine has seen; time never goes back behind it.
     public var lastSeen: Instant
 
@@ -207,6 +210,9 @@ public enum EventType: String, Sendable {
     case profileChange = "profile_change"
     case protectionOff = "protection_off"
     case protectionBack = "protection_back"
+    /// A device was assigned to the person, or no longer is.
+    case deviceAssigned = "device_assigned"
+    case deviceReleased = "device_released"
 }
 
 /// One entry of the event log.

@@ -442,6 +442,7 @@ public final class PolicyStore: Sendable {
             meta["active_profiles"] = String(decoding: try encoder.encode(state.activeProfiles), as: UTF8.self)
         }
         if state.gate != GateState() { meta["gate"] = String(decoding: try encoder.encode(state.gate), as: UTF8.self) }
+        if !state.claimedDevices.isEmpty { meta["claimed_devices"] = state.claimedDevices.joined(separator: ",") }
     }
 
     private static func readChanges(from meta: [String: String], into state: inout PolicyState) {
@@ -459,6 +460,7 @@ public final class PolicyStore: Sendable {
         state.profiles = decode("profiles", as: [Profile].self) ?? []
         state.activeProfiles = decode("active_profiles", as: [ActiveProfile].self) ?? []
         state.gate = decode("gate", as: GateState.self) ?? GateState()
+        state.claimedDevices = meta["claimed_devices"]?.split(separator: ",").map(String.init) ?? []
     }
 
     /// The exact metering state, when one was saved; else buckets that hold the day's totals

@@ -5,6 +5,7 @@ import LockrPolicy
 /// whose it is, and the backends' health.
 struct AdminOverview {
     let csrf: String
+    let error: String?
     let people: [PersonRow]
     let devices: [DeviceRow]
     let hasDevices: Bool
@@ -28,6 +29,9 @@ struct AdminOverview {
         let address: String
         let mac: String
         let person: String
+        /// What an assignment names it by: its MAC when known (it outlasts address changes).
+        let key: String
+        let choices: [AdminPersonPage.Choice]
         let identifiedBy: String
         let lastSeen: String
         let state: String
@@ -39,8 +43,10 @@ struct AdminOverview {
         let detail: String
     }
 
-    init(people: [StatusBody], devices: [DeviceBody], backends: [BackendBody], csrf: String) {
+    init(people: [StatusBody], devices: [DeviceBody], backends: [BackendBody], csrf: String, error: String? = nil) {
         self.csrf = csrf
+        self.error = error
+        let names = people.map(\.person)
         self.people = people.map { status in
             PersonRow(
                 name: status.person, link: "/admin/people/\(status.person)", summary: status.summary,
@@ -48,7 +54,8 @@ struct AdminOverview {
         }
         self.devices = devices.map { device in
             DeviceRow(
-                address: device.address, mac: device.mac ?? "", person: device.person,
+                address: device.address, mac: device.mac ?? "", person: device.person, key: device.mac ?? device.address,
+                choices: names.map { AdminPersonPage.Choice(value: $0, selected: $0 == device.person) },
                 identifiedBy: device.identifiedBy.replacingOccurrences(of: "-", with: " "), lastSeen: device.lastSeen.local,
                 state: device.note.map { "\(device.state.replacingOccurrences(of: "_", with: " ")): \($0)" }
                     ?? device.state.replacingOccurrences(of: "_", with: " "))

@@ -13,6 +13,7 @@ import LockrPolicy
 /// | GET | /admin | the overview, or the sign-in form |
 /// | POST | /admin/login | form: pin, csrf |
 /// | POST | /admin/logout | form: csrf |
+/// | POST | /admin/devices | form: device (MAC or IP address), person, csrf: assigns it |
 /// | GET | /admin/people/{person} | their status, charts, mode, profiles, schedules |
 /// | POST | /admin/people/{person}/mode | form: mode, budget, window, phrase, csrf |
 /// | POST | /admin/people/{person}/profiles/{name} | form: action (activate, deactivate), csrf |
@@ -86,6 +87,18 @@ extension WebRouter {
                     for: person)
             }
         }
+        admin.post("devices") { request, _ in
+            guard sessions.isSignedIn(request) else { return toSignIn }
+            guard let form = try await FormToken.checked(DeviceForm.self, from: request) else { return refusedForm(pages) }
+            do throws(ControlFailure) {
+                try policy.assignDevice(form.device, to: form.person)
+            } catch {
+                let (status, body) = error.response
+                return overview(
+                    policy: policy, pages: pages, csrf: form.csrf, error: body.error, status: HTTPResponse.Status(code: status))
+            }
+            return Response(status: .seeOther, headers: [.location: "/admin"])
+        }
         admin.get("queries") { request, _ in
             guard sessions.isSignedIn(request) else { return toSignIn }
             let parameters = request.uri.queryParameters
@@ -134,12 +147,15 @@ extension WebRouter {
         return pages.html("admin-login", values, status: status)
     }
 
-    private static func overview(policy: some PolicyAccess, pages: Pages, csrf: String) -> Response {
+    private static func overview(
+        policy: some PolicyAccess, pages: Pages, csrf: String, error: String? = nil, status: HTTPResponse.Status = .ok
+    ) -> Response {
         let people = policy.peopleNames().map { person in
             StatusBody(person: person, view: policy.view(of: person), devices: [])
         }
-        let page = AdminOverview(people: people, devices: policy.devices(), backends: policy.backends(), csrf: csrf)
-        return pages.html("admin", ["title": "Household", "page": page])
+        let page = AdminOverview(
+            people: people, devices: policy.devices(), backends: policy.backends(), csrf: csrf, error: error)
+        return pages.html("admin", ["title": "Household", "page": page], status: status)
     }
 
     private static func personPage(
@@ -186,6 +202,13 @@ extension WebRouter {
 /// `POST /admin/login`.
 struct PinForm: Decodable, FormWithToken {
     let pin: String
+    let csrf: String
+}
+
+/// `POST /admin/devices`.
+struct DeviceForm: Decodable, FormWithToken {
+    let device: String
+    let person: String
     let csrf: String
 }
 

@@ -208,6 +208,7 @@ enum WebTemplates {
         {{> layout-head}}
         <h1>Household</h1>
         {{> admin-nav}}
+        {{#page.error}}<p class="banner" role="alert">{{.}}</p>{{/page.error}}
         <h2 class="section">People</h2>
         <ul class="apps">
         {{#page.people}}
@@ -222,9 +223,9 @@ enum WebTemplates {
         {{#page.hasDevices}}
         <div class="scroll"><table class="data">
         <thead><tr><th scope="col">Address</th><th scope="col">MAC</th><th scope="col">Person</th><th scope="col">Known by</th><th scope="col">Last seen</th><th scope="col">State</th></tr></thead>
-        <tbody>{{#page.devices}}<tr><td>{{address}}</td><td>{{mac}}</td><td>{{person}}</td><td>{{identifiedBy}}</td><td>{{lastSeen}}</td><td>{{state}}</td></tr>{{/page.devices}}</tbody>
+        <tbody>{{#page.devices}}<tr><td>{{address}}</td><td>{{mac}}</td><td><form class="inline" method="post" action="/admin/devices"><input type="hidden" name="csrf" value="{{page.csrf}}"><input type="hidden" name="device" value="{{key}}"><select name="person" aria-label="Person of {{key}}">{{#choices}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/choices}}</select> <button type="submit">Assign</button></form></td><td>{{identifiedBy}}</td><td>{{lastSeen}}</td><td>{{state}}</td></tr>{{/page.devices}}</tbody>
         </table></div>
-        <p class="quiet">A device no person's <code>devices</code> names is the default person's: add its address or MAC to a person in the config file and reload (<code>kill -HUP</code>).</p>
+        <p class="quiet">A device no person's <code>devices</code> names is the default person's until you assign it: by its MAC address where lockr knows it (through dnsmasq's <code>add-mac</code> or the neighbour table), else by its IP address, which a phone may change. Devices the config file gives a person are changed there.</p>
         {{/page.hasDevices}}
         {{^page.hasDevices}}<p>No device asked lockr lately.</p>{{/page.hasDevices}}
         <h2 class="section">Backends</h2>

@@ -50,14 +50,17 @@ final class LockrProcess {
         process.standardError = FileHandle(forWritingAtPath: logPath)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        let webOff = zip(arguments, arguments.dropFirst()).contains { $0 == "--web" && $1 == "off" }
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             let text = log
-            if text.contains("] ready"), let match = text.firstMatch(of: /address=127\.0\.0\.1:(\d+) transport=/) {
+            // Ready, and its web pages served (or given up on): tests reach those too.
+            let served = webOff || text.contains("] web pages")
+            if text.contains("] ready"), served, let match = text.firstMatch(of: /address=127\.0\.0\.1:(\d+) transport=/) {
                 port = Int(match.1)!
                 return
             }
-            if !answersDNS, text.contains("] ready") { return }
+            if !answersDNS, text.contains("] ready"), served { return }
             guard process.isRunning else { throw Failure("lockr exited: \(log)") }
             // Awaited, not slept: a thread of Swift's concurrency blocked here is one the other
             // tests running meanwhile do not get.

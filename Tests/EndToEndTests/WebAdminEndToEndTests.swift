@@ -59,4 +59,47 @@ extension WebEndToEndTests {
             #expect(try lockr.cli("log").output.contains("work"))
         }
     }
+
+    @Test func aNewlySeenDeviceAssignedInTheAdminViewIsItsPersonsFromThenOn() async throws {
+        let state = NSTemporaryDirectory() + "lockr-e2e-web-devices-\(UUID())"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let ends = PolicyEndToEndTests()
+        try await ends.withLockr(mode: "time", sections: Self.adminHousehold, stateDirectory: state, timeScale: 1) { lockr, _ in
+            let address = try #require(lockr.webAddress)
+            let set = try await PolicyEndToEndTests().atATerminal(
+                ["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
+            #expect(set.status == 0, "\(set.output)")
+            // A new device asks lockr: it is the default person's.
+            _ = try run("dig", ["-b", "127.0.0.2", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
+            #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>default</h1>"))
+            let admin = try formToken(address, page: "/admin")
+            defer { try? FileManager.default.removeItem(atPath: admin.jar) }
+            let signedIn = try post(
+                "http://\(address)/admin/login", ["pin": "2468", "csrf": admin.token], jar: admin.jar)
+            #expect(signedIn.status == 303)
+            let overview = try run("curl", ["-s", "-b", admin.jar, "http://\(address)/admin"]).output
+            #expect(overview.contains("value=\"127.0.0.2\""), "the new device is listed to be assigned: \(overview)")
+
+            let assigned = try post(
+                "http://\(address)/admin/devices", ["device": "127.0.0.2", "person": "alice", "csrf": admin.token],
+                jar: admin.jar)
+            #expect(assigned.status == 303, "\(assigned.body)")
+            #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>alice</h1>"), "alice's now")
+            #expect(try lockr.cli("log", "--person", "alice").output.contains("device 127.0.0.2 assigned"))
+            // The config file's devices are changed there; what is no device is refused.
+            let configured = try post(
+                "http://\(address)/admin/devices", ["device": "127.0.0.1", "person": "default", "csrf": admin.token],
+                jar: admin.jar)
+            #expect(configured.status == 409 && configured.body.contains("in the config file"), "\(configured.body)")
+            let network = try post(
+                "http://\(address)/admin/devices", ["device": "10.0.0.0/8", "person": "alice", "csrf": admin.token],
+                jar: admin.jar)
+            #expect(network.status == 400 && network.body.contains("no MAC or IP address of one device"))
+        }
+        // Kept across a restart.
+        try await ends.withLockr(mode: "time", sections: Self.adminHousehold, stateDirectory: state, timeScale: 1) { lockr, _ in
+            let address = try #require(lockr.webAddress)
+            #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>alice</h1>"), "still alice's")
+        }
+    }
 }

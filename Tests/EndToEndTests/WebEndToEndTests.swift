@@ -93,12 +93,13 @@ import Testing
         return (jar, token)
     }
 
-    /// A form posted by `source` with the cookies in `jar`: the status and the page.
+    /// A form posted by `source` with the cookies in `jar` (which keeps those the answer sets):
+    /// the status and the page.
     func post(_ url: String, _ fields: [String: String], jar: String?, from source: String = "127.0.0.1") throws
         -> (status: Int, body: String)
     {
         var arguments = ["-s", "-w", "\n%{http_code}", "--interface", source]
-        if let jar { arguments += ["-b", jar] }
+        if let jar { arguments += ["-b", jar, "-c", jar] }
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) { arguments += ["--data-urlencode", "\(name)=\(value)"] }
         var lines = try run("curl", arguments + [url]).output.split(separator: "\n", omittingEmptySubsequences: false)
         let status = Int(lines.removeLast()) ?? 0

@@ -133,6 +133,9 @@ final class MemoryPolicy: PolicyAccess {
         return (closedDays.withLock { $0[person] ?? [] } + [today]).filter { $0.day.key >= first && $0.day.key <= last }
     }
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int] { ["blocked": 2, "cached": 5] }
+    func assignDevice(_ device: String, to person: String) throws(ControlFailure) {
+        if person != People.defaultName { _ = try perform(Commands.ClaimDevice(device), for: person) }
+    }
     func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody {
         ExplainBody(
             name: name, type: type, person: person, client: client, mode: "hourly", verdict: "allowed",
