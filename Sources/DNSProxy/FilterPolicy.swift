@@ -90,6 +90,8 @@ public enum FilterDecision: Sendable, Equatable {
     case resolveEachTime(ttlCap: UInt32?, app: String)
     /// Answer locally.
     case answer(SynthesizedAnswer, ttl: UInt32, reason: BlockReason)
+    /// Answer with lockr's own address: the name of its web pages. No block.
+    case pagesName(SynthesizedAnswer, ttl: UInt32)
 }
 
 /// The rationing policy's verdict on a query for an app's name.
@@ -159,6 +161,8 @@ public struct FilterPolicy: Sendable {
     private let filters: [PersonFilter]
     private let filterOfPerson: [Int]
     public let guardStage: GuardStage?
+    /// The name lockr answers with its web pages' address, if any.
+    public let pagesName: PagesName?
     /// The first of the stamps this policy gives out (one per distinct filter).
     private let firstStamp: UInt64
 
@@ -168,8 +172,9 @@ public struct FilterPolicy: Sendable {
     ///   past the end is the default person's (0).
     public init(
         rules: RuleSet = RuleSet(), blockAnswer: BlockAnswer = .null, blockTTL: UInt32 = 60,
-        people: [PersonFilter] = [PersonFilter()], guardStage: GuardStage? = nil
+        people: [PersonFilter] = [PersonFilter()], guardStage: GuardStage? = nil, pagesName: PagesName? = nil
     ) {
+        self.pagesName = pagesName
         self.rules = rules
         self.blockAnswer = blockAnswer
         self.blockTTL = blockTTL
@@ -203,6 +208,7 @@ public struct FilterPolicy: Sendable {
         let person = filters[filterIndex(client)]
         return query.packet.withUnsafeBufferPointer { packet in
             let name = UnsafeBufferPointer(rebasing: packet[DNSLimits.headerSize..<query.nameEnd])
+            if let pagesName, pagesName.matches(name) { return .pagesName(pagesName.answer, ttl: PagesName.ttl) }
             if let local = LocalAnswers.rule(for: name), local.always || person.antiBypass {
                 return .answer(local.answer, ttl: blockTTL, reason: .antiBypass(local.reason))
             }

@@ -180,6 +180,8 @@ public final class QueryPipeline: Sendable {
             if case .guarded(let block) = reason { note.app = block.app }
             let explanation = query.edns == nil ? nil : policy.extendedError(for: reason, client: asker)
             return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: explanation), .blocked(reason))
+        case .pagesName(let answer, let ttl):
+            return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: nil), .synthesized)
         case .resolve:
             verdict = .allowed(stamp: stamp)
         case .resolveEachTime(let ttlCap, let app):

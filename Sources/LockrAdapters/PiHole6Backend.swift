@@ -244,6 +244,9 @@ public final class PiHole6Backend: Backend {
     // MARK: Session
 
     public func close() async {
+        // A login still on its way ends in a session too (it runs on, uncancelled): wait for it,
+        // so that its session is ended as well and not left to time out on the Pi-hole.
+        if let pending = pendingLogin.withLock({ $0 }) { _ = try? await pending.value }
         guard let sid = session.withLock({ $0 }) else { return }
         _ = try? await http.send(.DELETE, "/api/auth", headers: [("X-FTL-SID", sid)])
         remember(nil)

@@ -619,7 +619,8 @@ public struct ExplainBody: Codable, Sendable, Equatable {
     /// The person's mode.
     public let mode: String
     /// `blocked` (answered by lockr), `allowed` (from the cache or the upstreams), `app_open` (an
-    /// app's name, open now, with TTLs cut to `ttl_cap_seconds`).
+    /// app's name, open now, with TTLs cut to `ttl_cap_seconds`), `lockr` (the name of lockr's web
+    /// pages, answered with their address).
     public let verdict: String
     /// What the client gets: "0.0.0.0", "NXDOMAIN", "the upstream's answer", ...
     public let answer: String

@@ -1,5 +1,6 @@
 import DNSFilter
 import DNSProxy
+import DNSWire
 import Foundation
 import LockrAdapters
 import LockrPolicy
@@ -92,7 +93,7 @@ private struct ConfigReader {
 
     static let topLevel: Set<String> = [
         "listen", "upstreams", "state-dir", "blocklists", "allowlists", "catalogue", "log-level", "threads",
-        "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "web", "apps", "policy", "time",
+        "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "web", "web-name", "apps", "policy", "time",
         "hourly", "extreme", "snooze", "extend", "emergency", "backends", "meter-from", "pihole6", "pihole5",
         "adguardhome", "nextdns", "webhook", "adapters", "people", "trusted-forwarders", "schedules", "profiles",
         "protection-off-after", "puzzles", "speech-model", "query-log", "notify",
@@ -416,6 +417,15 @@ private struct ConfigReader {
                 config.web = address
             } else {
                 issue("web", "'\(value)' is not ADDR:PORT, [V6]:PORT or off")
+            }
+        }
+        if let value = string("web-name") {
+            if value == "off" {
+                config.webName = nil
+            } else if value.count <= 253, WireName.wire(fromPresentation: value) != nil, !value.contains(" ") {
+                config.webName = value
+            } else {
+                issue("web-name", "'\(value)' is not a DNS name (such as lockr.lan) or off")
             }
         }
         if let value = table["apps"] {

@@ -48,6 +48,10 @@ final class Explainer: Sendable {
             default:
                 return body(verdict: "blocked", answer: answered, reason: text)
             }
+        case .pagesName(let answer, let ttl):
+            return body(
+                verdict: "lockr", answer: Self.text(of: answer, type: query.type) + ", TTL \(ttl) s",
+                reason: "the name of lockr's web pages")
         case .resolve:
             var reason = "no rule blocks it"
             if let hit = policy.rules.hit(name: query.name), !hit.isBlock {

@@ -61,6 +61,15 @@ public struct LockrConfiguration: Sendable, Equatable {
     public var control = try! SocketAddress(ipAddress: "127.0.0.1", port: 5380)
     /// Where the web pages are served; nil: not served.
     public var web: SocketAddress? = try! SocketAddress(ipAddress: "127.0.0.1", port: 8080)
+    /// The name lockr answers with the web pages' address (`web-name`); nil: none.
+    public var webName: String? = "lockr.lan"
+
+    /// The web pages' name as the DNS pipeline answers it; nil when there are no pages, no name, or
+    /// the pages listen on every address.
+    var pagesName: PagesName? {
+        guard let web, let webName else { return nil }
+        return PagesName(webName, serving: web)
+    }
     /// How much faster than real time policy time runs (demos and tests).
     public var timeScale = 1.0
     /// Where policy time starts instead of the wall clock (demos and tests).

@@ -155,6 +155,7 @@ import Testing
         func verdict(_ name: String, _ client: QueryClient) throws -> String {
             switch policy.decide(try DNSQuery(packet: LdnsBuild.query(name)), client: client) {
             case .resolve, .resolveEachTime: return "resolve"
+            case .pagesName: return "pages"
             case .answer(_, _, let reason): return policy.extendedError(for: reason, client: client).text
             }
         }

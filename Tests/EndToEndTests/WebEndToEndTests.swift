@@ -41,6 +41,13 @@ import Testing
             #expect(scripts == ["<script src=\"/static/lockr.js\" defer>"], "no inline script: \(scripts)")
             #expect(!page.body.contains("http://") && !page.body.contains("https://"), "nothing from elsewhere")
 
+            // The pages' name, answered by lockr with their address (A), no data for AAAA, no EDE.
+            let named = try dig(lockr.port, "LoCkR.lan", "A")
+            #expect(named.contains("status: NOERROR") && named.contains("127.0.0.1") && !named.contains("EDE"), "\(named)")
+            let six = try dig(lockr.port, "lockr.lan", "AAAA")
+            #expect(six.contains("status: NOERROR") && six.contains("ANSWER: 0"), "\(six)")
+            #expect(try lockr.cli("explain", "lockr.lan").output.contains("the name of lockr's web pages"))
+
             let other = try fetch("http://\(address)/", from: "127.0.0.2")
             #expect(other.body.contains("<h1>default</h1>"), "any other device is the default person's: \(other.body)")
             let style = try fetch("http://\(address)/static/lockr.css")

@@ -238,6 +238,17 @@ import Testing
         }
     }
 
+    @Test func theWebPagesNameIsAnsweredWithTheirAddressUnlessTheyListenEverywhere() throws {
+        let plain = try ConfigFile.parse("", path: "plain.toml")
+        #expect(plain.webName == "lockr.lan" && plain.pagesName != nil)
+        #expect(try ConfigFile.parse("web-name = \"off\"", path: "off.toml").pagesName == nil)
+        #expect(try ConfigFile.parse("web = \"off\"", path: "off.toml").pagesName == nil)
+        #expect(try ConfigFile.parse("web = \"0.0.0.0:8080\"", path: "any.toml").pagesName == nil, "no one address to give")
+        let named = try ConfigFile.parse("web = \"192.168.1.2:8080\"\nweb-name = \"lockr.home.arpa\"", path: "lan.toml")
+        #expect(named.pagesName == PagesName("lockr.home.arpa", address: [192, 168, 1, 2]))
+        #expect(throws: (any Error).self) { try ConfigFile.parse("web-name = \"not a name\"", path: "bad.toml") }
+    }
+
     @Test func syntaxErrorsNameTheirLine() {
         do {
             _ = try ConfigFile.parse("listen = [\"127.0.0.1:53\"]\n[cache\nsize = 1\n", path: "broken.toml")
