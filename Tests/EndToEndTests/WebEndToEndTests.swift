@@ -156,6 +156,30 @@ import Testing
         }
     }
 
+    @Test func withTheBudgetSpentTheAppsPageSnoozesAndExtends() async throws {
+        let ends = PolicyEndToEndTests()
+        try await ends.withLockr(mode: "time", sections: "[time]\nbudget-minutes = 5\n" + Self.household) { lockr, _ in
+            let address = try #require(lockr.webAddress)
+            #expect(try ends.useUntilBlocked("tiktok.com.", lockr) != nil, "alice spends her budget")
+            let page = try fetch("http://\(address)/apps/tiktok")
+            #expect(page.body.contains("daily budget spent (5/5 min)"), "why: \(page.body)")
+            #expect(page.body.contains("value=\"snooze\"") && page.body.contains("value=\"extend\""), "the ways out")
+            let browser = try formToken(address)
+            defer { try? FileManager.default.removeItem(atPath: browser.jar) }
+            let snoozed = try post(
+                "http://\(address)/apps/tiktok/open", ["action": "snooze", "csrf": browser.token], jar: browser.jar)
+            #expect(snoozed.status == 303)
+            #expect(try ends.address("tiktok.com.", lockr) == "192.0.2.21", "open for the snooze")
+            let extended = try post(
+                "http://\(address)/apps/tiktok/open", ["action": "extend", "csrf": browser.token], jar: browser.jar)
+            #expect(extended.status == 303)
+            #expect(try lockr.cli("status", "--person", "alice").output.contains("extended"), "the budget grew")
+            let again = try post(
+                "http://\(address)/apps/tiktok/open", ["action": "extend", "csrf": browser.token], jar: browser.jar)
+            #expect(again.status == 429 && again.body.contains("today&#39;s extension is used"), "\(again.body)")
+        }
+    }
+
     @Test func wrongSentencesShutTheGateAndTheCoolDownPageSaysWhyUntilWhenAndTheWayOut() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: Self.household, timeScale: 1) { lockr, _ in
             let address = try #require(lockr.webAddress)
