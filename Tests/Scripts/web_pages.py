@@ -34,10 +34,12 @@ def browser(flags=()):
 
 def save_page(driver, path):
     """Saves a screenshot of the whole page, below the fold too."""
-    size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+    metrics = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
+    size, viewport = metrics["cssContentSize"], metrics["cssLayoutViewport"]
     shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
         "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}})
+        "clip": {"x": 0, "y": 0, "width": max(size["width"], viewport["clientWidth"]),
+                 "height": max(size["height"], viewport["clientHeight"]), "scale": 1}})
     with open(path, "wb") as file:
         file.write(base64.b64decode(shot["data"]))
 
