@@ -79,8 +79,8 @@ extension ControlRouter {
         }
     }
 
-    /// The schedule a request describes, checked.
-    private static func schedule(_ body: ScheduleRequest) throws -> Schedule {
+    /// The schedule a request describes, checked: an `ErrorBody` says what is wrong.
+    public static func schedule(_ body: ScheduleRequest) throws(ErrorBody) -> Schedule {
         guard let days = Weekdays(body.days ?? "daily") else {
             throw ErrorBody(
                 error: "days: expected days such as mon-fri, sat,sun or daily, not '\(body.days ?? "")'", code: "bad_request")

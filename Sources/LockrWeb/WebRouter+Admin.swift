@@ -17,6 +17,7 @@ import LockrPolicy
 /// | GET | /admin/people/{person} | their status, charts, mode, profiles, schedules |
 /// | POST | /admin/people/{person}/mode | form: mode, budget, window, phrase, csrf |
 /// | POST | /admin/people/{person}/profiles/{name} | form: action (activate, deactivate), csrf |
+/// | POST | /admin/people/{person}/schedules | form: name, days, from, to, block, phrase, csrf |
 /// | POST | /admin/people/{person}/schedules/{name}/remove | form: phrase, csrf |
 /// | GET | /admin/queries | ?person=&client=&blocked=on&since=SECONDS |
 /// | GET | /admin/events | ?person= |
@@ -76,6 +77,18 @@ extension WebRouter {
                 }
                 _ = try policy.perform(
                     Commands.SwitchProfile(try context.parameters.require("name"), action, pin: .verified), for: person)
+            }
+        }
+        admin.post("people/:person/schedules") { request, context in
+            try await change(ScheduleForm.self, request, context, sessions: sessions, policy: policy, pages: pages) { form, person in
+                let schedule = try ControlRouter.schedule(
+                    ScheduleRequest(
+                        name: form.name.trimmingCharacters(in: .whitespaces), days: form.days, from: form.from, to: form.to,
+                        block: form.block.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                            .filter { !$0.isEmpty }))
+                _ = try policy.perform(
+                    Commands.AddSchedule(schedule, phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 }, pin: .verified),
+                    for: person)
             }
         }
         admin.post("people/:person/schedules/:name/remove") { request, context in
@@ -194,6 +207,8 @@ extension WebRouter {
             let said = body.sentence.map { "\(body.error) The sentence: \($0)" } ?? body.error
             return try personPage(
                 person, policy: policy, pages: pages, csrf: form.csrf, error: said, status: HTTPResponse.Status(code: status))
+        } catch let error as ErrorBody {
+            return try personPage(person, policy: policy, pages: pages, csrf: form.csrf, error: error.error, status: .badRequest)
         }
         return Response(status: .seeOther, headers: [.location: "/admin/people/\(person)"])
     }
@@ -224,6 +239,17 @@ struct ModeForm: Decodable, FormWithToken {
 /// `POST /admin/people/{person}/profiles/{name}`.
 struct ProfileForm: Decodable, FormWithToken {
     let action: String
+    let csrf: String
+}
+
+/// `POST /admin/people/{person}/schedules`: `block` is a comma-separated list.
+struct ScheduleForm: Decodable, FormWithToken {
+    let name: String
+    let days: String?
+    let from: String
+    let to: String
+    let block: String
+    let phrase: String?
     let csrf: String
 }
 

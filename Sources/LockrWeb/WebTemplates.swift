@@ -296,7 +296,24 @@ enum WebTemplates {
         {{#page.schedules}}<li><form class="inline" method="post" action="/admin/people/{{page.person}}/schedules/{{name}}/remove"><input type="hidden" name="csrf" value="{{page.csrf}}"><strong>{{name}}</strong> {{text}} <button type="submit" class="secondary" aria-label="Remove schedule {{name}}">Remove</button></form></li>{{/page.schedules}}
         </ul>
         {{/page.hasSchedules}}
-        {{^page.hasSchedules}}<p>No schedule (<code>lockr schedule add</code> makes one).</p>{{/page.hasSchedules}}
+        {{^page.hasSchedules}}<p>No schedule.</p>{{/page.hasSchedules}}
+        <details><summary>Add a schedule</summary>
+        <form class="gate" method="post" action="/admin/people/{{page.person}}/schedules">
+        <input type="hidden" name="csrf" value="{{page.csrf}}">
+        <label for="s-name">Name</label>
+        <input id="s-name" name="name" type="text" required autocomplete="off" placeholder="bedtime">
+        <label for="s-days">Days</label>
+        <input id="s-days" name="days" type="text" value="daily" autocomplete="off" aria-describedby="s-days-help">
+        <p class="quiet" id="s-days-help">daily, mon-fri, sat,sun, ...</p>
+        <label for="s-from">From</label>
+        <input id="s-from" name="from" type="time" required>
+        <label for="s-to">To (before From: the next day)</label>
+        <input id="s-to" name="to" type="time" required>
+        <label for="s-block">Blocks (apps or groups, separated by commas)</label>
+        <input id="s-block" name="block" type="text" required autocomplete="off" placeholder="social, tiktok">
+        <button type="submit">Add</button>
+        </form>
+        </details>
         {{> layout-foot}}
         """
 

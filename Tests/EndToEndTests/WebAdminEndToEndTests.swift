@@ -86,6 +86,17 @@ extension WebEndToEndTests {
             #expect(assigned.status == 303, "\(assigned.body)")
             #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>alice</h1>"), "alice's now")
             #expect(try lockr.cli("log", "--person", "alice").output.contains("device 127.0.0.2 assigned"))
+            // A schedule added from alice's page; one with a time that is none is refused, saying why.
+            let school = try post(
+                "http://\(address)/admin/people/alice/schedules",
+                ["name": "school", "days": "mon-fri", "from": "08:00", "to": "15:00", "block": "youtube, social", "csrf": admin.token],
+                jar: admin.jar)
+            #expect(school.status == 303, "\(school.body)")
+            #expect(try lockr.cli("schedule", "list", "--person", "alice").output.contains("school"))
+            let late = try post(
+                "http://\(address)/admin/people/alice/schedules",
+                ["name": "late", "from": "25:00", "to": "07:00", "block": "tiktok", "csrf": admin.token], jar: admin.jar)
+            #expect(late.status == 400 && late.body.contains("expected times HH:MM"), "\(late.body)")
             // The config file's devices are changed there; what is no device is refused.
             let configured = try post(
                 "http://\(address)/admin/devices", ["device": "127.0.0.1", "person": "default", "csrf": admin.token],

@@ -56,6 +56,19 @@ extension WebEndToEndTests {
         }
     }
 
+    @Test func aStatusPageLeftOpenShowsAnAppOpenedElsewhereByItself() async throws {
+        try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.household, timeScale: 1) { lockr, _ in
+            let address = try #require(lockr.webAddress)
+            let followed = try report(
+                try await runAwaited(
+                    "python3", [Self.scripts + "/web_app.py", "live", "http://\(address)/", "tiktok", Self.screenshots]
+                ).output)
+            #expect(followed["error"] == nil, "\(followed)")
+            #expect(followed["status_before"] as? String == "locked" && followed["status_after"] as? String == "open")
+            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"), "opened from the page (hourly)")
+        }
+    }
+
     @Test func theSentenceSpokenIntoTheMicrophoneOrSentAsARecordingOpensTheApp() async throws {
         let clip = NSTemporaryDirectory() + "lockr-e2e-web-voice-\(UUID().uuidString).wav"
         defer { try? FileManager.default.removeItem(atPath: clip) }

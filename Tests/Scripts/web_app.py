@@ -7,11 +7,14 @@ on a phone would, and prints one JSON object of what happened.
         clicking the piece and its square, answers, and opens the app.
     web_app.py hold URL APP SCREENSHOT_DIR
         presses the emergency button and lets go after 3 s, then holds it 8.5 s.
+    web_app.py live URL APP SCREENSHOT_DIR
+        URL is the status page: keeps it open in one tab, opens APP from its page in another (no
+        gate: hourly mode), and waits for the first tab to show it open by itself.
     web_app.py voice URL APP SCREENSHOT_DIR CLIP.wav (record SECONDS | file)
         says the sentence: recorded through the microphone for SECONDS and a second more (Chromium's
         fake device plays CLIP), or sent as a recording through the file input; then opens the app.
 
-URL is the page of APP (http://HOST:PORT/apps/APP).
+URL is the page of APP (http://HOST:PORT/apps/APP) unless said otherwise.
 """
 import json
 import os
@@ -95,6 +98,22 @@ def hold(driver, directory, report):
     report["badge_after_8s"] = badge(driver)
 
 
+def card_badge(driver, app):
+    return driver.find_element(By.XPATH, f"//li[.//a[@href='/apps/{app}']]//span[contains(@class, 'badge')]").text
+
+
+def live(driver, url, app, directory, report):
+    status_tab = driver.current_window_handle
+    report["status_before"] = card_badge(driver, app)
+    driver.switch_to.new_window("tab")
+    driver.get(url.rstrip("/") + f"/apps/{app}")
+    open_app(driver)
+    driver.switch_to.window(status_tab)
+    wait(driver, 20).until(lambda d: card_badge(d, app) == "open")
+    report["status_after"] = card_badge(driver, app)
+    save_page(driver, os.path.join(directory, "status-phone-live.png"))
+
+
 def voice(driver, directory, report, clip, how):
     area = wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-voice]"))
     if how == "record":
@@ -124,12 +143,16 @@ def main():
     try:
         driver.set_window_size(390, 844)
         driver.get(url)
-        report["before"] = badge(driver)
-        if kind == "puzzle":
+        if kind == "live":
+            live(driver, url, app, directory, report)
+        elif kind == "puzzle":
+            report["before"] = badge(driver)
             puzzle(driver, directory, report)
         elif kind == "hold":
+            report["before"] = badge(driver)
             hold(driver, directory, report)
         else:
+            report["before"] = badge(driver)
             voice(driver, directory, report, sys.argv[5], sys.argv[6])
     except Exception as error:  # the report says how far it got
         report["error"] = f"{type(error).__name__}: {error}"
