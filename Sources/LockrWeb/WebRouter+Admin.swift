@@ -124,7 +124,7 @@ extension WebRouter {
                 AdminQueriesPage.spans.contains { $0.seconds == seconds } ? seconds : nil
             } ?? 3600
             let page = AdminQueriesPage(try policy.queries(query), request: query, csrf: FormToken(request).value)
-            return pages.html("admin-queries", ["title": "Queries", "page": page])
+            return pages.html("admin-queries", ["title": "Queries", "page": page, "still": true])
         }
         admin.get("events") { request, _ in
             guard sessions.isSignedIn(request) else { return toSignIn }
@@ -135,7 +135,7 @@ extension WebRouter {
             let page = AdminEventsPage(
                 events.map { EventBody($0, calendar: policy.view(of: $0.person).calendar) }, people: policy.peopleNames(),
                 person: person, csrf: FormToken(request).value)
-            return pages.html("admin-events", ["title": "Events", "page": page])
+            return pages.html("admin-events", ["title": "Events", "page": page, "still": true])
         }
     }
 
@@ -155,7 +155,7 @@ extension WebRouter {
     ) -> Response {
         let hasPIN = policy.view(of: People.defaultName).engine.pin != nil
         let message = error ?? (status == .forbidden ? "That is not the PIN." : nil)
-        var values: [String: Any] = ["title": "Household", "csrf": csrf, "hasPIN": hasPIN]
+        var values: [String: Any] = ["title": "Household", "csrf": csrf, "hasPIN": hasPIN, "still": true]
         values["error"] = message
         return pages.html("admin-login", values, status: status)
     }
@@ -168,7 +168,7 @@ extension WebRouter {
         }
         let page = AdminOverview(
             people: people, devices: policy.devices(), backends: policy.backends(), csrf: csrf, error: error)
-        return pages.html("admin", ["title": "Household", "page": page], status: status)
+        return pages.html("admin", ["title": "Household", "page": page, "still": true], status: status)
     }
 
     private static func personPage(
@@ -188,7 +188,7 @@ extension WebRouter {
             profiles: ControlRouter.profilesResponse(view).profiles,
             schedules: ControlRouter.schedulesResponse(view, change: nil).schedules, timeScale: policy.timeScale,
             csrf: csrf, error: error)
-        return pages.html("admin-person", ["title": person, "page": page], status: status)
+        return pages.html("admin-person", ["title": person, "page": page, "still": true], status: status)
     }
 
     /// A change the admin makes for the person the path names: signed in, with the form token;

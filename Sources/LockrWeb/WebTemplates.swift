@@ -1,6 +1,7 @@
 /// The pages' Mustache templates, kept in the binary so that it needs no files beside it. Every
 /// value is HTML-escaped by Mustache; no page has inline script or style (the Content-Security-Policy
-/// forbids both).
+/// forbids both). A page follows its person's live events unless rendered with `still` (the admin
+/// view, which is about everyone and would lose what the admin reads).
 enum WebTemplates {
     static let all: [String: String] = [
         "layout-head": head, "layout-foot": foot, "status": status, "app": app, "missing": missing, "refused": refused,
@@ -21,7 +22,7 @@ enum WebTemplates {
         </head>
         <body>
         <header class="top"><a class="brand" href="/">lockr</a> <a class="household" href="/admin">Household</a></header>
-        <main id="main" data-live>
+        <main id="main"{{^still}} data-live{{/still}}>
         <p class="banner" role="status" data-changed hidden>Something changed. <a href="">Show it</a></p>
         """
 

@@ -4,8 +4,8 @@ object of what happened.
 
     web_admin.py BASE_URL SCREENSHOT_DIR PIN PERSON PROFILE
 
-With a wrong PIN first (refused), then PIN: saves a whole-page screenshot of every admin page
-(phone and desktop, light and dark), runs axe-core on each, switches PERSON's PROFILE on from their
+Saves a whole-page screenshot of the sign-in page and, signed in with a wrong PIN first (refused)
+and then PIN, of every admin page (phone and desktop, light and dark), runs axe-core on each, switches PERSON's PROFILE on from their
 page, filters the query log to blocked queries, signs out and checks the admin view asks for the
 PIN again.
 """
@@ -35,11 +35,19 @@ def main():
     pages = {"admin": "/admin", "admin-person": f"/admin/people/{person}", "admin-queries": "/admin/queries",
              "admin-events": "/admin/events"}
     try:
+        for size, (width, height) in SIZES.items():
+            driver.set_window_size(width, height)
+            for scheme in ("light", "dark"):
+                driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                                       {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+                driver.get(base + "/admin")
+                save_page(driver, os.path.join(directory, f"admin-login-{size}-{scheme}.png"))
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia",
+                               {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
         driver.set_window_size(*SIZES["phone"])
         sign_in(driver, base, "0000")
         report["wrong_pin"] = WebDriverWait(driver, 10).until(
             lambda d: d.find_element(By.CSS_SELECTOR, "[role=alert]")).text
-        save_page(driver, os.path.join(directory, "admin-login-phone-light.png"))
         report["violations"] += serious_violations(driver, "admin-login")
         sign_in(driver, base, pin)
         WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "nav.admin-nav"))

@@ -1,0 +1,61 @@
+import Foundation
+import LockrControl
+import LockrPuzzles
+import Testing
+
+@testable import LockrWeb
+
+/// The page models that are pure: the charts' geometry, the chess board's orientation, the form
+/// token's comparison.
+@Suite struct WebModelTests {
+    /// A day as `GET stats` gives it.
+    func day(_ key: String, used minutes: Int64, budget: Int64?) throws -> DayStatsBody {
+        let json = """
+            {"day": "\(key)", \(budget.map { "\"budget_seconds\": \($0 * 60)," } ?? "") "used_seconds": \(minutes * 60),
+             "charged_seconds": \(minutes * 60), "apps": [], "gates": [], "snoozes": 0, "extensions": 0,
+             "emergencies": 0, "held_limits": true, "queries": {}}
+            """
+        return try ControlJSON.decoder().decode(DayStatsBody.self, from: Data(json.utf8))
+    }
+
+    @Test func barsScaleToTheHighestAndAreMarkedOverTheirBudget() throws {
+        let chart = BarChart.days(
+            [try day("2026-11-22", used: 45, budget: 30), try day("2026-11-24", used: 15, budget: 30)],
+            keys: ["2026-11-22", "2026-11-23", "2026-11-24"])
+        #expect(chart.bars.map(\.label) == ["11-22", "11-23", "11-24"], "a day without a record shows none")
+        #expect(chart.bars.map(\.height) == [BarChart.plotHeight, 0, BarChart.plotHeight / 3])
+        #expect(chart.bars.map(\.tone) == ["over", "within", "within"])
+        #expect(chart.bars[0].value == "45 min of 30")
+        // The budget line sits at 30 of 45 from the bottom.
+        #expect(chart.limit?.y == BarChart.top + BarChart.plotHeight - BarChart.plotHeight * 30 / 45)
+        #expect(chart.title.contains("the dashed line is the budget, 30 min"))
+        // Bars never leave the drawing.
+        #expect(chart.bars.allSatisfy { $0.x + $0.width <= chart.width && $0.y >= BarChart.top })
+    }
+
+    @Test func daysWithDifferentBudgetsDrawNoSingleLine() throws {
+        let chart = BarChart.days(
+            [try day("2026-11-23", used: 10, budget: 30), try day("2026-11-24", used: 10, budget: 45)],
+            keys: ["2026-11-23", "2026-11-24"])
+        #expect(chart.limit == nil && chart.bars.map(\.value) == ["10 min of 30", "10 min of 45"])
+    }
+
+    @Test func theBoardIsSeenFromTheSideToMove() throws {
+        let white = ChessBoardView(try ChessPosition(fen: "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"))
+        #expect(white.ranks.first?.label == "8" && white.files.first == "a")
+        #expect(white.ranks.last?.squares.first.map { ($0.name, $0.piece, $0.shade) } ?? ("", nil, "") == ("a1", "white rook", "dark"))
+        let black = ChessBoardView(try ChessPosition(fen: "r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1"))
+        #expect(black.ranks.first?.label == "1" && black.files.first == "h")
+        #expect(black.caption == "Chess position, Black to move")
+        #expect(black.ranks.last?.squares.last.map { ($0.name, $0.letter) } ?? ("", "") == ("a8", "r"))
+    }
+
+    @Test func formTokensCompareWhole() {
+        let token = FormToken.randomHex()
+        #expect(token.count == 64 && token.allSatisfy(\.isHexDigit))
+        #expect(FormToken.same(token, token))
+        #expect(!FormToken.same(token, String(token.dropLast()) + "x"))
+        #expect(!FormToken.same(token, String(token.prefix(32))))
+        #expect(!FormToken.same("", ""), "an empty token is no token")
+    }
+}
