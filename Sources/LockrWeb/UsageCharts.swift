@@ -68,16 +68,18 @@ struct BarChart {
         return BarChart(
             title: "Use per day" + (limit.map { "; the dashed line is the budget, \($0) min" } ?? ""),
             labels: keys.map { String($0.suffix(5)) }, minutes: shown.map { ($0?.usedSeconds).map(minutes) ?? 0 },
-            limits: limits, limit: limit, slot: 44)
+            limits: limits, limit: limit, slot: 40)
     }
 
     /// Seconds as whole minutes, to the nearest.
     private static func minutes(_ seconds: Int64) -> Int64 { (seconds + 30) / 60 }
 
-    /// Use per app on `day`.
+    /// Use per app on `day`, against each app's budget or the shared one.
     static func apps(_ day: DayStatsBody) -> BarChart {
-        BarChart(
-            title: "Use per app on \(day.day)", labels: day.apps.map(\.name), minutes: day.apps.map { minutes($0.usedSeconds) },
-            limits: day.apps.map { $0.budgetSeconds.map(minutes) }, limit: nil, slot: 96)
+        let shared = day.budgetSeconds.map(minutes)
+        return BarChart(
+            title: "Use per app on \(day.day)" + (shared.map { "; the dashed line is the shared budget, \($0) min" } ?? ""),
+            labels: day.apps.map(\.name), minutes: day.apps.map { minutes($0.usedSeconds) },
+            limits: day.apps.map { $0.budgetSeconds.map(minutes) }, limit: shared, slot: 96)
     }
 }

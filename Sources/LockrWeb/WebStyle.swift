@@ -88,8 +88,9 @@ enum WebStyle {
         .filters input[type=text], .filters select, .gate select, .gate input[type=number], .gate input[type=password], .gate input[type=time] {
           font: inherit; padding: 0.5rem; border: 1px solid var(--muted); border-radius: 0.5rem; background: var(--bg); color: var(--fg); }
         .check { display: flex; gap: 0.35rem; align-items: center; }
-        .chart { margin: 0.5rem 0 1rem; overflow-x: auto; }
-        .chart svg { max-width: 100%; height: auto; }
+        .chart { margin: 0.5rem 0 1rem; }
+        .chart-scroll { overflow-x: auto; }
+        .chart svg { display: block; }
         .chart figcaption { color: var(--muted); font-size: 0.9rem; }
         .bar-within { fill: var(--accent); }
         .bar-over { fill: var(--locked); }

@@ -239,10 +239,12 @@ enum WebTemplates {
 
     static let barChart = """
         <figure class="chart">
+        <div class="chart-scroll" tabindex="0" role="region" aria-label="{{title}} (scrolls sideways on a narrow screen)">
         <svg viewBox="0 0 {{width}} {{height}}" width="{{width}}" height="{{height}}" role="img" aria-label="{{title}}, up to {{scaleLabel}}">
         {{#bars}}<rect class="bar bar-{{tone}}" x="{{x}}" y="{{y}}" width="{{width}}" height="{{height}}"><title>{{label}}: {{value}}</title></rect><text class="bar-label" x="{{labelX}}" y="150" text-anchor="middle">{{label}}</text>{{/bars}}
         {{#limit}}<line class="limit" x1="0" x2="{{width}}" y1="{{y}}" y2="{{y}}"></line>{{/limit}}
         </svg>
+        </div>
         <figcaption>{{title}}</figcaption>
         </figure>
         """

@@ -38,7 +38,7 @@ def save_page(driver, path):
     size, viewport = metrics["cssContentSize"], metrics["cssLayoutViewport"]
     shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
         "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": max(size["width"], viewport["clientWidth"]),
+        "clip": {"x": 0, "y": 0, "width": max(size["width"], driver.execute_script("return window.innerWidth")),
                  "height": max(size["height"], viewport["clientHeight"]), "scale": 1}})
     with open(path, "wb") as file:
         file.write(base64.b64decode(shot["data"]))
