@@ -2,6 +2,15 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
+/// Why a form was not taken.
+enum FormRefusal: Error {
+    /// Its token is missing or not this browser's: sent from another site, or from a page older
+    /// than the browser's cookie (403).
+    case forged
+    /// A field is missing or does not read, or the form is over 16 KiB (400).
+    case unreadable
+}
+
 /// A form that carries the browser's form token.
 protocol FormWithToken {
     var csrf: String { get }
@@ -36,14 +45,19 @@ struct FormToken {
 
     var cookie: Cookie { Cookie(name: Self.cookieName, value: value, path: "/", httpOnly: true, sameSite: .strict) }
 
-    /// The form `request` sends, when it reads as `Form` and carries the cookie's token; else nil.
-    static func checked<Form: Decodable & FormWithToken>(_ type: Form.Type, from request: Request) async throws -> Form? {
+    /// The form `request` sends, when it carries the cookie's token (else `.forged`) and reads as
+    /// `Form` (else `.unreadable`).
+    static func checked<Form: Decodable & FormWithToken>(_ type: Form.Type, from request: Request) async throws(FormRefusal)
+        -> Form
+    {
         var request = request
-        guard let body = try? await request.collectBody(upTo: 16 * 1024),
-            let form = try? URLEncodedFormDecoder().decode(Form.self, from: String(buffer: body)),
-            let held = request.cookies[cookieName]?.value
-        else { return nil }
-        return same(held, form.csrf) ? form : nil
+        guard let body = try? await request.collectBody(upTo: 16 * 1024) else { throw .unreadable }
+        let text = String(buffer: body)
+        guard let sent = try? URLEncodedFormDecoder().decode(TokenOnlyForm.self, from: text),
+            let held = request.cookies[cookieName]?.value, same(held, sent.csrf)
+        else { throw .forged }
+        guard let form = try? URLEncodedFormDecoder().decode(Form.self, from: text) else { throw .unreadable }
+        return form
     }
 
     /// Whether `request` carries the cookie's token in the `X-Lockr-Form` header: for what the

@@ -34,10 +34,12 @@ extension WebRouter {
             return response
         }
         admin.post("login") { request, _ in
-            guard let form = try await FormToken.checked(PinForm.self, from: request) else { return refusedForm(pages) }
+            let form = try await FormToken.checked(PinForm.self, from: request)
             do throws(ControlFailure) {
-                guard try policy.verifyPIN(form.pin) == .verified else {
-                    return signIn(policy: policy, pages: pages, csrf: form.csrf, status: .forbidden)
+                switch try policy.verifyPIN(form.pin) {
+                case .verified: break
+                case .none: return signIn(policy: policy, pages: pages, csrf: form.csrf, status: .conflict)
+                case .missing: return signIn(policy: policy, pages: pages, csrf: form.csrf, status: .forbidden)
                 }
             } catch {
                 let (status, body) = error.response
@@ -49,7 +51,7 @@ extension WebRouter {
             return response
         }
         admin.post("logout") { request, _ in
-            guard try await FormToken.checked(TokenOnlyForm.self, from: request) != nil else { return refusedForm(pages) }
+            _ = try await FormToken.checked(TokenOnlyForm.self, from: request)
             var response = Response(status: .seeOther, headers: [.location: "/admin"])
             response.setCookie(sessions.end(request))
             return response
@@ -62,10 +64,12 @@ extension WebRouter {
         }
         admin.post("people/:person/mode") { request, context in
             try await change(ModeForm.self, request, context, sessions: sessions, policy: policy, pages: pages) { form, person in
-                guard let mode = Mode(rawValue: form.mode) else { throw ControlFailure.refused(.nothingToDo("no mode \(form.mode)")) }
+                guard let mode = Mode(rawValue: form.mode) else {
+                    throw ControlFailure.refused(.invalidSettings("no mode \(form.mode)"))
+                }
                 _ = try policy.perform(
                     Commands.SetMode(
-                        mode, budget: form.budget.map { .seconds($0 * 60) }, window: form.window.map { .seconds($0 * 60) },
+                        mode, budget: try minutes(form.budget, "the budget"), window: try minutes(form.window, "the window"),
                         phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 }, pin: .verified),
                     for: person)
             }
@@ -102,7 +106,7 @@ extension WebRouter {
         }
         admin.post("devices") { request, _ in
             guard sessions.isSignedIn(request) else { return toSignIn }
-            guard let form = try await FormToken.checked(DeviceForm.self, from: request) else { return refusedForm(pages) }
+            let form = try await FormToken.checked(DeviceForm.self, from: request)
             do throws(ControlFailure) {
                 try policy.assignDevice(form.device, to: form.person)
             } catch {
@@ -137,6 +141,15 @@ extension WebRouter {
                 person: person, csrf: FormToken(request).value)
             return pages.html("admin-events", ["title": "Events", "page": page, "still": true])
         }
+    }
+
+    /// A form's field of whole minutes: nil when left empty.
+    private static func minutes(_ field: String?, _ name: String) throws(ControlFailure) -> Duration? {
+        guard let field = field?.trimmingCharacters(in: .whitespaces), !field.isEmpty else { return nil }
+        guard let minutes = Int64(field), (0...1440).contains(minutes) else {
+            throw .refused(.invalidSettings("\(name) is a whole number of minutes, 0 to 1440, not '\(field)'"))
+        }
+        return .seconds(minutes * 60)
     }
 
     /// How many days a person's use chart shows.
@@ -198,7 +211,7 @@ extension WebRouter {
         policy: some PolicyAccess, pages: Pages, _ action: (Form, String) throws -> Void
     ) async throws -> Response {
         guard sessions.isSignedIn(request) else { return toSignIn }
-        guard let form = try await FormToken.checked(Form.self, from: request) else { return refusedForm(pages) }
+        let form = try await FormToken.checked(Form.self, from: request)
         let person = try known(context.parameters.require("person"), policy)
         do {
             try action(form, person)
@@ -230,8 +243,9 @@ struct DeviceForm: Decodable, FormWithToken {
 /// `POST /admin/people/{person}/mode`.
 struct ModeForm: Decodable, FormWithToken {
     let mode: String
-    let budget: Int64?
-    let window: Int64?
+    /// Whole minutes; empty leaves it as it is.
+    let budget: String?
+    let window: String?
     let phrase: String?
     let csrf: String
 }

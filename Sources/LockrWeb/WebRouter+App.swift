@@ -60,7 +60,7 @@ extension WebRouter {
         _ type: Form.Type, _ request: Request, _ context: ControlRequestContext, policy: some PolicyAccess,
         pages: Pages, _ action: (Form, String, String) throws -> Void
     ) async throws -> Response {
-        guard let form = try await FormToken.checked(Form.self, from: request) else { return refusedForm(pages) }
+        let form = try await FormToken.checked(Form.self, from: request)
         let app = try context.parameters.require("app")
         do {
             try action(form, app, caller(context, policy))

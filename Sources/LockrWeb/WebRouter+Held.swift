@@ -12,23 +12,32 @@ import LockrSpeech
 /// | POST | /gate/voice | a WAV clip, the token in `X-Lockr-Form` | `GatePassedResponse` |
 ///
 /// The server times the hold: a hold let go before its time grants nothing. Without the token:
-/// 403 `bad_form_token`.
+/// 403 `bad_form_token`; a form that does not read: 400.
 extension WebRouter {
     static func addHeldRoutes(to router: Router<ControlRequestContext>, policy: some PolicyAccess, speech: SpeechPool?) {
         router.post("/emergency/hold") { request, context in
-            guard try await FormToken.checked(TokenOnlyForm.self, from: request) != nil else { return refusedScript() }
+            do throws(FormRefusal) {
+                _ = try await FormToken.checked(TokenOnlyForm.self, from: request)
+            } catch {
+                return refusedScript(error)
+            }
             return try await ControlRouter.respond {
                 try ControlRouter.beginEmergency(for: caller(context, policy), policy: policy)
             }
         }
         router.post("/emergency") { request, context in
-            guard let form = try await FormToken.checked(HoldForm.self, from: request) else { return refusedScript() }
+            let form: HoldForm
+            do throws(FormRefusal) {
+                form = try await FormToken.checked(HoldForm.self, from: request)
+            } catch {
+                return refusedScript(error)
+            }
             return try await ControlRouter.respond {
                 try ControlRouter.completeEmergency(hold: form.hold, for: caller(context, policy), policy: policy)
             }
         }
         router.post("/gate/voice") { request, context in
-            guard FormToken.inHeader(of: request) else { return refusedScript() }
+            guard FormToken.inHeader(of: request) else { return refusedScript(.forged) }
             return try await ControlRouter.respond {
                 try await ControlRouter.hearSentence(in: request, policy: policy, speech: speech) {
                     caller(context, policy)
@@ -37,9 +46,13 @@ extension WebRouter {
         }
     }
 
-    private static func refusedScript() -> Response {
-        ControlRouter.json(
-            ErrorBody(error: "no valid form token: open the page again", code: "bad_form_token"), status: 403)
+    private static func refusedScript(_ refusal: FormRefusal) -> Response {
+        switch refusal {
+        case .forged:
+            ControlRouter.json(ErrorBody(error: "no valid form token: open the page again", code: "bad_form_token"), status: 403)
+        case .unreadable:
+            ControlRouter.json(ErrorBody(error: "the form was incomplete or could not be read", code: "bad_request"), status: 400)
+        }
     }
 }
 

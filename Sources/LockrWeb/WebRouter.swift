@@ -20,7 +20,7 @@ public enum WebRouter {
         // The control API's context: it carries the caller's address, whose person the page is.
         let router = Router(context: ControlRequestContext.self)
         router.add(middleware: SecurityHeaders())
-        router.add(middleware: MissingPage(pages: pages))
+        router.add(middleware: ErrorPages(pages: pages))
         router.get("/") { _, context in
             let person = caller(context, policy)
             let view = policy.view(of: person)
@@ -52,13 +52,19 @@ public enum WebRouter {
         context.remoteAddress.flatMap(policy.person(ofCaller:)) ?? People.defaultName
     }
 
-    /// The form was sent without this browser's token (from another site, or from a page older
-    /// than its cookie).
-    static func refusedForm(_ pages: Pages) -> Response {
-        pages.html(
-            "refused",
-            ["title": "Not sent", "message": "This form carried no valid token: open the page again and send it from there."],
-            status: .forbidden)
+    /// The page that says why a form was not taken.
+    static func refusedForm(_ refusal: FormRefusal, _ pages: Pages) -> Response {
+        switch refusal {
+        case .forged:
+            pages.html(
+                "refused",
+                ["title": "Not sent", "message": "This form carried no valid token: open the page again and send it from there."],
+                status: .forbidden)
+        case .unreadable:
+            pages.html(
+                "refused", ["title": "Not sent", "message": "This form was incomplete or could not be read."],
+                status: .badRequest)
+        }
     }
 }
 
@@ -96,8 +102,9 @@ struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// A page for addresses lockr has none for, instead of an empty 404.
-struct MissingPage<Context: RequestContext>: RouterMiddleware {
+/// Pages instead of bare errors: for addresses lockr has no page for (404), and for forms it does
+/// not take (`FormRefusal`).
+struct ErrorPages<Context: RequestContext>: RouterMiddleware {
     let pages: Pages
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
@@ -107,6 +114,8 @@ struct MissingPage<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             return pages.html("missing", ["title": "Not here"], status: .notFound)
+        } catch let refusal as FormRefusal {
+            return WebRouter.refusedForm(refusal, pages)
         }
     }
 }

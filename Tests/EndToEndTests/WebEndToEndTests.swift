@@ -166,6 +166,8 @@ import Testing
             #expect(page.body.contains("value=\"snooze\"") && page.body.contains("value=\"extend\""), "the ways out")
             let browser = try formToken(address)
             defer { try? FileManager.default.removeItem(atPath: browser.jar) }
+            let incomplete = try post("http://\(address)/apps/tiktok/open", ["csrf": browser.token], jar: browser.jar)
+            #expect(incomplete.status == 400 && incomplete.body.contains("incomplete"), "no action: \(incomplete.body)")
             let snoozed = try post(
                 "http://\(address)/apps/tiktok/open", ["action": "snooze", "csrf": browser.token], jar: browser.jar)
             #expect(snoozed.status == 303)
