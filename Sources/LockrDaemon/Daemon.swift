@@ -89,7 +89,9 @@ public final class Daemon: Sendable {
             add(RepeatingService(description: "query log") { await writer.run() })
         }
         let cache = AnswerCache(settings: config.cache)
+        let serviceManager = ServiceManagerNotifier()
         var server: DNSServer?
+        var dnsLoops: [any EventLoop] = []
         if config.answersDNS {
             let loops = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
             do {
@@ -103,6 +105,7 @@ public final class Daemon: Sendable {
                     forwarding: config.forwarding,
                     group: loops, journal: parts.queryLog?.journal)
                 server = started
+                dnsLoops = Array(loops.makeIterator())
                 await parts.metrics.observe(started, cache: cache)
                 add(DNSService(server: started, loops: loops))
             } catch {
@@ -115,6 +118,22 @@ public final class Daemon: Sendable {
         }
         if let keeper { parts.control.explainer.use { keeper.dryRunFilter() } }
         add(RepeatingService(description: "policy clock") { await parts.ticker.run() })
+        if let watchdog = Watchdog(
+            notifier: serviceManager, loops: dnsLoops, lastTick: { parts.ticker.lastTicked }, logger: logger)
+        {
+            add(RepeatingService(description: "watchdog") { await watchdog.run() })
+        }
+        if let stall = config.testStallDNSAfter {
+            let loops = dnsLoops
+            add(
+                RepeatingService(description: "test: DNS loops stalled") {
+                    guard (try? await Task.sleep(for: stall)) != nil else { return }
+                    logger.warning("stalling every DNS event loop, as --test-stall-dns-after asks")
+                    for loop in loops { loop.execute { sleep(3600) } }
+                    // A service that returns ends the daemon: this one stays until then.
+                    try? await Task.sleep(for: .seconds(3600))
+                })
+        }
         add(
             RepeatingService(description: "neighbour table") {
                 await neighbours.keepFresh(every: .seconds(5)) { failure in
@@ -168,6 +187,7 @@ public final class Daemon: Sendable {
                 reportReady(
                     config: config, loaded: loaded, parts: parts, dnsAddresses: dnsAddresses, control: address,
                     logger: logger)
+                serviceManager?.send("READY=1\nSTATUS=answering")
             })
         if let web = config.web {
             add(WebService.make(router: try WebRouter.build(policy: parts.control, speech: speech), address: web, logger: logger))
@@ -179,6 +199,14 @@ public final class Daemon: Sendable {
                 try? await gracefulShutdown()
                 parts.liveEvents.close()
             })
+        if let serviceManager {
+            // Last, so that it hears of the shutdown first and says so before anything stops.
+            add(
+                RepeatingService(description: "service manager") {
+                    try? await gracefulShutdown()
+                    serviceManager.send("STOPPING=1")
+                })
+        }
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger))
         return Daemon(

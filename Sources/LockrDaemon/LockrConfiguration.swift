@@ -70,6 +70,9 @@ public struct LockrConfiguration: Sendable, Equatable {
         guard let web, let webName else { return nil }
         return PagesName(webName, serving: web)
     }
+    /// Tests only: every DNS event loop is blocked this long after start, so that the watchdog's
+    /// silence can be seen.
+    public var testStallDNSAfter: Duration?
     /// How much faster than real time policy time runs (demos and tests).
     public var timeScale = 1.0
     /// Where policy time starts instead of the wall clock (demos and tests).

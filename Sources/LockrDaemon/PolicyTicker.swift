@@ -15,6 +15,10 @@ final class PolicyTicker: Sendable {
     private let liveEvents: LiveEventHub
     /// How far the wall clock had moved against the boot clock at the last tick.
     private let wallOffset = Mutex(Duration.zero)
+    private let lastTick = Mutex(ContinuousClock.now)
+
+    /// When it last ticked (the watchdog's sign that the policy clock runs).
+    var lastTicked: ContinuousClock.Instant { lastTick.withLock { $0 } }
 
     init(
         household: Household, clock: PolicyClock, watch: DeviceWatch, propagation: PolicyPropagation,
@@ -38,6 +42,7 @@ final class PolicyTicker: Sendable {
     }
 
     func tick() {
+        lastTick.withLock { $0 = .now }
         let now = clock.now()
         let offset = clock.wallOffset()
         let jump = wallOffset.withLock { last -> Duration? in

@@ -74,6 +74,9 @@ struct ServeOptions: ParsableArguments {
                 + "time the state saw).", valueName: "TIME"))
     var startAt: String?
 
+    @Option(name: .long, help: .hidden)
+    var testStallDNSAfter: Double?
+
     func validate() throws {
         for text in listen where AddressText.parse(text, defaultPort: nil) == nil {
             throw ValidationError("--listen '\(text)' is not ADDR:PORT or [V6]:PORT")
@@ -130,6 +133,7 @@ struct ServeOptions: ParsableArguments {
         if let web { result.web = web == "off" ? nil : AddressText.parse(web, defaultPort: nil) }
         if let timeScale { result.timeScale = timeScale }
         if let startAt, let date = ISO8601DateFormatter().date(from: startAt) { result.startAt = Instant(date) }
+        if let testStallDNSAfter { result.testStallDNSAfter = .milliseconds(Int64(testStallDNSAfter * 1000)) }
         return result
     }
 }

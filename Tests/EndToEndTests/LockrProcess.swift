@@ -1,5 +1,6 @@
 import DNSTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The real `lockr` binary, started for one test and stopped with SIGTERM.
@@ -28,8 +29,10 @@ final class LockrProcess {
     /// Starts `lockr serve` on free loopback ports (DNS and control) with `arguments` and waits until
     /// it is ready. `answersDNS` false: the configuration has no `dns` backend, so there is no port.
     /// With `namespace`, it runs in that network namespace (and so do its CLI verbs).
+    /// `environment` is added to the test process's own.
     init(
-        _ arguments: [String], stateDirectory: String? = nil, answersDNS: Bool = true, namespace: String? = nil
+        _ arguments: [String], stateDirectory: String? = nil, answersDNS: Bool = true, namespace: String? = nil,
+        environment: [String: String] = [:]
     ) async throws {
         self.namespace = namespace
         logPath = NSTemporaryDirectory() + "lockr-e2e-\(UUID()).log"
@@ -40,6 +43,7 @@ final class LockrProcess {
             throw Failure("no lockr binary at \(Self.binary): run `swift build` before the tests")
         }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
         process.arguments =
             Self.launcher(namespace)
             + [
@@ -107,6 +111,23 @@ final class LockrProcess {
         return people.first { $0["person"] as? String == person } ?? [:]
     }
 
+    /// Stops with SIGTERM and waits for it to exit without holding one of Swift's concurrency
+    /// threads meanwhile: as it stops, lockr may still talk to fakes in this test process (a
+    /// Pi-hole's logout), whose handlers need those threads.
+    @discardableResult
+    func finish() async -> Int32 {
+        if process.isRunning {
+            await withCheckedContinuation { (exited: CheckedContinuation<Void, Never>) in
+                let once = Once()
+                let resume: @Sendable () -> Void = { if once.first() { exited.resume() } }
+                process.terminationHandler = { _ in resume() }
+                process.terminate()
+                if !process.isRunning { resume() }
+            }
+        }
+        return stop()
+    }
+
     /// Stops with SIGTERM and returns the exit status.
     @discardableResult
     func stop() -> Int32 {
@@ -134,11 +155,11 @@ func stoppingAfterwards(
     do {
         try await body()
     } catch {
-        lockr.stop()
+        await lockr.finish()
         await upstream.stop()
         throw error
     }
-    lockr.stop()
+    await lockr.finish()
     await upstream.stop()
 }
 
@@ -174,4 +195,16 @@ func runAwaited(_ tool: String, _ arguments: [String]) async throws -> (status: 
     }
     try output.close()
     return (status, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
+}
+
+/// True the first time it is asked, false after.
+private final class Once: Sendable {
+    private let asked = Mutex(false)
+
+    func first() -> Bool {
+        asked.withLock { asked in
+            defer { asked = true }
+            return !asked
+        }
+    }
 }
