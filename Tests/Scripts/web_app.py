@@ -42,9 +42,9 @@ def badge(driver):
 
 def open_app(driver):
     """Presses the button that opens the app, found afresh should the page have reloaded for a live
-    event meanwhile, and waits for the app to show as open."""
+    event meanwhile, and waits for the app to show as open; returns its badge."""
     wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, "button[name=action][value=unlock]").click() or True)
-    wait(driver).until(lambda d: badge(d) == "open")
+    return wait(driver).until(lambda d: badge(d) == "open" and "open")
 
 
 def puzzle(driver, directory, report):
@@ -68,8 +68,7 @@ def puzzle(driver, directory, report):
     driver.find_element(By.XPATH, "//button[text()='Answer']").click()
     wait(driver).until(lambda d: "Solved" in d.find_element(By.TAG_NAME, "main").text)
     report["solved"] = True
-    open_app(driver)
-    report["after"] = badge(driver)
+    report["after"] = open_app(driver)
     save_page(driver, os.path.join(directory, "app-phone-open.png"))
 
 
@@ -89,13 +88,12 @@ def hold(driver, directory, report):
                    if "nothing granted" in text]
     )[0]
     driver.refresh()
-    report["badge_after_3s"] = badge(driver)
+    report["badge_after_3s"] = wait(driver).until(lambda d: badge(d))
     button = driver.find_element(By.CSS_SELECTOR, "[data-hold]")
     ActionChains(driver).click_and_hold(button).pause(4).perform()
     save_page(driver, os.path.join(directory, "app-phone-holding.png"))
     ActionChains(driver).pause(4.5).release().perform()
-    wait(driver).until(lambda d: badge(d) == "open")
-    report["badge_after_8s"] = badge(driver)
+    report["badge_after_8s"] = wait(driver).until(lambda d: badge(d) == "open" and "open")
 
 
 def card_badge(driver, app):
@@ -109,8 +107,7 @@ def live(driver, url, app, directory, report):
     driver.get(url.rstrip("/") + f"/apps/{app}")
     open_app(driver)
     driver.switch_to.window(status_tab)
-    wait(driver, 20).until(lambda d: card_badge(d, app) == "open")
-    report["status_after"] = card_badge(driver, app)
+    report["status_after"] = wait(driver, 20).until(lambda d: card_badge(d, app) == "open" and "open")
     save_page(driver, os.path.join(directory, "status-phone-live.png"))
 
 
@@ -127,8 +124,7 @@ def voice(driver, directory, report, clip, how):
     wait(driver, 60).until(lambda d: "Heard" in d.find_element(By.TAG_NAME, "main").text)
     report["heard"] = True
     save_page(driver, os.path.join(directory, f"app-phone-voice-{how}.png"))
-    open_app(driver)
-    report["after"] = badge(driver)
+    report["after"] = open_app(driver)
 
 
 def main():

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -40,10 +41,11 @@ def main():
         field.send_keys(sentence)
         save_page(driver, os.path.join(directory, "gate-phone-typed.png"))
         field.send_keys(Keys.ENTER)
-        WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".chip"))
+        # The page may reload under the reads for the window's live event: each read looks again.
+        wait = WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException])
+        report["chip"] = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".chip").text)
+        report["after"] = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".app-head .badge").text)
         save_page(driver, os.path.join(directory, "gate-phone-open.png"))
-        report["after"] = driver.find_element(By.CSS_SELECTOR, ".app-head .badge").text
-        report["chip"] = driver.find_element(By.CSS_SELECTOR, ".chip").text
         report["sentence"] = sentence
     finally:
         driver.quit()
