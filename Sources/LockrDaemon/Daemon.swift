@@ -240,7 +240,7 @@ public final class Daemon: Sendable {
         for warning in config.warnings { logger.warning("\(warning)") }
         if loaded.catalogueDirectory == nil {
             logger.warning(
-                "no app catalogue found (blocklists/ beside the program, /usr/local/share/lockr/blocklists, /usr/share/lockr/blocklists): no catalogue app can be guarded; set catalogue = \"DIR\""
+                "no app catalogue found (blocklists/ beside the program, share/lockr/blocklists under its prefix, /usr/local/share/lockr/blocklists, /usr/share/lockr/blocklists): no catalogue app can be guarded; set catalogue = \"DIR\""
             )
         }
         if let drift = parts.control.clockDrift() { logger.warning("\(drift)") }

@@ -190,9 +190,12 @@ public enum PolicyLoader {
         }
     }
 
-    /// `blocklists/` in a directory above the program (a source checkout), else the installed copy.
+    /// `blocklists/` in a directory above the program (a source checkout), else the installed copy:
+    /// `share/lockr/blocklists` under the program's prefix (`PREFIX/bin/lockr`), then the usual
+    /// prefixes'.
     static func defaultCatalogueDirectory() -> String? {
         var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let installed = directory.deletingLastPathComponent().appendingPathComponent("share/lockr/blocklists").path
         for _ in 0..<6 {
             let candidate = directory.appendingPathComponent("blocklists")
             if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("README.md").path) {
@@ -200,7 +203,7 @@ public enum PolicyLoader {
             }
             directory.deleteLastPathComponent()
         }
-        return ["/usr/local/share/lockr/blocklists", "/usr/share/lockr/blocklists"].first {
+        return [installed, "/usr/local/share/lockr/blocklists", "/usr/share/lockr/blocklists"].first {
             FileManager.default.fileExists(atPath: $0)
         }
     }

@@ -36,4 +36,54 @@ import Testing
             #expect(text.contains(setting), "\(setting)")
         }
     }
+
+    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts").path
+
+    @Test func theInstallScriptsPutEverythingInItsPlaceUnderPrefixAndDestdirAndTakeItAway() async throws {
+        let stage = NSTemporaryDirectory() + "lockr-stage-\(UUID())"
+        defer { try? FileManager.default.removeItem(atPath: stage) }
+        let prefix = "/opt/lockr-test"
+        let environment = ["DESTDIR=\(stage)", "PREFIX=\(prefix)", "LOCKR_BINARY=\(LockrProcess.binary)"]
+        let installed = try await runAwaited("env", environment + [Self.scripts + "/install"])
+        #expect(installed.status == 0, "\(installed.output)")
+        let root = stage + prefix
+        let files = FileManager.default
+        #expect(files.isExecutableFile(atPath: root + "/bin/lockr"))
+        #expect(files.fileExists(atPath: root + "/share/lockr/blocklists/README.md"), "the catalogue")
+        #expect(files.fileExists(atPath: root + "/share/doc/lockr/README.md"))
+        let unit = try String(contentsOfFile: stage + "/etc/systemd/system/lockr.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=\(prefix)/bin/lockr serve --config /etc/lockr/lockr.toml"), "\(unit)")
+        let config = stage + "/etc/lockr/lockr.toml"
+        #expect(try String(contentsOfFile: config, encoding: .utf8).contains("listen = [\"127.0.0.1:5335\", \"[::1]:5335\"]"))
+
+        // The installed program reads the installed config and finds the catalogue under its prefix.
+        let state = NSTemporaryDirectory() + "lockr-installed-state-\(UUID())"
+        defer { try? files.removeItem(atPath: state) }
+        let ran = try await runAwaited(
+            "timeout", [
+                "3", root + "/bin/lockr", "serve", "--config", config, "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0",
+                "--web", "off", "--state-dir", state, "--upstream", "127.0.0.1:9",
+            ])
+        #expect(ran.output.contains("] ready"), "\(ran.output)")
+        #expect(ran.output.contains("catalogue=\(root)/share/lockr/blocklists"), "\(ran.output)")
+
+        // Installed again: the config someone edited is kept; uninstalled: it stays, the rest goes.
+        try (try String(contentsOfFile: config, encoding: .utf8) + "\n# edited\n").write(
+            toFile: config, atomically: true, encoding: .utf8)
+        let again = try await runAwaited("env", environment + [Self.scripts + "/install"])
+        #expect(again.output.contains("kept the existing"), "\(again.output)")
+        let removed = try await runAwaited("env", environment + [Self.scripts + "/uninstall"])
+        #expect(removed.status == 0 && removed.output.contains("kept \(config) (changed since it was installed)"), "\(removed.output)")
+        for path in ["/bin/lockr", "/share/lockr", "/share/doc/lockr"] {
+            #expect(!files.fileExists(atPath: root + path), "\(path) removed")
+        }
+        #expect(!files.fileExists(atPath: stage + "/etc/systemd/system/lockr.service"))
+        #expect(files.fileExists(atPath: config))
+        // An unchanged config goes with the rest.
+        try files.removeItem(atPath: config)
+        _ = try await runAwaited("env", environment + [Self.scripts + "/install"])
+        _ = try await runAwaited("env", environment + [Self.scripts + "/uninstall"])
+        #expect(!files.fileExists(atPath: config) && !files.fileExists(atPath: stage + "/etc/lockr"))
+    }
 }
