@@ -86,4 +86,50 @@ import Testing
         _ = try await runAwaited("env", environment + [Self.scripts + "/uninstall"])
         #expect(!files.fileExists(atPath: config) && !files.fileExists(atPath: stage + "/etc/lockr"))
     }
+
+    @Test func theDebianPackageInstallsUpgradesKeepingAnEditedConfigAndPurgesCleanly() async throws {
+        let work = NSTemporaryDirectory() + "lockr-deb-\(UUID())"
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let root = work + "/root"
+        for directory in ["/var/lib/dpkg/info", "/var/lib/dpkg/updates"] {
+            try FileManager.default.createDirectory(atPath: root + directory, withIntermediateDirectories: true)
+        }
+        FileManager.default.createFile(atPath: root + "/var/lib/dpkg/status", contents: Data())
+        func package(_ version: String) async throws -> String {
+            let built = try await runAwaited(
+                "env", [
+                    "VERSION=\(version)", "OUTDIR=\(work)", "LOCKR_BINARY=\(LockrProcess.binary)", "DEB_COMPRESS=none",
+                    Self.scripts + "/package-deb",
+                ])
+            #expect(built.status == 0, "\(built.output)")
+            return try #require(built.output.split(separator: "\n").last { $0.hasSuffix(".deb") }.map(String.init))
+        }
+        // Into a root of the test's own: its dependencies are this machine's, not that root's.
+        func dpkg(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+            try await runAwaited(
+                "dpkg", ["--root=\(root)", "--force-script-chrootless", "--force-depends", "--log=/dev/null"] + arguments)
+        }
+        let first = try await package("0.1.0")
+        let info = try run("dpkg-deb", ["--info", first]).output
+        #expect(info.contains("Package: lockr") && info.contains("Depends: ") && info.contains("libldns3"), "\(info)")
+        let contents = try run("dpkg-deb", ["--contents", first]).output
+        for path in ["./usr/bin/lockr", "./usr/share/lockr/blocklists/README.md", "./usr/lib/systemd/system/lockr.service",
+            "./etc/lockr/lockr.toml"]
+        {
+            #expect(contents.contains(path), "\(path)")
+        }
+        let installed = try await dpkg(["-i", first])
+        #expect(installed.output.contains("Setting up lockr (0.1.0)"), "\(installed.output)")
+        let config = root + "/etc/lockr/lockr.toml"
+        try (try String(contentsOfFile: config, encoding: .utf8) + "# edited\n").write(toFile: config, atomically: true, encoding: .utf8)
+        let upgraded = try await dpkg(["--force-confold", "-i", try await package("0.1.1")])
+        #expect(upgraded.output.contains("Setting up lockr (0.1.1)"), "\(upgraded.output)")
+        #expect(try String(contentsOfFile: config, encoding: .utf8).hasSuffix("# edited\n"), "the edited config is kept")
+        try FileManager.default.createDirectory(atPath: root + "/var/lib/lockr", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: root + "/var/lib/lockr/state.sqlite", contents: Data())
+        let purged = try await dpkg(["--purge", "lockr"])
+        #expect(purged.status == 0, "\(purged.output)")
+        let left = try run("find", [root, "-path", root + "/var/lib/dpkg", "-prune", "-o", "-type", "f", "-print"]).output
+        #expect(left.isEmpty, "nothing of lockr is left: \(left)")
+    }
 }
