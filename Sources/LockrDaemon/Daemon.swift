@@ -123,17 +123,7 @@ public final class Daemon: Sendable {
         {
             add(RepeatingService(description: "watchdog") { await watchdog.run() })
         }
-        if let stall = config.testStallDNSAfter {
-            let loops = dnsLoops
-            add(
-                RepeatingService(description: "test: DNS loops stalled") {
-                    guard (try? await Task.sleep(for: stall)) != nil else { return }
-                    logger.warning("stalling every DNS event loop, as --test-stall-dns-after asks")
-                    for loop in loops { loop.execute { sleep(3600) } }
-                    // A service that returns ends the daemon: this one stays until then.
-                    try? await Task.sleep(for: .seconds(3600))
-                })
-        }
+        if let stall = config.testStallDNSAfter { add(Watchdog.stalling(dnsLoops, after: stall, logger: logger)) }
         add(
             RepeatingService(description: "neighbour table") {
                 await neighbours.keepFresh(every: .seconds(5)) { failure in

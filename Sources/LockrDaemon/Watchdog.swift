@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import Synchronization
@@ -48,6 +49,20 @@ struct Watchdog: Sendable {
                     ])
                 healthy = false
             }
+        }
+    }
+}
+
+extension Watchdog {
+    /// Tests only (`--test-stall-dns-after`): blocks every one of `loops` `after` the start, so
+    /// that the watchdog's silence can be seen.
+    static func stalling(_ loops: [any EventLoop], after delay: Duration, logger: Logger) -> RepeatingService {
+        RepeatingService(description: "test: DNS loops stalled") {
+            guard (try? await Task.sleep(for: delay)) != nil else { return }
+            logger.warning("stalling every DNS event loop, as --test-stall-dns-after asks")
+            for loop in loops { loop.execute { sleep(3600) } }
+            // A service that returns ends the daemon: this one stays until then.
+            try? await Task.sleep(for: .seconds(3600))
         }
     }
 }
