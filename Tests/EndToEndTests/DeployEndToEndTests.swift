@@ -114,7 +114,7 @@ import Testing
         #expect(info.contains("Package: lockr") && info.contains("Depends: ") && info.contains("libldns3"), "\(info)")
         let contents = try run("dpkg-deb", ["--contents", first]).output
         for path in ["./usr/bin/lockr", "./usr/share/lockr/blocklists/README.md", "./usr/lib/systemd/system/lockr.service",
-            "./etc/lockr/lockr.toml"]
+            "./etc/lockr/lockr.toml", "./usr/share/doc/lockr/copyright", "./usr/share/doc/lockr/changelog.gz"]
         {
             #expect(contents.contains(path), "\(path)")
         }
