@@ -16,15 +16,16 @@ final class DnsmasqProcess {
     }
 
     /// Starts dnsmasq with `lines` (no /etc/resolv.conf, no /etc/hosts) and waits until it answers;
-    /// with `namespace`, in that network namespace.
-    init(lines: [String], namespace: String? = nil) throws {
+    /// with `namespace`, in that network namespace, where `port` may be given (53: a resolver as
+    /// devices name it).
+    init(lines: [String], namespace: String? = nil, port: Int? = nil) throws {
         guard let binary = Self.binary else {
             throw LockrProcess.Failure("dnsmasq is not installed (apt-get install dnsmasq-base)")
         }
-        port = try freeLoopbackPort()
+        self.port = try port ?? freeLoopbackPort()
         configPath = NSTemporaryDirectory() + "lockr-e2e-dnsmasq-\(UUID()).conf"
         let config = [
-            "port=\(port)", "listen-address=127.0.0.1", "bind-interfaces", "no-resolv", "no-hosts", "user=root",
+            "port=\(self.port)", "listen-address=127.0.0.1", "bind-interfaces", "no-resolv", "no-hosts", "user=root",
             "pid-file=",
         ] + lines
         try config.joined(separator: "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
@@ -38,14 +39,14 @@ final class DnsmasqProcess {
                 try? FileManager.default.removeItem(atPath: configPath)
                 throw LockrProcess.Failure("dnsmasq exited with status \((status >> 8) & 0xff) (bad lines?)")
             }
-            let probe = ["@127.0.0.1", "-p", "\(port)", "+tries=1", "+time=1", "lockr-probe.invalid"]
+            let probe = ["@127.0.0.1", "-p", "\(self.port)", "+tries=1", "+time=1", "lockr-probe.invalid"]
             let digCommand = namespace.map { ["ip", "netns", "exec", $0, "dig"] } ?? ["dig"]
             let answered = try? run(digCommand[0], Array(digCommand.dropFirst()) + probe)
             if answered?.output.contains("status:") == true { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
         stop()
-        throw LockrProcess.Failure("dnsmasq did not start answering on port \(port)")
+        throw LockrProcess.Failure("dnsmasq did not start answering on port \(self.port)")
     }
 
     func stop() {

@@ -47,6 +47,30 @@ final class NetworkNamespaces {
         return name
     }
 
+    /// Adds a namespace beyond the router (its "internet"): a veth from the router's `wan0`
+    /// (10.78.0.1/24) to the new namespace at `address` (in 10.78.0.0/24), with routes both ways
+    /// and the router forwarding between its LAN and it; returns its name. Clients get a default
+    /// route through the router.
+    @discardableResult
+    func addBeyondRouter(_ label: String, address: String) throws -> String {
+        let name = "lkr-\(suffix)-\(label)"
+        try command(["netns", "add", name])
+        clients.append(name)
+        try command(["link", "add", "w\(suffix)\(label)", "netns", router, "type", "veth", "peer", "name", "eth0", "netns", name])
+        try inside(router, ["ip", "link", "set", "w\(suffix)\(label)", "name", "wan0"])
+        try inside(router, ["ip", "addr", "add", "10.78.0.1/24", "dev", "wan0"])
+        try inside(router, ["ip", "link", "set", "wan0", "up"])
+        try inside(router, ["sysctl", "-q", "-w", "net.ipv4.ip_forward=1"])
+        try inside(name, ["ip", "link", "set", "lo", "up"])
+        try inside(name, ["ip", "addr", "add", "\(address)/24", "dev", "eth0"])
+        try inside(name, ["ip", "link", "set", "eth0", "up"])
+        try inside(name, ["ip", "route", "add", "default", "via", "10.78.0.1"])
+        for client in clients where client != name {
+            _ = try? inside(client, ["ip", "route", "add", "default", "via", "10.77.0.1"])
+        }
+        return name
+    }
+
     /// Takes a client off the network: its namespace goes, and its veth with it.
     func removeClient(_ name: String) throws {
         try command(["netns", "del", name])

@@ -1,0 +1,100 @@
+import DNSTestSupport
+import Foundation
+import Testing
+
+/// deploy/nftables/lockr.nft on a router the test builds in network namespaces: a router running
+/// the rules and lockr, a client of a guarded person, one of an unguarded person, and a "rogue"
+/// resolver beyond the router. Whatever resolver a guarded device names, lockr answers it (its EDE
+/// says so); its DNS-over-TLS is dropped; the unguarded device reaches the rogue untouched.
+@Suite(.serialized) struct RouterRulesEndToEndTests {
+    static let rules = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("deploy/nftables/lockr.nft").path
+
+    @Test func theRulesFileChecks() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft") else {
+            Issue.record("nftables is not installed (apt-get install nftables)")
+            return
+        }
+        let checked = try run("/usr/sbin/nft", ["-c", "-f", Self.rules])
+        #expect(checked.status == 0, "\(checked.output)")
+    }
+
+    /// Connects over TCP from `source` to `target` in namespace `device`: "connected" or why not.
+    func connect(from device: String, source: String, to target: String, port: Int, _ network: NetworkNamespaces) throws
+        -> String
+    {
+        let script = """
+            import socket
+            s = socket.socket(); s.settimeout(2); s.bind(("\(source)", 0))
+            try:
+                s.connect(("\(target)", \(port))); print("connected")
+            except Exception as error:
+                print(type(error).__name__)
+            """
+        return try network.inside(device, ["python3", "-c", script]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(
+        .enabled(
+            if: NetworkNamespaces.unavailable == nil && FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft"),
+            "needs network namespaces and nftables"))
+    func aGuardedDevicesDNSGoesToLockrWhateverItNamesAndItsDoTIsDropped() async throws {
+        let network = try NetworkNamespaces()
+        defer { network.remove() }
+        let client = try network.addClient("c", address: "10.77.0.2", mac: "02:00:00:78:00:02")
+        try network.inside(client, ["ip", "addr", "add", "10.77.0.3/24", "dev", "eth0"])  // an unguarded person's device
+        let rogue = try network.addBeyondRouter("g", address: "10.78.0.2")
+        let resolver = try DnsmasqProcess(
+            lines: ["listen-address=10.78.0.2", "address=/tiktok.com/203.0.113.66"], namespace: rogue, port: 53)
+        defer { resolver.stop() }
+        // Something listening where DNS over TLS would be, and on another port as a control.
+        let listener = """
+            import socket, threading
+            def serve(port):
+                s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                s.bind(("10.78.0.2", port)); s.listen()
+                while True: s.accept()[0].close()
+            for port in (853, 8443): threading.Thread(target=serve, args=(port,), daemon=True).start()
+            threading.Event().wait(120)
+            """
+        let listening = Process()
+        listening.executableURL = URL(fileURLWithPath: NetworkNamespaces.ip)
+        listening.arguments = ["netns", "exec", rogue, "python3", "-c", listener]
+        try listening.run()
+        defer { listening.terminate() }
+
+        let rules = try String(contentsOfFile: Self.rules, encoding: .utf8)
+            .replacingOccurrences(of: "define lan = \"br-lan\"", with: "define lan = \"lan0\"")
+            .replacingOccurrences(of: "define lockr_ipv4 = 192.168.1.1", with: "define lockr_ipv4 = 10.77.0.1")
+        let rulesPath = NSTemporaryDirectory() + "lockr-rules-\(UUID()).nft"
+        try rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: rulesPath) }
+        try network.inside(network.router, ["nft", "-f", rulesPath])
+        try network.inside(network.router, ["nft", "add", "element", "inet", "lockr", "unguarded_ipv4", "{ 10.77.0.3 }"])
+
+        let config = NSTemporaryDirectory() + "lockr-rules-\(UUID()).toml"
+        try "guard = [\"tiktok\"]\n[policy]\nmode = \"hourly\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let lockr = try await LockrProcess(
+            ["--config", config, "--listen", "10.77.0.1:5335", "--upstream", "10.78.0.2"], namespace: network.router)
+        defer { lockr.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+
+        // The guarded device asks the rogue resolver: lockr answers, and says why.
+        let asked = try network.inside(
+            client, ["dig", "-b", "10.77.0.2", "@10.78.0.2", "+tries=1", "+time=2", "tiktok.com", "A"])
+        #expect(asked.contains("0.0.0.0") && asked.contains("EDE: 15 (Blocked)") && asked.contains("tiktok"), "\(asked)")
+        // Over TCP too.
+        let overTCP = try network.inside(
+            client, ["dig", "+tcp", "-b", "10.77.0.2", "@10.78.0.2", "+tries=1", "+time=2", "+short", "tiktok.com", "A"])
+        #expect(overTCP.contains("0.0.0.0"), "\(overTCP)")
+        // Its DNS over TLS is dropped; another port of the same host is not.
+        #expect(try connect(from: client, source: "10.77.0.2", to: "10.78.0.2", port: 853, network) != "connected")
+        #expect(try connect(from: client, source: "10.77.0.2", to: "10.78.0.2", port: 8443, network) == "connected")
+        // The unguarded device reaches the rogue untouched.
+        let free = try network.inside(
+            client, ["dig", "-b", "10.77.0.3", "@10.78.0.2", "+tries=1", "+time=2", "+short", "tiktok.com", "A"])
+        #expect(free.contains("203.0.113.66"), "\(free)")
+        #expect(try connect(from: client, source: "10.77.0.3", to: "10.78.0.2", port: 853, network) == "connected")
+    }
+}
