@@ -163,6 +163,8 @@ public struct FilterPolicy: Sendable {
     public let guardStage: GuardStage?
     /// The name lockr answers with its web pages' address, if any.
     public let pagesName: PagesName?
+    /// The names lockr answers itself to close ways around it.
+    let localNames: LocalNames
     /// The first of the stamps this policy gives out (one per distinct filter).
     private let firstStamp: UInt64
 
@@ -172,9 +174,11 @@ public struct FilterPolicy: Sendable {
     ///   past the end is the default person's (0).
     public init(
         rules: RuleSet = RuleSet(), blockAnswer: BlockAnswer = .null, blockTTL: UInt32 = 60,
-        people: [PersonFilter] = [PersonFilter()], guardStage: GuardStage? = nil, pagesName: PagesName? = nil
+        people: [PersonFilter] = [PersonFilter()], guardStage: GuardStage? = nil, pagesName: PagesName? = nil,
+        localNames: LocalNames = LocalNames()
     ) {
         self.pagesName = pagesName
+        self.localNames = localNames
         self.rules = rules
         self.blockAnswer = blockAnswer
         self.blockTTL = blockTTL
@@ -209,7 +213,7 @@ public struct FilterPolicy: Sendable {
         return query.packet.withUnsafeBufferPointer { packet in
             let name = UnsafeBufferPointer(rebasing: packet[DNSLimits.headerSize..<query.nameEnd])
             if let pagesName, pagesName.matches(name) { return .pagesName(pagesName.answer, ttl: PagesName.ttl) }
-            if let local = LocalAnswers.rule(for: name), local.always || person.antiBypass {
+            if let local = localNames.rule(for: name), local.always || person.antiBypass {
                 return .answer(local.answer, ttl: blockTTL, reason: .antiBypass(local.reason))
             }
             let isServiceBinding = query.type == RecordType.https || query.type == RecordType.svcb
@@ -293,7 +297,7 @@ public enum LocalAnswers {
         return (12...(answer.count - 4)).contains { answer[$0..<($0 + 4)].elementsEqual(probeAddress) }
     }
 
-    private static let rules: [String: Rule] = [
+    static let fixed: [String: Rule] = [
         probeDomain: Rule(
             answer: .address(ipv4: probeAddress, ipv6: nil), reason: "lockr doctor's probe", always: true),
         // NXDOMAIN tells Firefox not to turn on DNS over HTTPS by itself.
@@ -304,18 +308,33 @@ public enum LocalAnswers {
         // NODATA: clients find no designated encrypted resolver to upgrade to (RFC 9462).
         "resolver.arpa": Rule(answer: .noData, reason: "anti-bypass: no designated resolver"),
     ]
+}
 
-    /// Each name is its own source, so a hit's source names its rule.
-    private static let table: RuleSet = {
+/// The names one filter answers itself: `LocalAnswers`' own, and the DNS-over-HTTPS services'
+/// names (the catalogue's `anti-bypass/doh.txt`), answered NXDOMAIN so that a device of a guarded
+/// person cannot find a resolver that goes around lockr.
+public struct LocalNames: Sendable {
+    private let rules: [String: LocalAnswers.Rule]
+    private let table: RuleSet
+
+    /// `LocalAnswers`' names, and `dnsOverHTTPS` (each with its subdomains).
+    public init(dnsOverHTTPS: [String] = []) {
+        var rules = LocalAnswers.fixed
+        for name in dnsOverHTTPS where rules[name] == nil {
+            rules[name] = LocalAnswers.Rule(answer: .nameError, reason: "anti-bypass: DNS-over-HTTPS service \(name)")
+        }
+        // Each name is its own source, so a hit's source names its rule.
         var builder = RuleSetBuilder()
         for name in rules.keys.sorted() {
             let source = builder.addSource(name)
             _ = RuleListParser.parse(Array(name.utf8), role: .block, source: source, into: &builder)
         }
-        return builder.build()
-    }()
+        self.rules = rules
+        table = builder.build()
+    }
 
-    static func rule(for name: UnsafeBufferPointer<UInt8>) -> Rule? {
+    @inline(__always)
+    func rule(for name: UnsafeBufferPointer<UInt8>) -> LocalAnswers.Rule? {
         guard let hit = table.hit(wireName: name) else { return nil }
         return rules[table.source(of: hit)]
     }

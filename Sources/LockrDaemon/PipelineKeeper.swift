@@ -47,7 +47,8 @@ final class PipelineKeeper: Sendable {
         FilterPolicy(
             rules: lists.shared, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
             people: parts.household.filters(ownLists: lists.own),
-            guardStage: GuardStage(gate: gate, blockTTL: config.guardBlockTTL), pagesName: config.pagesName)
+            guardStage: GuardStage(gate: gate, blockTTL: config.guardBlockTTL), pagesName: config.pagesName,
+            localNames: lists.localNames)
     }
 
     /// The pipeline for `config` and `lists` around the household's people and their app names in

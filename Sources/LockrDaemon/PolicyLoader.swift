@@ -29,6 +29,8 @@ public struct RuleLists: Sendable {
     public let shared: RuleSet
     /// The people who have lists of their own, by name (people with the same lists share one set).
     let own: [String: RuleSet]
+    /// The names lockr answers itself, with the DNS-over-HTTPS services of the catalogue.
+    let localNames: LocalNames
 }
 
 /// One person as the configuration has them, checked against the catalogue.
@@ -90,7 +92,9 @@ public enum PolicyLoader {
             }
         }
         return LoadedPolicy(
-            lists: RuleLists(shared: shared, own: own), reports: reports, catalogue: catalogue, catalogueDirectory: directory, people: people,
+            lists: RuleLists(
+                shared: shared, own: own, localNames: LocalNames(dnsOverHTTPS: try dnsOverHTTPSNames(in: directory))),
+            reports: reports, catalogue: catalogue, catalogueDirectory: directory, people: people,
             upstreams: config.answersDNS ? try upstreams(config) : [],
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
@@ -188,6 +192,28 @@ public enum PolicyLoader {
         do { return (try AppCatalogue.load(directory: directory, fileNames: names), directory) } catch {
             throw LoadError("app catalogue: \(error)")
         }
+    }
+
+    /// The DNS-over-HTTPS services' names of the catalogue (`anti-bypass/doh.txt`: one name a line,
+    /// `#` comments); none without a catalogue or that file.
+    static func dnsOverHTTPSNames(in catalogue: String?) throws(LoadError) -> [String] {
+        guard let catalogue else { return [] }
+        let path = catalogue + "/anti-bypass/doh.txt"
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw LoadError("cannot read \(path)")
+        }
+        var names: [String] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let name = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                .trimmingCharacters(in: .whitespaces).lowercased()
+            guard !name.isEmpty else { continue }
+            guard WireName.wire(fromPresentation: name) != nil, !name.contains(" ") else {
+                throw LoadError("\(path): line \(number + 1): '\(name)' is not a domain name")
+            }
+            names.append(name)
+        }
+        return names
     }
 
     /// `blocklists/` in a directory above the program (a source checkout), else the installed copy:

@@ -13,14 +13,16 @@ import Testing
     let cache = AnswerCache(settings: CacheSettings())
 
     private func pipeline(
-        _ list: String = "ads.test\n", mode: BlockAnswer = .null, antiBypass: Bool = true
+        _ list: String = "ads.test\n", mode: BlockAnswer = .null, antiBypass: Bool = true,
+        localNames: LocalNames = LocalNames(), pagesName: PagesName? = nil
     ) -> QueryPipeline {
         var builder = RuleSetBuilder()
         let source = builder.addSource("list.txt")
         _ = RuleListParser.parse(Array(list.utf8), role: .block, source: source, into: &builder)
         return QueryPipeline(
             policy: FilterPolicy(
-                rules: builder.build(), blockAnswer: mode, blockTTL: 60, people: [PersonFilter(antiBypass: antiBypass)]),
+                rules: builder.build(), blockAnswer: mode, blockTTL: 60, people: [PersonFilter(antiBypass: antiBypass)],
+                pagesName: pagesName, localNames: localNames),
             cache: cache)
     }
 
@@ -80,6 +82,35 @@ import Testing
         for mode in [BlockAnswer.null, .nxdomain, .refused] {
             let answer = try reply(pipeline(mode: mode).begin(packet: https, client: local, transport: .udp, now: 0))
             #expect(answer.rcode == 0 && answer.answerCount == 0, "HTTPS of a blocked name is NODATA in \(mode) mode")
+        }
+    }
+
+    @Test func dnsOverHTTPSServicesAreNXDOMAINWithAntiBypassAndThePagesNameIsLockrsAddress() throws {
+        let doh = LocalNames(dnsOverHTTPS: ["dns.google", "cloudflare-dns.com"])
+        for name in ["dns.google.", "DNS.Google.", "security.cloudflare-dns.com."] {
+            let step = pipeline("", localNames: doh).begin(packet: LdnsBuild.query(name), client: local, transport: .udp, now: 0)
+            guard case .reply(_, .blocked(.antiBypass(let why))) = step else {
+                Issue.record("\(name) is a DNS-over-HTTPS service, got \(step)")
+                continue
+            }
+            #expect(why.hasPrefix("anti-bypass: DNS-over-HTTPS service"))
+            #expect(try reply(step).rcode == 3)
+        }
+        guard case .forward = pipeline("", antiBypass: false, localNames: doh).begin(
+            packet: LdnsBuild.query("dns.google."), client: local, transport: .udp, now: 0)
+        else {
+            Issue.record("with anti-bypass off a DNS-over-HTTPS service is forwarded")
+            return
+        }
+        // The web pages' name: lockr's own address, no block.
+        let pages = pipeline("", pagesName: PagesName("lockr.lan", address: [192, 168, 1, 2]))
+        let named = pages.begin(packet: LdnsBuild.query("LOCKR.lan."), client: local, transport: .udp, now: 0)
+        let answer = try reply(named, .synthesized)
+        #expect(answer.answerRecords.first?.hasSuffix("192.168.1.2") == true)
+        guard case .forward = pages.begin(packet: LdnsBuild.query("lockr.lan.example."), client: local, transport: .udp, now: 0)
+        else {
+            Issue.record("a longer name is not the pages' name")
+            return
         }
     }
 

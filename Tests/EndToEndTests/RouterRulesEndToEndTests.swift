@@ -5,7 +5,8 @@ import Testing
 /// deploy/nftables/lockr.nft on a router the test builds in network namespaces: a router running
 /// the rules and lockr, a client of a guarded person, one of an unguarded person, and a "rogue"
 /// resolver beyond the router. Whatever resolver a guarded device names, lockr answers it (its EDE
-/// says so); its DNS-over-TLS is dropped; the unguarded device reaches the rogue untouched.
+/// says so), a DNS-over-HTTPS service's name is NXDOMAIN, its DNS-over-TLS is dropped; the
+/// unguarded device reaches the rogue untouched.
 @Suite(.serialized) struct RouterRulesEndToEndTests {
     static let rules = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("deploy/nftables/lockr.nft").path
@@ -19,10 +20,14 @@ import Testing
         #expect(checked.status == 0, "\(checked.output)")
     }
 
+    /// Runs `arguments` in namespace `device` without holding a concurrency thread while it waits
+    /// (a dropped connection waits its whole timeout): its output.
+    func inside(_ device: String, _ arguments: [String]) async throws -> String {
+        try await runAwaited(NetworkNamespaces.ip, ["netns", "exec", device] + arguments).output
+    }
+
     /// Connects over TCP from `source` to `target` in namespace `device`: "connected" or why not.
-    func connect(from device: String, source: String, to target: String, port: Int, _ network: NetworkNamespaces) throws
-        -> String
-    {
+    func connect(from device: String, source: String, to target: String, port: Int) async throws -> String {
         let script = """
             import socket
             s = socket.socket(); s.settimeout(2); s.bind(("\(source)", 0))
@@ -31,7 +36,7 @@ import Testing
             except Exception as error:
                 print(type(error).__name__)
             """
-        return try network.inside(device, ["python3", "-c", script]).trimmingCharacters(in: .whitespacesAndNewlines)
+        return try await inside(device, ["python3", "-c", script]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test(
@@ -81,20 +86,23 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
 
         // The guarded device asks the rogue resolver: lockr answers, and says why.
-        let asked = try network.inside(
+        let asked = try await inside(
             client, ["dig", "-b", "10.77.0.2", "@10.78.0.2", "+tries=1", "+time=2", "tiktok.com", "A"])
         #expect(asked.contains("0.0.0.0") && asked.contains("EDE: 15 (Blocked)") && asked.contains("tiktok"), "\(asked)")
         // Over TCP too.
-        let overTCP = try network.inside(
+        let overTCP = try await inside(
             client, ["dig", "+tcp", "-b", "10.77.0.2", "@10.78.0.2", "+tries=1", "+time=2", "+short", "tiktok.com", "A"])
         #expect(overTCP.contains("0.0.0.0"), "\(overTCP)")
+        // A DNS-over-HTTPS service's name: NXDOMAIN from lockr, which says why.
+        let doh = try await inside(client, ["dig", "-b", "10.77.0.2", "@10.78.0.2", "+tries=1", "+time=2", "dns.google", "A"])
+        #expect(doh.contains("status: NXDOMAIN") && doh.contains("DNS-over-HTTPS service"), "\(doh)")
         // Its DNS over TLS is dropped; another port of the same host is not.
-        #expect(try connect(from: client, source: "10.77.0.2", to: "10.78.0.2", port: 853, network) != "connected")
-        #expect(try connect(from: client, source: "10.77.0.2", to: "10.78.0.2", port: 8443, network) == "connected")
+        #expect(try await connect(from: client, source: "10.77.0.2", to: "10.78.0.2", port: 853) != "connected")
+        #expect(try await connect(from: client, source: "10.77.0.2", to: "10.78.0.2", port: 8443) == "connected")
         // The unguarded device reaches the rogue untouched.
-        let free = try network.inside(
+        let free = try await inside(
             client, ["dig", "-b", "10.77.0.3", "@10.78.0.2", "+tries=1", "+time=2", "+short", "tiktok.com", "A"])
         #expect(free.contains("203.0.113.66"), "\(free)")
-        #expect(try connect(from: client, source: "10.77.0.3", to: "10.78.0.2", port: 853, network) == "connected")
+        #expect(try await connect(from: client, source: "10.77.0.3", to: "10.78.0.2", port: 853) == "connected")
     }
 }
