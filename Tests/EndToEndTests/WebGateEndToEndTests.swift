@@ -45,7 +45,9 @@ extension WebEndToEndTests {
                     "python3", [Self.scripts + "/web_app.py", "hold", "http://\(address)/apps/youtube", "youtube", Self.screenshots]
                 ).output)
             #expect(held["error"] == nil, "\(held)")
-            #expect(held["after_3s"] as? String == "let go after 3 s of 8 s: nothing granted", "\(held)")
+            // The server times from the press's arrival: on a loaded machine 3 s may read as 2.
+            let letGo = held["after_3s"] as? String ?? ""
+            #expect(letGo.wholeMatch(of: /let go after [23] s of 8 s: nothing granted/) != nil, "\(held)")
             #expect(held["badge_after_3s"] as? String == "locked")
             #expect(held["badge_after_8s"] as? String == "open")
             #expect(try dig(lockr.port, "www.youtube.com", "A", "+short").contains("192.0.2.22"))
