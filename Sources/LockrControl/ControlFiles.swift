@@ -89,40 +89,53 @@ public struct ControlFilesError: Error, CustomStringConvertible, Sendable {
     init(_ description: String) { self.description = description }
 }
 
-/// Whether a state directory can be trusted: it and its files belong to this user (or root) and no
-/// one else can write them, and no directory above it lets others swap it. Otherwise another user
-/// could replace `control.address` and collect the token a client sends there.
+/// Whether a state directory can be trusted: no one but its owner (or root) can write it, its files
+/// or any directory above it, so no one else could swap `control.address` and collect the token a
+/// client sends there. The owner may be another user (systemd's `DynamicUser` owns
+/// /var/lib/private/lockr): whoever owns the directory can read the token already. A symbolic link
+/// (systemd's /var/lib/lockr) is followed when the directories above it are safe: then no one else
+/// could have made or changed it.
 public enum PrivateDirectory {
     /// What makes `directory` (and the `files` in it that exist) untrustworthy, as sentences.
     public static func problems(_ directory: String, files: [String] = []) -> [String] {
+        let named = URL(fileURLWithPath: directory).standardized.path
+        var problems = parentProblems(named)
+        guard let resolved = realpath(named, nil) else { return problems.compactMap { $0 } }
+        let target = String(cString: resolved)
+        free(resolved)
+        if target != named { problems += parentProblems(target) }
         var info = stat()
-        guard lstat(directory, &info) == 0 else { return [] }
-        var problems: [String?] = [
-            problem(directory, info, kind: S_IFDIR, "a directory (a symbolic link is not accepted)")
-        ]
+        guard stat(target, &info) == 0 else { return problems.compactMap { $0 } }
+        let owner = info.st_uid
+        problems.append(problem(named, info, kind: S_IFDIR, "a directory", owner: owner))
         for file in files {
-            let path = directory + "/" + file
-            if lstat(path, &info) == 0 { problems.append(problem(path, info, kind: S_IFREG, "a regular file")) }
-        }
-        var parent = (URL(fileURLWithPath: directory).standardized.path as NSString).deletingLastPathComponent
-        while !parent.isEmpty {
-            if stat(parent, &info) == 0, info.st_mode & 0o022 != 0, info.st_mode & S_ISVTX == 0 {
-                problems.append(
-                    "\(parent), above the state directory, is writable by other users without the sticky bit")
-            }
-            if parent == "/" { break }
-            parent = (parent as NSString).deletingLastPathComponent
+            let path = target + "/" + file
+            if lstat(path, &info) == 0 { problems.append(problem(path, info, kind: S_IFREG, "a regular file", owner: owner)) }
         }
         return problems.compactMap { $0 }
     }
 
-    /// What is wrong with `path` (its `lstat` in `info`): not of `kind`, another user's, or writable
-    /// by others.
-    private static func problem(_ path: String, _ info: stat, kind: mode_t, _ kindText: String) -> String? {
-        let user = geteuid()
+    /// The directories above `path` that others may write without the sticky bit.
+    private static func parentProblems(_ path: String) -> [String?] {
+        var problems: [String?] = []
+        var info = stat()
+        var parent = (path as NSString).deletingLastPathComponent
+        while !parent.isEmpty {
+            if stat(parent, &info) == 0, info.st_mode & 0o022 != 0, info.st_mode & S_ISVTX == 0 {
+                problems.append("\(parent), above the state directory, is writable by other users without the sticky bit")
+            }
+            if parent == "/" { break }
+            parent = (parent as NSString).deletingLastPathComponent
+        }
+        return problems
+    }
+
+    /// What is wrong with `path` (its `lstat` in `info`): not of `kind`, neither the directory owner's
+    /// nor root's, or writable by others.
+    private static func problem(_ path: String, _ info: stat, kind: mode_t, _ kindText: String, owner: uid_t) -> String? {
         if info.st_mode & S_IFMT != kind { return "\(path) is not \(kindText)" }
-        if info.st_uid != user && info.st_uid != 0 {
-            return "\(path) belongs to uid \(info.st_uid), not to this user (uid \(user)) or root"
+        if info.st_uid != owner && info.st_uid != 0 {
+            return "\(path) belongs to uid \(info.st_uid), not to the directory's owner (uid \(owner)) or root"
         }
         if info.st_mode & 0o022 != 0 { return "\(path) is writable by other users (mode \(octal(info.st_mode)))" }
         return nil

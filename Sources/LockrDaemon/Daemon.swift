@@ -159,16 +159,17 @@ public final class Daemon: Sendable {
                 reload(configure: configure, keeper: keeper, parts: parts, running: config, logger: logger)
             })
         let speech = SpeechPool(model: SpeechModel(directory: config.speechModel))
-        if let problem = SpeechModel(directory: config.speechModel).problem {
-            logger.notice("spoken sentences cannot be heard", metadata: ["reason": "\(problem)"])
-        }
+        let speechProblem = SpeechModel(directory: config.speechModel).problem.map { "\($0)" }
+        if let speechProblem { logger.notice("spoken sentences cannot be heard", metadata: ["reason": "\(speechProblem)"]) }
         add(
             RepeatingService(description: "speech") {
                 try? await gracefulShutdown()
                 try? await speech.shutdown()
             })
         let dnsAddresses = server?.boundAddresses ?? []
-        parts.doctor.serve(dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, answersDNS: config.answersDNS)
+        parts.doctor.serve(
+            dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, answersDNS: config.answersDNS,
+            installation: installation(loaded, config, speechProblem: speechProblem))
         add(
             ControlService.make(
                 router: ControlRouter.build(policy: parts.control, token: token, speech: speech), address: config.control,
@@ -216,6 +217,17 @@ public final class Daemon: Sendable {
     /// Stops every service gracefully: queries and requests under way are answered, state is saved.
     public func stop() async {
         await services.triggerGracefulShutdown()
+    }
+
+    /// What `lockr doctor` says of the catalogue and the speech model.
+    private static func installation(_ loaded: LoadedPolicy, _ config: LockrConfiguration, speechProblem: String?) -> Doctor.Installation {
+        let gates = [config.policy.gate] + config.people.map { $0.policy.gate }
+        return Doctor.Installation(
+            catalogue: loaded.catalogueDirectory.map { ($0, loaded.catalogue.apps.count) }, speechProblem: speechProblem,
+            voiceAsked: gates.contains { gate in
+                let steps = gate.time + gate.hourly + gate.extreme
+                return steps.contains(.voice) || (steps.contains(.phrase) && gate.input == .voice)
+            })
     }
 
     /// Says what runs, once every listener is bound.
@@ -291,7 +303,9 @@ public final class Daemon: Sendable {
                 )
             }
             parts.reload(config: config, loaded: loaded)
-            parts.doctor.serve(upstreams: loaded.upstreams, answersDNS: running.answersDNS)
+            parts.doctor.serve(
+                upstreams: loaded.upstreams, answersDNS: running.answersDNS,
+                installation: installation(loaded, config, speechProblem: SpeechModel(directory: running.speechModel).problem.map { "\($0)" }))
             keeper?.reload(config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
             report(loaded, config, logger: logger)
             logger.notice("reloaded")

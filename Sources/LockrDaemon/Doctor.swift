@@ -26,6 +26,17 @@ final class Doctor: Sendable {
         var dnsAddresses: [SocketAddress] = []
         var upstreams: [SocketAddress] = []
         var answersDNS = true
+        var installation = Installation()
+    }
+
+    /// What an installed lockr needs beside its program, as the daemon found it.
+    struct Installation: Sendable {
+        /// The app catalogue's directory and its apps; nil when none was found.
+        var catalogue: (directory: String, apps: Int)?
+        /// Why spoken sentences cannot be heard; nil when the speech model is there.
+        var speechProblem: String?
+        /// Whether someone's gate asks for the spoken sentence.
+        var voiceAsked = false
     }
 
     init(household: Household, store: PolicyStore, propagation: PolicyPropagation) {
@@ -35,11 +46,14 @@ final class Doctor: Sendable {
     }
 
     /// Takes what the daemon serves (at start and on each reload).
-    func serve(dnsAddresses: [SocketAddress]? = nil, upstreams: [SocketAddress], answersDNS: Bool) {
+    func serve(
+        dnsAddresses: [SocketAddress]? = nil, upstreams: [SocketAddress], answersDNS: Bool, installation: Installation
+    ) {
         running.withLock { running in
             if let dnsAddresses { running.dnsAddresses = dnsAddresses }
             running.upstreams = upstreams
             running.answersDNS = answersDNS
+            running.installation = installation
         }
     }
 
@@ -50,6 +64,7 @@ final class Doctor: Sendable {
         if running.answersDNS {
             checks += await upstreamChecks(running.upstreams)
         }
+        checks += installationChecks(running.installation)
         checks.append(clockCheck(drift: clockDrift))
         checks.append(storeCheck())
         checks += deviceChecks(devices)
@@ -81,6 +96,32 @@ final class Doctor: Sendable {
                     name: name, ok: false, detail: problem,
                     fix: "check that it is reachable from here, or set other upstreams")
             }
+        }
+        return checks
+    }
+
+    /// The app catalogue and the speech model, which an install puts beside the program.
+    private func installationChecks(_ installation: Installation) -> [DoctorCheckBody] {
+        var checks: [DoctorCheckBody] = []
+        if let catalogue = installation.catalogue {
+            checks.append(
+                DoctorCheckBody(name: "app catalogue", ok: true, detail: "\(catalogue.apps) apps from \(catalogue.directory)", fix: nil))
+        } else {
+            checks.append(
+                DoctorCheckBody(
+                    name: "app catalogue", ok: false,
+                    detail: "none found beside the program, under its prefix, in /usr/local/share/lockr or /usr/share/lockr",
+                    fix: "install lockr again (scripts/install or the .deb), or set catalogue = \"DIR\" in the config"))
+        }
+        if let problem = installation.speechProblem {
+            checks.append(
+                DoctorCheckBody(
+                    name: "speech model", ok: !installation.voiceAsked,
+                    detail: installation.voiceAsked
+                        ? "a gate asks for the spoken sentence, but \(problem)" : "not usable (only the spoken sentence needs it): \(problem)",
+                    fix: "apt-get install pocketsphinx-en-us, or set speech-model to its directory"))
+        } else {
+            checks.append(DoctorCheckBody(name: "speech model", ok: true, detail: "installed", fix: nil))
         }
         return checks
     }

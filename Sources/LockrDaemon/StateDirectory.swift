@@ -28,13 +28,14 @@ enum StateDirectory {
     static let files = [ControlFiles.addressFile, ControlFiles.tokenFile, "state.sqlite", StateDirectoryLock.fileName]
 
     /// Refuses a directory another user owns, or could write into or swap; narrows one of lockr's own
-    /// user that others may write (returning what it did). The CLI checks the same before it sends the
+    /// user that others may write (returning what it did). A symbolic link to it (systemd's
+    /// /var/lib/lockr with `DynamicUser`) is followed. The CLI checks the same before it sends the
     /// control token.
     @discardableResult
     static func checkPrivate(_ path: String) throws(LoadError) -> String? {
         var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw LoadError("the state directory \(path) is not a directory (a symbolic link is not accepted)")
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw LoadError("the state directory \(path) is not a directory")
         }
         guard info.st_uid == geteuid() else {
             throw LoadError(

@@ -35,11 +35,9 @@ struct ClientOptions: ParsableArguments {
         if let named = ProcessEnvironment.current["LOCKR_STATE_DIR"], !named.isEmpty { return named }
         let own = LockrConfiguration.defaultStateDirectory()
         let system = LockrConfiguration.defaultStateDirectory(isRoot: true)
-        if access(own + "/" + ControlFiles.addressFile, F_OK) != 0,
-            access(system + "/" + ControlFiles.addressFile, F_OK) == 0
-        {
-            return system
-        }
+        guard access(own + "/" + ControlFiles.addressFile, F_OK) != 0 else { return own }
+        // The system daemon's, even when only root may look inside: the error then says to use sudo.
+        if access(system + "/" + ControlFiles.addressFile, F_OK) == 0 || errno == EACCES { return system }
         return own
     }
 

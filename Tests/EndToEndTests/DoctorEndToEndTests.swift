@@ -31,6 +31,8 @@ import Testing
             #expect(lines.contains("FAIL upstream 127.0.0.1:9: no answer within 2 s"), "\(doctor.output)")
             #expect(lines.contains("     fix: check that it is reachable from here, or set other upstreams"))
             #expect(lines.contains("ok   state database: passes SQLite's quick check"))
+            #expect(lines.contains { $0.hasPrefix("ok   app catalogue: ") && $0.hasSuffix("/blocklists") }, "\(doctor.output)")
+            #expect(lines.contains("ok   speech model: installed"), "\(doctor.output)")
             #expect(lines.contains { $0.hasPrefix("ok   clock: ") || $0.hasPrefix("FAIL clock: ") })
             let json = try lockr.cli("doctor", "--json")
             let checks = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]] ?? []

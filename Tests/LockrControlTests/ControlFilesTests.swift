@@ -37,4 +37,48 @@ import Testing
         #expect(endpoint.url == "http://127.0.0.1:5380")
         #expect(endpoint.token == token)
     }
+
+    /// systemd's `DynamicUser` layout: /var/lib/lockr a link to /var/lib/private/lockr, which belongs
+    /// to the service's own user.
+    @Test func aLinkToADirectoryOfTheDaemonsOwnUserIsFollowed() throws {
+        let base = try directory()
+        let target = base + "/private/lockr"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        chmod(base + "/private", 0o700)
+        chmod(target, 0o700)
+        let token = try ControlFiles.token(in: target)
+        try ControlFiles.writeAddress("127.0.0.1:5380", in: target)
+        let link = base + "/lockr"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "private/lockr")
+        #expect(PrivateDirectory.problems(link, files: [ControlFiles.addressFile, ControlFiles.tokenFile]).isEmpty)
+        #expect(try ControlFiles.endpoint(in: link).token == token)
+
+        // Another user's, as DynamicUser's uid is: its owner could read the token anyway.
+        for path in [target, target + "/" + ControlFiles.addressFile, target + "/" + ControlFiles.tokenFile] {
+            chown(path, 61_234, 61_234)
+        }
+        #expect(try ControlFiles.endpoint(in: link).token == token)
+        // A file of a third user is not.
+        chown(target + "/" + ControlFiles.addressFile, 61_235, 61_235)
+        #expect(PrivateDirectory.problems(link, files: [ControlFiles.addressFile]).first?.contains("belongs to uid 61235") == true)
+    }
+
+    @Test func aLinkOthersCouldSwapOrThatPointsSomewhereOthersCanWriteIsRefused() throws {
+        let base = try directory()
+        let target = base + "/state"
+        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        chmod(target, 0o700)
+        // The link lives in a directory anyone may write (no sticky bit): anyone could replace it.
+        let open = base + "/open"
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: true)
+        chmod(open, 0o777)
+        try FileManager.default.createSymbolicLink(atPath: open + "/lockr", withDestinationPath: target)
+        #expect(PrivateDirectory.problems(open + "/lockr").contains { $0.hasPrefix("\(open), above the state directory") })
+        // The link is safe but its target's parent is not.
+        let inside = open + "/state"
+        try FileManager.default.createDirectory(atPath: inside, withIntermediateDirectories: true)
+        chmod(inside, 0o700)
+        try FileManager.default.createSymbolicLink(atPath: base + "/lockr", withDestinationPath: inside)
+        #expect(PrivateDirectory.problems(base + "/lockr").contains { $0.hasPrefix("\(open), above the state directory") })
+    }
 }
