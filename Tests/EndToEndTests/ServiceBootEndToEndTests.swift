@@ -5,7 +5,7 @@ import Testing
 /// The .deb booted for real: a minimal Debian of this machine's release (debootstrap), with no Swift
 /// toolchain, gets the package installed by its own dpkg and boots under systemd in a container
 /// (`systemd-nspawn --boot`, its own network namespace). A check unit runs once lockr.service has
-/// started, writes what it saw, and powers the container off.
+/// started, writes what it saw (then upgrades and purges the package), and powers the container off.
 @Suite(.serialized) struct ServiceBootEndToEndTests {
     /// The program as scripts/build-static links it (debug, for speed), with the Swift runtime in it.
     static let staticBinary = URL(fileURLWithPath: DeployEndToEndTests.scripts).deletingLastPathComponent().path
@@ -75,6 +75,18 @@ import Testing
         systemd-analyze security lockr.service | tail -1
         section journal
         journalctl -u lockr -o cat --no-pager
+        section upgraded
+        systemctl start lockr
+        pid="$(show MainPID)"
+        dpkg -i /var/cache/lockr-next.deb > /dev/null
+        waitActive
+        echo "version $(dpkg-query -W -f '${Version}' lockr), main pid $( [ "$(show MainPID)" = "$pid" ] && echo kept || echo changed)"
+        lockr status | head -1
+        section purged
+        dpkg --purge lockr > /dev/null
+        echo "$(systemctl is-active lockr), unit $(systemctl show lockr -p LoadState --value)"
+        for path in /var/lib/lockr /var/lib/private/lockr /etc/lockr /usr/bin/lockr; do [ -e "$path" ] && echo "left: $path"; done
+        echo done
         systemctl poweroff --no-block
         """#
 
@@ -109,6 +121,9 @@ import Testing
             "env", ["VERSION=0.1.0", "OUTDIR=\(work)", "LOCKR_BINARY=\(program)", "DEB_COMPRESS=none", DeployEndToEndTests.scripts + "/package-deb"])
         #expect(built.status == 0, "\(built.output)")
         let package = try #require(built.output.split(separator: "\n").last { $0.hasSuffix(".deb") }.map(String.init))
+        let next = try await runAwaited(
+            "env", ["VERSION=0.1.1", "OUTDIR=\(work)", "LOCKR_BINARY=\(program)", "DEB_COMPRESS=none", DeployEndToEndTests.scripts + "/package-deb"])
+        let nextPackage = try #require(next.output.split(separator: "\n").last { $0.hasSuffix(".deb") }.map(String.init))
         let depends = try run("dpkg-deb", ["--field", package, "Depends"]).output
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")[0] }
 
@@ -126,6 +141,7 @@ import Testing
 
         // Installed by the container's own dpkg, which checks the dependencies.
         try FileManager.default.copyItem(atPath: package, toPath: root + "/var/cache/lockr.deb")
+        try FileManager.default.copyItem(atPath: nextPackage, toPath: root + "/var/cache/lockr-next.deb")
         let installed = try await runAwaited("timeout", ["120"] + Self.nspawn(root) + ["dpkg", "-i", "/var/cache/lockr.deb"])
         #expect(installed.output.contains("Setting up lockr (0.1.0)"), "\(installed.output)")
         #expect(installed.output.contains("multi-user.target.wants/lockr.service"), "enabled at install: \(installed.output)")
@@ -179,6 +195,11 @@ import Testing
         #expect(
             parts["journal"]?.contains("notice lockr: [LockrDaemon] stopped") == true
                 && parts["journal"]?.contains("Started lockr.service") == true, "\(parts["journal"] ?? log)")
+
+        // An upgrade under a running systemd restarts the service on the new program; a purge stops
+        // it and leaves nothing of it, its state behind systemd's link included.
+        #expect(parts["upgraded"]?.hasPrefix("active\nversion 0.1.1, main pid changed\nNow: ") == true, "\(parts["upgraded"] ?? log)")
+        #expect(parts["purged"] == "inactive, unit not-found\ndone", "\(parts["purged"] ?? log)")
 
         // The score of the running system's systemd agrees with the offline one.
         let security = parts["security"] ?? ""
