@@ -110,7 +110,9 @@ public enum PrivateDirectory {
         problems.append(problem(named, info, kind: S_IFDIR, "a directory", owner: owner))
         for file in files {
             let path = target + "/" + file
-            if lstat(path, &info) == 0 { problems.append(problem(path, info, kind: S_IFREG, "a regular file", owner: owner)) }
+            if lstat(path, &info) == 0 {
+                problems.append(problem(path, info, kind: S_IFREG, "a regular file", owner: owner))
+            }
         }
         return problems.compactMap { $0 }
     }
@@ -122,7 +124,8 @@ public enum PrivateDirectory {
         var parent = (path as NSString).deletingLastPathComponent
         while !parent.isEmpty {
             if stat(parent, &info) == 0, info.st_mode & 0o022 != 0, info.st_mode & S_ISVTX == 0 {
-                problems.append("\(parent), above the state directory, is writable by other users without the sticky bit")
+                problems.append(
+                    "\(parent), above the state directory, is writable by other users without the sticky bit")
             }
             if parent == "/" { break }
             parent = (parent as NSString).deletingLastPathComponent
@@ -132,7 +135,8 @@ public enum PrivateDirectory {
 
     /// What is wrong with `path` (its `lstat` in `info`): not of `kind`, neither the directory owner's
     /// nor root's, or writable by others.
-    private static func problem(_ path: String, _ info: stat, kind: mode_t, _ kindText: String, owner: uid_t) -> String? {
+    private static func problem(_ path: String, _ info: stat, kind: mode_t, _ kindText: String, owner: uid_t) -> String?
+    {
         if info.st_mode & S_IFMT != kind { return "\(path) is not \(kindText)" }
         if info.st_uid != owner && info.st_uid != 0 {
             return "\(path) belongs to uid \(info.st_uid), not to the directory's owner (uid \(owner)) or root"

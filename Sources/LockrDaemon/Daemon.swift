@@ -3,9 +3,9 @@ import DNSProxy
 import Foundation
 import LockrAdapters
 import LockrControl
-import LockrWeb
 import LockrSpeech
 import LockrStore
+import LockrWeb
 import Logging
 import NIOCore
 import NIOPosix
@@ -51,7 +51,8 @@ public final class Daemon: Sendable {
         if let narrowed = try StateDirectory.prepare(config.stateDirectory) { logger.notice("\(narrowed)") }
         let lock = try StateDirectoryLock(directory: config.stateDirectory)
         do {
-            return try await build(config: config, configure: configure, lock: lock, logger: logger, signals: shutdownSignals)
+            return try await build(
+                config: config, configure: configure, lock: lock, logger: logger, signals: shutdownSignals)
         } catch {
             lock.release()
             throw error
@@ -160,7 +161,9 @@ public final class Daemon: Sendable {
             })
         let speech = SpeechPool(model: SpeechModel(directory: config.speechModel))
         let speechProblem = SpeechModel(directory: config.speechModel).problem.map { "\($0)" }
-        if let speechProblem { logger.notice("spoken sentences cannot be heard", metadata: ["reason": "\(speechProblem)"]) }
+        if let speechProblem {
+            logger.notice("spoken sentences cannot be heard", metadata: ["reason": "\(speechProblem)"])
+        }
         add(
             RepeatingService(description: "speech") {
                 try? await gracefulShutdown()
@@ -172,7 +175,8 @@ public final class Daemon: Sendable {
             installation: installation(loaded, config, speechProblem: speechProblem))
         add(
             ControlService.make(
-                router: ControlRouter.build(policy: parts.control, token: token, speech: speech), address: config.control,
+                router: ControlRouter.build(policy: parts.control, token: token, speech: speech),
+                address: config.control,
                 stateDirectory: config.stateDirectory, logger: logger
             ) { address in
                 reportReady(
@@ -181,7 +185,9 @@ public final class Daemon: Sendable {
                 serviceManager?.send("READY=1\nSTATUS=answering")
             })
         if let web = config.web {
-            add(WebService.make(router: try WebRouter.build(policy: parts.control, speech: speech), address: web, logger: logger))
+            add(
+                WebService.make(
+                    router: try WebRouter.build(policy: parts.control, speech: speech), address: web, logger: logger))
         }
         // After the control API, so that it stops first: open event streams end, and with them the
         // requests the control API waits for before it stops.
@@ -199,9 +205,11 @@ public final class Daemon: Sendable {
                 })
         }
         let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger))
+            configuration: ServiceGroupConfiguration(
+                services: services, gracefulShutdownSignals: signals, logger: logger))
         return Daemon(
-            services: group, dnsAddresses: dnsAddresses, stateDirectory: config.stateDirectory, lock: lock, logger: logger)
+            services: group, dnsAddresses: dnsAddresses, stateDirectory: config.stateDirectory, lock: lock,
+            logger: logger)
     }
 
     /// Runs every service until a shutdown signal or `stop()`, then lets go of the state directory.
@@ -220,10 +228,13 @@ public final class Daemon: Sendable {
     }
 
     /// What `lockr doctor` says of the catalogue and the speech model.
-    private static func installation(_ loaded: LoadedPolicy, _ config: LockrConfiguration, speechProblem: String?) -> Doctor.Installation {
+    private static func installation(
+        _ loaded: LoadedPolicy, _ config: LockrConfiguration, speechProblem: String?
+    ) -> Doctor.Installation {
         let gates = [config.policy.gate] + config.people.map { $0.policy.gate }
         return Doctor.Installation(
-            catalogue: loaded.catalogueDirectory.map { ($0, loaded.catalogue.apps.count) }, speechProblem: speechProblem,
+            catalogue: loaded.catalogueDirectory.map { ($0, loaded.catalogue.apps.count) },
+            speechProblem: speechProblem,
             voiceAsked: gates.contains { gate in
                 let steps = gate.time + gate.hourly + gate.extreme
                 return steps.contains(.voice) || (steps.contains(.phrase) && gate.input == .voice)
@@ -291,7 +302,8 @@ public final class Daemon: Sendable {
                 || config.cache.staleSeconds != running.cache.staleSeconds
                 || config.maxTCPConnections != running.maxTCPConnections
                 || config.tcpIdleTimeout != running.tcpIdleTimeout || config.threads != running.threads
-                || config.control != running.control || config.web != running.web || config.stateDirectory != running.stateDirectory
+                || config.control != running.control || config.web != running.web
+                || config.stateDirectory != running.stateDirectory
                 || config.timeScale != running.timeScale || config.startAt != running.startAt
                 || config.answersDNS != running.answersDNS || config.backends != running.backends
                 || config.meterFrom != running.meterFrom || config.adapterTiming != running.adapterTiming
@@ -305,8 +317,10 @@ public final class Daemon: Sendable {
             parts.reload(config: config, loaded: loaded)
             parts.doctor.serve(
                 upstreams: loaded.upstreams, answersDNS: running.answersDNS,
-                installation: installation(loaded, config, speechProblem: SpeechModel(directory: running.speechModel).problem.map { "\($0)" }))
-            keeper?.reload(config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
+                installation: installation(
+                    loaded, config, speechProblem: SpeechModel(directory: running.speechModel).problem.map { "\($0)" }))
+            keeper?.reload(
+                config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
             report(loaded, config, logger: logger)
             logger.notice("reloaded")
         } catch {
@@ -349,7 +363,8 @@ public final class Daemon: Sendable {
             metadata: [
                 "blocked-domains": "\(loaded.lists.shared.blockedDomainCount)",
                 "allowed-domains": "\(loaded.lists.shared.allowedDomainCount)",
-                "regexes": "\(loaded.lists.shared.regexCount)", "seconds": "\(String(format: "%.3f", loaded.listLoadSeconds))",
+                "regexes": "\(loaded.lists.shared.regexCount)",
+                "seconds": "\(String(format: "%.3f", loaded.listLoadSeconds))",
                 "apps": "\(loaded.catalogue.apps.count)", "catalogue": "\(loaded.catalogueDirectory ?? "none")",
                 "block-mode": "\(config.blockAnswer)",
             ])

@@ -105,12 +105,15 @@ final class Doctor: Sendable {
         var checks: [DoctorCheckBody] = []
         if let catalogue = installation.catalogue {
             checks.append(
-                DoctorCheckBody(name: "app catalogue", ok: true, detail: "\(catalogue.apps) apps from \(catalogue.directory)", fix: nil))
+                DoctorCheckBody(
+                    name: "app catalogue", ok: true, detail: "\(catalogue.apps) apps from \(catalogue.directory)",
+                    fix: nil))
         } else {
             checks.append(
                 DoctorCheckBody(
                     name: "app catalogue", ok: false,
-                    detail: "none found beside the program, under its prefix, in /usr/local/share/lockr or /usr/share/lockr",
+                    detail:
+                        "none found beside the program, under its prefix, in /usr/local/share/lockr or /usr/share/lockr",
                     fix: "install lockr again (scripts/install or the .deb), or set catalogue = \"DIR\" in the config"))
         }
         if let problem = installation.speechProblem {
@@ -118,7 +121,8 @@ final class Doctor: Sendable {
                 DoctorCheckBody(
                     name: "speech model", ok: !installation.voiceAsked,
                     detail: installation.voiceAsked
-                        ? "a gate asks for the spoken sentence, but \(problem)" : "not usable (only the spoken sentence needs it): \(problem)",
+                        ? "a gate asks for the spoken sentence, but \(problem)"
+                        : "not usable (only the spoken sentence needs it): \(problem)",
                     fix: "apt-get install pocketsphinx-en-us, or set speech-model to its directory"))
         } else {
             checks.append(DoctorCheckBody(name: "speech model", ok: true, detail: "installed", fix: nil))
@@ -130,7 +134,8 @@ final class Doctor: Sendable {
     /// windows, budgets and schedules rely on; and whether policy time follows it.
     private func clockCheck(drift: String?) -> DoctorCheckBody {
         if let drift {
-            return DoctorCheckBody(name: "clock", ok: false, detail: drift, fix: "restart lockr once the clock is right")
+            return DoctorCheckBody(
+                name: "clock", ok: false, detail: drift, fix: "restart lockr once the clock is right")
         }
         guard let state = Self.kernelClockState(), state != Self.timeError else {
             return DoctorCheckBody(
@@ -164,11 +169,14 @@ final class Doctor: Sendable {
             guard problems.isEmpty else {
                 return DoctorCheckBody(
                     name: "state database", ok: false, detail: problems.prefix(3).joined(separator: "; "),
-                    fix: "stop lockr, keep a copy of state.sqlite, and restore a backup or remove it (state starts afresh)")
+                    fix:
+                        "stop lockr, keep a copy of state.sqlite, and restore a backup or remove it (state starts afresh)"
+                )
             }
             return DoctorCheckBody(name: "state database", ok: true, detail: "passes SQLite's quick check", fix: nil)
         } catch {
-            return DoctorCheckBody(name: "state database", ok: false, detail: "\(error)", fix: "check the state directory's disk")
+            return DoctorCheckBody(
+                name: "state database", ok: false, detail: "\(error)", fix: "check the state directory's disk")
         }
     }
 
@@ -182,7 +190,8 @@ final class Doctor: Sendable {
             if let off = theirs.first(where: { $0.state == "protection_off" }) {
                 return DoctorCheckBody(
                     name: name, ok: false, detail: "\(off.address) stopped asking lockr while still on the network",
-                    fix: "set the device's DNS back to lockr (or the router's), and turn off private DNS or a VPN on it")
+                    fix: "set the device's DNS back to lockr (or the router's), and turn off private DNS or a VPN on it"
+                )
             }
             let recent = theirs.filter { $0.lastSeen.inSeconds > -Self.seenWithin.components.seconds }
             guard recent.isEmpty else {

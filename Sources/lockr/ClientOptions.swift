@@ -105,7 +105,9 @@ struct PersonOption: ParsableArguments {
 /// `text` as one segment of a URL path: every character but unreserved ones percent-encoded, so an
 /// id such as `../status` cannot reach another endpoint.
 func pathSegment(_ text: String) -> String {
-    text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? ""
+    text.addingPercentEncoding(
+        withAllowedCharacters: CharacterSet(
+            charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? ""
 }
 
 /// Reads a duration in seconds: "30m", "1h30m", "90s", "2d", or a plain number in `defaultUnit`

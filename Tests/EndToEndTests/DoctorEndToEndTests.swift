@@ -31,7 +31,9 @@ import Testing
             #expect(lines.contains("FAIL upstream 127.0.0.1:9: no answer within 2 s"), "\(doctor.output)")
             #expect(lines.contains("     fix: check that it is reachable from here, or set other upstreams"))
             #expect(lines.contains("ok   state database: passes SQLite's quick check"))
-            #expect(lines.contains { $0.hasPrefix("ok   app catalogue: ") && $0.hasSuffix("/blocklists") }, "\(doctor.output)")
+            #expect(
+                lines.contains { $0.hasPrefix("ok   app catalogue: ") && $0.hasSuffix("/blocklists") },
+                "\(doctor.output)")
             #expect(lines.contains("ok   speech model: installed"), "\(doctor.output)")
             #expect(lines.contains { $0.hasPrefix("ok   clock: ") || $0.hasPrefix("FAIL clock: ") })
             let json = try lockr.cli("doctor", "--json")
@@ -54,7 +56,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: "/etc/netns/\(network.router)") }
         try "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n".write(
             toFile: resolvConf, atomically: true, encoding: .utf8)
-        let lockr = try await LockrProcess(["--listen", "127.0.0.1:53", "--upstream", "127.0.0.1:9"], namespace: network.router)
+        let lockr = try await LockrProcess(
+            ["--listen", "127.0.0.1:53", "--upstream", "127.0.0.1:9"], namespace: network.router)
         defer { _ = lockr.stop() }
 
         let through = try lockr.cli("doctor")
@@ -67,7 +70,8 @@ import Testing
         let bypassed = try lockr.cli("doctor")
         #expect(bypassed.status == 1)
         #expect(
-            bypassed.output.contains("FAIL system resolver: does not go through lockr: lockr-probe.internal was not answered"),
+            bypassed.output.contains(
+                "FAIL system resolver: does not go through lockr: lockr-probe.internal was not answered"),
             "\(bypassed.output)")
         #expect(bypassed.output.contains("fix: point this machine's resolver at lockr"))
     }

@@ -98,14 +98,19 @@ import Testing
         try rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: rulesPath) }
         try network.inside(network.router, ["nft", "-f", rulesPath])
-        try network.inside(network.router, ["nft", "add", "element", "inet", "lockr", "unguarded_ipv4", "{ 10.77.0.3 }"])
+        try network.inside(
+            network.router, ["nft", "add", "element", "inet", "lockr", "unguarded_ipv4", "{ 10.77.0.3 }"])
         try network.inside(network.router, ["nft", "add", "element", "inet", "lockr", "unguarded_ipv6", "{ fd77::3 }"])
 
         let config = NSTemporaryDirectory() + "lockr-rules-\(UUID()).toml"
-        try "guard = [\"tiktok\"]\n[policy]\nmode = \"hourly\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "guard = [\"tiktok\"]\n[policy]\nmode = \"hourly\"\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let lockr = try await LockrProcess(
-            ["--config", config, "--listen", "10.77.0.1:5335", "--listen", "[fd77::1]:5335", "--upstream", "10.78.0.2"],
+            [
+                "--config", config, "--listen", "10.77.0.1:5335", "--listen", "[fd77::1]:5335", "--upstream",
+                "10.78.0.2",
+            ],
             namespace: network.router)
         defer { lockr.stop() }
         try await Task.sleep(for: .milliseconds(300))
@@ -113,13 +118,16 @@ import Testing
         // The guarded device asks the rogue resolver: lockr answers, and says why.
         let asked = try await inside(
             client, ["dig", "-b", "10.77.0.2", "@10.78.0.2", "+tries=1", "+time=2", "tiktok.com", "A"])
-        #expect(asked.contains("0.0.0.0") && asked.contains("EDE: 15 (Blocked)") && asked.contains("tiktok"), "\(asked)")
+        #expect(
+            asked.contains("0.0.0.0") && asked.contains("EDE: 15 (Blocked)") && asked.contains("tiktok"), "\(asked)")
         // Over TCP too.
         let overTCP = try await inside(
-            client, ["dig", "+tcp", "-b", "10.77.0.2", "@10.78.0.2", "+tries=1", "+time=2", "+short", "tiktok.com", "A"])
+            client,
+            ["dig", "+tcp", "-b", "10.77.0.2", "@10.78.0.2", "+tries=1", "+time=2", "+short", "tiktok.com", "A"])
         #expect(overTCP.contains("0.0.0.0"), "\(overTCP)")
         // A DNS-over-HTTPS service's name: NXDOMAIN from lockr, which says why.
-        let doh = try await inside(client, ["dig", "-b", "10.77.0.2", "@10.78.0.2", "+tries=1", "+time=2", "dns.google", "A"])
+        let doh = try await inside(
+            client, ["dig", "-b", "10.77.0.2", "@10.78.0.2", "+tries=1", "+time=2", "dns.google", "A"])
         #expect(doh.contains("status: NXDOMAIN") && doh.contains("DNS-over-HTTPS service"), "\(doh)")
         // Its DNS over TLS is dropped; another port of the same host is not.
         #expect(try await connect(from: client, source: "10.77.0.2", to: "10.78.0.2", port: 853) != "connected")
@@ -134,17 +142,21 @@ import Testing
         #expect(try await connect(from: client, source: "10.77.0.3", to: "8.8.8.8", port: 443) == "connected")
 
         // The same over IPv6.
-        let asked6 = try await inside(client, ["dig", "-b", "fd77::2", "@fd78::2", "+tries=1", "+time=2", "tiktok.com", "AAAA"])
+        let asked6 = try await inside(
+            client, ["dig", "-b", "fd77::2", "@fd78::2", "+tries=1", "+time=2", "tiktok.com", "AAAA"])
         #expect(asked6.contains(/IN\s+AAAA\s+::\s/) && asked6.contains("EDE: 15 (Blocked)"), "\(asked6)")
         let overTCP6 = try await inside(
             client, ["dig", "+tcp", "-b", "fd77::2", "@fd78::2", "+tries=1", "+time=2", "tiktok.com", "A"])
         #expect(overTCP6.contains("0.0.0.0") && overTCP6.contains("EDE: 15 (Blocked)"), "\(overTCP6)")
         #expect(try await connect(from: client, source: "fd77::2", to: "fd78::2", port: 853) != "connected")
         #expect(try await connect(from: client, source: "fd77::2", to: "fd78::2", port: 8443) == "connected")
-        #expect(try await connect(from: client, source: "fd77::2", to: "2001:4860:4860::8888", port: 443) != "connected")
-        let free6 = try await inside(client, ["dig", "-b", "fd77::3", "@fd78::2", "+tries=1", "+time=2", "+short", "tiktok.com", "A"])
+        #expect(
+            try await connect(from: client, source: "fd77::2", to: "2001:4860:4860::8888", port: 443) != "connected")
+        let free6 = try await inside(
+            client, ["dig", "-b", "fd77::3", "@fd78::2", "+tries=1", "+time=2", "+short", "tiktok.com", "A"])
         #expect(free6.contains("203.0.113.66"), "\(free6)")
         #expect(try await connect(from: client, source: "fd77::3", to: "fd78::2", port: 853) == "connected")
-        #expect(try await connect(from: client, source: "fd77::3", to: "2001:4860:4860::8888", port: 443) == "connected")
+        #expect(
+            try await connect(from: client, source: "fd77::3", to: "2001:4860:4860::8888", port: 443) == "connected")
     }
 }

@@ -8,7 +8,8 @@ import Testing
 /// started, writes what it saw (then upgrades and purges the package), and powers the container off.
 @Suite(.serialized) struct ServiceBootEndToEndTests {
     /// The program as scripts/build-static links it (debug, for speed), with the Swift runtime in it.
-    static let staticBinary = URL(fileURLWithPath: DeployEndToEndTests.scripts).deletingLastPathComponent().path
+    static let staticBinary =
+        URL(fileURLWithPath: DeployEndToEndTests.scripts).deletingLastPathComponent().path
         + "/.build-static/debug/lockr"
 
     /// What the check unit does inside the container; each part is headed "== NAME".
@@ -108,7 +109,8 @@ import Testing
             FileManager.default.isExecutableFile(atPath: Self.staticBinary),
             "no \(Self.staticBinary): build it with `CONFIGURATION=debug scripts/build-static`")
         let linked = try run("ldd", [Self.staticBinary]).output
-        #expect(!linked.contains("libswift") && !linked.contains("/opt/swift"), "the Swift runtime is linked in: \(linked)")
+        #expect(
+            !linked.contains("libswift") && !linked.contains("/opt/swift"), "the Swift runtime is linked in: \(linked)")
 
         let work = NSTemporaryDirectory() + "lockr-boot-\(UUID())"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -118,12 +120,21 @@ import Testing
         let program = work + "/lockr"
         #expect(try run("strip", ["-o", program, Self.staticBinary]).status == 0)
         let built = try await runAwaited(
-            "env", ["VERSION=0.1.0", "OUTDIR=\(work)", "LOCKR_BINARY=\(program)", "DEB_COMPRESS=none", DeployEndToEndTests.scripts + "/package-deb"])
+            "env",
+            [
+                "VERSION=0.1.0", "OUTDIR=\(work)", "LOCKR_BINARY=\(program)", "DEB_COMPRESS=none",
+                DeployEndToEndTests.scripts + "/package-deb",
+            ])
         #expect(built.status == 0, "\(built.output)")
         let package = try #require(built.output.split(separator: "\n").last { $0.hasSuffix(".deb") }.map(String.init))
         let next = try await runAwaited(
-            "env", ["VERSION=0.1.1", "OUTDIR=\(work)", "LOCKR_BINARY=\(program)", "DEB_COMPRESS=none", DeployEndToEndTests.scripts + "/package-deb"])
-        let nextPackage = try #require(next.output.split(separator: "\n").last { $0.hasSuffix(".deb") }.map(String.init))
+            "env",
+            [
+                "VERSION=0.1.1", "OUTDIR=\(work)", "LOCKR_BINARY=\(program)", "DEB_COMPRESS=none",
+                DeployEndToEndTests.scripts + "/package-deb",
+            ])
+        let nextPackage = try #require(
+            next.output.split(separator: "\n").last { $0.hasSuffix(".deb") }.map(String.init))
         let depends = try run("dpkg-deb", ["--field", package, "Depends"]).output
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")[0] }
 
@@ -135,20 +146,28 @@ import Testing
         let mirror = ProcessInfo.processInfo.environment["LOCKR_TEST_DEBIAN_MIRROR"] ?? "http://deb.debian.org/debian"
         let packages = ["systemd", "systemd-sysv", "dbus", "ldnsutils", "curl"] + depends.map(String.init)
         let strapped = try await runAwaited(
-            "timeout", ["600", "debootstrap", "--variant=minbase", "--include=" + packages.joined(separator: ","), String(release), root, mirror])
+            "timeout",
+            [
+                "600", "debootstrap", "--variant=minbase", "--include=" + packages.joined(separator: ","),
+                String(release), root, mirror,
+            ])
         try #require(strapped.status == 0, "debootstrap: \(strapped.output.suffix(2000))")
         #expect(!FileManager.default.fileExists(atPath: root + "/opt/swift"), "no Swift toolchain in the container")
 
         // Installed by the container's own dpkg, which checks the dependencies.
         try FileManager.default.copyItem(atPath: package, toPath: root + "/var/cache/lockr.deb")
         try FileManager.default.copyItem(atPath: nextPackage, toPath: root + "/var/cache/lockr-next.deb")
-        let installed = try await runAwaited("timeout", ["120"] + Self.nspawn(root) + ["dpkg", "-i", "/var/cache/lockr.deb"])
+        let installed = try await runAwaited(
+            "timeout", ["120"] + Self.nspawn(root) + ["dpkg", "-i", "/var/cache/lockr.deb"])
         #expect(installed.output.contains("Setting up lockr (0.1.0)"), "\(installed.output)")
-        #expect(installed.output.contains("multi-user.target.wants/lockr.service"), "enabled at install: \(installed.output)")
+        #expect(
+            installed.output.contains("multi-user.target.wants/lockr.service"),
+            "enabled at install: \(installed.output)")
 
         try Self.checkScript.write(toFile: root + "/usr/local/sbin/lockr-check", atomically: true, encoding: .utf8)
         chmod(root + "/usr/local/sbin/lockr-check", 0o755)
-        try Self.checkUnit.write(toFile: root + "/etc/systemd/system/lockr-check.service", atomically: true, encoding: .utf8)
+        try Self.checkUnit.write(
+            toFile: root + "/etc/systemd/system/lockr-check.service", atomically: true, encoding: .utf8)
         try FileManager.default.createSymbolicLink(
             atPath: root + "/etc/systemd/system/multi-user.target.wants/lockr-check.service",
             withDestinationPath: "/etc/systemd/system/lockr-check.service")
@@ -161,9 +180,11 @@ import Testing
 
         // Type=notify: active once lockr said READY; its own user, only CAP_NET_BIND_SERVICE, no new
         // privileges, a seccomp filter.
-        #expect(parts["started"]!.contains("Type=notify") && parts["started"]!.contains("StatusText=answering"), "\(log)")
+        #expect(
+            parts["started"]!.contains("Type=notify") && parts["started"]!.contains("StatusText=answering"), "\(log)")
         let process = parts["process"] ?? ""
-        #expect(process.firstMatch(of: /Uid:\s+(\d+)/).map { Int($0.1)! >= 61184 } == true, "a dynamic user: \(process)")
+        #expect(
+            process.firstMatch(of: /Uid:\s+(\d+)/).map { Int($0.1)! >= 61184 } == true, "a dynamic user: \(process)")
         #expect(process.contains("CapEff:\t0000000000000400"), "\(process)")
         #expect(process.contains("NoNewPrivs:\t1") && process.contains("Seccomp:\t2"), "\(process)")
 
@@ -180,25 +201,34 @@ import Testing
         #expect(log.contains("catalogue=/usr/share/lockr/blocklists"), "\(log)")
         // lockr doctor says what the install found, and what is missing.
         let doctor = parts["doctor"] ?? ""
-        #expect(doctor.contains("ok   app catalogue: ") && doctor.contains(" apps from /usr/share/lockr/blocklists"), "\(doctor)")
+        #expect(
+            doctor.contains("ok   app catalogue: ") && doctor.contains(" apps from /usr/share/lockr/blocklists"),
+            "\(doctor)")
         #expect(doctor.contains("ok   speech model: not usable (only the spoken sentence needs it)"), "\(doctor)")
-        #expect(doctor.contains("ok   DNS on 127.0.0.1:5335: answers") && doctor.contains("ok   state database"), "\(doctor)")
+        #expect(
+            doctor.contains("ok   DNS on 127.0.0.1:5335: answers") && doctor.contains("ok   state database"),
+            "\(doctor)")
 
         // Reload keeps the process; a kill is restarted; pings keep a 4 s watchdog satisfied, a stall
         // gets the process killed; a stop is clean.
         #expect(parts["reload"] == "reload exit 0, active, main pid kept", "\(parts["reload"] ?? log)")
         #expect(parts["killed"]?.hasPrefix("restarts 1, active\nNow: ") == true, "\(parts["killed"] ?? log)")
         #expect(parts["watchdog"] == "after 10 s: active, main pid kept", "\(parts["watchdog"] ?? log)")
-        #expect(parts["stalled"]?.contains("lockr.service: Watchdog timeout (limit 4s)!") == true, "\(parts["stalled"] ?? log)")
+        #expect(
+            parts["stalled"]?.contains("lockr.service: Watchdog timeout (limit 4s)!") == true,
+            "\(parts["stalled"] ?? log)")
         #expect(parts["stalled"]?.hasSuffix("active") == true, "back after the stall: \(parts["stalled"] ?? log)")
-        #expect(parts["stopped"] == "Result=success\nExecMainStatus=0\nActiveState=inactive", "\(parts["stopped"] ?? log)")
+        #expect(
+            parts["stopped"] == "Result=success\nExecMainStatus=0\nActiveState=inactive", "\(parts["stopped"] ?? log)")
         #expect(
             parts["journal"]?.contains("notice lockr: [LockrDaemon] stopped") == true
                 && parts["journal"]?.contains("Started lockr.service") == true, "\(parts["journal"] ?? log)")
 
         // An upgrade under a running systemd restarts the service on the new program; a purge stops
         // it and leaves nothing of it, its state behind systemd's link included.
-        #expect(parts["upgraded"]?.hasPrefix("active\nversion 0.1.1, main pid changed\nNow: ") == true, "\(parts["upgraded"] ?? log)")
+        #expect(
+            parts["upgraded"]?.hasPrefix("active\nversion 0.1.1, main pid changed\nNow: ") == true,
+            "\(parts["upgraded"] ?? log)")
         #expect(parts["purged"] == "inactive, unit not-found\ndone", "\(parts["purged"] ?? log)")
 
         // The score of the running system's systemd agrees with the offline one.

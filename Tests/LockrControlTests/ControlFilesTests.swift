@@ -60,7 +60,9 @@ import Testing
         #expect(try ControlFiles.endpoint(in: link).token == token)
         // A file of a third user is not.
         chown(target + "/" + ControlFiles.addressFile, 61_235, 61_235)
-        #expect(PrivateDirectory.problems(link, files: [ControlFiles.addressFile]).first?.contains("belongs to uid 61235") == true)
+        #expect(
+            PrivateDirectory.problems(link, files: [ControlFiles.addressFile]).first?.contains("belongs to uid 61235")
+                == true)
     }
 
     @Test func aLinkOthersCouldSwapOrThatPointsSomewhereOthersCanWriteIsRefused() throws {
@@ -73,12 +75,14 @@ import Testing
         try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: true)
         chmod(open, 0o777)
         try FileManager.default.createSymbolicLink(atPath: open + "/lockr", withDestinationPath: target)
-        #expect(PrivateDirectory.problems(open + "/lockr").contains { $0.hasPrefix("\(open), above the state directory") })
+        #expect(
+            PrivateDirectory.problems(open + "/lockr").contains { $0.hasPrefix("\(open), above the state directory") })
         // The link is safe but its target's parent is not.
         let inside = open + "/state"
         try FileManager.default.createDirectory(atPath: inside, withIntermediateDirectories: true)
         chmod(inside, 0o700)
         try FileManager.default.createSymbolicLink(atPath: base + "/lockr", withDestinationPath: inside)
-        #expect(PrivateDirectory.problems(base + "/lockr").contains { $0.hasPrefix("\(open), above the state directory") })
+        #expect(
+            PrivateDirectory.problems(base + "/lockr").contains { $0.hasPrefix("\(open), above the state directory") })
     }
 }
