@@ -10,6 +10,7 @@ struct Lockr: AsyncParsableCommand {
             DNS decides only new lookups: a connection an app already has open stays open until the app \
             reconnects. Short TTLs and firewall rules narrow that gap.
             """,
+        version: LockrVersion.current,
         subcommands: [
             Serve.self, StatusCommand.self, AppsCommand.self, UnlockCommand.self, ModeCommand.self, GuardCommand.self,
             SnoozeCommand.self, ExtendCommand.self, EmergencyCommand.self, PendingCommand.self, SettingsCommand.self, PinCommand.self,

@@ -109,6 +109,12 @@ import Testing
             try await runAwaited(
                 "dpkg", ["--root=\(root)", "--force-script-chrootless", "--force-depends", "--log=/dev/null"] + arguments)
         }
+        // Without VERSION the package carries the version `lockr --version` prints.
+        let version = try run(LockrProcess.binary, ["--version"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.wholeMatch(of: /\d+\.\d+\.\d+/) != nil, "\(version)")
+        let unversioned = try await runAwaited(
+            "env", ["OUTDIR=\(work)", "LOCKR_BINARY=\(LockrProcess.binary)", "DEB_COMPRESS=none", Self.scripts + "/package-deb"])
+        #expect(unversioned.output.contains("/lockr_\(version)_"), "\(unversioned.output)")
         let first = try await package("0.1.0")
         let info = try run("dpkg-deb", ["--info", first]).output
         #expect(info.contains("Package: lockr") && info.contains("Depends: ") && info.contains("libldns3"), "\(info)")

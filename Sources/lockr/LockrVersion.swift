@@ -1,0 +1,4 @@
+/// lockr's version, which `lockr --version` prints and scripts/package-deb gives the package.
+enum LockrVersion {
+    static let current = "0.14.0"
+}
