@@ -173,7 +173,8 @@ import Testing
             withDestinationPath: "/etc/systemd/system/lockr-check.service")
 
         let booted = try await runAwaited("timeout", ["300"] + Self.nspawn(root) + ["--boot"])
-        let log = try String(contentsOfFile: root + "/var/log/lockr-check.log", encoding: .utf8)
+        let log = (try? String(contentsOfFile: root + "/var/log/lockr-check.log", encoding: .utf8)) ?? ""
+        try #require(!log.isEmpty, "the check unit wrote nothing; the container said: \(booted.output.suffix(3000))")
         let parts = Self.sections(log)
         #expect(booted.status == 0, "the container powered itself off: \(booted.output.suffix(1500))")
         try #require(parts["started"]?.hasPrefix("active") == true, "lockr.service started: \(log)")
