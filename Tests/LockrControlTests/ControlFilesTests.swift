@@ -9,6 +9,12 @@ import Testing
         return path
     }
 
+    /// Makes `path` (and its parents) with `mode`.
+    func makeDirectory(_ path: String, mode: mode_t) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        chmod(path, mode)
+    }
+
     func mode(_ path: String) -> mode_t {
         var info = stat()
         stat(path, &info)
@@ -43,9 +49,8 @@ import Testing
     @Test func aLinkToADirectoryOfTheDaemonsOwnUserIsFollowed() throws {
         let base = try directory()
         let target = base + "/private/lockr"
-        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+        try makeDirectory(target, mode: 0o700)
         chmod(base + "/private", 0o700)
-        chmod(target, 0o700)
         let token = try ControlFiles.token(in: target)
         try ControlFiles.writeAddress("127.0.0.1:5380", in: target)
         let link = base + "/lockr"
@@ -68,19 +73,16 @@ import Testing
     @Test func aLinkOthersCouldSwapOrThatPointsSomewhereOthersCanWriteIsRefused() throws {
         let base = try directory()
         let target = base + "/state"
-        try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
-        chmod(target, 0o700)
+        try makeDirectory(target, mode: 0o700)
         // The link lives in a directory anyone may write (no sticky bit): anyone could replace it.
         let open = base + "/open"
-        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: true)
-        chmod(open, 0o777)
+        try makeDirectory(open, mode: 0o777)
         try FileManager.default.createSymbolicLink(atPath: open + "/lockr", withDestinationPath: target)
         #expect(
             PrivateDirectory.problems(open + "/lockr").contains { $0.hasPrefix("\(open), above the state directory") })
         // The link is safe but its target's parent is not.
         let inside = open + "/state"
-        try FileManager.default.createDirectory(atPath: inside, withIntermediateDirectories: true)
-        chmod(inside, 0o700)
+        try makeDirectory(inside, mode: 0o700)
         try FileManager.default.createSymbolicLink(atPath: base + "/lockr", withDestinationPath: inside)
         #expect(
             PrivateDirectory.problems(base + "/lockr").contains { $0.hasPrefix("\(open), above the state directory") })
