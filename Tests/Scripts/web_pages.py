@@ -9,10 +9,13 @@ saves a screenshot of the whole page (NAME-phone-light.png, ...), reads the head
 whether a stylesheet applied, and runs axe-core (axe-selenium-python) once per window size,
 reporting its serious and critical violations.
 """
+import atexit
 import base64
 import json
 import os
+import shutil
 import sys
+import tempfile
 
 from axe_selenium_python import Axe
 from selenium import webdriver
@@ -23,7 +26,11 @@ SIZES = {"phone": (390, 844), "desktop": (1280, 900)}
 
 
 def browser(flags=()):
-    """A headless Chromium with `flags` besides the usual ones."""
+    """A headless Chromium with `flags` besides the usual ones. Its scratch files (Chromium leaves
+    a directory in TMPDIR per run) go to a directory of this script's own, removed when it exits."""
+    scratch = tempfile.mkdtemp(prefix="lockr-chromium-")
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+    os.environ["TMPDIR"] = scratch
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
