@@ -71,7 +71,14 @@ public final class AdapterHub: Sendable {
         // Cancellation would abort the logout requests themselves: end the sessions outside it.
         let backends = workers.map(\.backend)
         await Task {
-            for backend in backends { await backend.close() }
+            for backend in backends {
+                do throws(BackendError) {
+                    try await backend.close()
+                } catch {
+                    logger.warning(
+                        "could not end the session", metadata: ["backend": "\(backend.name)", "error": "\(error)"])
+                }
+            }
         }.value
     }
 

@@ -38,14 +38,14 @@ public protocol Backend: Sendable {
     /// Queries logged after `time`, oldest first (none for a backend without a query log).
     func queries(after time: Date) async throws(BackendError) -> [LoggedQuery]
 
-    /// Ends the session, if the backend holds one.
-    func close() async
+    /// Ends the session, if the backend holds one; throws when the backend did not take the logout.
+    func close() async throws(BackendError)
 }
 
 extension Backend {
     public func queries(after time: Date) async throws(BackendError) -> [LoggedQuery] { [] }
 
-    public func close() async {}
+    public func close() async throws(BackendError) {}
 
     /// State-keeping backends apply a change by reconciling to its snapshot.
     public func apply(_ change: BlockChange) async throws(BackendError) -> SyncReport {

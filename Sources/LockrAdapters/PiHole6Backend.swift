@@ -59,7 +59,9 @@ public final class PiHole6Backend: Backend {
         var clientGroups: Set<Int> =
             settings.clients.isEmpty
             ? [Self.defaultGroup] : try await bind(settings.clients, to: group, settings.group, &report)
-        var audiences = [(apps: snapshot.apps, groups: settings.clients.isEmpty ? [group, Self.defaultGroup] : [group])]
+        var audiences = [
+            (apps: snapshot.apps, groups: settings.clients.isEmpty ? [group, Self.defaultGroup] : [group])
+        ]
         for person in snapshot.people where !person.clients.isEmpty {
             let name = Self.groupName(settings.group, person: person.person)
             let personGroup = try await lockrGroup(named: name, &report)
@@ -77,15 +79,19 @@ public final class PiHole6Backend: Backend {
                 continue
             }
             if let owned = split.owned[key] {
-                if owned.enabled != entry.enabled || Set(owned.groups) != Set(entry.groups) || owned.comment != comment {
+                if owned.enabled != entry.enabled || Set(owned.groups) != Set(entry.groups) || owned.comment != comment
+                {
                     try await put(key, DomainUpdate(comment: comment, groups: entry.groups, enabled: entry.enabled))
                     report.writes += 1
                 }
             } else if entry.enabled {
-                missing[MissingBatch(app: entry.app, kind: key.kind, groups: entry.groups), default: []].append(key.domain)
+                missing[MissingBatch(app: entry.app, kind: key.kind, groups: entry.groups), default: []].append(
+                    key.domain)
             }
         }
-        for (batch, domains) in missing.sorted(by: { "\($0.key.app) \($0.key.groups)" < "\($1.key.app) \($1.key.groups)" }) {
+        for (batch, domains) in missing.sorted(by: {
+            "\($0.key.app) \($0.key.groups)" < "\($1.key.app) \($1.key.groups)"
+        }) {
             let comment = EntryComment.forApp(batch.app, note: "managed by lockr; changes are undone")
             let added = try await post(
                 "/api/domains/deny/\(batch.kind)", NewDomains(domain: domains, comment: comment, groups: batch.groups))
@@ -149,14 +155,16 @@ public final class PiHole6Backend: Backend {
                 formatter.dateFormat = "HH:mm"
                 return "until \(formatter.string(from: Date() + seconds))"
             }
-            problems.append("blocking is \(blocking.blocking) on Pi-hole (\(until ?? "until someone turns it back on"))")
+            problems.append(
+                "blocking is \(blocking.blocking) on Pi-hole (\(until ?? "until someone turns it back on"))")
         }
         if settings.clients.isEmpty,
             try await get("/api/groups", as: GroupList.self).groups.contains(where: {
                 $0.id == Self.defaultGroup && $0.enabled == false
             })
         {
-            problems.append("the Default group is disabled on Pi-hole, and lockr's entries reach every client through it")
+            problems.append(
+                "the Default group is disabled on Pi-hole, and lockr's entries reach every client through it")
         }
         let allowed = try await get("/api/domains/allow", as: DomainList.self).domains.filter {
             $0.enabled && !clientGroups.isDisjoint(with: $0.groups)
@@ -179,7 +187,8 @@ public final class PiHole6Backend: Backend {
             if group.enabled == false {
                 let reply = try await send(
                     .PUT, path,
-                    json: BackendHTTP.json(NewGroup(name: name, comment: group.comment ?? Self.groupComment, enabled: true)))
+                    json: BackendHTTP.json(
+                        NewGroup(name: name, comment: group.comment ?? Self.groupComment, enabled: true)))
                 guard reply.status == 200 else { throw unexpected(reply, "enabling the group \(name)") }
                 report.writes += 1
             }
@@ -243,12 +252,20 @@ public final class PiHole6Backend: Backend {
 
     // MARK: Session
 
-    public func close() async {
+    public func close() async throws(BackendError) {
         // A login still on its way ends in a session too (it runs on, uncancelled): wait for it,
         // so that its session is ended as well and not left to time out on the Pi-hole.
         if let pending = pendingLogin.withLock({ $0 }) { _ = try? await pending.value }
         guard let sid = session.withLock({ $0 }) else { return }
-        _ = try? await http.send(.DELETE, "/api/auth", headers: [("X-FTL-SID", sid)])
+        let reply: HTTPReply
+        do {
+            reply = try await http.send(.DELETE, "/api/auth", headers: [("X-FTL-SID", sid)])
+        } catch .unreachable {
+            // Once more on a connection of its own: a kept-alive one may have been closed under it.
+            reply = try await http.send(.DELETE, "/api/auth", headers: [("X-FTL-SID", sid)])
+        }
+        // 401: the session had already ended. Any other failure keeps it for the next start to take up.
+        guard (200..<300).contains(reply.status) || reply.status == 401 else { throw unexpected(reply, "logout") }
         remember(nil)
     }
 
@@ -281,14 +298,17 @@ public final class PiHole6Backend: Backend {
 
     /// A session id to use: the current one unless it is `rejected`, else one from a (shared) login.
     private func sessionID(replacing rejected: String? = nil) async throws(BackendError) -> String? {
-        if let current = session.withLock({ $0 }), current != rejected { return current }
         if rejected == nil, needsNoLogin.withLock({ $0 }) { return nil }
-        let task = pendingLogin.withLock { pending in
-            if let pending { return pending }
+        // The session is read under the login's lock: a login that ended between a look at the
+        // session and this lock must not be followed by a second one, whose seat would never be freed.
+        let found: (session: String?, login: Task<String?, any Error>?) = pendingLogin.withLock { pending in
+            if let current = session.withLock({ $0 }), current != rejected { return (current, nil) }
+            if let pending { return (nil, pending) }
             let task = Task { () async throws -> String? in try await self.login() }
             pending = task
-            return task
+            return (nil, task)
         }
+        guard let task = found.login else { return found.session }
         defer { pendingLogin.withLock { if $0 == task { $0 = nil } } }
         do { return try await task.value } catch let error as BackendError { throw error } catch {
             throw .failed("Pi-hole login: \(error)")

@@ -56,7 +56,15 @@ import Testing
         }
         #expect(server.violations == [], "every request lockr made is in Pi-hole's OpenAPI spec")
         // The logout lockr sent as it stopped may still be on its way through a busy test process.
-        #expect(await eventually(30) { fake.openSessions == 0 }, "lockr logs out when it stops")
+        let loggedOut = await eventually(30) { fake.openSessions == 0 }
+        let stopped = lockr.finalLog.split(separator: "\n").suffix(40).joined(separator: "\n")
+        #expect(
+            loggedOut,
+            """
+            lockr logs out when it stops: \(fake.openSessions) open of \(fake.logins) logins; it exited with \
+            \(lockr.process.terminationStatus) and logged:
+            \(stopped)
+            """)
         await server.stop()
     }
 
@@ -84,12 +92,17 @@ import Testing
             fake.setBlocking(false, for: 600)
             #expect(try await eventually { try backend(lockr)["state"] as? String == "not_enforcing" })
             let text = try lockr.cli("status").output
-            #expect(text.contains("pihole6") && text.contains("NOT ENFORCING: blocking is disabled on Pi-hole (until "), "\(text)")
+            #expect(
+                text.contains("pihole6") && text.contains("NOT ENFORCING: blocking is disabled on Pi-hole (until "),
+                "\(text)")
             fake.setBlocking(true)
             fake.addUserDomain("tiktok.com", type: "allow")
-            #expect(try await eventually {
-                (try backend(lockr)["not_enforcing"] as? [String]) == ["allow entry \"tiktok.com\" keeps tiktok open"]
-            })
+            #expect(
+                try await eventually {
+                    (try backend(lockr)["not_enforcing"] as? [String]) == [
+                        "allow entry \"tiktok.com\" keeps tiktok open"
+                    ]
+                })
             fake.deleteDomain("tiktok.com")
             #expect(try await eventually { try backend(lockr)["state"] as? String == "ok" })
             // Logged once per episode, not on every reconcile.
@@ -111,9 +124,11 @@ import Testing
             """
         try await withPiHole(mode: "time", sections: alice) { lockr, fake, _ throws in
             // Each app's entries are added in a call of their own: wait for both.
-            #expect(await eventually {
-                fake.blocks("tiktok.com", client: "192.168.1.50") && fake.blocks("youtube.com", client: "aa:bb:cc:dd:ee:01")
-            })
+            #expect(
+                await eventually {
+                    fake.blocks("tiktok.com", client: "192.168.1.50")
+                        && fake.blocks("youtube.com", client: "aa:bb:cc:dd:ee:01")
+                })
             #expect(!fake.blocks("tiktok.com", client: "192.168.1.23"), "other devices are the default person's")
             #expect(fake.groups.contains { $0.name == "lockr-alice" })
             // Her window opens her apps alone.

@@ -64,7 +64,9 @@ final class LockrProcess {
             let text = log
             // Ready, and its web pages served (or given up on): tests reach those too.
             let served = webOff || text.contains("] web pages")
-            if text.contains("] ready"), served, let match = text.firstMatch(of: /address=127\.0\.0\.1:(\d+) transport=/) {
+            if text.contains("] ready"), served,
+                let match = text.firstMatch(of: /address=127\.0\.0\.1:(\d+) transport=/)
+            {
                 port = Int(match.1)!
                 return
             }
@@ -85,6 +87,8 @@ final class LockrProcess {
     }
 
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    /// Its whole log as it stopped (the file goes with it), for what a test checks afterwards.
+    private(set) var finalLog = ""
 
     /// Where its web pages are served ("127.0.0.1:PORT"), once it says so.
     var webAddress: String? {
@@ -139,6 +143,7 @@ final class LockrProcess {
             process.terminate()
             process.waitUntilExit()
         }
+        if finalLog.isEmpty { finalLog = log }
         try? FileManager.default.removeItem(atPath: logPath)
         if ownsStateDirectory { try? FileManager.default.removeItem(atPath: stateDirectory) }
         return process.terminationStatus

@@ -47,7 +47,7 @@ import Testing
             _ = try await pihole.reconcile(Fixtures.snapshot())
             #expect(fake.domains.isEmpty)
             #expect(fake.logins == 1, "the session is reused")
-            await pihole.close()
+            try await pihole.close()
             #expect(fake.openSessions == 0, "the seat is released")
         }
     }
@@ -69,9 +69,28 @@ import Testing
             let third = PiHole6Backend(settings: settings, memory: store)
             _ = try await third.reconcile(Fixtures.snapshot(Fixtures.tiktok))
             #expect(fake.logins == 2 && fake.openSessions == 1)
-            await third.close()
+            try await third.close()
             #expect(fake.openSessions == 0)
             #expect(try store.value("session", for: settings.name) == nil, "forgotten after logout")
+        }
+    }
+
+    @Test func aLogoutThatFailsIsReportedAndItsSessionKeptForTheNextStart() async throws {
+        try await withServer { server in
+            let store = try Fixtures.store()
+            var settings = Fixtures.settings(.pihole6, server.url, secret: "secret")
+            settings.timeout = Fixtures.timeout
+            let first = PiHole6Backend(settings: settings, memory: store)
+            _ = try await first.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            server.inject(.status(500))
+            await #expect(throws: BackendError.self) { try await first.close() }
+            #expect(try fake.openSessions == 1 && store.value("session", for: settings.name) != nil)
+            // The next start takes it up, and a logout whose first try gets no answer is sent again.
+            settings.timeout = .seconds(4)
+            let second = PiHole6Backend(settings: settings, memory: store)
+            server.inject(.delay(.seconds(8)))
+            try await second.close()
+            #expect(fake.logins == 1 && fake.openSessions == 0)
         }
     }
 
@@ -89,7 +108,7 @@ import Testing
             #expect(report.writes == 1)
             #expect(report.notEnforcing.isEmpty)
             #expect(fake.blocks("tiktok.com", groups: [0, group.id]))
-            await pihole.close()
+            try await pihole.close()
         }
     }
 
@@ -128,7 +147,7 @@ import Testing
             fake.setGroup("Default", enabled: false)
             report = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
             #expect(report.notEnforcing.first?.contains("the Default group is disabled") == true)
-            await pihole.close()
+            try await pihole.close()
         }
     }
 
@@ -186,7 +205,8 @@ import Testing
     @Test func eachPersonHasAGroupWithTheirDevicesAndEntriesEnabledWhereBlocked() async throws {
         try await withServer { server in
             let pihole = backend(server)
-            let alice = PersonBlocks(person: "alice", clients: ["192.168.1.50", "aa:bb:cc:dd:ee:01"], apps: [Fixtures.tiktok])
+            let alice = PersonBlocks(
+                person: "alice", clients: ["192.168.1.50", "aa:bb:cc:dd:ee:01"], apps: [Fixtures.tiktok])
             let bob = PersonBlocks(person: "bob", clients: ["192.168.1.60"], apps: [Fixtures.open(Fixtures.tiktok)])
             // Alice has tiktok blocked; Bob and the default person (every other device) have it open.
             _ = try await pihole.reconcile(BlockSnapshot(apps: [Fixtures.open(Fixtures.tiktok)], people: [alice, bob]))
@@ -194,21 +214,30 @@ import Testing
             #expect(fake.groups.contains { $0.name == "lockr-bob" })
             #expect(fake.clients.first { $0.client == "aa:bb:cc:dd:ee:01" }?.groups.contains(aliceGroup.id) == true)
             #expect(fake.domains.count == 2 && fake.domains.allSatisfy { $0.enabled && $0.groups == [aliceGroup.id] })
-            #expect(fake.blocks("tiktok.com", client: "192.168.1.50") && fake.blocks("tiktok.com", client: "aa:bb:cc:dd:ee:01"))
-            #expect(!fake.blocks("tiktok.com", client: "192.168.1.60") && !fake.blocks("tiktok.com", client: "192.168.1.23"))
+            #expect(
+                fake.blocks("tiktok.com", client: "192.168.1.50")
+                    && fake.blocks("tiktok.com", client: "aa:bb:cc:dd:ee:01"))
+            #expect(
+                !fake.blocks("tiktok.com", client: "192.168.1.60") && !fake.blocks("tiktok.com", client: "192.168.1.23")
+            )
 
             // Nobody has it blocked: disabled, kept in the groups of all who guard it.
             _ = try await pihole.reconcile(
                 BlockSnapshot(
                     apps: [Fixtures.open(Fixtures.tiktok)],
-                    people: [PersonBlocks(person: "alice", clients: alice.clients, apps: [Fixtures.open(Fixtures.tiktok)]), bob]))
+                    people: [
+                        PersonBlocks(person: "alice", clients: alice.clients, apps: [Fixtures.open(Fixtures.tiktok)]),
+                        bob,
+                    ]))
             #expect(fake.domains.count == 2 && fake.domains.allSatisfy { !$0.enabled && $0.groups.count == 4 })
             #expect(!fake.blocks("tiktok.com", client: "192.168.1.50"))
 
             // The default person's block reaches everyone through the Default group (the strictest holds).
             let report = try await pihole.reconcile(
-                BlockSnapshot(apps: [Fixtures.tiktok], people: [PersonBlocks(person: "alice", clients: alice.clients, apps: [])]))
-            #expect(fake.blocks("tiktok.com", client: "192.168.1.23") && fake.blocks("tiktok.com", client: "192.168.1.50"))
+                BlockSnapshot(
+                    apps: [Fixtures.tiktok], people: [PersonBlocks(person: "alice", clients: alice.clients, apps: [])]))
+            #expect(
+                fake.blocks("tiktok.com", client: "192.168.1.23") && fake.blocks("tiktok.com", client: "192.168.1.50"))
             #expect(report.notEnforcing.isEmpty)
             // Unguarded by everyone: deleted.
             _ = try await pihole.reconcile(BlockSnapshot(apps: []))
@@ -224,7 +253,7 @@ import Testing
             async let third = pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
             _ = try await (first, second, third)
             #expect(fake.logins == 1, "one seat, whatever the concurrency")
-            await pihole.close()
+            try await pihole.close()
             #expect(fake.openSessions == 0)
         }
     }
