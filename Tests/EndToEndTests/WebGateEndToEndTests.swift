@@ -7,14 +7,15 @@ import Testing
 /// through the microphone and sent as a recording. Each opens the app for dig too.
 extension WebEndToEndTests {
     @Test func aPuzzleSolvedByClickingOpensTheAppAndTheHoldGrantsOnlyWhenHeldItsEightSeconds() async throws {
-        let sections = Self.household + """
-            [extreme]
-            gate = ["puzzle"]
-            [puzzles]
-            kinds = ["chess"]
-            difficulty = "easy"
+        let sections =
+            Self.household + """
+                [extreme]
+                gate = ["puzzle"]
+                [puzzles]
+                kinds = ["chess"]
+                difficulty = "easy"
 
-            """
+                """
         try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: sections, timeScale: 1) { lockr, _ in
             let address = try #require(lockr.webAddress)
             // The puzzle out (as the page's button asks for it), then its page through axe-core.
@@ -23,16 +24,22 @@ extension WebEndToEndTests {
             let issued = try post("http://\(address)/apps/tiktok/puzzles", ["csrf": browser.token], jar: browser.jar)
             #expect(issued.status == 303)
             let views = try await runAwaited(
-                "python3", [Self.scripts + "/web_pages.py", "http://\(address)/apps/tiktok", Self.screenshots, "app-puzzle"])
+                "python3",
+                [Self.scripts + "/web_pages.py", "http://\(address)/apps/tiktok", Self.screenshots, "app-puzzle"])
             let viewsReport = try report(views.output)
             #expect((viewsReport["violations"] as? [Any])?.isEmpty == true, "axe: \(viewsReport["violations"] ?? [])")
             for view in viewsReport["views"] as? [[String: Any]] ?? [] {
-                #expect((view["scrollWidth"] as? Int ?? .max) <= (view["width"] as? Int ?? 0), "the board fits: \(view)")
+                #expect(
+                    (view["scrollWidth"] as? Int ?? .max) <= (view["width"] as? Int ?? 0), "the board fits: \(view)")
             }
 
             let solved = try report(
                 try await runAwaited(
-                    "python3", [Self.scripts + "/web_app.py", "puzzle", "http://\(address)/apps/tiktok", "tiktok", Self.screenshots]
+                    "python3",
+                    [
+                        Self.scripts + "/web_app.py", "puzzle", "http://\(address)/apps/tiktok", "tiktok",
+                        Self.screenshots,
+                    ]
                 ).output)
             #expect(solved["error"] == nil, "\(solved)")
             #expect(solved["pressed"] as? String == "true", "the chosen piece shows as chosen")
@@ -42,7 +49,11 @@ extension WebEndToEndTests {
 
             let held = try report(
                 try await runAwaited(
-                    "python3", [Self.scripts + "/web_app.py", "hold", "http://\(address)/apps/youtube", "youtube", Self.screenshots]
+                    "python3",
+                    [
+                        Self.scripts + "/web_app.py", "hold", "http://\(address)/apps/youtube", "youtube",
+                        Self.screenshots,
+                    ]
                 ).output)
             #expect(held["error"] == nil, "\(held)")
             // The server times from the press's arrival: on a loaded machine 3 s may read as 2.
@@ -53,8 +64,42 @@ extension WebEndToEndTests {
             #expect(try dig(lockr.port, "www.youtube.com", "A", "+short").contains("192.0.2.22"))
             let status = try lockr.cli("status", "--person", "alice", "--json").output
             let people = try #require(
-                (try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])?["people"] as? [[String: Any]])
+                (try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])?["people"]
+                    as? [[String: Any]])
             #expect((people.first?["emergencies"] as? [String: Any])?["used"] as? Int == 1, "one granted: \(status)")
+        }
+    }
+
+    @Test func sumsAnsweredByKeyboardOpenTheAppOneLevelHarderAfterAWrongAnswer() async throws {
+        let sections =
+            Self.household + """
+                [extreme]
+                gate = ["puzzle"]
+                [puzzles]
+                kinds = ["arithmetic"]
+                difficulty = "easy"
+
+                """
+        try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: sections, timeScale: 1) { lockr, _ in
+            let address = try #require(lockr.webAddress)
+            let answered = try report(
+                try await runAwaited(
+                    "python3",
+                    [
+                        Self.scripts + "/web_app.py", "arithmetic", "http://\(address)/apps/tiktok", "tiktok",
+                        Self.screenshots,
+                    ]
+                ).output)
+            #expect(answered["error"] == nil, "\(answered)")
+            let first = answered["first"] as? [String: Any] ?? [:]
+            let second = answered["second"] as? [String: Any] ?? [:]
+            #expect(
+                first["difficulty"] as? String == "easy" && second["difficulty"] as? String == "medium", "\(answered)")
+            #expect((answered["after_wrong"] as? String)?.contains("wrong: ") == true, "\(answered)")
+            #expect(answered["before"] as? String == "locked" && answered["after"] as? String == "open", "\(answered)")
+            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
+            let log = try lockr.cli("log", "--person", "alice").output
+            #expect(log.contains("arithmetic easy failed") && log.contains("arithmetic medium solved"), "\(log)")
         }
     }
 
@@ -67,7 +112,9 @@ extension WebEndToEndTests {
                 ).output)
             #expect(followed["error"] == nil, "\(followed)")
             #expect(followed["status_before"] as? String == "locked" && followed["status_after"] as? String == "open")
-            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"), "opened from the page (hourly)")
+            #expect(
+                try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"), "opened from the page (hourly)"
+            )
         }
     }
 
@@ -83,7 +130,10 @@ extension WebEndToEndTests {
             let sent = try report(
                 try await runAwaited(
                     "python3",
-                    [Self.scripts + "/web_app.py", "voice", "http://\(address)/apps/tiktok", "tiktok", Self.screenshots, clip, "file"]
+                    [
+                        Self.scripts + "/web_app.py", "voice", "http://\(address)/apps/tiktok", "tiktok",
+                        Self.screenshots, clip, "file",
+                    ]
                 ).output)
             #expect(sent["error"] == nil && sent["after"] as? String == "open", "a recording: \(sent)")
             #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
@@ -92,7 +142,8 @@ extension WebEndToEndTests {
                 try await runAwaited(
                     "python3",
                     [
-                        Self.scripts + "/web_app.py", "voice", "http://\(address)/apps/youtube", "youtube", Self.screenshots,
+                        Self.scripts + "/web_app.py", "voice", "http://\(address)/apps/youtube", "youtube",
+                        Self.screenshots,
                         clip + "%noloop", "record", seconds,
                     ]
                 ).output)

@@ -5,6 +5,9 @@ on a phone would, and prints one JSON object of what happened.
     web_app.py puzzle URL APP SCREENSHOT_DIR
         asks for the puzzle (unless it is out already), finds a mating move with python-chess (the oracle), makes it by
         clicking the piece and its square, answers, and opens the app.
+    web_app.py arithmetic URL APP SCREENSHOT_DIR
+        by keyboard alone: answers the first sum wrong, then the next (a level harder) right, and
+        opens the app.
     web_app.py hold URL APP SCREENSHOT_DIR
         presses the emergency button and lets go after 3 s, then holds it 8.5 s.
     web_app.py live URL APP SCREENSHOT_DIR
@@ -18,6 +21,7 @@ URL is the page of APP (http://HOST:PORT/apps/APP) unless said otherwise.
 """
 import json
 import os
+import re
 import sys
 import time
 
@@ -25,6 +29,7 @@ import chess
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -70,6 +75,33 @@ def puzzle(driver, directory, report):
     report["solved"] = True
     report["after"] = open_app(driver)
     save_page(driver, os.path.join(directory, "app-phone-open.png"))
+
+
+def arithmetic(driver, directory, report):
+    report["first"] = answer_sum(driver, right=False)
+    report["after_wrong"] = wait(driver).until(
+        lambda d: [text for text in [d.find_element(By.TAG_NAME, "main").text] if "wrong" in text])[0]
+    save_page(driver, os.path.join(directory, "app-phone-arithmetic-wrong.png"))
+    report["second"] = answer_sum(driver, right=True)
+    wait(driver).until(lambda d: "Solved" in d.find_element(By.TAG_NAME, "main").text)
+    report["after"] = open_app(driver)
+
+
+def answer_sum(driver, right):
+    """Asks for the puzzle if it is not out, works it out from its prompt and types the answer (or
+    one more than it) into the answer field, submitting with Enter; returns what was asked."""
+    ask = driver.find_elements(By.XPATH, "//button[text()='Show the puzzle']")
+    if ask:
+        ask[0].click()
+    prompt = wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, ".prompt")).text
+    question = prompt.split("=")[0].replace("×", "*").replace("−", "-")
+    if not re.fullmatch(r"[0-9 +*-]+", question):
+        raise ValueError(f"not a sum: {prompt}")
+    answer = eval(question, {"__builtins__": {}})  # digits and + - * only, checked above
+    level = driver.find_element(By.XPATH, "//p[@class='prompt']/following-sibling::p").text.split(";")[0]
+    field = driver.find_element(By.CSS_SELECTOR, "input[name=answer]")
+    field.send_keys(str(answer if right else answer + 1) + Keys.ENTER)
+    return {"prompt": prompt, "difficulty": level, "typed": str(answer if right else answer + 1)}
 
 
 def is_mate(board, move):
@@ -145,6 +177,9 @@ def main():
         elif kind == "puzzle":
             report["before"] = badge(driver)
             puzzle(driver, directory, report)
+        elif kind == "arithmetic":
+            report["before"] = badge(driver)
+            arithmetic(driver, directory, report)
         elif kind == "hold":
             report["before"] = badge(driver)
             hold(driver, directory, report)
