@@ -73,9 +73,16 @@ struct AppPage {
         /// Whether typing it below is taken as well.
         let orTyped: Bool
         /// Where it must be spoken: how long typing it instead makes the person wait, until asked;
-        /// when it was asked, from when typing is taken.
+        /// when it was asked, how long is left of that wait (nil once typing is taken).
         let fallbackWait: String?
-        let typedFrom: String?
+        let typedIn: TypedWait?
+    }
+
+    /// What is left of the typed fallback's wait, and in how many real seconds the page shows the
+    /// field to type the sentence in.
+    struct TypedWait {
+        let text: String
+        let seconds: Int64
     }
 
     /// The windows the gate opens, as buttons of one form that carries the typed sentence where the
@@ -113,7 +120,8 @@ struct AppPage {
         badge = StatusPage.badge(app)
         why = app.state.text
         until = app.state.until.flatMap { until in
-            app.open || app.state.code == "cooldown" || app.state.text.contains(until.local) ? nil : "until \(until.local)"
+            app.open || app.state.code == "cooldown" || app.state.text.contains(until.local)
+                ? nil : "until \(until.local)"
         }
         countdown = app.windowEnds.map { Countdown($0, timeScale: timeScale) }
         used = "used \(StatusPage.minutes(app.usedSeconds)) today"
@@ -125,46 +133,65 @@ struct AppPage {
         let shut = gated || app.state.code == "cooldown" ? gate.cooldownUntil : nil
         cooldown = shut.map { until in
             GateShut(
-                text: "Wrong answers shut the gate for \((until - view.now).spoken) more (until \(view.calendar.clockText(until))).",
-                seconds: Int64((Double((until - view.now).milliseconds) / 1000 / timeScale).rounded(.up)))
+                text:
+                    "Wrong answers shut the gate for \((until - view.now).spoken) more (until \(view.calendar.clockText(until))).",
+                seconds: Self.realSeconds(until - view.now, timeScale: timeScale))
         }
         let gateOpen = gated && cooldown == nil
-        puzzles = gateOpen && gate.steps.contains(.puzzle)
+        puzzles =
+            gateOpen && gate.steps.contains(.puzzle)
             ? PuzzleStep(
                 toSolve: gate.puzzlesToSolve, difficulty: gate.difficulty,
                 issued: view.engine.state.gate.challenges.filter { $0.expires > view.now }.map { challenge in
                     PuzzleCard(
-                        id: challenge.id, prompt: challenge.puzzle.prompt, difficulty: challenge.puzzle.difficulty.rawValue,
+                        id: challenge.id, prompt: challenge.puzzle.prompt,
+                        difficulty: challenge.puzzle.difficulty.rawValue,
                         expires: view.calendar.clockText(challenge.expires),
-                        board: challenge.puzzle.position.flatMap { try? ChessPosition(fen: $0) }.map(ChessBoardView.init))
+                        board: challenge.puzzle.position.flatMap { try? ChessPosition(fen: $0) }.map(
+                            ChessBoardView.init))
                 })
             : nil
         let typedFrom = gate.typedFallbackFrom
-        voice = gateOpen && (gate.input == .voice || gate.input == .either)
+        voice =
+            gateOpen && (gate.input == .voice || gate.input == .either)
             ? gate.sentence.map { sentence in
                 VoiceStep(
                     sentence: sentence, heard: gate.sentencePassed, orTyped: gate.input == .either,
                     fallbackWait: typedFrom == nil ? gate.typedFallbackCost.map(\.spoken) : nil,
-                    typedFrom: typedFrom.map { view.calendar.clockText($0) })
+                    typedIn: typedFrom.flatMap { from in
+                        from > view.now
+                            ? TypedWait(
+                                text:
+                                    "You may type it instead in \((from - view.now).spoken); the field shows below then.",
+                                seconds: Self.realSeconds(from - view.now, timeScale: timeScale)) : nil
+                    })
             }
             : nil
         let typable = gate.input == .typed || gate.input == .either || typedFrom.map { $0 <= view.now } == true
-        windows = buttons.isEmpty || (gated && cooldown != nil)
+        windows =
+            buttons.isEmpty || (gated && cooldown != nil)
             ? nil
             : WindowForm(sentence: gateOpen && typable && !gate.sentencePassed ? gate.sentence : nil, buttons: buttons)
         let emergencies = status.emergencies
-        emergency = !app.open && emergencies.used < emergencies.perDay
+        emergency =
+            !app.open && emergencies.used < emergencies.perDay
             ? EmergencyHold(
                 seconds: settings.emergencyHold.secondsRoundedUp,
                 text: "Opens every guarded app for \(settings.emergency.length.spoken). "
                     + "\(emergencies.perDay - emergencies.used) of \(emergencies.perDay) left today.")
             : nil
-        noWayOut = !app.open && windows == nil && emergency == nil && cooldown == nil
+        noWayOut =
+            !app.open && windows == nil && emergency == nil && cooldown == nil
             ? "Nothing opens it now: it opens again \(until ?? "when the day ends")." : nil
     }
 
     /// The windows that would open `app` now, before the gate: the hour's window where it is
     /// locked until unlocked; snooze and extend where the day's budget is spent and some are left.
+    /// Real seconds until `left` of policy time has passed, rounded up.
+    private static func realSeconds(_ left: Duration, timeScale: Double) -> Int64 {
+        Int64((Double(left.milliseconds) / 1000 / timeScale).rounded(.up))
+    }
+
     private static func windowButtons(_ app: AppBody, _ status: StatusBody) -> [WindowButton] {
         var buttons: [WindowButton] = []
         if app.state.code == "locked", ["unlock", "sentence", "gate"].contains(app.state.opensBy) {
@@ -174,7 +201,8 @@ struct AppPage {
             let (snoozes, extensions) = (status.snoozes, status.extensions)
             if snoozes.used < snoozes.perDay {
                 buttons.append(
-                    WindowButton(action: "snooze", label: "Snooze (\(snoozes.perDay - snoozes.used) of \(snoozes.perDay) left)"))
+                    WindowButton(
+                        action: "snooze", label: "Snooze (\(snoozes.perDay - snoozes.used) of \(snoozes.perDay) left)"))
             }
             if extensions.used < extensions.perDay {
                 buttons.append(WindowButton(action: "extend", label: "Add time to today's budget"))

@@ -146,7 +146,7 @@ enum WebTemplates {
         <button type="submit" class="secondary">Type it instead (after a wait of {{.}})</button>
         </form>
         {{/fallbackWait}}
-        {{#typedFrom}}<p class="quiet">Typing it is taken from {{.}}.</p>{{/typedFrom}}
+        {{#typedIn}}<p class="quiet" data-reload-in="{{seconds}}">{{text}}</p>{{/typedIn}}
         {{/heard}}
         </section>
         {{/page.voice}}

@@ -103,6 +103,28 @@ extension WebEndToEndTests {
         }
     }
 
+    @Test func withoutAMicrophoneTheSentenceIsTypedAfterTheFallbacksWait() async throws {
+        let sections = Self.household + PolicyEndToEndTests.voiceGate
+        try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: sections, timeScale: 1) { lockr, _ in
+            let address = try #require(lockr.webAddress)
+            let asked = Date()
+            let typed = try report(
+                try await runAwaited(
+                    "python3",
+                    [
+                        Self.scripts + "/web_app.py", "fallback", "http://\(address)/apps/tiktok", "tiktok",
+                        Self.screenshots,
+                    ]
+                ).output)
+            #expect(typed["error"] == nil, "\(typed)")
+            #expect(typed["field_before"] as? Bool == false, "with input = \"voice\" no field to type it in at first")
+            #expect((typed["waiting"] as? String)?.hasPrefix("You may type it instead in ") == true, "\(typed)")
+            #expect(Date().timeIntervalSince(asked) >= 15, "one cooldown step further along: 15 s")
+            #expect(typed["before"] as? String == "locked" && typed["after"] as? String == "open", "\(typed)")
+            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
+        }
+    }
+
     @Test func aStatusPageLeftOpenShowsAnAppOpenedElsewhereByItself() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.household, timeScale: 1) { lockr, _ in
             let address = try #require(lockr.webAddress)

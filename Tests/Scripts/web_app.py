@@ -8,6 +8,9 @@ on a phone would, and prints one JSON object of what happened.
     web_app.py arithmetic URL APP SCREENSHOT_DIR
         by keyboard alone: answers the first sum wrong, then the next (a level harder) right, and
         opens the app.
+    web_app.py fallback URL APP SCREENSHOT_DIR
+        the spoken sentence typed instead: asks for the typed fallback, waits until the page shows
+        the field by itself, types the sentence and opens the app.
     web_app.py hold URL APP SCREENSHOT_DIR
         presses the emergency button and lets go after 3 s, then holds it 8.5 s.
     web_app.py live URL APP SCREENSHOT_DIR
@@ -104,6 +107,19 @@ def answer_sum(driver, right):
     return {"prompt": prompt, "difficulty": level, "typed": str(answer if right else answer + 1)}
 
 
+def fallback(driver, directory, report):
+    report["field_before"] = bool(driver.find_elements(By.ID, "phrase"))
+    wait(driver).until(lambda d: d.find_element(By.XPATH, "//button[starts-with(text(), 'Type it instead')]")).click()
+    report["waiting"] = wait(driver).until(
+        lambda d: d.find_element(By.XPATH, "//p[starts-with(text(), 'You may type it instead in')]")).text
+    save_page(driver, os.path.join(directory, "app-phone-fallback-waiting.png"))
+    # The page shows the field by itself when the wait is over.
+    typed = wait(driver, 60).until(lambda d: d.find_element(By.ID, "phrase"))
+    sentence = driver.find_element(By.ID, "sentence").text
+    typed.send_keys(sentence)
+    report["after"] = open_app(driver)
+
+
 def is_mate(board, move):
     board.push(move)
     try:
@@ -177,6 +193,9 @@ def main():
         elif kind == "puzzle":
             report["before"] = badge(driver)
             puzzle(driver, directory, report)
+        elif kind == "fallback":
+            report["before"] = badge(driver)
+            fallback(driver, directory, report)
         elif kind == "arithmetic":
             report["before"] = badge(driver)
             arithmetic(driver, directory, report)
