@@ -51,7 +51,9 @@ public protocol PolicyAccess: Sendable {
     /// Carries `command` out on `person`'s policy at the current policy time and saves what it
     /// changed (also when it is refused, as a refusal may count, like a wrong sentence) before
     /// returning its result and the person's policy just after.
-    func perform<Command: PolicyCommand>(_ command: Command, for person: String) throws(ControlFailure)
+    func perform<Command: PolicyCommand>(
+        _ command: Command, for person: String
+    ) throws(ControlFailure)
         -> Performed<Command.Result>
 
     /// `person`'s policy (one `person(named:caller:)` or `peopleNames()` gave) at the current policy
@@ -100,7 +102,9 @@ public protocol PolicyAccess: Sendable {
     /// Asks for `document`'s settings for everyone it names, all or nothing: checks every person's
     /// first (a problem throws an `ErrorBody` naming its place; a loosening change without the PIN
     /// throws `pinRequired`), then applies them together, unless `checkOnly`.
-    func importConfiguration(_ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool) throws
+    func importConfiguration(
+        _ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool
+    ) throws
         -> ConfigurationImportResponse
 
     /// Queries of `person` answered per outcome in `day` (the query log's hourly counts; empty
@@ -108,10 +112,13 @@ public protocol PolicyAccess: Sendable {
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int]
 
     /// Makes `device` (a MAC or IP address) `person`'s from its next query on, kept across
-    /// restarts; the default person takes it back from whoever it was assigned to. A device the
+    /// restarts; the default person takes it back from whoever it was assigned to. A move that
+    /// would loosen the device's protection (the person it leaves has protection in force that
+    /// `person`'s lacks) is a loosening change of the person it leaves: it passes their gate with
+    /// `phrase` and waits as theirs do, and is returned; nil when it moved at once. A device the
     /// config file gives someone stays theirs (`nothingToDo`); what is no MAC or IP address of one
     /// device is refused (`invalidSettings`).
-    func assignDevice(_ device: String, to person: String) throws(ControlFailure)
+    func assignDevice(_ device: String, to person: String, phrase: String?) throws(ControlFailure) -> PendingChange?
 }
 
 extension PolicyAccess {

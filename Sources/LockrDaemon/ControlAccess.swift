@@ -34,7 +34,9 @@ struct ControlAccess: PolicyAccess {
         return number == 0 ? nil : household.policy(number: number).name
     }
 
-    func perform<Command: PolicyCommand>(_ command: Command, for name: String) throws(ControlFailure)
+    func perform<Command: PolicyCommand>(
+        _ command: Command, for name: String
+    ) throws(ControlFailure)
         -> Performed<Command.Result>
     {
         guard let person = household.policy(of: name) else {
@@ -99,20 +101,26 @@ struct ControlAccess: PolicyAccess {
             + "while lockr ran (see `lockr log`); a restart takes the clock's time up"
     }
 
-    func assignDevice(_ device: String, to name: String) throws(ControlFailure) {
+    func assignDevice(_ device: String, to name: String, phrase: String?) throws(ControlFailure) -> PendingChange? {
         guard let spec = DeviceSpec(device.trimmingCharacters(in: .whitespaces)), spec.isOneDevice else {
             throw .refused(.invalidSettings("'\(device)' is no MAC or IP address of one device"))
         }
-        guard household.policy(of: name) != nil else { throw .unknownPerson(name, people: household.peopleNames()) }
+        guard let target = household.policy(of: name) else {
+            throw .unknownPerson(name, people: household.peopleNames())
+        }
         if let owner = household.configuredOwner(of: spec) {
             throw .refused(.nothingToDo("\(spec.clientName) is \(owner)'s in the config file: change it there"))
         }
         let key = spec.clientName
-        for person in household.everyone where person.name != name {
-            _ = try perform(Commands.ReleaseDevice(key), for: person.name)
-        }
+        let owner =
+            household.everyone.first { $0.read { $0.state.claimedDevices.contains(key) } }?.name ?? People.defaultName
+        if owner == name { return nil }
+        let moving = Commands.HandOverDevice(
+            key, from: owner, to: name, theirs: target.read { $0.inForce }, phrase: phrase, pin: .verified)
+        if let pending = try perform(moving, for: owner).result { return pending }
         if name != People.defaultName { _ = try perform(Commands.ClaimDevice(key), for: name) }
         household.devicesChanged()
+        return nil
     }
 
     func devices() -> [DeviceBody] {
@@ -124,7 +132,9 @@ struct ControlAccess: PolicyAccess {
     }
 
     func queries(_ request: QueryLogRequest) throws(ControlFailure) -> QueriesResponse {
-        guard let queryLog else { return QueriesResponse(enabled: false, retentionDays: 0, dropped: 0, people: peopleNames(), entries: []) }
+        guard let queryLog else {
+            return QueriesResponse(enabled: false, retentionDays: 0, dropped: 0, people: peopleNames(), entries: [])
+        }
         let since = request.sinceSeconds.map { PolicyClock.wallMilliseconds() - $0 * 1000 }
         let rows: [QueryLogRow]
         do {
@@ -161,13 +171,16 @@ struct ControlAccess: PolicyAccess {
 
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int] {
         guard let queryLog else { return [:] }
-        return (try? queryLog.store.counts(
-            person: person, from: clock.wallMilliseconds(at: day.start), to: clock.wallMilliseconds(at: day.end))) ?? [:]
+        return
+            (try? queryLog.store.counts(
+                person: person, from: clock.wallMilliseconds(at: day.start), to: clock.wallMilliseconds(at: day.end)))
+            ?? [:]
     }
 
     func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody {
         guard let number = RecordType.number(type) else {
-            throw ErrorBody(error: "'\(type)' is not a record type (A, AAAA, HTTPS, MX, TYPE65, ...)", code: "bad_request")
+            throw ErrorBody(
+                error: "'\(type)' is not a record type (A, AAAA, HTTPS, MX, TYPE65, ...)", code: "bad_request")
         }
         guard let query = DNSQuery.asking(name, type: number) else {
             throw ErrorBody(error: "'\(name)' is not a domain name", code: "bad_request")

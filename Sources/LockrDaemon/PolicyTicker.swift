@@ -54,8 +54,24 @@ final class PolicyTicker: Sendable {
             if let jump { person.withEngine { $0.noteClockJump(by: jump, at: now) } }
             liveEvents.publish(person.tick(at: now), of: person.name)
         }
+        handOverDevices(at: now)
         checkDevices(at: now)
         try? propagation.propagate(savingAll: clock.scale != 1)
+    }
+
+    /// Carries out the device moves whose time has come (also those due while lockr was down): the
+    /// person each was handed to claims it (the default person needs no claim).
+    private func handOverDevices(at now: Instant) {
+        var moved = false
+        for person in household.everyone {
+            for handOver in person.withEngine({ $0.takeDueHandOvers(at: now) }) {
+                if handOver.person != People.defaultName {
+                    household.policy(of: handOver.person)?.withEngine { _ = $0.claimDevice(handOver.device, at: now) }
+                }
+                moved = true
+            }
+        }
+        if moved { household.devicesChanged() }
     }
 
     /// Flags the devices that turned protection off, and clears those that ask again.

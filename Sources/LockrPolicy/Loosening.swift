@@ -52,9 +52,13 @@ public struct SettingChange: Sendable, Equatable, Codable {
 /// fallback), a longer TTL for open apps, metering that counts
 /// less, a shorter commitment delay, any move of the day's start or time zone (which can start a
 /// new day early), an app's domain dropped from `[apps]`, a name always allowed, and anti-bypass
-/// switched off. Everything else tightens or is neutral, and applies at once.
+/// switched off. Everything else tightens or is neutral, and applies at once. The same comparison,
+/// of two people's protections, tells whether a device handed from one to the other loosens.
 public enum Loosening {
     static let guardKey = "guard"
+    /// A device handed to another person ("device 192.168.1.20: alice → bob"); no setting of
+    /// `Protection`, so `changes` never finds one and `applying` leaves the protection as it is.
+    static let deviceKey = "device"
     static let scheduleKey = "schedule"
     static let alwaysAllowKey = "always-allow"
     static let antiBypassKey = "blocking.anti-bypass"
@@ -149,6 +153,7 @@ public enum Loosening {
                 schedules.append(wanted)
             }
             result.schedules = schedules
+        case deviceKey: break
         case alwaysAllowKey: names.alwaysAllow.update(change, inside: allowedText)
         case antiBypassKey: names.antiBypass = target.names?.antiBypass ?? names.antiBypass
         case let key where key.hasPrefix(appsPrefix):

@@ -299,6 +299,33 @@ public enum Commands {
         }
     }
 
+    /// Hands a device of the person's to another person: nil when it may move at once (released
+    /// here; the other person then claims it), else the pending change it waits as (see
+    /// `PolicyEngine.handOverDevice`).
+    public struct HandOverDevice: PolicyCommand {
+        public let device: String
+        public let from: String
+        public let to: String
+        public let theirs: Protection
+        public let phrase: String?
+        public var pin: PinCheck
+
+        public init(
+            _ device: String, from: String, to: String, theirs: Protection, phrase: String?, pin: PinCheck = .none
+        ) {
+            self.device = device
+            self.from = from
+            self.to = to
+            self.theirs = theirs
+            self.phrase = phrase
+            self.pin = pin
+        }
+
+        public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) -> PendingChange? {
+            try engine.handOverDevice(device, from: from, to: to, theirs: theirs, phrase: phrase, pin: pin, at: now)
+        }
+    }
+
     /// Takes a device assigned at run time back from the person; the result is whether it was theirs.
     public struct ReleaseDevice: PolicyCommand {
         public let device: String

@@ -48,27 +48,39 @@ extension PolicyEngine {
         var current = inForce
         for change in Loosening.changes(from: current, to: wanted) where !change.loosens {
             current = Loosening.applying(change, to: current, from: wanted)
-            log(.changeApplied, change.app, "\(change.description) (\(source); at once, as it does not loosen)", at: now)
+            log(
+                .changeApplied, change.app, "\(change.description) (\(source); at once, as it does not loosen)", at: now
+            )
         }
         state.inForce = current
         let loosening = Loosening.changes(from: current, to: wanted).filter(\.loosens)
-        for gone in state.pending where !loosening.contains(where: { Self.same($0, gone.change) }) {
-            log(.changeCancelled, gone.change.app, "#\(gone.id) \(gone.change.description): no longer asked for", at: now)
+        // A device's move is no setting: it waits whatever the settings ask for.
+        func stillAsked(_ pending: PendingChange) -> Bool {
+            pending.change.key == Loosening.deviceKey || loosening.contains { Self.same($0, pending.change) }
         }
-        state.pending.removeAll { pending in !loosening.contains { Self.same($0, pending.change) } }
+        for gone in state.pending where !stillAsked(gone) {
+            log(
+                .changeCancelled, gone.change.app, "#\(gone.id) \(gone.change.description): no longer asked for",
+                at: now)
+        }
+        state.pending.removeAll { !stillAsked($0) }
         state.declined = state.declined.filter { slot, value in
             loosening.contains { Self.slot($0) == slot && $0.to == value }
         }
         var created: [PendingChange] = []
         for change in loosening
-        where !state.pending.contains(where: { Self.same($0.change, change) }) && state.declined[Self.slot(change)] != change.to {
+        where !state.pending.contains(where: { Self.same($0.change, change) })
+            && state.declined[Self.slot(change)] != change.to
+        {
             let pending = PendingChange(
                 id: state.nextChangeID, change: change, source: source, requested: now, appliesAt: gateTime(at: now),
                 awaitingSentence: Self.passesNoGate(source) && !gateSteps.isEmpty, target: wanted)
             state.nextChangeID += 1
             state.pending.append(pending)
             created.append(pending)
-            log(.changePending, change.app, "#\(pending.id) \(change.description) (\(source)): \(when(pending))", at: now)
+            log(
+                .changePending, change.app, "#\(pending.id) \(change.description) (\(source)): \(when(pending))",
+                at: now)
         }
         refreshInForce()
         restartMeteringIfTheSliceChanged(at: now)
@@ -92,12 +104,18 @@ extension PolicyEngine {
     /// Applies the pending changes whose time has come (also those due while lockr was down).
     mutating func applyDueChanges(at now: Instant) {
         // Runs on every query (through `advance`): nothing is allocated unless a change is due.
-        guard state.pending.contains(where: { $0.appliesAt <= now && !$0.awaitingSentence }) else { return }
-        let due = state.pending.filter { $0.appliesAt <= now && !$0.awaitingSentence }
+        // A device's move is the household's to carry out (`takeDueHandOvers`).
+        func isDue(_ pending: PendingChange) -> Bool {
+            pending.appliesAt <= now && !pending.awaitingSentence && pending.change.key != Loosening.deviceKey
+        }
+        guard state.pending.contains(where: isDue) else { return }
+        let due = state.pending.filter(isDue)
         var current = inForce
         for pending in due {
             current = Loosening.applying(pending.change, to: current, from: pending.target)
-            log(.changeApplied, pending.change.app, "#\(pending.id) \(pending.change.description) (\(pending.source))", at: now)
+            log(
+                .changeApplied, pending.change.app, "#\(pending.id) \(pending.change.description) (\(pending.source))",
+                at: now)
         }
         state.inForce = current
         state.pending.removeAll { pending in due.contains { $0.id == pending.id } }
@@ -181,7 +199,9 @@ extension PolicyEngine {
     public mutating func resetSettings(
         phrase: String? = nil, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
-        guard state.overlay != SettingsOverlay() else { throw .nothingToDo("no setting was changed from the config file") }
+        guard state.overlay != SettingsOverlay() else {
+            throw .nothingToDo("no setting was changed from the config file")
+        }
         return try request("lockr settings reset", phrase: phrase, pin: pin, at: now) {
             overlay throws(PolicyRefusal) in
             overlay = SettingsOverlay()

@@ -1,6 +1,18 @@
 /// Devices the household assigns to a person while lockr runs (the admin view's "assign"), kept
 /// with the person's state. The config file's devices stay the config file's.
+///
+/// A device handed from this person to another is a change of the protection that device gets:
+/// when the other's protection in force is no weaker (`Loosening` finds nothing that loosens), it
+/// moves at once; otherwise the move is a loosening change of this person's, costing what theirs
+/// cost (the PIN where one is set, the gate) and waiting as they wait, shown and cancelled with
+/// them. The household carries a due move out (`takeDueHandOvers`), as it takes two people.
 extension PolicyEngine {
+    /// A device handed over to another person, due now.
+    public struct HandOver: Sendable, Equatable {
+        public let device: String
+        public let person: String
+    }
+
     /// Makes `device` (a MAC or IP address, already checked) this person's; false when it was.
     public mutating func claimDevice(_ device: String, at now: Instant) -> Bool {
         let now = advance(to: now)
@@ -18,4 +30,52 @@ extension PolicyEngine {
         log(.deviceReleased, nil, "device \(device) no longer assigned", at: now)
         return true
     }
+
+    /// Asks to hand `device` (this person's now) over to `person`, whose protection in force is
+    /// `theirs`. Nil when it may move at once (it is released here; the caller has `person` claim
+    /// it); else the pending change it waits as, a gate passed for it (and the PIN checked where
+    /// one is set). A move already waiting is returned as it is.
+    public mutating func handOverDevice(
+        _ device: String, from me: String, to person: String, theirs: Protection, phrase: String?, pin: PinCheck,
+        at now: Instant
+    ) throws(PolicyRefusal) -> PendingChange? {
+        let now = advance(to: now)
+        let move = SettingChange(key: Loosening.deviceKey, element: device, from: me, to: person, loosens: true)
+        if let waiting = state.pending.first(where: { Self.same($0.change, move) }) { return waiting }
+        guard Loosening.changes(from: inForce, to: theirs).contains(where: \.loosens) else {
+            state.pending.removeAll { $0.change.key == Loosening.deviceKey && $0.change.element == device }
+            _ = releaseDevice(device, at: now)
+            return nil
+        }
+        if needsPin(pin) { throw .pinRequired }
+        try passGate(phrase, for: nil, at: now)
+        // Another person asked for before: this one takes its place.
+        state.pending.removeAll { $0.change.key == Loosening.deviceKey && $0.change.element == device }
+        let pending = PendingChange(
+            id: state.nextChangeID, change: move, source: Self.adminView, requested: now, appliesAt: gateTime(at: now),
+            awaitingSentence: false, target: inForce)
+        state.nextChangeID += 1
+        state.pending.append(pending)
+        log(.changePending, nil, "#\(pending.id) \(move.description) (\(Self.adminView)): \(when(pending))", at: now)
+        return pending
+    }
+
+    /// The device moves whose time has come (also those due while lockr was down), taken out of
+    /// the pending changes and released here; the household has each new person claim theirs.
+    public mutating func takeDueHandOvers(at now: Instant) -> [HandOver] {
+        guard state.pending.contains(where: { $0.change.key == Loosening.deviceKey && $0.appliesAt <= now }) else {
+            return []
+        }
+        let now = advance(to: now)
+        let due = state.pending.filter { $0.change.key == Loosening.deviceKey && $0.appliesAt <= now }
+        state.pending.removeAll { pending in due.contains { $0.id == pending.id } }
+        return due.compactMap { pending in
+            guard let device = pending.change.element else { return nil }
+            log(.changeApplied, nil, "#\(pending.id) \(pending.change.description) (\(pending.source))", at: now)
+            _ = releaseDevice(device, at: now)
+            return HandOver(device: device, person: pending.change.to)
+        }
+    }
+
+    static let adminView = "admin view"
 }

@@ -13,7 +13,7 @@ import LockrPolicy
 /// | GET | /admin | the overview, or the sign-in form |
 /// | POST | /admin/login | form: pin, csrf |
 /// | POST | /admin/logout | form: csrf |
-/// | POST | /admin/devices | form: device (MAC or IP address), person, csrf: assigns it |
+/// | POST | /admin/devices | form: device (MAC or IP address), person, phrase, csrf: assigns it (a move that loosens waits) |
 /// | GET | /admin/people/{person} | their status, charts, mode, profiles, schedules |
 /// | POST | /admin/people/{person}/mode | form: mode, budget, window, phrase, csrf |
 /// | POST | /admin/people/{person}/profiles/{name} | form: action (activate, deactivate), csrf |
@@ -27,7 +27,8 @@ extension WebRouter {
         let admin = router.group("admin")
         admin.get { request, _ in
             let token = FormToken(request)
-            var response = sessions.isSignedIn(request)
+            var response =
+                sessions.isSignedIn(request)
                 ? overview(policy: policy, pages: pages, csrf: token.value)
                 : signIn(policy: policy, pages: pages, csrf: token.value)
             if token.isNew { response.setCookie(token.cookie) }
@@ -44,7 +45,8 @@ extension WebRouter {
             } catch {
                 let (status, body) = error.response
                 return signIn(
-                    policy: policy, pages: pages, csrf: form.csrf, error: body.error, status: HTTPResponse.Status(code: status))
+                    policy: policy, pages: pages, csrf: form.csrf, error: body.error,
+                    status: HTTPResponse.Status(code: status))
             }
             var response = Response(status: .seeOther, headers: [.location: "/admin"])
             response.setCookie(sessions.start())
@@ -63,19 +65,22 @@ extension WebRouter {
                 csrf: FormToken(request).value)
         }
         admin.post("people/:person/mode") { request, context in
-            try await change(ModeForm.self, request, context, sessions: sessions, policy: policy, pages: pages) { form, person in
+            try await change(ModeForm.self, request, context, sessions: sessions, policy: policy, pages: pages) {
+                form, person in
                 guard let mode = Mode(rawValue: form.mode) else {
                     throw ControlFailure.refused(.invalidSettings("no mode \(form.mode)"))
                 }
                 _ = try policy.perform(
                     Commands.SetMode(
-                        mode, budget: try minutes(form.budget, "the budget"), window: try minutes(form.window, "the window"),
+                        mode, budget: try minutes(form.budget, "the budget"),
+                        window: try minutes(form.window, "the window"),
                         phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 }, pin: .verified),
                     for: person)
             }
         }
         admin.post("people/:person/profiles/:name") { request, context in
-            try await change(ProfileForm.self, request, context, sessions: sessions, policy: policy, pages: pages) { form, person in
+            try await change(ProfileForm.self, request, context, sessions: sessions, policy: policy, pages: pages) {
+                form, person in
                 guard let action = Commands.SwitchProfile.Action(rawValue: form.action) else {
                     throw ControlFailure.refused(.nothingToDo("no such switch: \(form.action)"))
                 }
@@ -84,19 +89,23 @@ extension WebRouter {
             }
         }
         admin.post("people/:person/schedules") { request, context in
-            try await change(ScheduleForm.self, request, context, sessions: sessions, policy: policy, pages: pages) { form, person in
+            try await change(ScheduleForm.self, request, context, sessions: sessions, policy: policy, pages: pages) {
+                form, person in
                 let schedule = try ControlRouter.schedule(
                     ScheduleRequest(
-                        name: form.name.trimmingCharacters(in: .whitespaces), days: form.days, from: form.from, to: form.to,
+                        name: form.name.trimmingCharacters(in: .whitespaces), days: form.days, from: form.from,
+                        to: form.to,
                         block: form.block.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                             .filter { !$0.isEmpty }))
                 _ = try policy.perform(
-                    Commands.AddSchedule(schedule, phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 }, pin: .verified),
+                    Commands.AddSchedule(
+                        schedule, phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 }, pin: .verified),
                     for: person)
             }
         }
         admin.post("people/:person/schedules/:name/remove") { request, context in
-            try await change(PhraseForm.self, request, context, sessions: sessions, policy: policy, pages: pages) { form, person in
+            try await change(PhraseForm.self, request, context, sessions: sessions, policy: policy, pages: pages) {
+                form, person in
                 _ = try policy.perform(
                     Commands.RemoveSchedule(
                         try context.parameters.require("name"), phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 },
@@ -108,11 +117,17 @@ extension WebRouter {
             guard sessions.isSignedIn(request) else { return toSignIn }
             let form = try await FormToken.checked(DeviceForm.self, from: request)
             do throws(ControlFailure) {
-                try policy.assignDevice(form.device, to: form.person)
+                let phrase = form.phrase.flatMap { $0.isEmpty ? nil : $0 }
+                if let waiting = try policy.assignDevice(form.device, to: form.person, phrase: phrase) {
+                    // The person it leaves shows the move among their waiting changes.
+                    let page = "/admin/people/\(waiting.change.from)"
+                    return Response(status: .seeOther, headers: [.location: page])
+                }
             } catch {
                 let (status, body) = error.response
                 return overview(
-                    policy: policy, pages: pages, csrf: form.csrf, error: body.error, status: HTTPResponse.Status(code: status))
+                    policy: policy, pages: pages, csrf: form.csrf, error: body.error,
+                    status: HTTPResponse.Status(code: status))
             }
             return Response(status: .seeOther, headers: [.location: "/admin"])
         }
@@ -124,9 +139,10 @@ extension WebRouter {
                 person: try named.map { try known($0, policy) },
                 client: parameters["client"].map(String.init).flatMap { $0.isEmpty ? nil : String($0.prefix(64)) },
                 blockedOnly: parameters["blocked"] == "on", limit: 200)
-            query.sinceSeconds = parameters["since"].flatMap { Int64($0) }.flatMap { seconds in
-                AdminQueriesPage.spans.contains { $0.seconds == seconds } ? seconds : nil
-            } ?? 3600
+            query.sinceSeconds =
+                parameters["since"].flatMap { Int64($0) }.flatMap { seconds in
+                    AdminQueriesPage.spans.contains { $0.seconds == seconds } ? seconds : nil
+                } ?? 3600
             let page = AdminQueriesPage(try policy.queries(query), request: query, csrf: FormToken(request).value)
             return pages.html("admin-queries", ["title": "Queries", "page": page, "still": true])
         }
@@ -137,7 +153,8 @@ extension WebRouter {
             let view = policy.view(of: person ?? People.defaultName)
             let events = try policy.events(since: view.now - .seconds(7 * 86_400), limit: 200, person: person)
             let page = AdminEventsPage(
-                events.map { EventBody($0, calendar: policy.view(of: $0.person).calendar) }, people: policy.peopleNames(),
+                events.map { EventBody($0, calendar: policy.view(of: $0.person).calendar) },
+                people: policy.peopleNames(),
                 person: person, csrf: FormToken(request).value)
             return pages.html("admin-events", ["title": "Events", "page": page, "still": true])
         }
@@ -219,9 +236,11 @@ extension WebRouter {
             let (status, body) = error.response
             let said = body.sentence.map { "\(body.error) The sentence: \($0)" } ?? body.error
             return try personPage(
-                person, policy: policy, pages: pages, csrf: form.csrf, error: said, status: HTTPResponse.Status(code: status))
+                person, policy: policy, pages: pages, csrf: form.csrf, error: said,
+                status: HTTPResponse.Status(code: status))
         } catch let error as ErrorBody {
-            return try personPage(person, policy: policy, pages: pages, csrf: form.csrf, error: error.error, status: .badRequest)
+            return try personPage(
+                person, policy: policy, pages: pages, csrf: form.csrf, error: error.error, status: .badRequest)
         }
         return Response(status: .seeOther, headers: [.location: "/admin/people/\(person)"])
     }
@@ -237,6 +256,8 @@ struct PinForm: Decodable, FormWithToken {
 struct DeviceForm: Decodable, FormWithToken {
     let device: String
     let person: String
+    /// The sentence of the person the device leaves, where the move loosens.
+    let phrase: String?
     let csrf: String
 }
 

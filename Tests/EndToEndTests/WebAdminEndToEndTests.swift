@@ -5,19 +5,21 @@ import Testing
 /// The admin view through the real daemon: behind the household's PIN, with curl and in a real
 /// headless Chromium.
 extension WebEndToEndTests {
-    static let adminHousehold = household + """
-        [people.alice.profiles.work]
-        block = ["social"]
-        [people.alice.schedules.bedtime]
-        days = "daily"
-        from = "22:00"
-        to = "07:00"
-        block = ["tiktok"]
+    static let adminHousehold =
+        household + """
+            [people.alice.profiles.work]
+            block = ["social"]
+            [people.alice.schedules.bedtime]
+            days = "daily"
+            from = "22:00"
+            to = "07:00"
+            block = ["tiktok"]
 
-        """
+            """
 
     @Test func theAdminViewIsBehindThePINAndItsPagesWorkInChromium() async throws {
-        try await PolicyEndToEndTests().withLockr(mode: "time", sections: Self.adminHousehold, timeScale: 1) { lockr, _ in
+        try await PolicyEndToEndTests().withLockr(mode: "time", sections: Self.adminHousehold, timeScale: 1) {
+            lockr, _ in
             let address = try #require(lockr.webAddress)
             // No PIN set: no admin view, and the way to one.
             #expect(try fetch("http://\(address)/admin").body.contains("lockr pin set"))
@@ -39,7 +41,8 @@ extension WebEndToEndTests {
             #expect(forged.status == 403)
             let walked = try report(
                 try await runAwaited(
-                    "python3", [Self.scripts + "/web_admin.py", "http://\(address)", Self.screenshots, "2468", "alice", "work"]
+                    "python3",
+                    [Self.scripts + "/web_admin.py", "http://\(address)", Self.screenshots, "2468", "alice", "work"]
                 ).output)
             #expect(walked["error"] == nil, "\(walked)")
             #expect((walked["wrong_pin"] as? String ?? "").contains("wrong PIN (1 in a row)"), "\(walked)")
@@ -64,7 +67,8 @@ extension WebEndToEndTests {
         let state = NSTemporaryDirectory() + "lockr-e2e-web-devices-\(UUID())"
         defer { try? FileManager.default.removeItem(atPath: state) }
         let ends = PolicyEndToEndTests()
-        try await ends.withLockr(mode: "time", sections: Self.adminHousehold, stateDirectory: state, timeScale: 1) { lockr, _ in
+        try await ends.withLockr(mode: "time", sections: Self.adminHousehold, stateDirectory: state, timeScale: 1) {
+            lockr, _ in
             let address = try #require(lockr.webAddress)
             let set = try await PolicyEndToEndTests().atATerminal(
                 ["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
@@ -86,16 +90,31 @@ extension WebEndToEndTests {
             #expect(assigned.status == 303, "\(assigned.body)")
             #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>alice</h1>"), "alice's now")
             #expect(try lockr.cli("log", "--person", "alice").output.contains("device 127.0.0.2 assigned"))
+            // Back to the default person, who has no bedtime: that loosens, so it waits as Alice's
+            // changes wait (her day's end in time mode), and the device stays hers meanwhile.
+            let back = try post(
+                "http://\(address)/admin/devices", ["device": "127.0.0.2", "person": "default", "csrf": admin.token],
+                jar: admin.jar)
+            #expect(back.status == 303, "\(back.body)")
+            #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>alice</h1>"), "still hers")
+            let waiting = try lockr.cli("pending", "list", "--person", "alice").output
+            #expect(waiting.contains("device 127.0.0.2: alice → default"), "\(waiting)")
+            let herPage = try run("curl", ["-s", "-b", admin.jar, "http://\(address)/admin/people/alice"]).output
+            #expect(herPage.contains("device 127.0.0.2: alice → default"), "her page lists it: \(herPage)")
             // A schedule added from alice's page; one with a time that is none is refused, saying why.
             let school = try post(
                 "http://\(address)/admin/people/alice/schedules",
-                ["name": "school", "days": "mon-fri", "from": "08:00", "to": "15:00", "block": "youtube, social", "csrf": admin.token],
+                [
+                    "name": "school", "days": "mon-fri", "from": "08:00", "to": "15:00", "block": "youtube, social",
+                    "csrf": admin.token,
+                ],
                 jar: admin.jar)
             #expect(school.status == 303, "\(school.body)")
             #expect(try lockr.cli("schedule", "list", "--person", "alice").output.contains("school"))
             let late = try post(
                 "http://\(address)/admin/people/alice/schedules",
-                ["name": "late", "from": "25:00", "to": "07:00", "block": "tiktok", "csrf": admin.token], jar: admin.jar)
+                ["name": "late", "from": "25:00", "to": "07:00", "block": "tiktok", "csrf": admin.token], jar: admin.jar
+            )
             #expect(late.status == 400 && late.body.contains("expected times HH:MM"), "\(late.body)")
             // The config file's devices are changed there; what is no device is refused.
             let configured = try post(
@@ -108,7 +127,8 @@ extension WebEndToEndTests {
             #expect(network.status == 400 && network.body.contains("no MAC or IP address of one device"))
         }
         // Kept across a restart.
-        try await ends.withLockr(mode: "time", sections: Self.adminHousehold, stateDirectory: state, timeScale: 1) { lockr, _ in
+        try await ends.withLockr(mode: "time", sections: Self.adminHousehold, stateDirectory: state, timeScale: 1) {
+            lockr, _ in
             let address = try #require(lockr.webAddress)
             #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>alice</h1>"), "still alice's")
         }

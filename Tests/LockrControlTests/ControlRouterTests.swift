@@ -2,11 +2,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-@testable import LockrControl
 import LockrPolicy
 import NIOCore
 import Synchronization
 import Testing
+
+@testable import LockrControl
 
 /// Each person's engine in memory, on a clock the test moves.
 final class MemoryPolicy: PolicyAccess {
@@ -29,7 +30,9 @@ final class MemoryPolicy: PolicyAccess {
     }
 
     /// Everyone's import on copies, kept only when all succeed.
-    func importConfiguration(_ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool) throws
+    func importConfiguration(
+        _ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool
+    ) throws
         -> ConfigurationImportResponse
     {
         let now = clock.withLock { $0 }
@@ -43,7 +46,8 @@ final class MemoryPolicy: PolicyAccess {
                 let outcome = try copies[index].engine.importSettings(try person.settings(), pin: pin, at: now)
                 changes.append(
                     PersonChangeBody(
-                        person: person.name, outcome: outcome, now: now, calendar: copies[index].engine.settings.calendar))
+                        person: person.name, outcome: outcome, now: now,
+                        calendar: copies[index].engine.settings.calendar))
             }
             if !checkOnly { engines = copies }
             return ConfigurationImportResponse(checked: checkOnly, people: changes)
@@ -79,7 +83,9 @@ final class MemoryPolicy: PolicyAccess {
         return callerPerson.withLock { $0 }
     }
 
-    func perform<Command: PolicyCommand>(_ command: Command, for person: String) throws(ControlFailure)
+    func perform<Command: PolicyCommand>(
+        _ command: Command, for person: String
+    ) throws(ControlFailure)
         -> Performed<Command.Result>
     {
         let now = clock.withLock { $0 }
@@ -90,7 +96,10 @@ final class MemoryPolicy: PolicyAccess {
                 logged.withLock { $0 += events }
             }
             do throws(PolicyRefusal) {
-                return (Result<Command.Result, PolicyRefusal>.success(try command.apply(to: &engines[index].engine, at: now)), engines[index].engine)
+                return (
+                    Result<Command.Result, PolicyRefusal>.success(
+                        try command.apply(to: &engines[index].engine, at: now)), engines[index].engine
+                )
             } catch {
                 return (.failure(error), engines[index].engine)
             }
@@ -133,8 +142,9 @@ final class MemoryPolicy: PolicyAccess {
         return (closedDays.withLock { $0[person] ?? [] } + [today]).filter { $0.day.key >= first && $0.day.key <= last }
     }
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int] { ["blocked": 2, "cached": 5] }
-    func assignDevice(_ device: String, to person: String) throws(ControlFailure) {
+    func assignDevice(_ device: String, to person: String, phrase: String?) throws(ControlFailure) -> PendingChange? {
         if person != People.defaultName { _ = try perform(Commands.ClaimDevice(device), for: person) }
+        return nil
     }
     func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody {
         ExplainBody(
@@ -191,10 +201,12 @@ final class MemoryPolicy: PolicyAccess {
             let events = frames.dropFirst().map { $0.split(separator: "\n").map(String.init) }
             #expect(
                 events.map { $0.prefix(2) } == [
-                    ["id: 1-2", "event: window_ending"], ["id: 1-3", "event: protection_off"], ["id: 1-4", "event: locked"],
+                    ["id: 1-2", "event: window_ending"], ["id: 1-3", "event: protection_off"],
+                    ["id: 1-4", "event: locked"],
                 ])
             let bodies = try events.map { lines in
-                try ControlJSON.decoder().decode(LiveEventBody.self, from: Data(lines[2].dropFirst("data: ".count).utf8))
+                try ControlJSON.decoder().decode(
+                    LiveEventBody.self, from: Data(lines[2].dropFirst("data: ".count).utf8))
             }
             let body = bodies[0]
             #expect(body.person == "bob" && body.app == "tiktok" && body.minutesLeft == 2 && body.suggestion == nil)
@@ -243,22 +255,33 @@ final class MemoryPolicy: PolicyAccess {
             let person = try #require(week.people.first)
             #expect(person.days.map(\.day) == [before.key, yesterday.key, today.key])
             let day = person.days[0]
-            #expect(day.budgetSeconds == 2400 && day.usedSeconds == 1200 && day.chargedSeconds == 1200 && day.heldLimits)
+            #expect(
+                day.budgetSeconds == 2400 && day.usedSeconds == 1200 && day.chargedSeconds == 1200 && day.heldLimits)
             #expect(
                 day.apps == [
-                    AppDayBody(id: "tiktok", name: "TikTok", usedSeconds: 900, budgetSeconds: nil, opens: 3, windows: 1, blocked: 40),
-                    AppDayBody(id: "youtube", name: "YouTube", usedSeconds: 300, budgetSeconds: nil, opens: 1, windows: 0, blocked: 0),
+                    AppDayBody(
+                        id: "tiktok", name: "TikTok", usedSeconds: 900, budgetSeconds: nil, opens: 3, windows: 1,
+                        blocked: 40),
+                    AppDayBody(
+                        id: "youtube", name: "YouTube", usedSeconds: 300, budgetSeconds: nil, opens: 1, windows: 0,
+                        blocked: 0),
                 ])
             #expect(day.gates == [GateDayBody(kind: "phrase", passed: 2, failed: 1)])
             #expect(day.queries == ["blocked": 2, "cached": 5])
             #expect(!person.days[1].heldLimits && person.days[1].emergencies == 1)
-            #expect(person.streaks == StreaksBody(heldLimits: RunBody(current: 1, best: 1), withoutEmergency: RunBody(current: 1, best: 1)))
+            #expect(
+                person.streaks
+                    == StreaksBody(
+                        heldLimits: RunBody(current: 1, best: 1), withoutEmergency: RunBody(current: 1, best: 1)))
 
             let one = try decode(
                 StatsResponse.self,
                 try await client.execute(uri: "/api/v1/stats?day=\(before.key)", method: .get, headers: auth))
             #expect(one.people.first?.days.map(\.day) == [before.key])
-            #expect(try decode(StatsResponse.self, try await client.execute(uri: "/api/v1/stats", method: .get, headers: auth))
+            #expect(
+                try decode(
+                    StatsResponse.self, try await client.execute(uri: "/api/v1/stats", method: .get, headers: auth)
+                )
                 .people.first?.days.map(\.day) == [today.key])
             for bad in ["days=0", "days=400", "day=yesterday", "person=carol"] {
                 let answer = try await client.execute(uri: "/api/v1/stats?\(bad)", method: .get, headers: auth)
@@ -357,7 +380,9 @@ final class MemoryPolicy: PolicyAccess {
             let unknown = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"myspace"}"#))
             #expect(unknown.status == .notFound)
-            #expect(try decode(ErrorBody.self, unknown).error == "no app 'myspace' in the catalogue (`lockr apps` lists them)")
+            #expect(
+                try decode(ErrorBody.self, unknown).error
+                    == "no app 'myspace' in the catalogue (`lockr apps` lists them)")
             let mode = try await client.execute(
                 uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":7}"#))
             #expect(mode.status == .badRequest)
@@ -374,7 +399,8 @@ final class MemoryPolicy: PolicyAccess {
 
     @Test func aPinGuardsLooseningChangesWithGrowingLockouts() async throws {
         try await withAPI(.hourly) { _, client in
-            let set = try await client.execute(uri: "/api/v1/pin", method: .put, headers: auth, body: json(#"{"pin":"2468"}"#))
+            let set = try await client.execute(
+                uri: "/api/v1/pin", method: .put, headers: auth, body: json(#"{"pin":"2468"}"#))
             #expect(set.status == .ok)
             let loosen = #"{"mode":"time"}"#
             let missing = try await client.execute(uri: "/api/v1/mode", method: .put, headers: auth, body: json(loosen))
@@ -383,7 +409,8 @@ final class MemoryPolicy: PolicyAccess {
             var wrong = auth
             wrong[HTTPField.Name("X-Lockr-PIN")!] = "1111"
             for attempt in 1...5 {
-                let refused = try await client.execute(uri: "/api/v1/mode", method: .put, headers: wrong, body: json(loosen))
+                let refused = try await client.execute(
+                    uri: "/api/v1/mode", method: .put, headers: wrong, body: json(loosen))
                 #expect(refused.status == .forbidden, "#\(attempt)")
                 #expect(try decode(ErrorBody.self, refused).code == "wrong_pin", "#\(attempt)")
             }
@@ -393,7 +420,8 @@ final class MemoryPolicy: PolicyAccess {
             #expect(locked.status == .tooManyRequests && locked.headers[.retryAfter] == "30")
         }
         try await withAPI(.hourly) { policy, client in
-            _ = try await client.execute(uri: "/api/v1/pin", method: .put, headers: auth, body: json(#"{"pin":"2468"}"#))
+            _ = try await client.execute(
+                uri: "/api/v1/pin", method: .put, headers: auth, body: json(#"{"pin":"2468"}"#))
             var right = auth
             right[HTTPField.Name("X-Lockr-PIN")!] = "2468"
             let accepted = try await client.execute(
@@ -481,7 +509,10 @@ final class MemoryPolicy: PolicyAccess {
                 uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":15}"#))
             let modeChange = try decode(ModeResponse.self, mode)
             #expect(modeChange.summary == "time, budget 30 min a day for all apps")
-            #expect(modeChange.change.pending.map(\.change) == ["policy.mode: time → hourly", "hourly.window-minutes: 10 min → 15 min"])
+            #expect(
+                modeChange.change.pending.map(\.change) == [
+                    "policy.mode: time → hourly", "hourly.window-minutes: 10 min → 15 min",
+                ])
         }
     }
 }

@@ -65,7 +65,10 @@ import Testing
         clocks.pass(seconds: 598)
         #expect(runtime.gate.admit(app: "tiktok", client: device(0)) == .allow(ttl: 1))
         clocks.pass(seconds: 1)
-        #expect(runtime.gate.admit(app: "tiktok", client: device(0)) == .block(PolicyBlock(app: "tiktok", code: "hour_used", text: "tiktok: hourly window used, next at 11:00")))
+        #expect(
+            runtime.gate.admit(app: "tiktok", client: device(0))
+                == .block(
+                    PolicyBlock(app: "tiktok", code: "hour_used", text: "tiktok: hourly window used, next at 11:00")))
     }
 
     @Test func controlCallsAreSavedBeforeTheyAnswerAndRefusalsCountToo() throws {
@@ -163,8 +166,11 @@ import Testing
         let clocks = FakeClocks()
         let store = try store()
         let runtime = try household(clocks, store: store, config: try family())
-        #expect(runtime.gate.admit(app: "tiktok", client: device(2)) == .block(
-                PolicyBlock(app: "tiktok", code: "locked", text: "tiktok: locked; `lockr unlock tiktok` opens 10 min")))
+        #expect(
+            runtime.gate.admit(app: "tiktok", client: device(2))
+                == .block(
+                    PolicyBlock(
+                        app: "tiktok", code: "locked", text: "tiktok: locked; `lockr unlock tiktok` opens 10 min")))
         _ = try runtime.control.perform(Commands.Unlock("tiktok"), for: "bob")
         #expect(runtime.gate.admit(app: "tiktok", client: device(2)) == .allow(ttl: 30))
         // Alice's 20 minutes run out; the default person's 30 do not.
@@ -187,13 +193,52 @@ import Testing
         // Each person's state and events are stored apart, and come back after a restart.
         #expect(try store.people() == ["alice", "bob", "default"])
         #expect(try store.events(since: Instant(milliseconds: 0), person: "bob").map(\.event.type).contains(.unlock))
-        #expect(try store.events(since: Instant(milliseconds: 0), person: "default").allSatisfy { $0.event.type != .unlock })
+        #expect(
+            try store.events(since: Instant(milliseconds: 0), person: "default").allSatisfy { $0.event.type != .unlock }
+        )
         let restarted = try household(clocks, store: store, config: try family())
         guard case .block = restarted.gate.admit(app: "tiktok", client: device(1)) else {
             Issue.record("a restart keeps Alice's spent budget")
             return
         }
         #expect(restarted.control.view(of: "bob").engine.state.windows.count == 1)
+    }
+
+    @Test func aDeviceHandedToALooserPersonWaitsAsTheirChangesDoAndMovesOnTimeAcrossARestart() throws {
+        let clocks = FakeClocks()
+        let store = try store()
+        var config = try family()
+        config.people[1].guarded = []  // Bob guards nothing: a device moved to him loses its limits.
+        let runtime = try household(clocks, store: store, config: config)
+        func claims(_ parts: PolicyParts, _ person: String) -> [String] {
+            parts.control.view(of: person).engine.state.claimedDevices
+        }
+        // To Alice (the default person's mode with a smaller budget): at once.
+        #expect(try runtime.control.assignDevice("192.168.1.30", to: "alice", phrase: nil) == nil)
+        #expect(claims(runtime, "alice") == ["192.168.1.30"])
+        // On to Bob: a loosening change of Alice's, waiting for her day to end (time mode).
+        let waiting = try #require(try runtime.control.assignDevice("192.168.1.30", to: "bob", phrase: nil))
+        #expect(waiting.change.description == "device 192.168.1.30: alice → bob")
+        #expect(runtime.control.view(of: "alice").engine.state.pending.map(\.id) == [waiting.id])
+        // Asked again, it is the same change; another setting of hers settling keeps it waiting.
+        #expect(try runtime.control.assignDevice("192.168.1.30", to: "bob", phrase: nil)?.id == waiting.id)
+        _ = try runtime.control.perform(Commands.GuardApp("youtube"), for: "alice")
+        runtime.ticker.tick()
+        #expect(claims(runtime, "alice") == ["192.168.1.30"] && claims(runtime, "bob").isEmpty)
+        // The day ends while lockr is down; the next start carries the move out.
+        clocks.pass(seconds: 14 * 3600)
+        let restarted = try household(clocks, store: store, config: config)
+        restarted.ticker.tick()
+        #expect(claims(restarted, "alice").isEmpty && claims(restarted, "bob") == ["192.168.1.30"])
+        #expect(restarted.control.view(of: "alice").engine.state.pending.isEmpty)
+        let events = try store.events(since: Instant(milliseconds: 0), person: "alice").map(\.event.detail)
+        #expect(
+            events.contains { $0.hasPrefix("#\(waiting.id) device 192.168.1.30: alice → bob (admin view)") },
+            "\(events)")
+        // Back to the default person: it gains tiktok's guard but trades Bob's hourly mode for time
+        // mode, which loosens too, so it waits for Bob's hour.
+        let back = try #require(try restarted.control.assignDevice("192.168.1.30", to: "default", phrase: nil))
+        #expect(back.change.description == "device 192.168.1.30: bob → default")
     }
 
     @Test func aCallNamesItsPersonOrComesFromTheirDevice() throws {
@@ -203,7 +248,8 @@ import Testing
         #expect(throws: ControlFailure.unknownPerson("carol", people: ["default", "alice", "bob"])) {
             try runtime.control.person(named: "carol", caller: nil)
         }
-        #expect(try runtime.control.person(named: nil, caller: try .init(ipAddress: "192.168.1.11", port: 1)) == "alice")
+        #expect(
+            try runtime.control.person(named: nil, caller: try .init(ipAddress: "192.168.1.11", port: 1)) == "alice")
         #expect(throws: ControlFailure.personNeeded(people: ["default", "alice", "bob"])) {
             try runtime.control.person(named: nil, caller: try .init(ipAddress: "127.0.0.1", port: 1))
         }
@@ -244,7 +290,8 @@ import Testing
             _ = try PolicyLoader.load(config)
         } throws: { error in
             let text = "\(error)"
-            return text.hasPrefix("[people.alice] profiles.homework.block: no app or group 'gamez', 'tiktk' (did you mean tiktok?)")
+            return text.hasPrefix(
+                "[people.alice] profiles.homework.block: no app or group 'gamez', 'tiktk' (did you mean tiktok?)")
                 && text.contains("social") && text.hasSuffix("; or guarded)")
         }
     }
@@ -292,7 +339,9 @@ import Testing
         let laptop = QueryClient(address: 0xFFFF_C0A8_0114, person: 2)  // Bob's, gone but remembered
         neighbours.there.withLock { $0 = [phone.address] }
         neighbours.remembered.withLock { $0 = [laptop.address] }
-        func ask(_ client: QueryClient) { runtime.watch.sightings.record(client, now: UInt64(clocks.bootNanoseconds.load(ordering: .relaxed))) }
+        func ask(_ client: QueryClient) {
+            runtime.watch.sightings.record(client, now: UInt64(clocks.bootNanoseconds.load(ordering: .relaxed)))
+        }
         func states() -> [String] { runtime.control.devices().map { "\($0.person) \($0.address) \($0.state)" } }
         func protectionEvents() throws -> [String] {
             try store.events(since: Instant(milliseconds: 0)).filter {

@@ -1,8 +1,8 @@
 import Foundation
+import LockrPuzzles
 import Testing
 
 @testable import LockrPolicy
-import LockrPuzzles
 
 /// `Loosening.changes` is the one place that decides what loosens: a table over every setting.
 @Suite struct LooseningTests {
@@ -11,10 +11,16 @@ import LockrPuzzles
     /// For every setting: a change that loosens it, and one that does not (nil: every change loosens).
     static let table: [(key: String, looser: Change, tighter: Change?)] = [
         ("policy.mode", { $0.mode = .time }, { $0.mode = .extreme }),
-        ("policy.time-zone", { $0.calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Tokyo")!, dayStartMinutes: 240) }, nil),
+        (
+            "policy.time-zone",
+            { $0.calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Tokyo")!, dayStartMinutes: 240) }, nil
+        ),
         ("policy.day-start", { $0.calendar = DayCalendar(timeZone: $0.calendar.timeZone, dayStartMinutes: 300) }, nil),
         ("policy.max-ttl", { $0.maximumTTL = .seconds(60) }, { $0.maximumTTL = .seconds(10) }),
-        ("policy.commitment-delay", { $0.commitmentDelay = .seconds(3600) }, { $0.commitmentDelay = .seconds(3 * 86_400) }),
+        (
+            "policy.commitment-delay", { $0.commitmentDelay = .seconds(3600) },
+            { $0.commitmentDelay = .seconds(3 * 86_400) }
+        ),
         ("time.budget-minutes", { $0.time.budget = .seconds(45 * 60) }, { $0.time.budget = .seconds(20 * 60) }),
         ("time.per-app", { $0.time.perApp = true }, nil),
         ("time.slice-seconds", { $0.time.metering.slice = .seconds(20) }, nil),
@@ -41,13 +47,17 @@ import LockrPuzzles
         ("puzzles.kinds", { $0.gate.puzzles.kinds = [.arithmetic] }, nil),
         ("puzzles.difficulty", { $0.gate.puzzles.difficulty = .easy }, { $0.gate.puzzles.difficulty = .hard }),
         ("puzzles.count", { $0.gate.puzzles.count = 1 }, { $0.gate.puzzles.count = 3 }),
-        ("puzzles.time-limit", { $0.gate.puzzles.timeLimit = .seconds(600) }, { $0.gate.puzzles.timeLimit = .seconds(30) }),
+        (
+            "puzzles.time-limit", { $0.gate.puzzles.timeLimit = .seconds(600) },
+            { $0.gate.puzzles.timeLimit = .seconds(30) }
+        ),
     ]
 
     /// The base everything is compared with: hourly mode, 10-minute windows, a one-day delay.
     static let base: PolicySettings = {
         var settings = PolicySettings(
-            mode: .hourly, calendar: DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 240))
+            mode: .hourly, calendar: DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 240)
+        )
         settings.commitmentDelay = .seconds(86_400)
         settings.extreme.window = .seconds(600)
         settings.gate = GateSettings(
@@ -60,7 +70,8 @@ import LockrPuzzles
         var settings = Self.base
         change(&settings)
         return Loosening.changes(
-            from: Protection(settings: Self.base, guarded: ["tiktok"]), to: Protection(settings: settings, guarded: guarded))
+            from: Protection(settings: Self.base, guarded: ["tiktok"]),
+            to: Protection(settings: settings, guarded: guarded))
     }
 
     @Test func everySettingIsInTheTable() {
@@ -155,19 +166,25 @@ import LockrPuzzles
         let old = Protection(settings: Self.base, guarded: ["news"], names: Self.names)
         let new = Protection(settings: Self.base, guarded: ["news"], names: target)
         let changes = Loosening.changes(from: old, to: new)
-        #expect(changes.map(\.description) == [
-            "always-allow whatsapp: always allowed → not allowed", "apps.news news.example: listed → not listed",
-            "apps.news *.news.example: listed → not listed", "apps.news news.test: not listed → listed",
-        ])
+        #expect(
+            changes.map(\.description) == [
+                "always-allow whatsapp: always allowed → not allowed", "apps.news news.example: listed → not listed",
+                "apps.news *.news.example: listed → not listed", "apps.news news.test: not listed → listed",
+            ])
         var step = old
         for change in changes.filter({ !$0.loosens }) { step = Loosening.applying(change, to: step, from: new) }
-        #expect(step.names == NameRules(customApps: ["news": ["news.example", "*.news.example", "news.test"]], alwaysAllow: []))
+        #expect(
+            step.names
+                == NameRules(customApps: ["news": ["news.example", "*.news.example", "news.test"]], alwaysAllow: []))
         for change in changes.filter(\.loosens) { step = Loosening.applying(change, to: step, from: new) }
         #expect(step.names == target)
         // The last domain of an app gone: the app is gone.
-        let emptied = Loosening.changes(from: new, to: Protection(settings: Self.base, guarded: ["news"], names: NameRules()))
+        let emptied = Loosening.changes(
+            from: new, to: Protection(settings: Self.base, guarded: ["news"], names: NameRules()))
         var last = new
-        for change in emptied { last = Loosening.applying(change, to: last, from: Protection(settings: Self.base, guarded: [])) }
+        for change in emptied {
+            last = Loosening.applying(change, to: last, from: Protection(settings: Self.base, guarded: []))
+        }
         #expect(last.names?.customApps.isEmpty == true)
     }
 
@@ -203,7 +220,10 @@ import LockrPuzzles
         // Tightening, and the gates of their own, need no PIN.
         #expect(try policy.setMode(.extreme, at: start).applied.map(\.key) == ["policy.mode"])
         #expect(try policy.guardApp("whatsapp", at: start).pending.isEmpty)
-        #expect(try policy.setMode(.time, phrase: ExtremeSettings().sentence(opening: .seconds(900)), pin: .verified, at: start).pending.count == 1)
+        #expect(
+            try policy.setMode(
+                .time, phrase: ExtremeSettings().sentence(opening: .seconds(900)), pin: .verified, at: start
+            ).pending.count == 1)
         for _ in 1...5 { policy.notePinEntry(correct: false, at: start) }
         #expect(throws: PolicyRefusal.pinLocked(remaining: .seconds(30), failures: 5)) {
             try policy.checkPinAllowed(at: start)
@@ -214,6 +234,48 @@ import LockrPuzzles
         #expect(throws: PolicyRefusal.self) { try restarted.checkPinAllowed(at: start + .seconds(10)) }
         policy.notePinEntry(correct: true, at: start + .seconds(31))
         #expect(policy.pin?.failures == 0 && policy.pin?.lockedUntil == nil)
+    }
+
+    @Test func aDeviceLeavingForLooserLimitsCostsTheGateThePinAndTheWait() throws {
+        var policy = engine(settings(.extreme), now: start)
+        let looser = Protection(settings: settings(.extreme), guarded: ["tiktok"])
+        let same = Protection(settings: settings(.extreme), guarded: ["instagram", "tiktok", "youtube", "whatsapp"])
+        _ = policy.claimDevice("aa:bb:cc:dd:ee:01", at: start)
+        // To a person whose limits are no looser: released at once, no gate.
+        #expect(
+            try policy.handOverDevice(
+                "aa:bb:cc:dd:ee:01", from: "a", to: "b", theirs: same, phrase: nil, pin: .none, at: start) == nil)
+        #expect(policy.state.claimedDevices.isEmpty)
+        // Fewer guarded apps there: the sentence, the PIN where one is set, and the mode's reset.
+        policy.setPin(record, at: start)
+        #expect(throws: PolicyRefusal.pinRequired) {
+            try policy.handOverDevice(
+                "192.168.1.5", from: "a", to: "c", theirs: looser, phrase: nil, pin: .none, at: start)
+        }
+        #expect(throws: PolicyRefusal.self) {
+            try policy.handOverDevice(
+                "192.168.1.5", from: "a", to: "c", theirs: looser, phrase: "no", pin: .verified, at: start)
+        }
+        #expect(policy.state.today.gateMisses == 1, "a wrong sentence counts as for any loosening change")
+        let sentence = ExtremeSettings().sentence(opening: .seconds(900))
+        let pending = try #require(
+            try policy.handOverDevice(
+                "192.168.1.5", from: "a", to: "c", theirs: looser, phrase: sentence, pin: .verified, at: start))
+        #expect(pending.appliesAt == at("2026-06-01T11:00:00Z") && pending.change.loosens)
+        // Not the engine's own to apply, nor taken back when its settings settle.
+        _ = try policy.guardApp("whatsapp", at: start + .seconds(60))
+        _ = policy.admit("tiktok", at: at("2026-06-01T11:00:01Z"))
+        #expect(policy.state.pending.map(\.id) == [pending.id])
+        #expect(policy.takeDueHandOvers(at: at("2026-06-01T10:59:59Z")).isEmpty)
+        #expect(policy.takeDueHandOvers(at: at("2026-06-01T11:00:01Z")) == [.init(device: "192.168.1.5", person: "c")])
+        #expect(policy.state.pending.isEmpty)
+        // Cancelled like any pending change.
+        let again = try #require(
+            try policy.handOverDevice(
+                "192.168.1.5", from: "a", to: "c", theirs: looser, phrase: sentence, pin: .verified,
+                at: at("2026-06-01T11:00:02Z")))
+        _ = try policy.cancelPending(again.id, at: at("2026-06-01T11:00:03Z"))
+        #expect(policy.takeDueHandOvers(at: at("2026-06-01T13:00:00Z")).isEmpty)
     }
 
     @Test func anotherPersonsEngineNeedsTheHouseholdsPinToo() throws {
