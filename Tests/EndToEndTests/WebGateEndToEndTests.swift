@@ -6,16 +6,28 @@ import Testing
 /// a chess puzzle solved by clicking, the emergency hold timed by the server, the sentence spoken
 /// through the microphone and sent as a recording. Each opens the app for dig too.
 extension WebEndToEndTests {
-    @Test func aPuzzleSolvedByClickingOpensTheAppAndTheHoldGrantsOnlyWhenHeldItsEightSeconds() async throws {
-        let sections =
-            Self.household + """
-                [extreme]
-                gate = ["puzzle"]
-                [puzzles]
-                kinds = ["chess"]
-                difficulty = "easy"
+    /// The household with extreme mode's gate one easy puzzle of `kind` to begin with.
+    static func puzzleGate(_ kind: String) -> String {
+        household + """
+            [extreme]
+            gate = ["puzzle"]
+            [puzzles]
+            kinds = ["\(kind)"]
+            difficulty = "easy"
 
-                """
+            """
+    }
+
+    /// What `web_app.py FLOW` reported, run on `app`'s page (the status page for "live") with
+    /// `extra` arguments.
+    func webApp(_ flow: String, _ address: String, app: String, _ extra: [String] = []) async throws -> [String: Any] {
+        let page = flow == "live" ? "http://\(address)/" : "http://\(address)/apps/\(app)"
+        return try report(
+            try await runAwaited("python3", [Self.scripts + "/web_app.py", flow, page, app, Self.screenshots] + extra)
+                .output)
+    }
+    @Test func aPuzzleSolvedByClickingOpensTheAppAndTheHoldGrantsOnlyWhenHeldItsEightSeconds() async throws {
+        let sections = Self.puzzleGate("chess")
         try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: sections, timeScale: 1) { lockr, _ in
             let address = try #require(lockr.webAddress)
             // The puzzle out (as the page's button asks for it), then its page through axe-core.
@@ -33,28 +45,14 @@ extension WebEndToEndTests {
                     (view["scrollWidth"] as? Int ?? .max) <= (view["width"] as? Int ?? 0), "the board fits: \(view)")
             }
 
-            let solved = try report(
-                try await runAwaited(
-                    "python3",
-                    [
-                        Self.scripts + "/web_app.py", "puzzle", "http://\(address)/apps/tiktok", "tiktok",
-                        Self.screenshots,
-                    ]
-                ).output)
+            let solved = try await webApp("puzzle", address, app: "tiktok")
             #expect(solved["error"] == nil, "\(solved)")
             #expect(solved["pressed"] as? String == "true", "the chosen piece shows as chosen")
             #expect(solved["typed_by_clicks"] as? String == solved["move"] as? String, "two clicks make the move")
             #expect(solved["before"] as? String == "locked" && solved["after"] as? String == "open", "\(solved)")
             #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
 
-            let held = try report(
-                try await runAwaited(
-                    "python3",
-                    [
-                        Self.scripts + "/web_app.py", "hold", "http://\(address)/apps/youtube", "youtube",
-                        Self.screenshots,
-                    ]
-                ).output)
+            let held = try await webApp("hold", address, app: "youtube")
             #expect(held["error"] == nil, "\(held)")
             // The server times from the press's arrival: on a loaded machine 3 s may read as 2.
             let letGo = held["after_3s"] as? String ?? ""
@@ -71,25 +69,10 @@ extension WebEndToEndTests {
     }
 
     @Test func sumsAnsweredByKeyboardOpenTheAppOneLevelHarderAfterAWrongAnswer() async throws {
-        let sections =
-            Self.household + """
-                [extreme]
-                gate = ["puzzle"]
-                [puzzles]
-                kinds = ["arithmetic"]
-                difficulty = "easy"
-
-                """
+        let sections = Self.puzzleGate("arithmetic")
         try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: sections, timeScale: 1) { lockr, _ in
             let address = try #require(lockr.webAddress)
-            let answered = try report(
-                try await runAwaited(
-                    "python3",
-                    [
-                        Self.scripts + "/web_app.py", "arithmetic", "http://\(address)/apps/tiktok", "tiktok",
-                        Self.screenshots,
-                    ]
-                ).output)
+            let answered = try await webApp("arithmetic", address, app: "tiktok")
             #expect(answered["error"] == nil, "\(answered)")
             let first = answered["first"] as? [String: Any] ?? [:]
             let second = answered["second"] as? [String: Any] ?? [:]
@@ -108,14 +91,7 @@ extension WebEndToEndTests {
         try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: sections, timeScale: 1) { lockr, _ in
             let address = try #require(lockr.webAddress)
             let asked = Date()
-            let typed = try report(
-                try await runAwaited(
-                    "python3",
-                    [
-                        Self.scripts + "/web_app.py", "fallback", "http://\(address)/apps/tiktok", "tiktok",
-                        Self.screenshots,
-                    ]
-                ).output)
+            let typed = try await webApp("fallback", address, app: "tiktok")
             #expect(typed["error"] == nil, "\(typed)")
             #expect(typed["field_before"] as? Bool == false, "with input = \"voice\" no field to type it in at first")
             #expect((typed["waiting"] as? String)?.hasPrefix("You may type it instead in ") == true, "\(typed)")
@@ -128,10 +104,7 @@ extension WebEndToEndTests {
     @Test func aStatusPageLeftOpenShowsAnAppOpenedElsewhereByItself() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.household, timeScale: 1) { lockr, _ in
             let address = try #require(lockr.webAddress)
-            let followed = try report(
-                try await runAwaited(
-                    "python3", [Self.scripts + "/web_app.py", "live", "http://\(address)/", "tiktok", Self.screenshots]
-                ).output)
+            let followed = try await webApp("live", address, app: "tiktok")
             #expect(followed["error"] == nil, "\(followed)")
             #expect(followed["status_before"] as? String == "locked" && followed["status_after"] as? String == "open")
             #expect(
@@ -149,26 +122,11 @@ extension WebEndToEndTests {
         let sections = Self.household + PolicyEndToEndTests.voiceGate
         try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: sections, timeScale: 1) { lockr, _ in
             let address = try #require(lockr.webAddress)
-            let sent = try report(
-                try await runAwaited(
-                    "python3",
-                    [
-                        Self.scripts + "/web_app.py", "voice", "http://\(address)/apps/tiktok", "tiktok",
-                        Self.screenshots, clip, "file",
-                    ]
-                ).output)
+            let sent = try await webApp("voice", address, app: "tiktok", [clip, "file"])
             #expect(sent["error"] == nil && sent["after"] as? String == "open", "a recording: \(sent)")
             #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
             // Chromium's fake microphone plays the clip once.
-            let recorded = try report(
-                try await runAwaited(
-                    "python3",
-                    [
-                        Self.scripts + "/web_app.py", "voice", "http://\(address)/apps/youtube", "youtube",
-                        Self.screenshots,
-                        clip + "%noloop", "record", seconds,
-                    ]
-                ).output)
+            let recorded = try await webApp("voice", address, app: "youtube", [clip + "%noloop", "record", seconds])
             #expect(recorded["record_shown"] as? Bool == true, "127.0.0.1 is a secure context: the page records")
             #expect(recorded["error"] == nil && recorded["after"] as? String == "open", "the microphone: \(recorded)")
             #expect(try dig(lockr.port, "www.youtube.com", "A", "+short").contains("192.0.2.22"))

@@ -29,7 +29,7 @@ import sys
 import time
 
 import chess
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -51,7 +51,19 @@ def badge(driver):
 def open_app(driver):
     """Presses the button that opens the app, found afresh should the page have reloaded for a live
     event meanwhile, and waits for the app to show as open; returns its badge."""
-    wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, "button[name=action][value=unlock]").click() or True)
+    def press(d):
+        if badge(d) == "open":  # a press the page reloaded under went through
+            return True
+        try:
+            d.find_element(By.CSS_SELECTOR, "button[name=action][value=unlock]").click()
+        except WebDriverException as error:
+            # Chromium's word for a button the page reloaded under; stale and missing ones are the wait's
+            if "does not belong to the document" not in (error.msg or ""):
+                raise
+            return False
+        return True
+
+    wait(driver).until(press)
     return wait(driver).until(lambda d: badge(d) == "open" and "open")
 
 
