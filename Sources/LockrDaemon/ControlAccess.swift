@@ -114,10 +114,10 @@ struct ControlAccess: PolicyAccess {
         let key = spec.clientName
         let owner =
             household.everyone.first { $0.read { $0.state.claimedDevices.contains(key) } }?.name ?? People.defaultName
-        if owner == name { return nil }
         let moving = Commands.HandOverDevice(
             key, from: owner, to: name, theirs: target.read { $0.inForce }, phrase: phrase, pin: .verified)
         if let pending = try perform(moving, for: owner).result { return pending }
+        guard owner != name else { return nil }
         if name != People.defaultName { _ = try perform(Commands.ClaimDevice(key), for: name) }
         household.devicesChanged()
         return nil

@@ -34,7 +34,8 @@ extension PolicyEngine {
     /// Asks to hand `device` (this person's now) over to `person`, whose protection in force is
     /// `theirs`. Nil when it may move at once (it is released here; the caller has `person` claim
     /// it); else the pending change it waits as, a gate passed for it (and the PIN checked where
-    /// one is set). A move already waiting is returned as it is.
+    /// one is set). A move already waiting is returned as it is; one to another person, or to this
+    /// person (the device stays), cancels a move waiting before.
     public mutating func handOverDevice(
         _ device: String, from me: String, to person: String, theirs: Protection, phrase: String?, pin: PinCheck,
         at now: Instant
@@ -42,15 +43,18 @@ extension PolicyEngine {
         let now = advance(to: now)
         let move = SettingChange(key: Loosening.deviceKey, element: device, from: me, to: person, loosens: true)
         if let waiting = state.pending.first(where: { Self.same($0.change, move) }) { return waiting }
+        if person == me {
+            dropHandOvers(of: device, "it stays with \(me)", at: now)
+            return nil
+        }
         guard Loosening.changes(from: inForce, to: theirs).contains(where: \.loosens) else {
-            state.pending.removeAll { $0.change.key == Loosening.deviceKey && $0.change.element == device }
+            dropHandOvers(of: device, "it moved to \(person) instead", at: now)
             _ = releaseDevice(device, at: now)
             return nil
         }
         if needsPin(pin) { throw .pinRequired }
         try passGate(phrase, for: nil, at: now)
-        // Another person asked for before: this one takes its place.
-        state.pending.removeAll { $0.change.key == Loosening.deviceKey && $0.change.element == device }
+        dropHandOvers(of: device, "it goes to \(person) instead", at: now)
         let pending = PendingChange(
             id: state.nextChangeID, change: move, source: Self.adminView, requested: now, appliesAt: gateTime(at: now),
             awaitingSentence: false, target: inForce)
@@ -75,6 +79,15 @@ extension PolicyEngine {
             _ = releaseDevice(device, at: now)
             return HandOver(device: device, person: pending.change.to)
         }
+    }
+
+    /// Cancels the waiting moves of `device`, saying `why`.
+    private mutating func dropHandOvers(of device: String, _ why: String, at now: Instant) {
+        for pending in state.pending where pending.change.key == Loosening.deviceKey && pending.change.element == device
+        {
+            log(.changeCancelled, nil, "#\(pending.id) \(pending.change.description): \(why)", at: now)
+        }
+        state.pending.removeAll { $0.change.key == Loosening.deviceKey && $0.change.element == device }
     }
 
     static let adminView = "admin view"
