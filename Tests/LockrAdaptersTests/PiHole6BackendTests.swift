@@ -2,6 +2,7 @@ import BackendFakes
 import DNSFilter
 import Foundation
 import LockrAdapters
+import LockrStore
 import Testing
 
 @Suite struct PiHole6BackendTests {
@@ -52,13 +53,20 @@ import Testing
         }
     }
 
+    /// A backend that keeps its session in a state store, logged in by a first reconcile: the
+    /// store and settings, for the next start's backend to take the session up.
+    func loggedIn(_ server: FakeServer<FakePiHole6>) async throws -> (OutboxStore, BackendSettings, PiHole6Backend) {
+        let store = try Fixtures.store()
+        var settings = Fixtures.settings(.pihole6, server.url, secret: "secret")
+        settings.timeout = Fixtures.timeout
+        let backend = PiHole6Backend(settings: settings, memory: store)
+        _ = try await backend.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+        return (store, settings, backend)
+    }
+
     @Test func aRestartTakesTheSessionUpInsteadOfASecondSeat() async throws {
         try await withServer { server in
-            let store = try Fixtures.store()
-            var settings = Fixtures.settings(.pihole6, server.url, secret: "secret")
-            settings.timeout = Fixtures.timeout
-            let first = PiHole6Backend(settings: settings, memory: store)
-            _ = try await first.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            let (store, settings, _) = try await loggedIn(server)
             #expect(fake.logins == 1 && fake.openSessions == 1)
             // Killed: no logout. The next lockr finds the session in the state database.
             let second = PiHole6Backend(settings: settings, memory: store)
@@ -77,17 +85,14 @@ import Testing
 
     @Test func aLogoutThatFailsIsReportedAndItsSessionKeptForTheNextStart() async throws {
         try await withServer { server in
-            let store = try Fixtures.store()
-            var settings = Fixtures.settings(.pihole6, server.url, secret: "secret")
-            settings.timeout = Fixtures.timeout
-            let first = PiHole6Backend(settings: settings, memory: store)
-            _ = try await first.reconcile(Fixtures.snapshot(Fixtures.tiktok))
+            let (store, settings, first) = try await loggedIn(server)
             server.inject(.status(500))
             await #expect(throws: BackendError.self) { try await first.close() }
             #expect(try fake.openSessions == 1 && store.value("session", for: settings.name) != nil)
             // The next start takes it up, and a logout whose first try gets no answer is sent again.
-            settings.timeout = .seconds(4)
-            let second = PiHole6Backend(settings: settings, memory: store)
+            var impatient = settings
+            impatient.timeout = .seconds(4)
+            let second = PiHole6Backend(settings: impatient, memory: store)
             server.inject(.delay(.seconds(8)))
             try await second.close()
             #expect(fake.logins == 1 && fake.openSessions == 0)
