@@ -50,21 +50,27 @@ struct AdminOverview {
         self.people = people.map { status in
             PersonRow(
                 name: status.person, link: "/admin/people/\(status.person)", summary: status.summary,
-                apps: status.apps.filter(\.guarded).map { AppBadge(name: $0.name, badge: StatusPage.badge($0), text: $0.state.text) })
+                apps: status.apps.filter(\.guarded).map {
+                    AppBadge(name: $0.name, badge: StatusPage.badge($0), text: StatusPage.why($0))
+                })
         }
         self.devices = devices.map { device in
             DeviceRow(
-                address: device.address, mac: device.mac ?? "", person: device.person, key: device.mac ?? device.address,
+                address: device.address, mac: device.mac ?? "", person: device.person,
+                key: device.mac ?? device.address,
                 choices: names.map { AdminPersonPage.Choice(value: $0, selected: $0 == device.person) },
-                identifiedBy: device.identifiedBy.replacingOccurrences(of: "-", with: " "), lastSeen: device.lastSeen.local,
+                identifiedBy: device.identifiedBy.replacingOccurrences(of: "-", with: " "),
+                lastSeen: device.lastSeen.local,
                 state: device.note.map { "\(device.state.replacingOccurrences(of: "_", with: " ")): \($0)" }
                     ?? device.state.replacingOccurrences(of: "_", with: " "))
         }
         hasDevices = !devices.isEmpty
         self.backends = backends.map { backend in
-            var detail = backend.pending == 0 ? "in sync" : "\(backend.pending) changes waiting, \(backend.lagSeconds) s behind"
+            var detail =
+                backend.pending == 0 ? "in sync" : "\(backend.pending) changes waiting, \(backend.lagSeconds) s behind"
             if let error = backend.lastError { detail += "; last error: \(error)" }
-            return BackendRow(name: backend.name, state: backend.state.replacingOccurrences(of: "_", with: " "), detail: detail)
+            return BackendRow(
+                name: backend.name, state: backend.state.replacingOccurrences(of: "_", with: " "), detail: detail)
         }
         hasBackends = !backends.isEmpty
     }
@@ -124,7 +130,8 @@ struct AdminPersonPage {
     }
 
     init(
-        _ status: StatusBody, stats: PersonStatsBody, dayKeys: [String], profiles: [ProfileBody], schedules: [ScheduleBody],
+        _ status: StatusBody, stats: PersonStatsBody, dayKeys: [String], profiles: [ProfileBody],
+        schedules: [ScheduleBody],
         timeScale: Double, csrf: String, error: String?
     ) {
         self.csrf = csrf
@@ -138,12 +145,15 @@ struct AdminPersonPage {
         dayRows = stats.days.reversed().map { day in
             let gates = day.gates.map { "\($0.kind) \($0.passed) passed, \($0.failed) failed" }
             return DayRow(
-                day: day.day, used: "\(day.usedSeconds / 60) min", budget: day.budgetSeconds.map { "\($0 / 60) min" } ?? "",
-                blocked: day.apps.reduce(0) { $0 + $1.blocked }, gates: gates.isEmpty ? "none" : gates.joined(separator: "; "))
+                day: day.day, used: "\(day.usedSeconds / 60) min",
+                budget: day.budgetSeconds.map { "\($0 / 60) min" } ?? "",
+                blocked: day.apps.reduce(0) { $0 + $1.blocked },
+                gates: gates.isEmpty ? "none" : gates.joined(separator: "; "))
         }
         apps = stats.days.last.flatMap { $0.apps.isEmpty ? nil : BarChart.apps($0) }
         let (held, calm) = (stats.streaks.heldLimits, stats.streaks.withoutEmergency)
-        streaks = "Limits held \(Self.days(held.current)) in a row (best \(Self.days(held.best))); "
+        streaks =
+            "Limits held \(Self.days(held.current)) in a row (best \(Self.days(held.best))); "
             + "no emergency \(Self.days(calm.current)) (best \(Self.days(calm.best)))."
         self.profiles = profiles.map { profile in
             ProfileRow(
@@ -157,7 +167,8 @@ struct AdminPersonPage {
         self.schedules = schedules.map { schedule in
             ScheduleRow(
                 name: schedule.name,
-                text: "\(schedule.days) \(schedule.from)-\(schedule.to), blocks \(schedule.block.joined(separator: ", "))"
+                text:
+                    "\(schedule.days) \(schedule.from)-\(schedule.to), blocks \(schedule.block.joined(separator: ", "))"
                     + (schedule.activeUntil.map { "; in force until \($0.local)" } ?? ""))
         }
         hasSchedules = !schedules.isEmpty
@@ -195,11 +206,14 @@ struct AdminQueriesPage {
         let reason: String
     }
 
-    static let spans: [(seconds: Int64, label: String)] = [(900, "15 min"), (3600, "1 hour"), (86_400, "1 day"), (604_800, "7 days")]
+    static let spans: [(seconds: Int64, label: String)] = [
+        (900, "15 min"), (3600, "1 hour"), (86_400, "1 day"), (604_800, "7 days"),
+    ]
 
     init(_ response: QueriesResponse, request: QueryLogRequest, csrf: String) {
         self.csrf = csrf
-        people = [AdminPersonPage.Choice(value: "", label: "everyone", selected: request.person == nil)]
+        people =
+            [AdminPersonPage.Choice(value: "", label: "everyone", selected: request.person == nil)]
             + response.people.map { AdminPersonPage.Choice(value: $0, selected: $0 == request.person) }
         client = request.client ?? ""
         blocked = request.blockedOnly
@@ -209,10 +223,12 @@ struct AdminQueriesPage {
         entries = response.entries.reversed().map { entry in
             Row(
                 at: String(entry.at.prefix(19)).replacingOccurrences(of: "T", with: " "), client: entry.client,
-                person: entry.person, name: entry.name, type: entry.type, outcome: entry.outcome, reason: entry.reason ?? "")
+                person: entry.person, name: entry.name, type: entry.type, outcome: entry.outcome,
+                reason: entry.reason ?? "")
         }
         hasEntries = !entries.isEmpty
-        note = response.enabled
+        note =
+            response.enabled
             ? "Newest first; kept \(Self.days(response.retentionDays)); \(response.dropped) dropped since lockr started."
             : "Queries are not logged (`[query-log] enabled = false`)."
     }
@@ -231,7 +247,8 @@ struct AdminEventsPage {
 
     init(_ events: [EventBody], people names: [String], person: String?, csrf: String) {
         self.csrf = csrf
-        people = [AdminPersonPage.Choice(value: "", label: "everyone", selected: person == nil)]
+        people =
+            [AdminPersonPage.Choice(value: "", label: "everyone", selected: person == nil)]
             + names.map { AdminPersonPage.Choice(value: $0, selected: $0 == person) }
         self.events = events.reversed()
         hasEvents = !events.isEmpty

@@ -118,7 +118,7 @@ struct AppPage {
         name = app.name
         open = app.open
         badge = StatusPage.badge(app)
-        why = app.state.text
+        why = app.state.opensBy == "unlock" ? "locked; the button below opens it" : app.state.text
         until = app.state.until.flatMap { until in
             app.open || app.state.code == "cooldown" || app.state.text.contains(until.local)
                 ? nil : "until \(until.local)"

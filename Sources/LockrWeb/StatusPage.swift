@@ -21,7 +21,7 @@ struct StatusPage {
         let open: Bool
         /// "open", "locked", "blocked by a schedule".
         let badge: String
-        /// "open until 14:30 (hourly window)", "locked; `lockr unlock tiktok` opens 5 min".
+        /// "open until 14:30 (hourly window)", "locked; its page opens it" (where the CLI would say `lockr unlock tiktok`).
         let text: String
         let countdown: Countdown?
         let used: String
@@ -46,7 +46,7 @@ struct StatusPage {
         now = status.nowLocal
         apps = status.apps.filter(\.guarded).map { app in
             AppCard(
-                name: app.name, open: app.open, badge: Self.badge(app), text: app.state.text,
+                name: app.name, open: app.open, badge: Self.badge(app), text: Self.why(app),
                 countdown: app.windowEnds.map { Countdown($0, timeScale: timeScale) },
                 used: "used \(Self.minutes(app.usedSeconds)) today", page: "/apps/\(app.id)",
                 pageLabel: app.open ? "\(app.name): details" : "\(app.name): ways to open it")
@@ -76,6 +76,12 @@ struct StatusPage {
         case "profile": return "profile"
         default: return "locked"
         }
+    }
+
+    /// Where an app stands, in a page's words: the daemon's, except that a lock the CLI's
+    /// `lockr unlock` opens is opened on the app's page.
+    static func why(_ app: AppBody) -> String {
+        app.state.opensBy == "unlock" ? "locked; its page opens it" : app.state.text
     }
 
     static func minutes(_ seconds: Int64) -> String {

@@ -17,7 +17,8 @@ import Testing
         .deletingLastPathComponent().appendingPathComponent(".build/screenshots").path
 
     /// curl from `source` (a loopback address): status, headers and body.
-    func fetch(_ url: String, from source: String = "127.0.0.1") throws -> (status: Int, headers: String, body: String) {
+    func fetch(_ url: String, from source: String = "127.0.0.1") throws -> (status: Int, headers: String, body: String)
+    {
         let headersPath = NSTemporaryDirectory() + "lockr-web-\(UUID()).headers"
         defer { try? FileManager.default.removeItem(atPath: headersPath) }
         let result = try run("curl", ["-s", "--interface", source, "-D", headersPath, "-w", "\n%{http_code}", url])
@@ -34,8 +35,14 @@ import Testing
             #expect(page.status == 200)
             #expect(page.body.contains("<h1>alice</h1>"), "127.0.0.1 is alice's device: \(page.body)")
             #expect(page.body.contains("TikTok") && page.body.contains("badge-locked"))
-            let policy = try #require(page.headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-security-policy:") })
-            #expect(policy.contains("script-src 'self'") && policy.contains("style-src 'self'") && !policy.contains("unsafe-inline"))
+            #expect(
+                page.body.contains("locked; its page opens it") && !page.body.contains("lockr unlock"), "a page's words"
+            )
+            let policy = try #require(
+                page.headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-security-policy:") })
+            #expect(
+                policy.contains("script-src 'self'") && policy.contains("style-src 'self'")
+                    && !policy.contains("unsafe-inline"))
             #expect(!page.body.contains("style=") && !page.body.contains("<style"), "no inline style")
             let scripts = page.body.matches(of: /<script[^>]*>/).map { String($0.0) }
             #expect(scripts == ["<script src=\"/static/lockr.js\" defer>"], "no inline script: \(scripts)")
@@ -43,7 +50,8 @@ import Testing
 
             // The pages' name, answered by lockr with their address (A), no data for AAAA, no EDE.
             let named = try dig(lockr.port, "LoCkR.lan", "A")
-            #expect(named.contains("status: NOERROR") && named.contains("127.0.0.1") && !named.contains("EDE"), "\(named)")
+            #expect(
+                named.contains("status: NOERROR") && named.contains("127.0.0.1") && !named.contains("EDE"), "\(named)")
             let six = try dig(lockr.port, "lockr.lan", "AAAA")
             #expect(six.contains("status: NOERROR") && six.contains("ANSWER: 0"), "\(six)")
             #expect(try lockr.cli("explain", "lockr.lan").output.contains("the name of lockr's web pages"))
@@ -59,7 +67,9 @@ import Testing
             #expect(try lockr.cli("unlock", "tiktok", "--person", "alice").status == 0)
             let open = try fetch("http://\(address)/")
             #expect(open.body.contains("badge-open") && open.body.contains(" left</span>"), "\(open.body)")
-            #expect(!(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("badge-open")), "only alice's opened")
+            #expect(
+                !(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("badge-open")), "only alice's opened"
+            )
         }
     }
 
@@ -90,24 +100,31 @@ import Testing
 
     /// A browser's form token for `address`, got by `source` opening `page`: the cookie jar's path
     /// and the token.
-    func formToken(_ address: String, page: String = "/apps/tiktok", from source: String = "127.0.0.1") throws
+    func formToken(
+        _ address: String, page: String = "/apps/tiktok", from source: String = "127.0.0.1"
+    ) throws
         -> (jar: String, token: String)
     {
         let jar = NSTemporaryDirectory() + "lockr-web-\(UUID()).cookies"
         _ = try run("curl", ["-s", "-o", "/dev/null", "--interface", source, "-c", jar, "http://\(address)\(page)"])
-        let token = try String(contentsOfFile: jar, encoding: .utf8).split(separator: "\n")
+        let token =
+            try String(contentsOfFile: jar, encoding: .utf8).split(separator: "\n")
             .first { $0.contains("lockr_form") }.map { String($0.split(separator: "\t").last!) } ?? ""
         return (jar, token)
     }
 
     /// A form posted by `source` with the cookies in `jar` (which keeps those the answer sets):
     /// the status and the page.
-    func post(_ url: String, _ fields: [String: String], jar: String?, from source: String = "127.0.0.1") throws
+    func post(
+        _ url: String, _ fields: [String: String], jar: String?, from source: String = "127.0.0.1"
+    ) throws
         -> (status: Int, body: String)
     {
         var arguments = ["-s", "-w", "\n%{http_code}", "--interface", source]
         if let jar { arguments += ["-b", jar, "-c", jar] }
-        for (name, value) in fields.sorted(by: { $0.key < $1.key }) { arguments += ["--data-urlencode", "\(name)=\(value)"] }
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            arguments += ["--data-urlencode", "\(name)=\(value)"]
+        }
         var lines = try run("curl", arguments + [url]).output.split(separator: "\n", omittingEmptySubsequences: false)
         let status = Int(lines.removeLast()) ?? 0
         return (status, lines.joined(separator: "\n"))
@@ -140,7 +157,8 @@ import Testing
 
             // The app's page with its sentence form, in every view, through axe-core too.
             let views = try await runAwaited(
-                "python3", [Self.scripts + "/web_pages.py", "http://\(address)/apps/tiktok", Self.screenshots, "app-gate"])
+                "python3",
+                [Self.scripts + "/web_pages.py", "http://\(address)/apps/tiktok", Self.screenshots, "app-gate"])
             #expect((try report(views.output)["violations"] as? [Any])?.isEmpty == true, "axe: \(views.output)")
 
             let result = try await runAwaited(
@@ -200,11 +218,14 @@ import Testing
                 #expect(wrong.body.contains("role=\"alert\""), "the refusal is shown: \(wrong.body)")
             }
             let shut = try fetch("http://\(address)/apps/instagram")
-            #expect(shut.body.contains("Wrong answers shut the gate for 15 s more (until 10:00)"), "why and until when: \(shut.body)")
+            #expect(
+                shut.body.contains("Wrong answers shut the gate for 15 s more (until 10:00)"),
+                "why and until when: \(shut.body)")
             #expect(!shut.body.contains("Type this sentence"), "no form the gate would refuse")
             #expect(shut.body.contains("Press and hold for 8 s"), "the way out that stays: the emergency")
             #expect(try fetch("http://\(address)/apps/nosuchapp").status == 404)
-            #expect(try fetch("http://\(address)/apps/tiktok", from: "127.0.0.2").body.contains("Type this sentence"),
+            #expect(
+                try fetch("http://\(address)/apps/tiktok", from: "127.0.0.2").body.contains("Type this sentence"),
                 "the default person's gate is not alice's")
         }
     }
