@@ -35,6 +35,9 @@ public struct SettingChange: Sendable, Equatable, Codable {
     /// "time.budget-minutes: 30 min → 45 min", "guard tiktok: guarded → not guarded".
     public var description: String { "\(key)\(element.map { " \($0)" } ?? ""): \(from) → \(to)" }
 
+    /// Whether it hands a device to another person rather than changing a setting.
+    public var isDeviceMove: Bool { key == Loosening.deviceKey }
+
     /// The app the change is about, if one: the app guarded or not, or the app whose domains change.
     public var app: String? {
         if key == Loosening.guardKey { return element }
@@ -83,7 +86,8 @@ public enum Loosening {
                 key: setting.key, element: nil, from: before, to: after,
                 loosens: setting.loosens(old.settings, new.settings))
         }
-        changes += listChanges(guardKey, old.guarded, new.guarded, inside: guardedText, outside: notGuardedText, removingLoosens: true)
+        changes += listChanges(
+            guardKey, old.guarded, new.guarded, inside: guardedText, outside: notGuardedText, removingLoosens: true)
         if let oldSchedules = old.schedules, let newSchedules = new.schedules {
             changes += scheduleChanges(oldSchedules, newSchedules)
         }
@@ -121,23 +125,29 @@ public enum Loosening {
     /// fewer apps or fewer minutes of the week than before.
     private static func scheduleChanges(_ old: [Schedule], _ new: [Schedule]) -> [SettingChange] {
         let none = "none"
-        func text(_ schedule: Schedule) -> String { "\(schedule.timesText) blocks \(schedule.block.joined(separator: ","))" }
+        func text(_ schedule: Schedule) -> String {
+            "\(schedule.timesText) blocks \(schedule.block.joined(separator: ","))"
+        }
         let dropped = old.filter { before in !new.contains { $0.name == before.name } }.map { before in
             SettingChange(key: scheduleKey, element: before.name, from: text(before), to: none, loosens: true)
         }
         return dropped
             + new.compactMap { after in
                 guard let before = old.first(where: { $0.name == after.name }) else {
-                    return SettingChange(key: scheduleKey, element: after.name, from: none, to: text(after), loosens: false)
+                    return SettingChange(
+                        key: scheduleKey, element: after.name, from: none, to: text(after), loosens: false)
                 }
                 guard before != after else { return nil }
                 return SettingChange(
-                    key: scheduleKey, element: after.name, from: text(before), to: text(after), loosens: !after.covers(before))
+                    key: scheduleKey, element: after.name, from: text(before), to: text(after),
+                    loosens: !after.covers(before))
             }
     }
 
     /// `protection` with `change` made, taking the new value from `target`.
-    public static func applying(_ change: SettingChange, to protection: Protection, from target: Protection)
+    public static func applying(
+        _ change: SettingChange, to protection: Protection, from target: Protection
+    )
         -> Protection
     {
         var result = protection
@@ -210,12 +220,16 @@ public enum Loosening {
         Setting(
             key: "policy.time-zone", text: { $0.calendar.timeZone.identifier },
             loosens: { $0.calendar.timeZone.identifier != $1.calendar.timeZone.identifier },
-            copy: { $0.calendar = DayCalendar(timeZone: $1.calendar.timeZone, dayStartMinutes: $0.calendar.dayStartMinutes) }),
+            copy: {
+                $0.calendar = DayCalendar(timeZone: $1.calendar.timeZone, dayStartMinutes: $0.calendar.dayStartMinutes)
+            }),
         Setting(
             key: "policy.day-start",
             text: { String(format: "%02d:%02d", $0.calendar.dayStartMinutes / 60, $0.calendar.dayStartMinutes % 60) },
             loosens: { $0.calendar.dayStartMinutes != $1.calendar.dayStartMinutes },
-            copy: { $0.calendar = DayCalendar(timeZone: $0.calendar.timeZone, dayStartMinutes: $1.calendar.dayStartMinutes) }),
+            copy: {
+                $0.calendar = DayCalendar(timeZone: $0.calendar.timeZone, dayStartMinutes: $1.calendar.dayStartMinutes)
+            }),
         setting("policy.max-ttl", \.maximumTTL, text: minutes, looser: bigger),
         setting("policy.commitment-delay", \.commitmentDelay, text: minutes, looser: { $1 < $0 }),
         setting("time.budget-minutes", \.time.budget, text: minutes, looser: bigger),
@@ -226,9 +240,11 @@ public enum Loosening {
         setting("time.grace-seconds", \.time.metering.grace, text: minutes, looser: { $1 < $0 }),
         setting("hourly.window-minutes", \.hourly.window, text: minutes, looser: bigger),
         setting("hourly.open-on-first-query", \.hourly.openOnFirstQuery, text: flag, looser: { !$0 && $1 }),
-        setting("extreme.phrase", \.extreme.phrase, text: { "\"\($0)\"" },
+        setting(
+            "extreme.phrase", \.extreme.phrase, text: { "\"\($0)\"" },
             looser: { PhraseGate.normalize($1).count < PhraseGate.normalize($0).count }),
-        setting("extreme.strictness", \.extreme.strictness, text: \.rawValue,
+        setting(
+            "extreme.strictness", \.extreme.strictness, text: \.rawValue,
             looser: { strictnessRank($1) < strictnessRank($0) }),
         setting("extreme.window-minutes", \.extreme.window, text: minutes, looser: bigger),
         setting("snooze.minutes", \.snooze.length, text: minutes, looser: bigger),
@@ -243,7 +259,8 @@ public enum Loosening {
         setting("extreme.gate", \.gate.extreme, text: steps, looser: GateSettings.weaker),
         setting("extreme.input", \.gate.input, text: \.rawValue, looser: { $1.strength < $0.strength }),
         setting("extreme.typed-fallback-steps", \.gate.typedFallbackSteps, text: count, looser: { $1 < $0 }),
-        setting("puzzles.kinds", \.gate.puzzles.kinds, text: { $0.map(\.rawValue).joined(separator: ", ") },
+        setting(
+            "puzzles.kinds", \.gate.puzzles.kinds, text: { $0.map(\.rawValue).joined(separator: ", ") },
             looser: { $0 != $1 }),
         setting("puzzles.difficulty", \.gate.puzzles.difficulty, text: \.rawValue, looser: { $1 < $0 }),
         setting("puzzles.count", \.gate.puzzles.count, text: count, looser: { $1 < $0 }),

@@ -56,7 +56,7 @@ extension PolicyEngine {
         let loosening = Loosening.changes(from: current, to: wanted).filter(\.loosens)
         // A device's move is no setting: it waits whatever the settings ask for.
         func stillAsked(_ pending: PendingChange) -> Bool {
-            pending.change.key == Loosening.deviceKey || loosening.contains { Self.same($0, pending.change) }
+            pending.change.isDeviceMove || loosening.contains { Self.same($0, pending.change) }
         }
         for gone in state.pending where !stillAsked(gone) {
             log(
@@ -106,7 +106,7 @@ extension PolicyEngine {
         // Runs on every query (through `advance`): nothing is allocated unless a change is due.
         // A device's move is the household's to carry out (`takeDueHandOvers`).
         func isDue(_ pending: PendingChange) -> Bool {
-            pending.appliesAt <= now && !pending.awaitingSentence && pending.change.key != Loosening.deviceKey
+            pending.appliesAt <= now && !pending.awaitingSentence && !pending.change.isDeviceMove
         }
         guard state.pending.contains(where: isDue) else { return }
         let due = state.pending.filter(isDue)

@@ -67,11 +67,11 @@ extension PolicyEngine {
     /// The device moves whose time has come (also those due while lockr was down), taken out of
     /// the pending changes and released here; the household has each new person claim theirs.
     public mutating func takeDueHandOvers(at now: Instant) -> [HandOver] {
-        guard state.pending.contains(where: { $0.change.key == Loosening.deviceKey && $0.appliesAt <= now }) else {
-            return []
-        }
+        func isDue(_ pending: PendingChange) -> Bool { pending.change.isDeviceMove && pending.appliesAt <= now }
+        // Runs every tick: nothing is allocated unless a move is due.
+        guard state.pending.contains(where: isDue) else { return [] }
         let now = advance(to: now)
-        let due = state.pending.filter { $0.change.key == Loosening.deviceKey && $0.appliesAt <= now }
+        let due = state.pending.filter(isDue)
         state.pending.removeAll { pending in due.contains { $0.id == pending.id } }
         return due.compactMap { pending in
             guard let device = pending.change.element else { return nil }
@@ -83,11 +83,13 @@ extension PolicyEngine {
 
     /// Cancels the waiting moves of `device`, saying `why`.
     private mutating func dropHandOvers(of device: String, _ why: String, at now: Instant) {
-        for pending in state.pending where pending.change.key == Loosening.deviceKey && pending.change.element == device
-        {
+        func isMove(_ pending: PendingChange) -> Bool {
+            pending.change.isDeviceMove && pending.change.element == device
+        }
+        for pending in state.pending where isMove(pending) {
             log(.changeCancelled, nil, "#\(pending.id) \(pending.change.description): \(why)", at: now)
         }
-        state.pending.removeAll { $0.change.key == Loosening.deviceKey && $0.change.element == device }
+        state.pending.removeAll(where: isMove)
     }
 
     static let adminView = "admin view"

@@ -118,7 +118,7 @@ struct AppPage {
         name = app.name
         open = app.open
         badge = StatusPage.badge(app)
-        why = app.state.opensBy == "unlock" ? "locked; the button below opens it" : app.state.text
+        why = StatusPage.why(app, opener: "the button below")
         until = app.state.until.flatMap { until in
             app.open || app.state.code == "cooldown" || app.state.text.contains(until.local)
                 ? nil : "until \(until.local)"

@@ -79,9 +79,9 @@ struct StatusPage {
     }
 
     /// Where an app stands, in a page's words: the daemon's, except that a lock the CLI's
-    /// `lockr unlock` opens is opened on the app's page.
-    static func why(_ app: AppBody) -> String {
-        app.state.opensBy == "unlock" ? "locked; its page opens it" : app.state.text
+    /// `lockr unlock` opens is opened on the page (`opener`: what there opens it).
+    static func why(_ app: AppBody, opener: String = "its page") -> String {
+        app.state.opensBy == AppAccess.Opening.unlock.rawValue ? "locked; \(opener) opens it" : app.state.text
     }
 
     static func minutes(_ seconds: Int64) -> String {

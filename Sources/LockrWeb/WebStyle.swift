@@ -85,7 +85,10 @@ enum WebStyle {
         .data { border-collapse: collapse; font-size: 0.9rem; width: 100%; }
         .data th, .data td { text-align: left; padding: 0.35rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
         .filters { display: flex; flex-wrap: wrap; gap: 0.5rem 0.75rem; align-items: center; margin-bottom: 0.5rem; }
-        .filters input[type=text], .filters select, .gate select, .gate input[type=number], .gate input[type=password], .gate input[type=time] {
+        .inline { display: grid; gap: 0.35rem; justify-items: start; }
+        .inline label { font-size: 0.8rem; color: var(--muted); }
+        .filters input[type=text], .filters select, .gate select, .gate input[type=number], .gate input[type=password], .gate input[type=time],
+        .inline select, .inline input[type=text] {
           font: inherit; padding: 0.5rem; border: 1px solid var(--muted); border-radius: 0.5rem; background: var(--bg); color: var(--fg); }
         .check { display: flex; gap: 0.35rem; align-items: center; }
         .chart { margin: 0.5rem 0 1rem; }
