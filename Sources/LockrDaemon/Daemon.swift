@@ -144,16 +144,6 @@ public final class Daemon: Sendable {
                     await hub.run(observe: { backend, queries in parts.meter.observe(queries, from: backend) })
                 })
         }
-        for backend in config.backends where backend.kind == .webhook && backend.events != .off {
-            let notifier = WebhookNotifier(settings: backend)
-            let notices = parts.liveEvents.listen(after: nil).map { event in
-                WebhookNotices.notice(event, calendar: parts.control.view(of: event.person).calendar)
-            }
-            add(
-                RepeatingService(description: "live events to \(backend.name)") {
-                    await notifier.run(notices, logger: logger)
-                })
-        }
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         add(
             ReloadService(hangups: hangups) {
@@ -196,6 +186,18 @@ public final class Daemon: Sendable {
                 try? await gracefulShutdown()
                 parts.liveEvents.close()
             })
+        // After the live events' end, so that they stop first: a stream that ends before its reader
+        // is cancelled would end that service unasked, which the group takes for a failure.
+        for backend in config.backends where backend.kind == .webhook && backend.events != .off {
+            let notifier = WebhookNotifier(settings: backend)
+            let notices = parts.liveEvents.listen(after: nil).map { event in
+                WebhookNotices.notice(event, calendar: parts.control.view(of: event.person).calendar)
+            }
+            add(
+                RepeatingService(description: "live events to \(backend.name)") {
+                    await notifier.run(notices, logger: logger)
+                })
+        }
         if let serviceManager {
             // Last, so that it hears of the shutdown first and says so before anything stops.
             add(
@@ -298,21 +300,11 @@ public final class Daemon: Sendable {
         do {
             let config = try configure()
             let loaded = try PolicyLoader.load(config)
-            if config.listen != running.listen || config.cache.capacity != running.cache.capacity
-                || config.cache.staleSeconds != running.cache.staleSeconds
-                || config.maxTCPConnections != running.maxTCPConnections
-                || config.tcpIdleTimeout != running.tcpIdleTimeout || config.threads != running.threads
-                || config.control != running.control || config.web != running.web
-                || config.stateDirectory != running.stateDirectory
-                || config.timeScale != running.timeScale || config.startAt != running.startAt
-                || config.answersDNS != running.answersDNS || config.backends != running.backends
-                || config.meterFrom != running.meterFrom || config.adapterTiming != running.adapterTiming
-                || config.queryLog.enabled != running.queryLog.enabled
-                || config.queryLog.retention != running.queryLog.retention
-            {
+            let waiting = RestartOnlySettings.changed(from: running, to: config)
+            if !waiting.isEmpty {
                 logger.warning(
-                    "listen, control and web addresses, state directory, threads, cache size, serve-stale, tcp settings, the time scale, backends and the query log's enabled and retention change only on restart"
-                )
+                    "changed settings that apply only when lockr restarts; still running with the previous ones",
+                    metadata: ["settings": "\(waiting.joined(separator: ", "))"])
             }
             parts.reload(config: config, loaded: loaded)
             parts.doctor.serve(

@@ -82,45 +82,37 @@ struct ControlService: Service, CustomStringConvertible {
 }
 
 /// The web pages. Once they are served, says where; an address it cannot bind is logged and the
-/// daemon goes on without them (answering DNS matters more than a page).
+/// daemon goes on without them (answering DNS matters more than a page), still stopping when the
+/// others do.
 struct WebService: Service, CustomStringConvertible {
     let application: any Service
-    let bound: AsyncStream<SocketAddress?>
     let addressText: String
     let logger: Logger
     var description: String { "web pages" }
 
     /// The pages at `address`, answering through `router`.
     static func make(router: Router<ControlRequestContext>, address: SocketAddress, logger: Logger) -> WebService {
-        let (bound, boundSink) = AsyncStream.makeStream(of: SocketAddress?.self)
         let application = Application(
             router: router,
             configuration: .init(address: .hostname(address.ipAddress ?? "127.0.0.1", port: address.port ?? 0)),
             onServerRunning: { channel in
-                boundSink.yield(channel.localAddress)
-                boundSink.finish()
+                guard let bound = channel.localAddress else { return }
+                logger.notice("web pages", metadata: ["address": "\(AddressText.format(bound))"])
             },
             logger: logger)
-        return WebService(application: application, bound: bound, addressText: AddressText.format(address), logger: logger)
+        return WebService(application: application, addressText: AddressText.format(address), logger: logger)
     }
 
-    func run() async throws {
-        await withDiscardingTaskGroup { tasks in
-            tasks.addTask {
-                for await address in bound {
-                    guard let address else { continue }
-                    logger.notice("web pages", metadata: ["address": "\(AddressText.format(address))"])
-                }
-            }
-            do { try await application.run() } catch {
-                logger.warning(
-                    "web pages not served",
-                    metadata: [
-                        "address": "\(addressText)", "reason": "\(ListenError.reason(error))",
-                        "fix": "set web = \"ADDR:PORT\" to a free port, or web = \"off\"",
-                    ])
-                try? await gracefulShutdown()
-            }
+    func run() async {
+        do { try await application.run() } catch {
+            logger.warning(
+                "web pages not served",
+                metadata: [
+                    "address": "\(addressText)", "reason": "\(ListenError.reason(error))",
+                    "fix": "set web = \"ADDR:PORT\" to a free port, or web = \"off\"",
+                ])
+            // Ended early, it waits for the others' shutdown: returning now would end the group.
+            try? await gracefulShutdown()
         }
     }
 }

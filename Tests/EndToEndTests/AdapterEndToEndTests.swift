@@ -68,15 +68,6 @@ import Testing
         await server.stop()
     }
 
-    func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = Date() + seconds
-        while Date() < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return try condition()
-    }
-
     func status(_ lockr: LockrProcess) throws -> [String: Any] {
         let output = try lockr.cli("status", "--json").output
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]

@@ -9,7 +9,9 @@ import Testing
 /// subnet option itself is not believed, by lockr nor through the router. (Without `strip-mac`,
 /// dnsmasq 2.90 passes a device's own MAC option on: this test fails.)
 @Suite(.serialized) struct HomeNetworkEndToEndTests {
-    static let macs = ["a": "02:00:00:77:00:02", "b": "02:00:00:77:00:03", "c": "02:00:00:77:00:04", "d": "02:00:00:77:00:05"]
+    static let macs = [
+        "a": "02:00:00:77:00:02", "b": "02:00:00:77:00:03", "c": "02:00:00:77:00:04", "d": "02:00:00:77:00:05",
+    ]
 
     /// Alice guards tiktok and youtube (locked, hourly); Bob only youtube; Carol nothing; Dave is
     /// known by his address only and guards youtube; everyone else is the default person (tiktok
@@ -40,7 +42,9 @@ import Testing
         """
 
     /// The address a device gets for `name` from `server` (port 53 unless given).
-    func address(_ name: String, from device: String, server: String, port: Int = 53, _ extra: [String] = [])
+    func address(
+        _ name: String, from device: String, server: String, port: Int = 53, _ extra: [String] = []
+    )
         throws -> String?
     {
         let result = try run(
@@ -157,15 +161,6 @@ import Testing
         return events.compactMap { $0["type"] as? String }.filter { $0.hasPrefix("protection") }
     }
 
-    /// Waits up to `seconds` for `condition`, checking every 250 ms.
-    func eventually(within seconds: Int, _ condition: () throws -> Bool) async throws -> Bool {
-        for _ in 0..<(seconds * 4) {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(250))
-        }
-        return try condition()
-    }
-
     @Test(
         .enabled(
             if: NetworkNamespaces.unavailable == nil,
@@ -191,7 +186,7 @@ import Testing
         defer { lockr.stop() }
 
         // Both ask until lockr knows them by the neighbour table (read every 5 s).
-        let known = try await eventually(within: 20) {
+        let known = try await eventually(20) {
             _ = try address("tiktok.com", from: erin, server: "10.77.0.1", port: 5335)
             _ = try address("tiktok.com", from: frank, server: "10.77.0.1", port: 5335)
             let listed = try devices(lockr)
@@ -202,7 +197,7 @@ import Testing
         // Frank leaves the house; Erin stays but stops asking lockr.
         try network.removeClient(frank)
 
-        let flagged = try await eventually(within: 45) { try devices(lockr).contains("erin 10.77.0.2 protection_off") }
+        let flagged = try await eventually(45) { try devices(lockr).contains("erin 10.77.0.2 protection_off") }
         listed = try devices(lockr)
         #expect(flagged, "\(listed)")
         // Frank did not answer the probe: only not seen, never protection off.
@@ -213,7 +208,7 @@ import Testing
 
         // Erin asks again: cleared, once.
         _ = try address("tiktok.com", from: erin, server: "10.77.0.1", port: 5335)
-        let cleared = try await eventually(within: 15) { try devices(lockr).contains("erin 10.77.0.2 ok") }
+        let cleared = try await eventually(15) { try devices(lockr).contains("erin 10.77.0.2 ok") }
         listed = try devices(lockr)
         #expect(cleared, "\(listed)")
         #expect(try protectionEvents(lockr, person: "erin") == ["protection_off", "protection_back"])

@@ -136,6 +136,16 @@ final class LockrProcess {
         return stop()
     }
 
+    /// Sends `number` and waits up to `seconds` for lockr to exit: its exit status, or nil when it
+    /// went on running (it is then killed, as systemd would after its stop timeout).
+    func stop(sending number: Int32, within seconds: Double) async -> Int32? {
+        signal(number)
+        let exited = await eventually(seconds) { !process.isRunning }
+        if !exited { kill9() }
+        stop()
+        return exited ? process.terminationStatus : nil
+    }
+
     /// Stops with SIGTERM and returns the exit status.
     @discardableResult
     func stop() -> Int32 {

@@ -50,7 +50,8 @@ import Testing
             }
             let logged = try await waitForEntries(3, lockr)
             let lines = logged.map { entry in
-                ["person", "client", "name", "type", "outcome"].map { entry[$0] as? String ?? "-" }.joined(separator: " ")
+                ["person", "client", "name", "type", "outcome"].map { entry[$0] as? String ?? "-" }.joined(
+                    separator: " ")
             }
             #expect(
                 lines == [
@@ -59,7 +60,9 @@ import Testing
                 ])
             let forwarded = logged[0]
             #expect(forwarded["upstream"] as? String != nil && forwarded["latency_ms"] as? Double != nil)
-            #expect((logged[1]["reason"] as? String)?.hasPrefix("tiktok") == true && logged[1]["app"] as? String == "tiktok")
+            #expect(
+                (logged[1]["reason"] as? String)?.hasPrefix("tiktok") == true && logged[1]["app"] as? String == "tiktok"
+            )
 
             #expect(try entries(lockr, "--person", "kid").map { $0["name"] as? String } == ["tiktok.com"])
             #expect(try entries(lockr, "--person", "guest").isEmpty)
@@ -73,7 +76,9 @@ import Testing
             #expect(text.status == 0)
             let human = text.output.split(separator: "\n")
             #expect(human.count == 2)
-            #expect(human[0].contains("127.0.0.2") && human[0].contains("alice") && human[0].contains("tiktok.com  AAAA  blocked (tiktok"))
+            #expect(
+                human[0].contains("127.0.0.2") && human[0].contains("alice")
+                    && human[0].contains("tiktok.com  AAAA  blocked (tiktok"))
             let bad = try lockr.cli("queries", "--since", "yesterday")
             #expect(bad.status != 0 && bad.output.contains("--since must be a duration"))
 
@@ -100,7 +105,8 @@ import Testing
                 try await Task.sleep(for: .milliseconds(100))
             }
             let lastLines = printed.withLock { $0 }.split(separator: "\n")
-            #expect(lastLines.contains { $0.contains("\"name\":\"instagram.com\"") && $0.contains("\"person\":\"alice\"") })
+            #expect(
+                lastLines.contains { $0.contains("\"name\":\"instagram.com\"") && $0.contains("\"person\":\"alice\"") })
             #expect(lastLines.first?.contains("news.example") == true && lastLines.count == 4)
         }
     }
@@ -147,7 +153,9 @@ import Testing
             let after = try await waitForEntries(2, lockr)
             #expect(after.map { $0["name"] as? String } == ["news.example", "instagram.com"])
             let text = try lockr.cli("queries")
-            #expect(text.output.contains("(5 entries dropped since lockr started: the log could not be written)"), "\(text.output)")
+            #expect(
+                text.output.contains("(5 entries dropped since lockr started: the log could not be written)"),
+                "\(text.output)")
             #expect(try String(contentsOfFile: lockr.logPath, encoding: .utf8).contains("query log entries dropped"))
         }
     }
@@ -174,7 +182,8 @@ import Testing
             for _ in 0..<100 where lockr.log.components(separatedBy: "reloaded").count == before {
                 try await Task.sleep(for: .milliseconds(50))
             }
-            #expect(lockr.log.contains("the query log's enabled and retention change only on restart"))
+            #expect(lockr.log.contains("changed settings that apply only when lockr restarts"))
+            #expect(lockr.log.contains("settings=query-log.enabled"), "\(lockr.log)")
             // Still a log (enabled waits for a restart), but the default person is now only counted.
             _ = try dig(lockr.port, "instagram.com", "A")
             try await Task.sleep(for: .milliseconds(800))
@@ -183,7 +192,8 @@ import Testing
     }
 
     @Test func aLogThatIsOffSaysSo() async throws {
-        try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: "[query-log]\nenabled = false\n") { lockr, _ in
+        try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: "[query-log]\nenabled = false\n") {
+            lockr, _ in
             _ = try dig(lockr.port, "news.example", "A")
             let answer = try lockr.cli("queries")
             #expect(answer.status == 1 && answer.output.contains("The query log is off"))

@@ -103,4 +103,15 @@ import Testing
         await daemon.stop()
         try await running.value
     }
+
+    @Test func aReloadNamesEachChangedSettingThatWaitsForARestart() throws {
+        let running = try configuration()
+        var read = running
+        #expect(RestartOnlySettings.changed(from: running, to: read) == [])
+        read.speechModel = "/srv/models/en-gb"
+        read.logLevel = "debug"
+        read.cache.capacity += 1
+        read.guarded = ["youtube"]  // applied by the reload itself: not named
+        #expect(RestartOnlySettings.changed(from: running, to: read) == ["log-level", "speech-model", "cache.size"])
+    }
 }

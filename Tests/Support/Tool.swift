@@ -14,3 +14,14 @@ public func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32,
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
+
+/// Waits up to `seconds` for `condition`, looking every 50 ms without holding a thread of Swift's
+/// concurrency, and once more after the deadline (a loaded machine may wake this task late).
+public func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = Date() + seconds
+    while Date() < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return try condition()
+}
