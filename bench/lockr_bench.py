@@ -6,6 +6,7 @@ ports with the same generated block lists, and measures start-up, memory, QPS an
 dnsperf. This script adds lockr to its table of peers and runs it: one run, all servers, the same
 client. Arguments are the harness's (see --help); results go to bench/results/.
 """
+import argparse
 import os
 import random
 import sys
@@ -75,7 +76,23 @@ run_bench.PEERS["lockr-people"] = (
     HOUSEHOLD_PORT,
     lambda size: lockr_argv(size, HOUSEHOLD_PORT, "lockr-people-state", ("--config", household_config())))
 
+def check_arguments_only():
+    """`--check-arguments ARGS`: the harness's own parser reads ARGS and the script ends there
+    (exit 2 with argparse's message for an unknown one), before bench/run installs or builds."""
+    sys.argv.remove("--check-arguments")
+    parse = argparse.ArgumentParser.parse_args
+
+    def parse_then_stop(self, *args, **kwargs):
+        parse(self, *args, **kwargs)
+        sys.exit(0)
+
+    argparse.ArgumentParser.parse_args = parse_then_stop
+    run_bench.main()
+
+
 if __name__ == "__main__":
+    if "--check-arguments" in sys.argv:
+        check_arguments_only()
     if not any(a == "--out" or a.startswith("--out=") for a in sys.argv[1:]):
         sys.argv += ["--out", os.path.join(HERE, "results")]
     run_bench.main()
