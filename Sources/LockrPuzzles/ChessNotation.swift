@@ -46,8 +46,11 @@ extension ChessPosition {
     /// What a typed answer names: a legal move, a move that is not legal here, or not a move at all.
     public enum ReadMove: Sendable, Equatable {
         case legal(ChessMove)
-        /// Written as a move, but no legal move of this position is it (or it is ambiguous).
+        /// Written as a move, but no legal move of this position is it.
         case notLegal
+        /// Written without saying which piece moves, and more than one can ("Rh7" with two rooks
+        /// that reach h7): the moves it may mean.
+        case ambiguous([ChessMove])
         /// Not written as a move at all.
         case notAMove
     }
@@ -72,7 +75,14 @@ extension ChessPosition {
         let exact = written.filter { $0.san == typed }
         if exact.count == 1 { return .legal(exact[0].move) }
         let loose = written.filter { $0.san.lowercased() == typed.lowercased() }
-        return loose.count == 1 ? .legal(loose[0].move) : .notLegal
+        if loose.count == 1 { return .legal(loose[0].move) }
+        // Each move as if no other piece of its kind could go there: more than one reads the same.
+        let undistinguished = legal.map { (move: $0, san: Self.bareSAN(sanWithoutCheck($0, among: [$0]))) }
+        for same in [{ (san: String) in san == typed }, { (san: String) in san.lowercased() == typed.lowercased() }] {
+            let meant = undistinguished.filter { same($0.san) }.map(\.move)
+            if meant.count > 1 { return .ambiguous(meant) }
+        }
+        return .notLegal
     }
 
     /// SAN without the marks people add or leave out: check, mate, capture, promotion '=',

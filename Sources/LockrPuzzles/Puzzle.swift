@@ -11,7 +11,8 @@ public enum PuzzleVerdict: Sendable, Equatable {
     case solved
     /// A real answer, and wrong: why, in words.
     case wrong(String)
-    /// Not an answer of the puzzle's kind at all (no number, no move): how to write one.
+    /// Not an answer of the puzzle's kind at all (no number, no move), or a move that does not
+    /// say which piece moves: how to write one, or which piece is meant. Nothing is counted.
     case unreadable(String)
 }
 
@@ -36,7 +37,8 @@ public struct Puzzle: Sendable, Equatable, Codable {
         case .arithmetic:
             let (question, answer) = Arithmetic.make(difficulty, using: &generator)
             return Puzzle(
-                kind: kind, difficulty: difficulty, prompt: "\(question) = ?", position: nil, answer: answer, mateIn: nil)
+                kind: kind, difficulty: difficulty, prompt: "\(question) = ?", position: nil, answer: answer,
+                mateIn: nil)
         case .chess:
             let entry = ChessBook.puzzles(difficulty).randomElement(using: &generator)!
             let side = entry.position.sideToMove == .white ? "White" : "Black"
@@ -61,6 +63,12 @@ public struct Puzzle: Sendable, Equatable, Codable {
             switch board.readMove(text) {
             case .notAMove: return .unreadable("write a move in SAN (Qh7) or UCI (d3h7)")
             case .notLegal: return .wrong("\(text.trimmingCharacters(in: .whitespaces)) is not a legal move here")
+            case .ambiguous(let moves):
+                let legal = board.legalMoves()
+                let choices = moves.map { board.san($0, among: legal) }
+                return .unreadable(
+                    "\(text.trimmingCharacters(in: .whitespaces)): which piece? "
+                        + choices.dropLast().joined(separator: ", ") + " or " + choices.last!)
             case .legal(let move):
                 let san = board.san(move)
                 return board.forcesMate(with: move, within: mateIn ?? 1)

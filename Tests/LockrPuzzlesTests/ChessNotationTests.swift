@@ -47,7 +47,10 @@ struct ChessNotationTests {
         #expect(promote.readMove("b8") == .notLegal)
         let knights = try ChessPosition(fen: "4k3/8/8/8/8/8/8/1N2KN2 w - - 0 1")
         #expect(knights.san(ChessMove(from: 1, to: 11)) == "Nbd2")
-        #expect(knights.readMove("Nd2") == .notLegal)
+        #expect(knights.readMove("Nd2") == .ambiguous([ChessMove(from: 1, to: 11), ChessMove(from: 5, to: 11)]))
+        #expect(knights.readMove("nd2") == .ambiguous([ChessMove(from: 1, to: 11), ChessMove(from: 5, to: 11)]))
+        #expect(knights.readMove("Nfd2") == .legal(ChessMove(from: 5, to: 11)))
+        #expect(knights.readMove("Nd3") == .notLegal)
     }
 
     @Test("mate in two: a first move that forces mate passes, one that lets the king out does not")

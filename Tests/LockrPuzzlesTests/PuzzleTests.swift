@@ -62,13 +62,27 @@ struct PuzzleTests {
             let position = try ChessPosition(fen: puzzle.position!)
             #expect(puzzle.prompt.hasPrefix(position.sideToMove == .white ? "White" : "Black"))
             #expect(puzzle.prompt.contains(difficulty == .hard ? "mate in 2" : "mate in 1"))
-            let solution = position.legalMoves().first { position.forcesMate(with: $0, within: difficulty == .hard ? 2 : 1) }!
+            let solution = position.legalMoves().first {
+                position.forcesMate(with: $0, within: difficulty == .hard ? 2 : 1)
+            }!
             #expect(puzzle.check(position.san(solution)) == .solved)
             let other = position.legalMoves().first { !position.forcesMate(with: $0, within: 2) }!
-            #expect(puzzle.check(other.uci) == .wrong("\(position.san(other)) does not mate" + (difficulty == .hard ? " in 2" : "")))
+            #expect(
+                puzzle.check(other.uci)
+                    == .wrong("\(position.san(other)) does not mate" + (difficulty == .hard ? " in 2" : "")))
             #expect(puzzle.check("a1a1") == .wrong("a1a1 is not a legal move here"))
             #expect(puzzle.check("what") == .unreadable("write a move in SAN (Qh7) or UCI (d3h7)"))
         }
+    }
+
+    @Test("a move that does not say which of two pieces moves is asked about, not counted as wrong")
+    func ambiguousMove() {
+        // Both rooks reach h7: Ra7 along the rank, Rh1 up the file.
+        let puzzle = Puzzle(
+            kind: .chess, difficulty: .easy, prompt: "White to move: mate in 1",
+            position: "6k1/R7/8/8/8/8/8/4K2R w - - 0 1", answer: nil, mateIn: 1)
+        #expect(puzzle.check("Rh7") == .unreadable("Rh7: which piece? Rhh7 or Rah7"))
+        #expect(puzzle.check("Rah7") == .wrong("Rah7 does not mate"))
     }
 
     @Test("difficulty: base, +1 for more than 3 opens, +1 late, +1 per failure in a row, capped at hard")
