@@ -9,8 +9,8 @@ struct ClientOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The daemon's state directory (default: $LOCKR_STATE_DIR, else yours if a daemon runs there, else "
-                + "/var/lib/lockr).", valueName: "DIR"))
+            "The daemon's state directory (default: $LOCKR_STATE_DIR, else yours ($XDG_STATE_HOME/lockr, also "
+                + "root's) if a daemon runs there, else /var/lib/lockr).", valueName: "DIR"))
     var stateDir: String?
 
     @Option(
@@ -33,12 +33,13 @@ struct ClientOptions: ParsableArguments {
             return try ConfigFile.stateDirectory(in: text, path: config) ?? LockrConfiguration.defaultStateDirectory()
         }
         if let named = ProcessEnvironment.current["LOCKR_STATE_DIR"], !named.isEmpty { return named }
-        let own = LockrConfiguration.defaultStateDirectory()
+        // The caller's own: also root's, where `scripts/run` keeps a daemon apart from the service's.
+        let own = LockrConfiguration.defaultStateDirectory(isRoot: false)
         let system = LockrConfiguration.defaultStateDirectory(isRoot: true)
         guard access(own + "/" + ControlFiles.addressFile, F_OK) != 0 else { return own }
         // The system daemon's, even when only root may look inside: the error then says to use sudo.
         if access(system + "/" + ControlFiles.addressFile, F_OK) == 0 || errno == EACCES { return system }
-        return own
+        return ProcessEnvironment.isRoot ? system : own
     }
 
     /// Calls the daemon; prints and exits non-zero on failure.

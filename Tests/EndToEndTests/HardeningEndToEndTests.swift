@@ -58,7 +58,9 @@ import Testing
         try await withLockr { lockr, _ in
             let listed = try lockr.cli("apps", "tik")
             #expect(listed.status == 0)
-            #expect(listed.output.contains("tiktok") && listed.output.contains("TikTok") && listed.output.contains("guarded"))
+            #expect(
+                listed.output.contains("tiktok") && listed.output.contains("TikTok")
+                    && listed.output.contains("guarded"))
             #expect(try lockr.cli("apps").output.split(separator: "\n").count >= 30)
             let typo = try lockr.cli("guard", "add", "instagrm")
             #expect(typo.status == 1 && typo.output.contains("did you mean instagram?"), "\(typo.output)")
@@ -69,7 +71,9 @@ import Testing
             _ = try lockr.cli("guard", "remove", "tiktok")
             let log = try lockr.cli("log").output
             // Dates, and event names in full.
-            #expect(log.range(of: #"\d{4}-\d{2}-\d{2} \d{2}:\d{2}  change_pending"#, options: .regularExpression) != nil, "\(log)")
+            #expect(
+                log.range(of: #"\d{4}-\d{2}-\d{2} \d{2}:\d{2}  change_pending"#, options: .regularExpression) != nil,
+                "\(log)")
         }
     }
 
@@ -83,7 +87,8 @@ import Testing
                 ])
             #expect(second.status == 1)
             #expect(
-                second.output.contains("another lockr daemon (pid \(lockr.process.processIdentifier)) is using the state directory"),
+                second.output.contains(
+                    "another lockr daemon (pid \(lockr.process.processIdentifier)) is using the state directory"),
                 "\(second.output)")
             // The first one still answers and can still be driven.
             #expect(try answers(lockr))
@@ -96,7 +101,8 @@ import Testing
             let clash = try run(
                 LockrProcess.binary,
                 [
-                    "serve", "--listen", "127.0.0.1:\(lockr.port)", "--control", "127.0.0.1:0", "--web", "off", "--upstream",
+                    "serve", "--listen", "127.0.0.1:\(lockr.port)", "--control", "127.0.0.1:0", "--web", "off",
+                    "--upstream",
                     "127.0.0.1:\(upstream.port)", "--state-dir", LockrProcess.makeStateDirectory(),
                 ])
             #expect(clash.status == 1)
@@ -124,7 +130,8 @@ import Testing
         let namespace = "lkr-port-\(UUID().uuidString.prefix(6).lowercased())"
         _ = try run(NetworkNamespaces.ip, ["netns", "add", namespace])
         defer {
-            let pids = (try? run(NetworkNamespaces.ip, ["netns", "pids", namespace]))?.output.split(separator: "\n") ?? []
+            let pids =
+                (try? run(NetworkNamespaces.ip, ["netns", "pids", namespace]))?.output.split(separator: "\n") ?? []
             for pid in pids.compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
             _ = try? run(NetworkNamespaces.ip, ["netns", "del", namespace])
         }
@@ -155,11 +162,13 @@ import Testing
         let state = LockrProcess.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: state) }
         let refused = try inside([
-            LockrProcess.binary, "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream",
+            LockrProcess.binary, "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off",
+            "--upstream",
             "127.0.0.1:9", "--state-dir", state,
         ])
         #expect(refused.status == 1, "\(refused.output)")
-        #expect(refused.output.contains("cannot listen on 127.0.0.1:0 (udp): address already in use"), "\(refused.output)")
+        #expect(
+            refused.output.contains("cannot listen on 127.0.0.1:0 (udp): address already in use"), "\(refused.output)")
     }
 
     @Test func theClientFindsTheDaemonWithoutNeedingAGoodConfig() async throws {
@@ -176,10 +185,28 @@ import Testing
             #expect(viaConfig.output.contains("Now: 2") && viaConfig.output.contains("Mode: time"))
             // Someone else's user cannot read a root daemon's directory: said in words.
             let stranger = try run(
-                "setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", LockrProcess.binary, "status",
-                "--state-dir", lockr.stateDirectory])
+                "setpriv",
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", LockrProcess.binary, "status",
+                    "--state-dir", lockr.stateDirectory,
+                ])
             #expect(stranger.status == 1)
             #expect(stranger.output.contains("permission denied"), "\(stranger.output)")
+        }
+    }
+
+    /// `scripts/run` as root keeps a daemon in root's own state directory, apart from the
+    /// service's /var/lib/lockr; root's CLI finds it there with no flag.
+    @Test func rootsCLIFindsADaemonInRootsOwnStateDirectory() async throws {
+        let home = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let own = home + "/.local/state/lockr"
+        try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
+        try await withLockr(stateDirectory: own) { lockr, _ in
+            let found = try run(
+                "env", ["-u", "LOCKR_STATE_DIR", "-u", "XDG_STATE_HOME", "HOME=\(home)", LockrProcess.binary, "status"])
+            #expect(found.status == 0, "\(found.output)")
+            #expect(found.output.contains("tiktok"), "\(found.output)")
         }
     }
 
@@ -190,7 +217,10 @@ import Testing
         chmod(shared, 0o777)
         let refused = try run(
             LockrProcess.binary,
-            ["serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream", "192.0.2.1", "--state-dir", shared])
+            [
+                "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream",
+                "192.0.2.1", "--state-dir", shared,
+            ])
         #expect(refused.status == 1)
         #expect(refused.output.contains("belongs to uid 65534"), "\(refused.output)")
 
@@ -217,7 +247,8 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: directory + "/lockr")
         process.arguments = [
-            "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream", "192.0.2.1", "--state-dir",
+            "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream", "192.0.2.1",
+            "--state-dir",
             directory + "/state",
         ]
         let pipe = Pipe()
@@ -232,7 +263,8 @@ import Testing
         process.waitUntilExit()
         #expect(log.contains("warning lockr: [LockrDaemon] no app catalogue found"), "\(log)")
         // Asking to guard an app then says why there is none.
-        let refused = try run(directory + "/lockr", ["serve", "--guard", "tiktok", "--state-dir", directory + "/other"])
+        let refused = try run(
+            directory + "/lockr", ["serve", "--guard", "tiktok", "--state-dir", directory + "/other"])
         #expect(refused.status == 1 && refused.output.contains("none was found"), "\(refused.output)")
     }
 
