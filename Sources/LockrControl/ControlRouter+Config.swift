@@ -22,7 +22,7 @@ extension ControlRouter {
                 } catch {
                     throw ErrorBody(error: error.description, code: "invalid_configuration")
                 }
-                let pinCheck = try policy.verifyPIN(pin(request))
+                let pinCheck = try policy.verifyPIN(pin(request, context))
                 return try policy.importConfiguration(document, pin: pinCheck, checkOnly: checkOnly)
             }
         }

@@ -14,9 +14,10 @@ extension ControlRouter {
             try await respond {
                 let body = try await decode(ScheduleRequest.self, from: request)
                 let schedule = try schedule(body)
-                let pinCheck = try policy.verifyPIN(pin(request))
+                let pinCheck = try policy.verifyPIN(pin(request, context))
                 let added = try policy.perform(
-                    Commands.AddSchedule(schedule, phrase: body.phrase, pin: pinCheck), for: try person(request, context, policy))
+                    Commands.AddSchedule(schedule, phrase: body.phrase, pin: pinCheck),
+                    for: try person(request, context, policy))
                 return schedulesResponse(added.view, change: added.result)
             }
         }
@@ -24,9 +25,10 @@ extension ControlRouter {
             try await respond {
                 let name = try parameter("name", context)
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
-                let pinCheck = try policy.verifyPIN(pin(request))
+                let pinCheck = try policy.verifyPIN(pin(request, context))
                 let removed = try policy.perform(
-                    Commands.RemoveSchedule(name, phrase: body.phrase, pin: pinCheck), for: try person(request, context, policy))
+                    Commands.RemoveSchedule(name, phrase: body.phrase, pin: pinCheck),
+                    for: try person(request, context, policy))
                 return schedulesResponse(removed.view, change: removed.result)
             }
         }
@@ -44,7 +46,7 @@ extension ControlRouter {
         api.post("profiles") { request, context in
             try await respond {
                 let body = try await decode(ProfileRequest.self, from: request)
-                let pinCheck = try policy.verifyPIN(pin(request))
+                let pinCheck = try policy.verifyPIN(pin(request, context))
                 let defined = try policy.perform(
                     Commands.DefineProfile(Profile(name: body.name, block: body.block), pin: pinCheck),
                     for: try person(request, context, policy))
@@ -54,9 +56,11 @@ extension ControlRouter {
         api.delete("profiles/:name") { request, context in
             try await respond {
                 let name = try parameter("name", context)
-                let pinCheck = try policy.verifyPIN(pin(request))
+                let pinCheck = try policy.verifyPIN(pin(request, context))
                 return profilesResponse(
-                    try policy.perform(Commands.RemoveProfile(name, pin: pinCheck), for: try person(request, context, policy)).view)
+                    try policy.perform(
+                        Commands.RemoveProfile(name, pin: pinCheck), for: try person(request, context, policy)
+                    ).view)
             }
         }
         for action in Commands.SwitchProfile.Action.allCases {
@@ -69,7 +73,7 @@ extension ControlRouter {
                         throw ErrorBody(error: "for_minutes must be 1 to \(7 * 1440) (7 days)", code: "bad_request")
                     }
                     let duration = body.forMinutes.map { Duration.seconds($0 * 60) }
-                    let pinCheck = action == .activate ? PinCheck.none : try policy.verifyPIN(pin(request))
+                    let pinCheck = action == .activate ? PinCheck.none : try policy.verifyPIN(pin(request, context))
                     let switched = try policy.perform(
                         Commands.SwitchProfile(name, action, for: duration, pin: pinCheck),
                         for: try person(request, context, policy))
@@ -83,7 +87,8 @@ extension ControlRouter {
     public static func schedule(_ body: ScheduleRequest) throws(ErrorBody) -> Schedule {
         guard let days = Weekdays(body.days ?? "daily") else {
             throw ErrorBody(
-                error: "days: expected days such as mon-fri, sat,sun or daily, not '\(body.days ?? "")'", code: "bad_request")
+                error: "days: expected days such as mon-fri, sat,sun or daily, not '\(body.days ?? "")'",
+                code: "bad_request")
         }
         guard let from = Schedule.minutes(body.from), let to = Schedule.minutes(body.to) else {
             throw ErrorBody(error: "from and to: expected times HH:MM (00:00 to 24:00)", code: "bad_request")
@@ -101,7 +106,9 @@ extension ControlRouter {
     public static func schedulesResponse(_ view: PolicyView, change: ChangeOutcome?) -> SchedulesResponse {
         let (now, calendar) = (view.now, view.calendar)
         return SchedulesResponse(
-            schedules: view.engine.restrictionStatus(at: now).schedules.map { ScheduleBody($0, now: now, calendar: calendar) },
+            schedules: view.engine.restrictionStatus(at: now).schedules.map {
+                ScheduleBody($0, now: now, calendar: calendar)
+            },
             change: change.map { ChangeBody($0, now: now, calendar: calendar) })
     }
 
@@ -114,7 +121,8 @@ extension ControlRouter {
     }
 
     private static func profileBody(_ name: String, _ view: PolicyView) throws(ControlFailure) -> ProfileBody {
-        guard let status = view.engine.restrictionStatus(at: view.now).profiles.first(where: { $0.profile.name == name })
+        guard
+            let status = view.engine.restrictionStatus(at: view.now).profiles.first(where: { $0.profile.name == name })
         else {
             throw .refused(.notFound("no profile \(name) (`lockr profile list` shows them)"))
         }

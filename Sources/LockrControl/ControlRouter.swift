@@ -65,7 +65,8 @@ public enum ControlRouter {
         (.delete, "pending/:id"), (.post, "pending/:id/confirm"), (.post, "settings/reset"), (.put, "pin"),
         (.delete, "pin"), (.post, "unlock"),
         (.post, "snooze"), (.post, "extend"), (.post, "emergency/hold"), (.post, "emergency"), (.get, "log"),
-        (.get, "devices"), (.get, "schedules"), (.post, "schedules"), (.delete, "schedules/:name"), (.get, "profiles"), (.post, "profiles"),
+        (.get, "devices"), (.get, "schedules"), (.post, "schedules"), (.delete, "schedules/:name"), (.get, "profiles"),
+        (.post, "profiles"),
         (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
         (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"), (.get, "gate"),
         (.post, "gate/challenges"), (.post, "gate/challenges/:id"), (.post, "gate/fallback"), (.post, "gate/voice"),
@@ -85,7 +86,9 @@ public enum ControlRouter {
         router.get("metrics") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: await policy.metricsText())))
+            return Response(
+                status: .ok, headers: headers,
+                body: ResponseBody(byteBuffer: ByteBuffer(string: await policy.metricsText())))
         }
 
         api.get("doctor") { _, _ in try await respond { await policy.doctor() } }
@@ -124,9 +127,10 @@ public enum ControlRouter {
                     throw ErrorBody(error: "budget_minutes must be 5 to 180, not \(budget)", code: "invalid_settings")
                 }
                 if let window = body.windowMinutes, ![5, 10, 15].contains(window) {
-                    throw ErrorBody(error: "window_minutes must be 5, 10 or 15, not \(window)", code: "invalid_settings")
+                    throw ErrorBody(
+                        error: "window_minutes must be 5, 10 or 15, not \(window)", code: "invalid_settings")
                 }
-                let pinCheck = try policy.verifyPIN(pin(request))
+                let pinCheck = try policy.verifyPIN(pin(request, context))
                 let command = Commands.SetMode(
                     mode, budget: body.budgetMinutes.map { .seconds($0 * 60) }, perApp: body.perApp,
                     window: body.windowMinutes.map { .seconds($0 * 60) }, phrase: body.phrase, pin: pinCheck)
@@ -137,7 +141,8 @@ public enum ControlRouter {
             try await respond {
                 let body = try await decode(AppRequest.self, from: request)
                 guard let app = body.app else { throw ErrorBody(error: "'app' is required", code: "bad_request") }
-                return guardResponse(try policy.perform(Commands.GuardApp(app), for: try person(request, context, policy)))
+                return guardResponse(
+                    try policy.perform(Commands.GuardApp(app), for: try person(request, context, policy)))
             }
         }
         api.delete("guard/:app") { request, context in
@@ -145,7 +150,7 @@ public enum ControlRouter {
                 let raw = try context.parameters.require("app")
                 let app = raw.removingPercentEncoding ?? raw
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
-                let pinCheck = try policy.verifyPIN(pin(request))
+                let pinCheck = try policy.verifyPIN(pin(request, context))
                 let command = Commands.UnguardApp(app, phrase: body.phrase, pin: pinCheck)
                 return guardResponse(try policy.perform(command, for: try person(request, context, policy)))
             }
@@ -166,7 +171,7 @@ public enum ControlRouter {
             try await respond {
                 let id = try pendingID(context)
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
-                let pinCheck = try policy.verifyPIN(pin(request))
+                let pinCheck = try policy.verifyPIN(pin(request, context))
                 let command = Commands.ConfirmPending(id, phrase: body.phrase, pin: pinCheck)
                 return pendingResponse(try policy.perform(command, for: try person(request, context, policy)).view)
             }
@@ -174,7 +179,7 @@ public enum ControlRouter {
         api.post("settings/reset") { request, context in
             try await respond {
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
-                let pinCheck = try policy.verifyPIN(pin(request))
+                let pinCheck = try policy.verifyPIN(pin(request, context))
                 let command = Commands.ResetSettings(phrase: body.phrase, pin: pinCheck)
                 return modeResponse(try policy.perform(command, for: try person(request, context, policy)))
             }
@@ -183,7 +188,7 @@ public enum ControlRouter {
             try await respond {
                 let body = try await decode(PinRequest.self, from: request)
                 if let problem = PinHash.problem(body.pin) { throw ErrorBody(error: problem, code: "bad_request") }
-                try requireCurrentPIN(request, policy)
+                try requireCurrentPIN(request, context, policy)
                 let record: PinRecord
                 do { record = try PinHash.record(for: body.pin) } catch {
                     throw ErrorBody(error: "cannot hash the PIN: \(error)", code: "bad_request")
@@ -197,7 +202,7 @@ public enum ControlRouter {
                 guard policy.view(of: People.defaultName).engine.pin != nil else {
                     throw ErrorBody(error: "no PIN is set", code: "nothing_to_do")
                 }
-                try requireCurrentPIN(request, policy)
+                try requireCurrentPIN(request, context, policy)
                 _ = try policy.perform(Commands.SetPin(nil), for: People.defaultName)
                 return PinResponse(set: false)
             }
@@ -287,13 +292,19 @@ public enum ControlRouter {
     }
 
     /// The header that carries the settings PIN (`X-Lockr-PIN`).
-    static func pin(_ request: Request) -> String? {
-        request.headers.first { $0.name.canonicalName == "x-lockr-pin" }?.value
+    static func pin(_ request: Request, _ context: ControlRequestContext) -> PinEntry {
+        PinEntry(
+            presented: request.headers.first { $0.name.canonicalName == "x-lockr-pin" }?.value,
+            from: context.remoteAddress)
     }
 
     /// Changing or clearing a PIN needs the current one.
-    private static func requireCurrentPIN(_ request: Request, _ policy: some PolicyAccess) throws {
-        guard try policy.verifyPIN(pin(request)) != .missing else { throw ControlFailure.refused(.pinRequired) }
+    private static func requireCurrentPIN(
+        _ request: Request, _ context: ControlRequestContext, _ policy: some PolicyAccess
+    ) throws {
+        guard try policy.verifyPIN(pin(request, context)) != .missing else {
+            throw ControlFailure.refused(.pinRequired)
+        }
     }
 
     static func modeResponse(_ changed: Performed<ChangeOutcome>) -> ModeResponse {
@@ -314,7 +325,8 @@ public enum ControlRouter {
     }
 
     static func pendingResponse(_ view: PolicyView) -> PendingResponse {
-        PendingResponse(pending: view.engine.state.pending.map { PendingBody($0, now: view.now, calendar: view.calendar) })
+        PendingResponse(
+            pending: view.engine.state.pending.map { PendingBody($0, now: view.now, calendar: view.calendar) })
     }
 
     /// The person a request is about: `?person=NAME`, else the caller's (see `PolicyAccess`).
@@ -327,7 +339,8 @@ public enum ControlRouter {
 
     private static func pendingID(_ context: ControlRequestContext) throws -> Int {
         guard let id = Int(try context.parameters.require("id")), id > 0 else {
-            throw ErrorBody(error: "a pending change's id is a whole number (`lockr pending list`)", code: "bad_request")
+            throw ErrorBody(
+                error: "a pending change's id is a whole number (`lockr pending list`)", code: "bad_request")
         }
         return id
     }
@@ -407,7 +420,9 @@ public enum ControlRouter {
     }
 
     /// Starts `person`'s emergency hold: its id, and how long to hold in real time.
-    public static func beginEmergency(for person: String, policy: some PolicyAccess) throws(ControlFailure)
+    public static func beginEmergency(
+        for person: String, policy: some PolicyAccess
+    ) throws(ControlFailure)
         -> HoldResponse
     {
         let begun = try policy.perform(Commands.BeginEmergency(), for: person)
@@ -416,7 +431,9 @@ public enum ControlRouter {
     }
 
     /// Lets go of `person`'s emergency hold `hold`: the window it opened, if it was held long enough.
-    public static func completeEmergency(hold: UInt64, for person: String, policy: some PolicyAccess)
+    public static func completeEmergency(
+        hold: UInt64, for person: String, policy: some PolicyAccess
+    )
         throws(ControlFailure) -> WindowBody
     {
         windowBody(try policy.perform(Commands.CompleteEmergency(hold: hold), for: person))

@@ -135,17 +135,30 @@ extension PolicyAccess {
         throw .personNeeded(people: names)
     }
 
-    /// Checks the PIN a request carries (`X-Lockr-PIN`) against the household's (kept with the
-    /// default person): `.verified` when it is right, `.missing` when none was given while one is
-    /// set, `.none` when none is set. A wrong one is counted (5 wrong in a row start growing
-    /// lockouts, kept across restarts) and refused. The slow hash runs outside the engine's lock.
-    public func verifyPIN(_ presented: String?) throws(ControlFailure) -> PinCheck {
+    /// Checks the PIN a request carries (`X-Lockr-PIN`, or the admin view's form) against the
+    /// household's (kept with the default person): `.verified` when it is right, `.missing` when none
+    /// was given while one is set, `.none` when none is set. A wrong one is counted against the
+    /// address it came from and the household (see `PinLockouts`) and refused. The slow hash runs
+    /// outside the engine's lock.
+    public func verifyPIN(_ entry: PinEntry) throws(ControlFailure) -> PinCheck {
         let keeper = People.defaultName
         guard let record = view(of: keeper).engine.pin else { return .none }
-        guard let presented else { return .missing }
-        _ = try perform(Commands.BeginPinEntry(), for: keeper)
+        guard let presented = entry.presented else { return .missing }
+        _ = try perform(Commands.BeginPinEntry(by: entry.entrant), for: keeper)
         let correct = (try? PinHash.matches(presented, record)) ?? false
-        _ = try perform(Commands.NotePinEntry(correct: correct), for: keeper)
+        _ = try perform(Commands.NotePinEntry(correct: correct, by: entry.entrant), for: keeper)
         return .verified
+    }
+}
+
+/// A PIN as a request presents it (nil: none), and whom its entry counts against: the address it
+/// comes from, so that a device guessing locks out only itself.
+public struct PinEntry: Sendable {
+    public let presented: String?
+    public let entrant: String
+
+    public init(presented: String?, from caller: SocketAddress?) {
+        self.presented = presented
+        entrant = caller?.ipAddress ?? "unknown"
     }
 }

@@ -395,27 +395,33 @@ public enum Commands {
         }
     }
 
-    /// Refuses a PIN entry while a lockout lasts (before the slow hash is checked).
+    /// Refuses a PIN entry of `entrant` (the address it comes from) while a lockout lasts, its own
+    /// or the household's (before the slow hash is checked).
     public struct BeginPinEntry: PolicyCommand {
-        public init() {}
+        public let entrant: String
+
+        public init(by entrant: String) { self.entrant = entrant }
 
         public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) {
-            try engine.checkPinAllowed(at: now)
+            try engine.checkPinAllowed(by: entrant, at: now)
         }
     }
 
-    /// Counts a checked PIN entry: a right one clears the count, a wrong one adds to it (towards
-    /// lockouts) and is refused.
+    /// Counts a checked PIN entry of `entrant`: a right one clears its count, a wrong one adds to it
+    /// (towards lockouts) and is refused.
     public struct NotePinEntry: PolicyCommand {
         public let correct: Bool
+        public let entrant: String
 
-        public init(correct: Bool) { self.correct = correct }
+        public init(correct: Bool, by entrant: String) {
+            self.correct = correct
+            self.entrant = entrant
+        }
 
         public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) {
-            engine.notePinEntry(correct: correct, at: now)
+            let lockout = engine.notePinEntry(correct: correct, by: entrant, at: now)
             guard correct else {
-                let failures = engine.pin?.failures ?? 0
-                throw .wrongPin(failures: failures, lockout: PinRecord.lockout(afterFailures: failures))
+                throw .wrongPin(failures: engine.pin?.lockouts.failures(of: entrant) ?? 0, lockout: lockout)
             }
         }
     }

@@ -1,5 +1,5 @@
 /// The household's settings PIN, as stored: never the PIN itself, only a slow salted hash
-/// (scrypt; see `PinHash` in LockrControl) and the count of wrong entries in a row.
+/// (scrypt; see `PinHash` in LockrControl) and the wrong entries counted against guessing.
 public struct PinRecord: Sendable, Equatable, Codable {
     public let salt: [UInt8]
     public let hash: [UInt8]
@@ -7,10 +7,8 @@ public struct PinRecord: Sendable, Equatable, Codable {
     public let rounds: Int
     public let blockSize: Int
     public let parallelism: Int
-    /// Wrong entries in a row.
-    public var failures = 0
-    /// No entry is checked before this.
-    public var lockedUntil: Instant?
+    /// Wrong entries, per entrant and household-wide, and the lockouts they started.
+    public var lockouts = PinLockouts()
 
     public init(salt: [UInt8], hash: [UInt8], rounds: Int, blockSize: Int, parallelism: Int) {
         self.salt = salt
@@ -20,15 +18,34 @@ public struct PinRecord: Sendable, Equatable, Codable {
         self.parallelism = parallelism
     }
 
-    /// Wrong entries allowed before lockouts start.
-    public static let freeFailures = 5
+    private enum CodingKeys: String, CodingKey {
+        case salt, hash, rounds, blockSize, parallelism, lockouts
+        /// What a lockr that counted household-wide only kept instead of `lockouts`.
+        case failures, lockedUntil
+    }
 
-    /// The lockout after `failures` wrong entries in a row: none before the 5th, then 30 s doubling
-    /// with each further one, up to an hour.
-    public static func lockout(afterFailures failures: Int) -> Duration? {
-        guard failures >= freeFailures else { return nil }
-        let doublings = min(failures - freeFailures, 7)
-        return min(.seconds(30 * (1 << doublings)), .seconds(3600))
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        salt = try values.decode([UInt8].self, forKey: .salt)
+        hash = try values.decode([UInt8].self, forKey: .hash)
+        rounds = try values.decode(Int.self, forKey: .rounds)
+        blockSize = try values.decode(Int.self, forKey: .blockSize)
+        parallelism = try values.decode(Int.self, forKey: .parallelism)
+        lockouts =
+            try values.decodeIfPresent(PinLockouts.self, forKey: .lockouts)
+            ?? PinLockouts(
+                householdFailures: try values.decodeIfPresent(Int.self, forKey: .failures) ?? 0,
+                until: try values.decodeIfPresent(Instant.self, forKey: .lockedUntil))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var values = encoder.container(keyedBy: CodingKeys.self)
+        try values.encode(salt, forKey: .salt)
+        try values.encode(hash, forKey: .hash)
+        try values.encode(rounds, forKey: .rounds)
+        try values.encode(blockSize, forKey: .blockSize)
+        try values.encode(parallelism, forKey: .parallelism)
+        try values.encode(lockouts, forKey: .lockouts)
     }
 }
 
@@ -55,27 +72,29 @@ extension PolicyEngine {
     /// The PIN that protects settings, if the household set one.
     public var pin: PinRecord? { state.pin }
 
-    /// Refuses a PIN entry while a lockout lasts.
-    public func checkPinAllowed(at now: Instant) throws(PolicyRefusal) {
-        if let until = state.pin?.lockedUntil, now < until {
-            throw .pinLocked(remaining: until - now, failures: state.pin?.failures ?? 0)
+    /// Refuses a PIN entry of `entrant` while a lockout lasts (its own, or the household's).
+    public func checkPinAllowed(by entrant: String, at now: Instant) throws(PolicyRefusal) {
+        if let wait = state.pin?.lockouts.wait(for: entrant, at: now) {
+            throw .pinLocked(remaining: wait.remaining, failures: wait.failures)
         }
     }
 
-    /// Counts a PIN entry: a right one clears the count, a wrong one adds to it and may start a lockout.
-    public mutating func notePinEntry(correct: Bool, at now: Instant) {
+    /// Counts a PIN entry of `entrant`: a right one clears its count, a wrong one adds to it and to
+    /// the household's, and may start a lockout. Returns how long the entrant now waits, if it does.
+    @discardableResult
+    public mutating func notePinEntry(correct: Bool, by entrant: String, at now: Instant) -> Duration? {
         let now = advance(to: now)
-        guard var record = state.pin else { return }
-        if correct {
-            record.failures = 0
-            record.lockedUntil = nil
-        } else {
-            record.failures += 1
-            let lockout = PinRecord.lockout(afterFailures: record.failures)
-            record.lockedUntil = lockout.map { now + $0 }
-            log(.pinFail, nil, "wrong PIN #\(record.failures)" + (lockout.map { ", locked for \($0.spoken)" } ?? ""), at: now)
+        guard var record = state.pin else { return nil }
+        let lockout = record.lockouts.note(correct: correct, by: entrant, at: now)
+        if !correct {
+            let own = record.lockouts.failures(of: entrant)
+            log(
+                .pinFail, nil,
+                "wrong PIN from \(entrant) (#\(own) from it, #\(record.lockouts.failures) in a row in the home)"
+                    + (lockout.map { ", it is locked for \($0.spoken)" } ?? ""), at: now)
         }
         state.pin = record
+        return lockout
     }
 
     /// Sets, changes or (nil) clears the PIN.

@@ -34,10 +34,10 @@ extension WebRouter {
             if token.isNew { response.setCookie(token.cookie) }
             return response
         }
-        admin.post("login") { request, _ in
+        admin.post("login") { request, context in
             let form = try await FormToken.checked(PinForm.self, from: request)
             do throws(ControlFailure) {
-                switch try policy.verifyPIN(form.pin) {
+                switch try policy.verifyPIN(PinEntry(presented: form.pin, from: context.remoteAddress)) {
                 case .verified: break
                 case .none: return signIn(policy: policy, pages: pages, csrf: form.csrf, status: .conflict)
                 case .missing: return signIn(policy: policy, pages: pages, csrf: form.csrf, status: .forbidden)

@@ -120,7 +120,9 @@ import Testing
     }
 
     /// `lockr unlock APP` at a terminal, answering the sentence prompt with `input`.
-    func unlockAtATerminal(_ app: String, typing input: String, _ lockr: LockrProcess) async throws -> (
+    func unlockAtATerminal(
+        _ app: String, typing input: String, _ lockr: LockrProcess
+    ) async throws -> (
         status: Int32, output: String
     ) {
         try await atATerminal(["unlock", app], answering: [("> ", input)], lockr)
@@ -146,13 +148,16 @@ import Testing
         try await withLockr(mode: "extreme") { lockr, _ in
             let missing = try lockr.cli("unlock", "instagram")
             #expect(missing.status == 1)
-            #expect(missing.output.contains("the gate asks the sentence typed") && missing.output.contains("at a terminal"))
+            #expect(
+                missing.output.contains("the gate asks the sentence typed") && missing.output.contains("at a terminal"))
             let sentence = "I am stupid enough to waste more time. Please give me another 15 minutes."
             // Pasted (the terminal marks it), an empty line, Ctrl-D: refused or no attempt, nothing sent.
             let pasted = try await unlockAtATerminal("instagram", typing: "\u{1B}[200~\(sentence)\u{1B}[201~\r", lockr)
             #expect(pasted.status == 1 && pasted.output.contains("pasted text is not accepted"), "\(pasted.output)")
             // The prompt shows the sentence alone, from the API's `sentence` field, ready to type.
-            #expect(pasted.output.contains("Type this sentence (pasting is not accepted):\r\n  \(sentence)\r\n"), "\(pasted.output)")
+            #expect(
+                pasted.output.contains("Type this sentence (pasting is not accepted):\r\n  \(sentence)\r\n"),
+                "\(pasted.output)")
             let empty = try await unlockAtATerminal("instagram", typing: "\r", lockr)
             #expect(empty.status == 1 && empty.output.contains("nothing typed"), "\(empty.output)")
             let endOfInput = try await unlockAtATerminal("instagram", typing: "\u{04}", lockr)
@@ -184,9 +189,12 @@ import Testing
             // With the sentence typed, the change waits for the next clock hour.
             let typed = try await atATerminal(
                 ["mode", "time"],
-                answering: [("> ", "I am stupid enough to waste more time. Please give me another 15 minutes.\r")], lockr)
+                answering: [("> ", "I am stupid enough to waste more time. Please give me another 15 minutes.\r")],
+                lockr)
             #expect(typed.status == 0, "\(typed.output)")
-            #expect(typed.output.contains("#1 policy.mode: extreme → time — pending, applies at 2026-06-01 11:00"), "\(typed.output)")
+            #expect(
+                typed.output.contains("#1 policy.mode: extreme → time — pending, applies at 2026-06-01 11:00"),
+                "\(typed.output)")
             #expect(try address("tiktok.com.", lockr) == "0.0.0.0")
             let status = try lockr.cli("status").output
             #expect(status.contains("Pending") && status.contains("#1 policy.mode: extreme → time"))
@@ -262,7 +270,8 @@ import Testing
 
     @Test func aPinIsAskedWithoutEchoForChangesThatLoosen() async throws {
         try await withLockr(mode: "hourly") { lockr, _ in
-            let set = try await atATerminal(["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
+            let set = try await atATerminal(
+                ["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
             #expect(set.status == 0 && set.output.contains("PIN set"), "\(set.output)")
             #expect(!set.output.contains("2468"), "the PIN is not echoed")
             // Without a terminal the PIN cannot be asked for: nothing changes.
@@ -274,6 +283,38 @@ import Testing
             #expect(!changed.output.contains("2468"))
             // Unlocking never needs it.
             #expect(try lockr.cli("unlock", "tiktok").status == 0)
+        }
+    }
+
+    /// Wrong PINs from one device lock out that device, not the parent at another.
+    @Test func aDeviceGuessingThePinLocksOutOnlyItself() async throws {
+        try await withLockr(mode: "hourly") { lockr, _ in
+            let set = try await atATerminal(
+                ["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
+            #expect(set.status == 0, "\(set.output)")
+            func read(_ file: String) throws -> String {
+                try String(contentsOfFile: lockr.stateDirectory + "/" + file, encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let api = "http://\(try read("control.address"))/api/v1/mode"
+            let token = try read("control.token")
+            func guess(_ pin: String) throws -> String {
+                try run(
+                    "curl",
+                    [
+                        "-s", "--interface", "127.0.0.2", "-X", "PUT", "-H", "Authorization: Bearer \(token)", "-H",
+                        "X-Lockr-PIN: \(pin)", "-H", "Content-Type: application/json", "-d", #"{"mode":"time"}"#, api,
+                    ]
+                ).output
+            }
+            for number in 1...5 { #expect(try guess("000\(number)").contains("wrong_pin")) }
+            let locked = try guess("2468")
+            #expect(locked.contains("pin_locked"), "even the right PIN waits there: \(locked)")
+            // The parent, at the machine's own terminal (127.0.0.1): in at once.
+            let changed = try await atATerminal(["mode", "time"], answering: [("PIN", "2468\r")], lockr)
+            #expect(changed.status == 0 && changed.output.contains("pending"), "\(changed.output)")
+            let log = try lockr.cli("log").output
+            #expect(log.contains("wrong PIN from 127.0.0.2 (#5 from it"), "\(log)")
         }
     }
 
@@ -314,7 +355,9 @@ import Testing
             #expect(try dig(lockr.port, "tiktok.com", "A").contains("daily budget spent (5/5 min)"))
             #expect(try lockr.cli("extend").output.contains("Today's budget is now 15 min."))
             let status = try lockr.cli("status").output
-            #expect(status.contains("Budget today: 15 min (5 min + 10 min extended), shared: 5 min used, 10 min left."), "\(status)")
+            #expect(
+                status.contains("Budget today: 15 min (5 min + 10 min extended), shared: 5 min used, 10 min left."),
+                "\(status)")
             let line = status.split(separator: "\n").first { $0.contains("tiktok") } ?? ""
             #expect(line.contains("open") && line.contains("10 min left"), "\(line)")
             #expect(line.contains("in snooze or emergency (not charged)"), "\(line)")

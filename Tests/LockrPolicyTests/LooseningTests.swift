@@ -205,11 +205,76 @@ import Testing
     let record = PinRecord(salt: [1, 2], hash: [3, 4], rounds: 2, blockSize: 1, parallelism: 1)
 
     @Test func lockoutsStartAtTheFifthWrongEntryAndGrow() {
-        #expect((1...4).allSatisfy { PinRecord.lockout(afterFailures: $0) == nil })
-        #expect(PinRecord.lockout(afterFailures: 5) == .seconds(30))
-        #expect(PinRecord.lockout(afterFailures: 6) == .seconds(60))
-        #expect(PinRecord.lockout(afterFailures: 8) == .seconds(240))
-        #expect(PinRecord.lockout(afterFailures: 40) == .seconds(3600))
+        #expect((1...4).allSatisfy { PinLockouts.lockout(afterFailures: $0) == nil })
+        #expect(PinLockouts.lockout(afterFailures: 5) == .seconds(30))
+        #expect(PinLockouts.lockout(afterFailures: 6) == .seconds(60))
+        #expect(PinLockouts.lockout(afterFailures: 8) == .seconds(240))
+        #expect(PinLockouts.lockout(afterFailures: 40) == .seconds(3600))
+        #expect((1...20).allSatisfy { PinLockouts.householdWait(afterFailures: $0) == nil })
+        #expect(PinLockouts.householdWait(afterFailures: 21) == .seconds(60))
+        #expect(PinLockouts.householdWait(afterFailures: 23) == .seconds(240))
+        #expect(PinLockouts.householdWait(afterFailures: 500) == .seconds(600))
+    }
+
+    @Test func oneDeviceGuessingLocksOutOnlyItselfAndTheParentGetsInFromAnother() throws {
+        var policy = engine(settings(.hourly), now: start)
+        policy.setPin(record, at: start)
+        let child = "192.168.1.23"
+        let parent = "192.168.1.10"
+        // Again and again, as the child's device may: each lockout is its own.
+        var now = start
+        for round in 0..<6 {
+            for _ in 1...(round == 0 ? 5 : 1) { policy.notePinEntry(correct: false, by: child, at: now) }
+            #expect(throws: PolicyRefusal.self) { try policy.checkPinAllowed(by: child, at: now) }
+            try policy.checkPinAllowed(by: parent, at: now)
+            now = now + .seconds(3601)
+        }
+        #expect(policy.pin?.lockouts.failures(of: child) == 10)
+        #expect(policy.drainEvents().contains { $0.detail.hasPrefix("wrong PIN from 192.168.1.23 (#5 from it") })
+        // The parent's right entry clears the household's row, not the child's count.
+        policy.notePinEntry(correct: true, by: parent, at: now)
+        #expect(policy.pin?.lockouts.failures == 0 && policy.pin?.lockouts.failures(of: child) == 10)
+    }
+
+    @Test func guessingFromManyDevicesStaysUnderTheHouseholdsCeiling() throws {
+        var policy = engine(settings(.hourly), now: start)
+        policy.setPin(record, at: start)
+        // Four wrong entries from each of five addresses: no device is locked, the home is at its ceiling.
+        for device in 1...5 {
+            for _ in 1...4 { policy.notePinEntry(correct: false, by: "10.0.0.\(device)", at: start) }
+        }
+        try policy.checkPinAllowed(by: "10.0.0.99", at: start)
+        // One more from a new address: everyone waits a minute, then two, ... at most ten.
+        policy.notePinEntry(correct: false, by: "10.0.0.6", at: start)
+        #expect(throws: PolicyRefusal.pinLocked(remaining: .seconds(60), failures: 21)) {
+            try policy.checkPinAllowed(by: "10.0.0.99", at: start)
+        }
+        var now = start + .seconds(60)
+        try policy.checkPinAllowed(by: "10.0.0.99", at: now)
+        for device in 7...30 {
+            policy.notePinEntry(correct: false, by: "10.0.0.\(device)", at: now)
+            let wait = try #require(policy.pin?.lockouts.wait(for: "10.0.0.99", at: now))
+            #expect(wait.remaining <= .seconds(600))
+            now = now + wait.remaining
+        }
+        #expect(throws: PolicyRefusal.pinLocked(remaining: .seconds(600), failures: 45)) {
+            try policy.checkPinAllowed(by: "10.0.0.99", at: now - .seconds(600))
+        }
+        // Twenty-five guesses took over three hours from twenty-five devices; a right one ends it.
+        #expect(now - start > .seconds(3 * 3600))
+        try policy.checkPinAllowed(by: "10.0.0.99", at: now)
+        policy.notePinEntry(correct: true, by: "10.0.0.99", at: now)
+        try policy.checkPinAllowed(by: "10.0.0.98", at: now)
+    }
+
+    @Test func aPinStoredWithAHouseholdCountOnlyKeepsIt() throws {
+        let stored =
+            #"{"salt":[1],"hash":[2],"rounds":2,"blockSize":1,"parallelism":1,"failures":7,"lockedUntil":{"milliseconds":5000}}"#
+        let read = try JSONDecoder().decode(PinRecord.self, from: Data(stored.utf8))
+        #expect(read.lockouts.failures == 7)
+        #expect(read.lockouts.wait(for: "10.0.0.1", at: Instant(milliseconds: 4000))?.remaining == .seconds(1))
+        let again = try JSONDecoder().decode(PinRecord.self, from: JSONEncoder().encode(read))
+        #expect(again == read)
     }
 
     @Test func aSetPinGuardsLooseningOnlyAndCountsWrongEntries() throws {
@@ -224,16 +289,16 @@ import Testing
             try policy.setMode(
                 .time, phrase: ExtremeSettings().sentence(opening: .seconds(900)), pin: .verified, at: start
             ).pending.count == 1)
-        for _ in 1...5 { policy.notePinEntry(correct: false, at: start) }
+        for _ in 1...5 { policy.notePinEntry(correct: false, by: "127.0.0.1", at: start) }
         #expect(throws: PolicyRefusal.pinLocked(remaining: .seconds(30), failures: 5)) {
-            try policy.checkPinAllowed(at: start)
+            try policy.checkPinAllowed(by: "127.0.0.1", at: start)
         }
         // The count and the lockout survive a restart.
         let restarted = policy.restarted(at: start + .seconds(10))
-        #expect(restarted.pin?.failures == 5)
-        #expect(throws: PolicyRefusal.self) { try restarted.checkPinAllowed(at: start + .seconds(10)) }
-        policy.notePinEntry(correct: true, at: start + .seconds(31))
-        #expect(policy.pin?.failures == 0 && policy.pin?.lockedUntil == nil)
+        #expect(restarted.pin?.lockouts.failures(of: "127.0.0.1") == 5)
+        #expect(throws: PolicyRefusal.self) { try restarted.checkPinAllowed(by: "127.0.0.1", at: start + .seconds(10)) }
+        policy.notePinEntry(correct: true, by: "127.0.0.1", at: start + .seconds(31))
+        #expect(policy.pin?.lockouts == PinLockouts())
     }
 
     @Test func aDeviceLeavingForLooserLimitsCostsTheGateThePinAndTheWait() throws {
@@ -278,10 +343,12 @@ import Testing
         #expect(policy.takeDueHandOvers(at: at("2026-06-01T13:00:00Z")).isEmpty)
         // And by keeping the device where it is.
         _ = try policy.handOverDevice(
-            "192.168.1.5", from: "a", to: "c", theirs: looser, phrase: sentence, pin: .verified, at: at("2026-06-01T13:00:01Z"))
+            "192.168.1.5", from: "a", to: "c", theirs: looser, phrase: sentence, pin: .verified,
+            at: at("2026-06-01T13:00:01Z"))
         #expect(
             try policy.handOverDevice(
-                "192.168.1.5", from: "a", to: "a", theirs: policy.inForce, phrase: nil, pin: .none, at: at("2026-06-01T13:00:02Z"))
+                "192.168.1.5", from: "a", to: "a", theirs: policy.inForce, phrase: nil, pin: .none,
+                at: at("2026-06-01T13:00:02Z"))
                 == nil)
         #expect(policy.state.pending.isEmpty)
     }
