@@ -64,7 +64,7 @@ extension AccessBody {
         text = AccessText(calendar: calendar).text(access, of: app, at: now)
         until = access.until.map { TimeBody($0, now: now, calendar: calendar) }
         if case .window(let kind, _) = access { window = kind.rawValue } else { window = nil }
-        if case .locked(let opening, _) = access { opensBy = opening.rawValue } else { opensBy = nil }
+        if case .locked(let opening, _) = access { opensBy = opening } else { opensBy = nil }
     }
 }
 
@@ -123,11 +123,11 @@ extension ControlFailure {
     /// The HTTP status and JSON body that report this failure.
     public var response: (status: Int, body: ErrorBody) {
         switch self {
-        case .storage(let message): return (500, ErrorBody(error: message, code: "storage"))
+        case .storage(let message): return (500, ErrorBody(error: message, code: .storage))
         case .unknownPerson(let name, let people):
             return (
                 404,
-                ErrorBody(error: "no person '\(name)' (people: \(people.joined(separator: ", ")))", code: "unknown_person")
+                ErrorBody(error: "no person '\(name)' (people: \(people.joined(separator: ", ")))", code: .unknownPerson)
             )
         case .personNeeded(let people):
             return (
@@ -135,48 +135,48 @@ extension ControlFailure {
                 ErrorBody(
                     error: "say whom this is for with --person NAME (in the API, ?person=NAME); "
                         + "people: \(people.joined(separator: ", "))",
-                    code: "person_required"))
+                    code: .personRequired))
         case .refused(let refusal):
-            let (status, code): (Int, String)
+            let (status, code): (Int, ErrorCode)
             var retry: Int64?
             var sentence: String?
             var heard: String?
             switch refusal {
-            case .unknownApp: (status, code) = (404, "unknown_app")
-            case .notGuarded: (status, code) = (409, "not_guarded")
-            case .notInThisMode: (status, code) = (409, "not_in_this_mode")
-            case .limitReached: (status, code) = (429, "limit_reached")
-            case .nothingToDo: (status, code) = (409, "nothing_to_do")
+            case .unknownApp: (status, code) = (404, .unknownApp)
+            case .notGuarded: (status, code) = (409, .notGuarded)
+            case .notInThisMode: (status, code) = (409, .notInThisMode)
+            case .limitReached: (status, code) = (429, .limitReached)
+            case .nothingToDo: (status, code) = (409, .nothingToDo)
             case .phraseRequired(let wanted):
-                (status, code) = (403, "phrase_required")
+                (status, code) = (403, .phraseRequired)
                 sentence = wanted
             case .wrongPhrase(_, _, let cooldown):
-                (status, code) = (403, "wrong_phrase")
+                (status, code) = (403, .wrongPhrase)
                 retry = cooldown?.secondsRoundedUp
             case .notTheSentence(let transcript, _, let cooldown):
-                (status, code) = (403, "wrong_phrase")
+                (status, code) = (403, .wrongPhrase)
                 retry = cooldown?.secondsRoundedUp
                 heard = transcript
             case .wrongAnswer(_, _, let cooldown):
-                (status, code) = (403, "wrong_answer")
+                (status, code) = (403, .wrongAnswer)
                 retry = cooldown?.secondsRoundedUp
-            case .gateIncomplete: (status, code) = (403, "gate_required")
-            case .unreadableAnswer: (status, code) = (400, "unreadable_answer")
-            case .challengeClosed: (status, code) = (410, "challenge_closed")
+            case .gateIncomplete: (status, code) = (403, .gateRequired)
+            case .unreadableAnswer: (status, code) = (400, .unreadableAnswer)
+            case .challengeClosed: (status, code) = (410, .challengeClosed)
             case .coolingDown(let remaining, _):
-                (status, code) = (429, "cooling_down")
+                (status, code) = (429, .coolingDown)
                 retry = remaining.secondsRoundedUp
-            case .windowUsed: (status, code) = (409, "window_used")
-            case .restricted: (status, code) = (409, "restricted")
-            case .notFound: (status, code) = (404, "not_found")
-            case .holdIncomplete: (status, code) = (409, "hold_incomplete")
-            case .invalidSettings: (status, code) = (400, "invalid_settings")
-            case .pinRequired: (status, code) = (403, "pin_required")
+            case .windowUsed: (status, code) = (409, .windowUsed)
+            case .restricted: (status, code) = (409, .restricted)
+            case .notFound: (status, code) = (404, .notFound)
+            case .holdIncomplete: (status, code) = (409, .holdIncomplete)
+            case .invalidSettings: (status, code) = (400, .invalidSettings)
+            case .pinRequired: (status, code) = (403, .pinRequired)
             case .wrongPin(_, let lockout):
-                (status, code) = (403, "wrong_pin")
+                (status, code) = (403, .wrongPin)
                 retry = lockout?.secondsRoundedUp
             case .pinLocked(let remaining, _):
-                (status, code) = (429, "pin_locked")
+                (status, code) = (429, .pinLocked)
                 retry = remaining.secondsRoundedUp
             }
             return (

@@ -78,7 +78,7 @@ public struct ControlClient: Sendable {
         guard (200..<300).contains(status) else {
             let body =
                 (try? ControlJSON.decoder().decode(ErrorBody.self, from: data))
-                ?? ErrorBody(error: "HTTP \(status) from the daemon", code: "http_\(status)")
+                ?? ErrorBody(error: "HTTP \(status) from the daemon", code: .unexpectedAnswer)
             throw .refused(status: status, body)
         }
         do {
@@ -113,7 +113,7 @@ public struct ControlClient: Sendable {
             let bytes = (try? await response.body.collect(upTo: 1024 * 1024)) ?? ByteBuffer()
             let body =
                 (try? ControlJSON.decoder().decode(ErrorBody.self, from: Data(bytes.readableBytesView)))
-                ?? ErrorBody(error: "HTTP \(status) from the daemon", code: "http_\(status)")
+                ?? ErrorBody(error: "HTTP \(status) from the daemon", code: .unexpectedAnswer)
             throw ControlClientError.refused(status: status, body)
         }
         try await opened()

@@ -45,7 +45,7 @@ public struct AppBody: Codable, Sendable, Equatable {
 public struct AccessBody: Codable, Sendable, Equatable {
     /// `window`, `budget_left`, `free`, `budget_spent`, `hour_used`, `cooldown`, `locked`, `schedule`,
     /// `profile`.
-    public let code: String
+    public let code: AccessCode
     /// The reason in words, without the app's name ("daily budget spent (5/5 min)").
     public let text: String
     /// When it closes (open) or when the block ends, if not at the day's end (blocked); absent when
@@ -54,7 +54,7 @@ public struct AccessBody: Codable, Sendable, Equatable {
     /// `window`: the window's kind (`hourly`, `snooze`, `emergency`).
     public let window: String?
     /// `locked`: what opens it (`sentence`, `gate`, `first_query`, `unlock`).
-    public let opensBy: String?
+    public let opensBy: AppAccess.Opening?
 }
 
 /// `GET status`: every person (or the one `?person=` names), and what the household shares.
@@ -105,6 +105,15 @@ public struct StatusBody: Codable, Sendable, Equatable {
     public let devices: [DeviceBody]
 }
 
+/// Whether a device still asks lockr.
+public enum DeviceState: String, Codable, Sendable, CaseIterable {
+    case ok
+    /// It stopped asking lockr but is still on the network.
+    case protectionOff = "protection_off"
+    /// It stopped asking, and lockr cannot tell whether it is still around.
+    case notSeen = "not_seen"
+}
+
 /// A device that asked lockr, and whose it is.
 public struct DeviceBody: Codable, Sendable, Equatable {
     public let person: String
@@ -114,14 +123,13 @@ public struct DeviceBody: Codable, Sendable, Equatable {
     public let identifiedBy: String
     /// When it last asked (`in_seconds` is negative: in the past).
     public let lastSeen: TimeBody
-    /// `ok`; `protection_off` (it stopped asking lockr but is still on the network); `not_seen`
-    /// (it stopped asking, and lockr cannot tell whether it is still around).
-    public let state: String
+    /// Whether it still asks lockr.
+    public let state: DeviceState
     /// What the state means, for people.
     public let note: String?
 
     public init(
-        person: String, address: String, mac: String?, identifiedBy: String, lastSeen: TimeBody, state: String,
+        person: String, address: String, mac: String?, identifiedBy: String, lastSeen: TimeBody, state: DeviceState,
         note: String?
     ) {
         self.person = person
@@ -427,7 +435,7 @@ public struct LogResponse: Codable, Sendable, Equatable {
 public struct ErrorBody: Codable, Sendable, Equatable, Error {
     public let error: String
     /// A stable word for scripts: unauthorized, bad_request, unknown_app, not_guarded, wrong_phrase, ...
-    public let code: String
+    public let code: ErrorCode
     public let retryAfterSeconds: Int64?
     /// `phrase_required`: the sentence to type.
     public let sentence: String?
@@ -435,7 +443,7 @@ public struct ErrorBody: Codable, Sendable, Equatable, Error {
     public let heard: String?
 
     public init(
-        error: String, code: String, retryAfterSeconds: Int64? = nil, sentence: String? = nil, heard: String? = nil
+        error: String, code: ErrorCode, retryAfterSeconds: Int64? = nil, sentence: String? = nil, heard: String? = nil
     ) {
         self.error = error
         self.code = code
@@ -610,6 +618,18 @@ public struct StreaksBody: Codable, Sendable, Equatable {
 }
 
 /// `GET explain`: what lockr would answer for a name now, and why, without asking upstream.
+/// What `lockr explain` finds lockr does with a name.
+public enum ExplainVerdict: String, Codable, Sendable, CaseIterable {
+    /// Answered by lockr itself: a block list's rule, anti-bypass, or an app the policy closed.
+    case blocked
+    /// From the cache or the upstreams.
+    case allowed
+    /// An app's name, open now, with TTLs cut to `ttl_cap_seconds`.
+    case appOpen = "app_open"
+    /// The name of lockr's web pages, answered with their address.
+    case lockr
+}
+
 public struct ExplainBody: Codable, Sendable, Equatable {
     public let name: String
     public let type: String
@@ -618,10 +638,8 @@ public struct ExplainBody: Codable, Sendable, Equatable {
     public let client: String?
     /// The person's mode.
     public let mode: String
-    /// `blocked` (answered by lockr), `allowed` (from the cache or the upstreams), `app_open` (an
-    /// app's name, open now, with TTLs cut to `ttl_cap_seconds`), `lockr` (the name of lockr's web
-    /// pages, answered with their address).
-    public let verdict: String
+    /// What lockr does with the name (see `ExplainVerdict`).
+    public let verdict: ExplainVerdict
     /// What the client gets: "0.0.0.0", "NXDOMAIN", "the upstream's answer", ...
     public let answer: String
     /// Why, in words.
@@ -633,13 +651,14 @@ public struct ExplainBody: Codable, Sendable, Equatable {
     /// `hour_used`, `cooldown`, `locked`, `schedule`, `profile`).
     public let app: String?
     public let appName: String?
-    public let code: String?
+    public let code: AccessCode?
     public let ttlCapSeconds: Int?
 
     public init(
-        name: String, type: String, person: String, client: String?, mode: String, verdict: String, answer: String,
+        name: String, type: String, person: String, client: String?, mode: String, verdict: ExplainVerdict,
+        answer: String,
         reason: String, rule: String? = nil, list: String? = nil, app: String? = nil, appName: String? = nil,
-        code: String? = nil, ttlCapSeconds: Int? = nil
+        code: AccessCode? = nil, ttlCapSeconds: Int? = nil
     ) {
         self.name = name
         self.type = type

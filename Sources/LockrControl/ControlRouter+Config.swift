@@ -14,13 +14,13 @@ extension ControlRouter {
                 var request = request
                 let buffer: ByteBuffer
                 do { buffer = try await request.collectBody(upTo: maximumBody) } catch {
-                    throw ErrorBody(error: "request body larger than \(maximumBody) bytes", code: "bad_request")
+                    throw ErrorBody(error: "request body larger than \(maximumBody) bytes", code: .badRequest)
                 }
                 let document: ConfigurationDocument
                 do throws(ConfigurationProblem) {
                     document = try ConfigurationDocument.read(Data(buffer.readableBytesView))
                 } catch {
-                    throw ErrorBody(error: error.description, code: "invalid_configuration")
+                    throw ErrorBody(error: error.description, code: .invalidConfiguration)
                 }
                 let pinCheck = try policy.verifyPIN(pin(request, context))
                 return try policy.importConfiguration(document, pin: pinCheck, checkOnly: checkOnly)

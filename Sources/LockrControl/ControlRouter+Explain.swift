@@ -8,12 +8,12 @@ extension ControlRouter {
             try await respond {
                 let parameters = request.uri.queryParameters
                 guard let name = parameters["name"].map(String.init), !name.isEmpty else {
-                    throw ErrorBody(error: "'name' is needed: the name to explain", code: "bad_request")
+                    throw ErrorBody(error: "'name' is needed: the name to explain", code: .badRequest)
                 }
                 let client = parameters["client"].map(String.init)
                 let named = parameters["person"].map(String.init)
                 if client != nil, named != nil {
-                    throw ErrorBody(error: "give 'person' or 'client', not both", code: "bad_request")
+                    throw ErrorBody(error: "give 'person' or 'client', not both", code: .badRequest)
                 }
                 let person = client == nil ? try policy.person(named: named, caller: context.remoteAddress) : People.defaultName
                 return try policy.explain(

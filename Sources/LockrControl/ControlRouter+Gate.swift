@@ -57,7 +57,7 @@ extension ControlRouter {
                 let id = try context.parameters.require("id")
                 let body = try await decode(AnswerRequest.self, from: request)
                 guard body.answer.count <= 64 else {
-                    throw ErrorBody(error: "an answer is at most 64 characters", code: "bad_request")
+                    throw ErrorBody(error: "an answer is at most 64 characters", code: .badRequest)
                 }
                 let answered = try policy.perform(
                     Commands.AnswerChallenge(id, answer: body.answer), for: try person(request, context, policy))
@@ -87,12 +87,12 @@ extension ControlRouter {
             .trimmingCharacters(in: .whitespaces).lowercased() ?? "none"
         guard clipTypes.contains(type) else {
             throw HTTPFailure(
-                status: 415, error: "send the clip as audio/wav (PCM WAV), not \(type)", code: "unsupported_audio")
+                status: 415, error: "send the clip as audio/wav (PCM WAV), not \(type)", code: .unsupportedAudio)
         }
         var request = request
         let body: ByteBuffer
         do { body = try await request.collectBody(upTo: largestClip) } catch {
-            throw HTTPFailure(status: 413, error: "a clip is at most 8 MiB (20 s)", code: "clip_too_large")
+            throw HTTPFailure(status: 413, error: "a clip is at most 8 MiB (20 s)", code: .clipTooLarge)
         }
         let person = try person()
         let view = policy.view(of: person)
@@ -100,7 +100,7 @@ extension ControlRouter {
             throw ControlFailure.refused(.nothingToDo("the gate asks no sentence"))
         }
         guard let speech else {
-            throw HTTPFailure(status: 503, error: "this lockr hears no speech", code: "no_recogniser")
+            throw HTTPFailure(status: 503, error: "this lockr hears no speech", code: .noRecogniser)
         }
         let heard: Heard
         do throws(HearingRefusal) {

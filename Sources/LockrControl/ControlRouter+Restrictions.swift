@@ -70,7 +70,7 @@ extension ControlRouter {
                     let body = try await decode(
                         ProfileSwitchRequest.self, from: request, emptyIs: ProfileSwitchRequest(forMinutes: nil))
                     if let minutes = body.forMinutes, !(1...7 * 1440).contains(minutes) {
-                        throw ErrorBody(error: "for_minutes must be 1 to \(7 * 1440) (7 days)", code: "bad_request")
+                        throw ErrorBody(error: "for_minutes must be 1 to \(7 * 1440) (7 days)", code: .badRequest)
                     }
                     let duration = body.forMinutes.map { Duration.seconds($0 * 60) }
                     let pinCheck = action == .activate ? PinCheck.none : try policy.verifyPIN(pin(request, context))
@@ -88,10 +88,10 @@ extension ControlRouter {
         guard let days = Weekdays(body.days ?? "daily") else {
             throw ErrorBody(
                 error: "days: expected days such as mon-fri, sat,sun or daily, not '\(body.days ?? "")'",
-                code: "bad_request")
+                code: .badRequest)
         }
         guard let from = Schedule.minutes(body.from), let to = Schedule.minutes(body.to) else {
-            throw ErrorBody(error: "from and to: expected times HH:MM (00:00 to 24:00)", code: "bad_request")
+            throw ErrorBody(error: "from and to: expected times HH:MM (00:00 to 24:00)", code: .badRequest)
         }
         return Schedule(name: body.name, days: days, from: from, to: to, block: body.block)
     }

@@ -15,10 +15,10 @@ extension ControlRouter {
                 let people = try named.map { [try policy.person(named: $0, caller: nil)] } ?? policy.peopleNames()
                 let day = parameters["day"].map(String.init)
                 if let day, day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) == nil {
-                    throw ErrorBody(error: "'day' must be a date such as 2026-03-27", code: "bad_request")
+                    throw ErrorBody(error: "'day' must be a date such as 2026-03-27", code: .badRequest)
                 }
                 let count = try integer(parameters["days"], name: "days", upTo: Int64(longestStatsRange)) ?? 1
-                guard count >= 1 else { throw ErrorBody(error: "'days' must be from 1 to \(longestStatsRange)", code: "bad_request") }
+                guard count >= 1 else { throw ErrorBody(error: "'days' must be from 1 to \(longestStatsRange)", code: .badRequest) }
                 return StatsResponse(
                     people: try people.map { person in
                         try stats(of: person, day: day, count: Int(count), policy: policy)

@@ -121,14 +121,14 @@ public enum ControlRouter {
                 let body = try await decode(ModeRequest.self, from: request)
                 guard let mode = Mode(rawValue: body.mode) else {
                     throw ErrorBody(
-                        error: "mode must be time, hourly or extreme, not '\(body.mode)'", code: "bad_request")
+                        error: "mode must be time, hourly or extreme, not '\(body.mode)'", code: .badRequest)
                 }
                 if let budget = body.budgetMinutes, !(5...180).contains(budget) {
-                    throw ErrorBody(error: "budget_minutes must be 5 to 180, not \(budget)", code: "invalid_settings")
+                    throw ErrorBody(error: "budget_minutes must be 5 to 180, not \(budget)", code: .invalidSettings)
                 }
                 if let window = body.windowMinutes, ![5, 10, 15].contains(window) {
                     throw ErrorBody(
-                        error: "window_minutes must be 5, 10 or 15, not \(window)", code: "invalid_settings")
+                        error: "window_minutes must be 5, 10 or 15, not \(window)", code: .invalidSettings)
                 }
                 let pinCheck = try policy.verifyPIN(pin(request, context))
                 let command = Commands.SetMode(
@@ -140,7 +140,7 @@ public enum ControlRouter {
         api.post("guard") { request, context in
             try await respond {
                 let body = try await decode(AppRequest.self, from: request)
-                guard let app = body.app else { throw ErrorBody(error: "'app' is required", code: "bad_request") }
+                guard let app = body.app else { throw ErrorBody(error: "'app' is required", code: .badRequest) }
                 return guardResponse(
                     try policy.perform(Commands.GuardApp(app), for: try person(request, context, policy)))
             }
@@ -187,11 +187,11 @@ public enum ControlRouter {
         api.put("pin") { request, context in
             try await respond {
                 let body = try await decode(PinRequest.self, from: request)
-                if let problem = PinHash.problem(body.pin) { throw ErrorBody(error: problem, code: "bad_request") }
+                if let problem = PinHash.problem(body.pin) { throw ErrorBody(error: problem, code: .badRequest) }
                 try requireCurrentPIN(request, context, policy)
                 let record: PinRecord
                 do { record = try PinHash.record(for: body.pin) } catch {
-                    throw ErrorBody(error: "cannot hash the PIN: \(error)", code: "bad_request")
+                    throw ErrorBody(error: "cannot hash the PIN: \(error)", code: .badRequest)
                 }
                 _ = try policy.perform(Commands.SetPin(record), for: People.defaultName)
                 return PinResponse(set: true)
@@ -200,7 +200,7 @@ public enum ControlRouter {
         api.delete("pin") { request, context in
             try await respond {
                 guard policy.view(of: People.defaultName).engine.pin != nil else {
-                    throw ErrorBody(error: "no PIN is set", code: "nothing_to_do")
+                    throw ErrorBody(error: "no PIN is set", code: .nothingToDo)
                 }
                 try requireCurrentPIN(request, context, policy)
                 _ = try policy.perform(Commands.SetPin(nil), for: People.defaultName)
@@ -211,7 +211,7 @@ public enum ControlRouter {
             try await respond {
                 let body = try await decode(UnlockRequest.self, from: request)
                 guard (body.app == nil) == (body.all == true) else {
-                    throw ErrorBody(error: "give either 'app' or \"all\": true", code: "bad_request")
+                    throw ErrorBody(error: "give either 'app' or \"all\": true", code: .badRequest)
                 }
                 let unlocked = try policy.perform(
                     Commands.Unlock(body.app, phrase: body.phrase), for: try person(request, context, policy))
@@ -277,7 +277,7 @@ public enum ControlRouter {
                 let named = parameters["person"].map(String.init)
                 let blocked = parameters["blocked"].map(String.init)
                 guard blocked == nil || ["true", "false"].contains(blocked!) else {
-                    throw ErrorBody(error: "'blocked' must be true or false", code: "bad_request")
+                    throw ErrorBody(error: "'blocked' must be true or false", code: .badRequest)
                 }
                 return try policy.queries(
                     QueryLogRequest(
@@ -340,7 +340,7 @@ public enum ControlRouter {
     private static func pendingID(_ context: ControlRequestContext) throws -> Int {
         guard let id = Int(try context.parameters.require("id")), id > 0 else {
             throw ErrorBody(
-                error: "a pending change's id is a whole number (`lockr pending list`)", code: "bad_request")
+                error: "a pending change's id is a whole number (`lockr pending list`)", code: .badRequest)
         }
         return id
     }
@@ -353,7 +353,7 @@ public enum ControlRouter {
     static func integer(_ text: Substring?, name: String, upTo limit: Int64) throws -> Int64? {
         guard let text else { return nil }
         guard let value = Int64(text), (0...limit).contains(value) else {
-            throw ErrorBody(error: "'\(name)' must be a whole number from 0 to \(limit)", code: "bad_request")
+            throw ErrorBody(error: "'\(name)' must be a whole number from 0 to \(limit)", code: .badRequest)
         }
         return value
     }
@@ -377,15 +377,15 @@ public enum ControlRouter {
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: maximumBody) } catch {
-            throw ErrorBody(error: "request body larger than \(maximumBody) bytes", code: "bad_request")
+            throw ErrorBody(error: "request body larger than \(maximumBody) bytes", code: .badRequest)
         }
         if buffer.readableBytes == 0, let empty { return empty }
         do {
             return try ControlJSON.decoder().decode(Body.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
-            throw ErrorBody(error: "bad JSON: \(describe(error))", code: "bad_request")
+            throw ErrorBody(error: "bad JSON: \(describe(error))", code: .badRequest)
         } catch {
-            throw ErrorBody(error: "bad JSON", code: "bad_request")
+            throw ErrorBody(error: "bad JSON", code: .badRequest)
         }
     }
 
@@ -452,7 +452,7 @@ public enum ControlRouter {
             return json(failure.body, status: failure.status)
         } catch let error as HTTPError {
             return json(
-                ErrorBody(error: error.body ?? "\(error.status)", code: "bad_request"), status: error.status.code)
+                ErrorBody(error: error.body ?? "\(error.status)", code: .badRequest), status: error.status.code)
         }
     }
 
@@ -494,7 +494,7 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             guard error.status == .notFound else {
                 return ControlRouter.json(
-                    ErrorBody(error: error.body ?? error.status.reasonPhrase, code: "bad_request"),
+                    ErrorBody(error: error.body ?? error.status.reasonPhrase, code: .badRequest),
                     status: error.status.code)
             }
             let allowed = ControlRouter.methods(forPath: request.uri.path)
@@ -502,7 +502,7 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 var response = ControlRouter.json(
                     ErrorBody(
                         error: "\(request.uri.path) takes \(allowed.map(\.rawValue).joined(separator: ", ")), "
-                            + "not \(request.method)", code: "method_not_allowed"),
+                            + "not \(request.method)", code: .methodNotAllowed),
                     status: 405)
                 response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
                 return response
@@ -510,7 +510,7 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return ControlRouter.json(
                 ErrorBody(
                     error: "no endpoint \(request.method) \(request.uri.path) (see README: Control API)",
-                    code: "not_found"),
+                    code: .notFound),
                 status: 404)
         }
     }
@@ -533,7 +533,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
             zip(presented, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
         else {
             return ControlRouter.json(
-                ErrorBody(error: "missing or wrong control token", code: "unauthorized"), status: 401)
+                ErrorBody(error: "missing or wrong control token", code: .unauthorized), status: 401)
         }
         return try await next(request, context)
     }

@@ -6,7 +6,7 @@ struct HTTPFailure: Error {
     let status: Int
     let body: ErrorBody
 
-    init(status: Int, error: String, code: String) {
+    init(status: Int, error: String, code: ErrorCode) {
         self.status = status
         body = ErrorBody(error: error, code: code)
     }
@@ -14,10 +14,10 @@ struct HTTPFailure: Error {
     /// Why a clip was not heard, as the API answers it.
     init(_ refusal: HearingRefusal) {
         switch refusal {
-        case .unsupported(let why): self.init(status: 415, error: why, code: "unsupported_audio")
-        case .unusable(let why): self.init(status: 422, error: why, code: "unusable_clip")
-        case .busy(let why): self.init(status: 429, error: why, code: "busy")
-        case .unavailable(let why): self.init(status: 503, error: why, code: "no_recogniser")
+        case .unsupported(let why): self.init(status: 415, error: why, code: .unsupportedAudio)
+        case .unusable(let why): self.init(status: 422, error: why, code: .unusableClip)
+        case .busy(let why): self.init(status: 429, error: why, code: .busy)
+        case .unavailable(let why): self.init(status: 503, error: why, code: .noRecogniser)
         }
     }
 }

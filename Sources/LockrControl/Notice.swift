@@ -31,7 +31,8 @@ public struct Notice: Sendable, Equatable {
         case "budget_low":
             let minutes = event.minutesLeft ?? 0
             return Notice(
-                title: "\(minutes) \(minutes == 1 ? "minute" : "minutes") of \(app.map { "\($0)'s" } ?? "today's") budget left",
+                title:
+                    "\(minutes) \(minutes == 1 ? "minute" : "minutes") of \(app.map { "\($0)'s" } ?? "today's") budget left",
                 body: event.message)
         case "locked":
             let why = event.state?.text.capitalizedFirst ?? event.message
@@ -55,17 +56,19 @@ public struct Notice: Sendable, Equatable {
     private static func whatYouCanDo(_ event: LiveEventBody) -> String? {
         let app = event.app ?? "APP"
         switch event.state?.code {
-        case "budget_spent": return "`lockr snooze \(app)` gives a short grace; `lockr extend` adds time (if any are left today)."
-        case "locked":
+        case .budgetSpent:
+            return "`lockr snooze \(app)` gives a short grace; `lockr extend` adds time (if any are left today)."
+        case .locked:
             switch event.state?.opensBy {
-            case "sentence": return "Type or say the sentence: `lockr unlock \(app)`."
-            case "gate": return "Pass its gate: `lockr unlock \(app)`."
-            case "first_query": return "Its next use opens the hour's window."
-            default: return "`lockr unlock \(app)` opens the hour's window."
+            case .sentence: return "Type or say the sentence: `lockr unlock \(app)`."
+            case .gate: return "Pass its gate: `lockr unlock \(app)`."
+            case .firstQuery: return "Its next use opens the hour's window."
+            case .unlock, nil: return "`lockr unlock \(app)` opens the hour's window."
             }
-        case "cooldown": return event.state?.until.map { "The sentence can be tried again at \($0.local)." }
-        case "schedule", "profile": return "Only the emergency opens it: `lockr emergency`."
-        default: return nil  // hour_used: its reason says when the next window can open
+        case .cooldown: return event.state?.until.map { "The sentence can be tried again at \($0.local)." }
+        case .schedule, .profile: return "Only the emergency opens it: `lockr emergency`."
+        case .hourUsed: return nil  // its reason says when the next window can open
+        case .window, .budgetLeft, .free, nil: return nil
         }
     }
 }

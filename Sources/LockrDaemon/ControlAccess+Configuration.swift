@@ -77,7 +77,7 @@ extension ControlAccess {
         }
     }
 
-    private func invalid(_ message: String) -> ErrorBody { ErrorBody(error: message, code: "invalid_configuration") }
+    private func invalid(_ message: String) -> ErrorBody { ErrorBody(error: message, code: .invalidConfiguration) }
 }
 
 /// Ends a checking import's pass over the engines without keeping what it did.

@@ -180,16 +180,16 @@ struct ControlAccess: PolicyAccess {
     func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody {
         guard let number = RecordType.number(type) else {
             throw ErrorBody(
-                error: "'\(type)' is not a record type (A, AAAA, HTTPS, MX, TYPE65, ...)", code: "bad_request")
+                error: "'\(type)' is not a record type (A, AAAA, HTTPS, MX, TYPE65, ...)", code: .badRequest)
         }
         guard let query = DNSQuery.asking(name, type: number) else {
-            throw ErrorBody(error: "'\(name)' is not a domain name", code: "bad_request")
+            throw ErrorBody(error: "'\(name)' is not a domain name", code: .badRequest)
         }
         var asker = QueryClient(address: 0, person: household.policy(of: person)?.number ?? 0)
         var name = person
         if let client {
             guard let bytes = IPAddressBytes.parse(client) else {
-                throw ErrorBody(error: "'\(client)' is not an IP address", code: "bad_request")
+                throw ErrorBody(error: "'\(client)' is not an IP address", code: .badRequest)
             }
             let address = IPAddressBytes.number(bytes)
             let number = household.deviceDirectory().person(ofAddress: address)

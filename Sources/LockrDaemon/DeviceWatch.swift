@@ -91,7 +91,9 @@ final class DeviceWatch: Sendable {
                     watching.probed[name] = nil
                     return .flag
                 }
-                guard watching.probed[name].map({ now - $0 >= Self.probeEveryNanoseconds }) ?? true else { return .wait }
+                guard watching.probed[name].map({ now - $0 >= Self.probeEveryNanoseconds }) ?? true else {
+                    return .wait
+                }
                 watching.probed[name] = now
                 return .probe
             }
@@ -113,16 +115,16 @@ final class DeviceWatch: Sendable {
     ) -> [DeviceBody] {
         seen(scale: scale).map { device in
             let (name, calendar) = person(device.client.person)
-            let state: String
+            let state: DeviceState
             var note: String?
             if device.protectionOff {
-                state = "protection_off"
+                state = .protectionOff
                 note = "protection off: not asking lockr for \(device.idle.spoken) while on the network"
             } else if device.idle > limit {
-                state = "not_seen"
+                state = .notSeen
                 note = "not seen for \(device.idle.spoken)"
             } else {
-                state = "ok"
+                state = .ok
             }
             return DeviceBody(
                 person: name, address: device.client.addressText, mac: device.client.mac?.description,

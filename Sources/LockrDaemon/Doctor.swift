@@ -187,7 +187,7 @@ final class Doctor: Sendable {
             guard let clients = configured[person], !clients.isEmpty else { return nil }
             let theirs = devices.filter { $0.person == person }
             let name = "devices of \(person)"
-            if let off = theirs.first(where: { $0.state == "protection_off" }) {
+            if let off = theirs.first(where: { $0.state == .protectionOff }) {
                 return DoctorCheckBody(
                     name: name, ok: false, detail: "\(off.address) stopped asking lockr while still on the network",
                     fix: "set the device's DNS back to lockr (or the router's), and turn off private DNS or a VPN on it"

@@ -19,14 +19,14 @@ final class Explainer: Sendable {
         throws -> ExplainBody
     {
         guard let make = filter.withLock({ $0 }) else {
-            throw ErrorBody(error: "lockr answers no DNS here (no \"dns\" in backends): nothing to explain", code: "no_dns")
+            throw ErrorBody(error: "lockr answers no DNS here (no \"dns\" in backends): nothing to explain", code: .noDns)
         }
         let policy = make()
         let engine = view.engine
         let type = RecordType.mnemonic(query.type)
         func body(
-            verdict: String, answer: String, reason: String, rule: String? = nil, list: String? = nil, app: String? = nil,
-            code: String? = nil, ttlCap: Int? = nil
+            verdict: ExplainVerdict, answer: String, reason: String, rule: String? = nil, list: String? = nil, app: String? = nil,
+            code: AccessCode? = nil, ttlCap: Int? = nil
         ) -> ExplainBody {
             ExplainBody(
                 name: query.name, type: type, person: person, client: clientText, mode: engine.settings.mode.rawValue,
@@ -39,34 +39,34 @@ final class Explainer: Sendable {
             let answered = Self.text(of: answer, type: query.type) + ", TTL \(ttl) s"
             switch (reason, policy.explanation(for: reason, client: client)) {
             case (.guarded(let block), _):
-                return body(verdict: "blocked", answer: answered, reason: text, app: block.app, code: block.code)
+                return body(verdict: .blocked, answer: answered, reason: text, app: block.app, code: AccessCode(rawValue: block.code))
             case (_, .domainRule(let prefix, let length, let source)):
                 let listed = WireName.presentation(of: query.wireName.suffix(length))
                 return body(
-                    verdict: "blocked", answer: answered, reason: text,
+                    verdict: .blocked, answer: answered, reason: text,
                     rule: prefix + listed + (prefix == "*." ? "" : "^"), list: source)
             default:
-                return body(verdict: "blocked", answer: answered, reason: text)
+                return body(verdict: .blocked, answer: answered, reason: text)
             }
         case .pagesName(let answer, let ttl):
             return body(
-                verdict: "lockr", answer: Self.text(of: answer, type: query.type) + ", TTL \(ttl) s",
+                verdict: .lockr, answer: Self.text(of: answer, type: query.type) + ", TTL \(ttl) s",
                 reason: "the name of lockr's web pages")
         case .resolve:
             var reason = "no rule blocks it"
             if let hit = policy.rules.hit(name: query.name), !hit.isBlock {
                 reason = "allowed by \(policy.rules.describe(hit))"
             }
-            return body(verdict: "allowed", answer: "the upstream's answer, or the cache's", reason: reason)
+            return body(verdict: .allowed, answer: "the upstream's answer, or the cache's", reason: reason)
         case .resolveEachTime(let ttlCap, let app):
             guard let ttlCap else {
                 return body(
-                    verdict: "allowed", answer: "the upstream's answer", reason: "\(engine.apps[app] ?? app) is not guarded",
+                    verdict: .allowed, answer: "the upstream's answer", reason: "\(engine.apps[app] ?? app) is not guarded",
                     app: app)
             }
             let status = engine.status(at: view.now).apps.first { $0.id == app }
             return body(
-                verdict: "app_open", answer: "the upstream's answer, TTLs cut to \(ttlCap) s",
+                verdict: .appOpen, answer: "the upstream's answer, TTLs cut to \(ttlCap) s",
                 reason: status?.reason ?? "open", app: app, ttlCap: Int(ttlCap))
         }
     }

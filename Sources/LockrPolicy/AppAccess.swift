@@ -20,7 +20,7 @@ public enum AppAccess: Sendable, Equatable {
     case restricted(Restriction)
 
     /// What opens the hour's window of a locked app.
-    public enum Opening: String, Sendable, Equatable {
+    public enum Opening: String, Codable, Sendable, Equatable, CaseIterable {
         /// Extreme mode: typing the sentence.
         case sentence
         /// Extreme mode whose gate asks more than typing the sentence (puzzles, or the sentence
@@ -50,24 +50,45 @@ public enum AppAccess: Sendable, Equatable {
         }
     }
 
-    /// A stable word for scripts and the API: `window`, `budget_left`, `free`, `budget_spent`,
-    /// `hour_used`, `cooldown`, `locked`, `schedule`, `profile`.
-    public var code: String {
+    /// Its stable word for scripts, the API, the CLI and the pages.
+    public var code: AccessCode {
         switch self {
-        case .window: "window"
-        case .budgetLeft: "budget_left"
-        case .free: "free"
-        case .budgetSpent: "budget_spent"
-        case .hourUsed: "hour_used"
-        case .coolingDown: "cooldown"
-        case .locked: "locked"
+        case .window: .window
+        case .budgetLeft: .budgetLeft
+        case .free: .free
+        case .budgetSpent: .budgetSpent
+        case .hourUsed: .hourUsed
+        case .coolingDown: .cooldown
+        case .locked: .locked
         case .restricted(let restriction):
             switch restriction.source {
-            case .schedule: "schedule"
-            case .profile: "profile"
+            case .schedule: .schedule
+            case .profile: .profile
             }
         }
     }
+}
+
+/// Where an app stands, as one stable word (the API's `code`): a new one breaks every `switch`
+/// that misses it, in the daemon, the CLI and the pages alike.
+public enum AccessCode: String, Codable, Sendable, CaseIterable {
+    /// Open: a window (hourly, snooze, emergency).
+    case window
+    /// Open: time mode with budget left.
+    case budgetLeft = "budget_left"
+    /// Open: not guarded, or nothing limits it.
+    case free
+    /// Closed: the day's budget is spent.
+    case budgetSpent = "budget_spent"
+    /// Closed: this hour's window was used.
+    case hourUsed = "hour_used"
+    /// Closed: the gate's cooldown after wrong answers.
+    case cooldown
+    /// Closed until it is unlocked.
+    case locked
+    /// Closed by a schedule or a profile: only the emergency opens it.
+    case schedule
+    case profile
 }
 
 /// Turns the policy's typed reasons into the sentences people read, in the policy's time zone: the

@@ -61,8 +61,8 @@ struct AdminOverview {
                 choices: names.map { AdminPersonPage.Choice(value: $0, selected: $0 == device.person) },
                 identifiedBy: device.identifiedBy.replacingOccurrences(of: "-", with: " "),
                 lastSeen: device.lastSeen.local,
-                state: device.note.map { "\(device.state.replacingOccurrences(of: "_", with: " ")): \($0)" }
-                    ?? device.state.replacingOccurrences(of: "_", with: " "))
+                state: device.note.map { "\(device.state.rawValue.replacingOccurrences(of: "_", with: " ")): \($0)" }
+                    ?? device.state.rawValue.replacingOccurrences(of: "_", with: " "))
         }
         hasDevices = !devices.isEmpty
         self.backends = backends.map { backend in

@@ -120,7 +120,7 @@ struct AppPage {
         badge = StatusPage.badge(app)
         why = StatusPage.why(app, opener: "the button below")
         until = app.state.until.flatMap { until in
-            app.open || app.state.code == "cooldown" || app.state.text.contains(until.local)
+            app.open || app.state.code == .cooldown || app.state.text.contains(until.local)
                 ? nil : "until \(until.local)"
         }
         countdown = app.windowEnds.map { Countdown($0, timeScale: timeScale) }
@@ -130,7 +130,7 @@ struct AppPage {
         self.csrf = csrf
         let buttons = app.open ? [] : Self.windowButtons(app, status)
         let gated = !buttons.isEmpty && !gate.steps.isEmpty
-        let shut = gated || app.state.code == "cooldown" ? gate.cooldownUntil : nil
+        let shut = gated || app.state.code == .cooldown ? gate.cooldownUntil : nil
         cooldown = shut.map { until in
             GateShut(
                 text:
@@ -194,10 +194,10 @@ struct AppPage {
 
     private static func windowButtons(_ app: AppBody, _ status: StatusBody) -> [WindowButton] {
         var buttons: [WindowButton] = []
-        if app.state.code == "locked", ["unlock", "sentence", "gate"].contains(app.state.opensBy) {
+        if app.state.code == .locked, [.unlock, .sentence, .gate].contains(app.state.opensBy) {
             buttons.append(WindowButton(action: "unlock", label: "Open \(app.name) for \(status.windowMinutes) min"))
         }
-        if app.state.code == "budget_spent" {
+        if app.state.code == .budgetSpent {
             let (snoozes, extensions) = (status.snoozes, status.extensions)
             if snoozes.used < snoozes.perDay {
                 buttons.append(

@@ -61,7 +61,7 @@ struct StatusPage {
         } else {
             budget = nil
         }
-        protectionOff = status.devices.filter { $0.state == "protection_off" }.map { device in
+        protectionOff = status.devices.filter { $0.state == .protectionOff }.map { device in
             "\(device.address): \(device.note ?? "stopped asking lockr")"
         }
         cooldown = status.cooldownEnds.map { "Wrong answers: the gate opens again at \($0.local)." }
@@ -72,16 +72,16 @@ struct StatusPage {
     static func badge(_ app: AppBody) -> String {
         if app.open { return "open" }
         switch app.state.code {
-        case "schedule": return "schedule"
-        case "profile": return "profile"
-        default: return "locked"
+        case .schedule: return "schedule"
+        case .profile: return "profile"
+        case .window, .budgetLeft, .free, .budgetSpent, .hourUsed, .cooldown, .locked: return "locked"
         }
     }
 
     /// Where an app stands, in a page's words: the daemon's, except that a lock the CLI's
     /// `lockr unlock` opens is opened on the page (`opener`: what there opens it).
     static func why(_ app: AppBody, opener: String = "its page") -> String {
-        app.state.opensBy == AppAccess.Opening.unlock.rawValue ? "locked; \(opener) opens it" : app.state.text
+        app.state.opensBy == .unlock ? "locked; \(opener) opens it" : app.state.text
     }
 
     static func minutes(_ seconds: Int64) -> String {

@@ -49,9 +49,9 @@ extension WebRouter {
     private static func refusedScript(_ refusal: FormRefusal) -> Response {
         switch refusal {
         case .forged:
-            ControlRouter.json(ErrorBody(error: "no valid form token: open the page again", code: "bad_form_token"), status: 403)
+            ControlRouter.json(ErrorBody(error: "no valid form token: open the page again", code: .badFormToken), status: 403)
         case .unreadable:
-            ControlRouter.json(ErrorBody(error: "the form was incomplete or could not be read", code: "bad_request"), status: 400)
+            ControlRouter.json(ErrorBody(error: "the form was incomplete or could not be read", code: .badRequest), status: 400)
         }
     }
 }

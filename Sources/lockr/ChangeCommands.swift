@@ -20,10 +20,10 @@ extension ClientOptions {
             do {
                 return try await send(
                     method, path, body: request(phrase), headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: type)
-            } catch ControlClientError.refused(_, let body) where body.code == "pin_required" && pin == nil {
+            } catch ControlClientError.refused(_, let body) where body.code == .pinRequired && pin == nil {
                 pin = askPIN("PIN (a PIN protects settings): ", body: body)
             } catch ControlClientError.refused(_, let body)
-                where ["phrase_required", "gate_required"].contains(body.code) && !walked
+                where [.phraseRequired, .gateRequired].contains(body.code) && !walked
             {
                 if let why { print(why) }
                 walked = true
@@ -41,7 +41,7 @@ extension ClientOptions {
             fail("\(body.error): the PIN is asked for at a terminal, without echo; run this at one", body: body)
         }
         guard let pin = PinPrompt.read(prompt), !pin.isEmpty else {
-            fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: "cancelled"))
+            fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: .cancelled))
         }
         return pin
     }

@@ -63,7 +63,7 @@ struct ClientOptions: ParsableArguments {
     /// Prints why a call failed (as JSON with `--json`) and exits 1.
     func fail(_ error: any Error) -> Never {
         if case ControlClientError.refused(_, let body) = error { fail(body.error, body: body) }
-        fail("\(error)", body: ErrorBody(error: "\(error)", code: "unreachable"))
+        fail("\(error)", body: ErrorBody(error: "\(error)", code: .unreachable))
     }
 
     /// Prints `answer` as JSON when asked to, else the text `human` makes.

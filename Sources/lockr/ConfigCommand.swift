@@ -49,14 +49,14 @@ struct ConfigCommand: AsyncParsableCommand {
                 data = FileHandle.standardInput.readDataToEndOfFile()
             } else {
                 guard let read = FileManager.default.contents(atPath: file) else {
-                    client.fail("cannot read \(file)", body: ErrorBody(error: "cannot read \(file)", code: "bad_request"))
+                    client.fail("cannot read \(file)", body: ErrorBody(error: "cannot read \(file)", code: .badRequest))
                 }
                 data = read
             }
             let document: ConfigurationDocument
             do throws(ConfigurationProblem) { document = try ConfigurationDocument.read(data) } catch {
                 let message = "\(file == "-" ? "standard input" : file): \(error.description); nothing changed"
-                client.fail(message, body: ErrorBody(error: message, code: "invalid_configuration"))
+                client.fail(message, body: ErrorBody(error: message, code: .invalidConfiguration))
             }
             let answer = await send(document)
             client.show(answer) { answer in
@@ -79,7 +79,7 @@ struct ConfigCommand: AsyncParsableCommand {
                     return try await client.send(
                         .POST, check ? "config?check=true" : "config", body: document,
                         headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: ConfigurationImportResponse.self)
-                } catch ControlClientError.refused(_, let body) where body.code == "pin_required" && pin == nil {
+                } catch ControlClientError.refused(_, let body) where body.code == .pinRequired && pin == nil {
                     pin = client.askPIN("PIN (a PIN protects settings): ", body: body)
                 } catch {
                     client.fail(error)

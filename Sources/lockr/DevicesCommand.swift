@@ -43,5 +43,5 @@ func deviceName(_ device: DeviceBody) -> String {
 func deviceState(_ device: DeviceBody) -> String {
     let seen = "last asked \(device.lastSeen.local)"
     guard let note = device.note else { return seen }
-    return device.state == "protection_off" ? "PROTECTION OFF: \(note) (\(seen))" : "\(note) (\(seen))"
+    return device.state == .protectionOff ? "PROTECTION OFF: \(note) (\(seen))" : "\(note) (\(seen))"
 }

@@ -30,11 +30,14 @@ struct ExplainCommand: AsyncParsableCommand {
         if let client { query += "&client=\(pathSegment(client))" }
         let body = try await options.call(.GET, person.path(query), as: ExplainBody.self)
         options.show(body) { body in
-            var lines = ["\(body.name) \(body.type), for \(body.person)\(body.client.map { " (\($0))" } ?? "") in \(body.mode) mode"]
+            var lines = [
+                "\(body.name) \(body.type), for \(body.person)\(body.client.map { " (\($0))" } ?? "") in \(body.mode) mode"
+            ]
             switch body.verdict {
-            case "blocked": lines.append("  blocked: \(body.reason)" + (body.code.map { " [\($0)]" } ?? ""))
-            case "app_open": lines.append("  open: \(body.reason)")
-            default: lines.append("  allowed: \(body.reason)")
+            case .blocked: lines.append("  blocked: \(body.reason)" + (body.code.map { " [\($0.rawValue)]" } ?? ""))
+            case .appOpen: lines.append("  open: \(body.reason)")
+            case .allowed: lines.append("  allowed: \(body.reason)")
+            case .lockr: lines.append("  lockr's own: \(body.reason)")
             }
             if let rule = body.rule, let list = body.list { lines.append("  rule: \(rule) in \(list)") }
             lines.append("  answer: \(body.answer)")

@@ -29,7 +29,7 @@ struct GateWalk {
                 let cost = gate.typedFallbackSeconds.map { spoken(seconds: $0) } ?? "a wait"
                 client.fail(
                     "the sentence must be spoken here: say it with --voice, or pass --type to type it after \(cost)",
-                    body: ErrorBody(error: "the sentence must be spoken", code: "gate_required"))
+                    body: ErrorBody(error: "the sentence must be spoken", code: .gateRequired))
             }
             await waitForTypedFallback()
         }
@@ -66,7 +66,7 @@ struct GateWalk {
         guard isatty(STDIN_FILENO) == 1 else {
             client.fail(
                 "the gate asks a puzzle; run this at a terminal to answer it",
-                body: ErrorBody(error: "puzzle at a terminal", code: "gate_required"))
+                body: ErrorBody(error: "puzzle at a terminal", code: .gateRequired))
         }
         print("\nPuzzle (\(challenge.difficulty), \(spoken(seconds: challenge.expires.inSeconds)) to answer):")
         if let position = challenge.position { print(BoardDrawing.draw(fen: position)) }
@@ -75,7 +75,7 @@ struct GateWalk {
             print("> ", terminator: "")
             fflush(nil)
             guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else {
-                client.fail("nothing answered; nothing was sent", body: ErrorBody(error: "nothing answered", code: "cancelled"))
+                client.fail("nothing answered; nothing was sent", body: ErrorBody(error: "nothing answered", code: .cancelled))
             }
             do {
                 let answered = try await client.send(
@@ -83,9 +83,9 @@ struct GateWalk {
                     as: GatePassedResponse.self)
                 print("Solved.")
                 return answered.gate
-            } catch ControlClientError.refused(_, let body) where body.code == "unreadable_answer" {
+            } catch ControlClientError.refused(_, let body) where body.code == .unreadableAnswer {
                 print(body.error)
-            } catch ControlClientError.refused(_, let body) where body.code == "wrong_answer" && body.retryAfterSeconds == nil {
+            } catch ControlClientError.refused(_, let body) where body.code == .wrongAnswer && body.retryAfterSeconds == nil {
                 print(body.error + ". Another puzzle:")
                 return nil
             } catch {
@@ -98,7 +98,7 @@ struct GateWalk {
     private func say(_ voice: VoiceClip) async {
         let clip: [UInt8]
         do { clip = try voice.bytes() } catch {
-            client.fail("\(error)", body: ErrorBody(error: "\(error)", code: "no_clip"))
+            client.fail("\(error)", body: ErrorBody(error: "\(error)", code: .noClip))
         }
         print("Listening...")
         do {
@@ -134,13 +134,13 @@ struct GateWalk {
         guard isatty(STDIN_FILENO) == 1 else {
             client.fail(
                 "the gate asks the sentence typed; run this at a terminal (pasting is refused)",
-                body: ErrorBody(error: "sentence at a terminal", code: "phrase_required", sentence: sentence))
+                body: ErrorBody(error: "sentence at a terminal", code: .phraseRequired, sentence: sentence))
         }
         switch SentencePrompt.ask(sentence) {
         case .typed(let typed): return typed
         case .pasted:
-            client.fail("pasted text is not accepted: type the sentence (nothing was sent)", body: ErrorBody(error: "pasted", code: "pasted"))
-        case .nothing: client.fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: "cancelled"))
+            client.fail("pasted text is not accepted: type the sentence (nothing was sent)", body: ErrorBody(error: "pasted", code: .pasted))
+        case .nothing: client.fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: .cancelled))
         }
     }
 }

@@ -35,7 +35,7 @@ struct PinCommand: AsyncParsableCommand {
 
     /// Asks for a new PIN twice.
     static func newPIN(_ client: ClientOptions) -> String {
-        let body = ErrorBody(error: "setting a PIN", code: "bad_request")
+        let body = ErrorBody(error: "setting a PIN", code: .badRequest)
         let first = client.askPIN("New PIN (4 to 64 characters): ", body: body)
         let second = client.askPIN("Again: ", body: body)
         guard first == second else { client.fail("the two PINs differ; nothing changed", body: body) }
@@ -58,7 +58,7 @@ struct PinCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let current = client.askPIN("Current PIN: ", body: ErrorBody(error: "the current PIN", code: "pin_required"))
+            let current = client.askPIN("Current PIN: ", body: ErrorBody(error: "the current PIN", code: .pinRequired))
             let pin = PinCommand.newPIN(client)
             do {
                 _ = try await client.send(
@@ -73,7 +73,7 @@ struct PinCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let current = client.askPIN("PIN: ", body: ErrorBody(error: "the PIN", code: "pin_required"))
+            let current = client.askPIN("PIN: ", body: ErrorBody(error: "the PIN", code: .pinRequired))
             do {
                 _ = try await client.send(.DELETE, "pin", headers: [("X-Lockr-PIN", current)], as: PinResponse.self)
             } catch { client.fail(error) }

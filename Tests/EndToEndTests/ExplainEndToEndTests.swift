@@ -79,6 +79,10 @@ import Testing
             let text = try lockr.cli("explain", "tiktok.com", "--person", "default")
             #expect(text.output.contains("tiktok.com A, for default in hourly mode"))
             #expect(text.output.contains("  blocked: ") && text.output.contains("[locked]"))
+            // The web pages' own name is lockr's, not an allowed one (the CLI knows every verdict).
+            let pages = try lockr.cli("explain", "lockr.lan", "--person", "default")
+            #expect(pages.output.contains("  lockr's own: the name of lockr's web pages"), "\(pages.output)")
+            #expect(!pages.output.contains("allowed"), "\(pages.output)")
             let bad = try lockr.cli("explain", "tiktok.com", "--type", "BOGUS", "--person", "default")
             #expect(bad.status == 1 && bad.output.contains("'BOGUS' is not a record type"))
             let badName = try lockr.cli("explain", "bad..name", "--person", "default")

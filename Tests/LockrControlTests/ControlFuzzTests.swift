@@ -61,7 +61,7 @@ import Testing
             let unlock = try await client.execute(uri: "/api/v1/unlock", method: .get, headers: auth)
             #expect(unlock.status == .methodNotAllowed)
             #expect(unlock.headers[.allow] == "POST")
-            #expect(try error(unlock).code == "method_not_allowed")
+            #expect(try error(unlock).code == .methodNotAllowed)
             let guardApp = try await client.execute(uri: "/api/v1/guard/tiktok", method: .put, headers: auth)
             #expect(guardApp.status == .methodNotAllowed)
             #expect(guardApp.headers[.allow] == "DELETE")

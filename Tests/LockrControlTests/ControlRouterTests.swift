@@ -41,7 +41,7 @@ final class MemoryPolicy: PolicyAccess {
             var changes: [PersonChangeBody] = []
             for person in document.people {
                 guard let index = copies.firstIndex(where: { $0.name == person.name }) else {
-                    throw ErrorBody(error: "people.\(person.name): no such person", code: "invalid_configuration")
+                    throw ErrorBody(error: "people.\(person.name): no such person", code: .invalidConfiguration)
                 }
                 let outcome = try copies[index].engine.importSettings(try person.settings(), pin: pin, at: now)
                 changes.append(
@@ -148,7 +148,7 @@ final class MemoryPolicy: PolicyAccess {
     }
     func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody {
         ExplainBody(
-            name: name, type: type, person: person, client: client, mode: "hourly", verdict: "allowed",
+            name: name, type: type, person: person, client: client, mode: "hourly", verdict: .allowed,
             answer: "the upstream's answer", reason: "no rule blocks it")
     }
     func appGroups() -> [String: String] { ["tiktok": "video", "youtube": "video", "reddit": "social"] }
@@ -210,9 +210,9 @@ final class MemoryPolicy: PolicyAccess {
             }
             let body = bodies[0]
             #expect(body.person == "bob" && body.app == "tiktok" && body.minutesLeft == 2 && body.suggestion == nil)
-            #expect(body.until?.inSeconds == 120 && body.state?.code == "window" && body.local == "10:00")
+            #expect(body.until?.inSeconds == 120 && body.state?.code == .window && body.local == "10:00")
             // A lock suggests something to do instead.
-            #expect(bodies[2].suggestion == "Go for a walk." && bodies[2].state?.code == "hour_used")
+            #expect(bodies[2].suggestion == "Go for a walk." && bodies[2].state?.code == .hourUsed)
 
             // With the last id it saw, a client gets only what came after it.
             headers[HTTPField.Name("Last-Event-ID")!] = "1-2"
@@ -221,7 +221,7 @@ final class MemoryPolicy: PolicyAccess {
 
             let unknown = try await client.execute(uri: "/api/v1/events?person=carol", method: .get, headers: auth)
             #expect(unknown.status == .notFound)
-            #expect(try decode(ErrorBody.self, unknown).code == "unknown_person")
+            #expect(try decode(ErrorBody.self, unknown).code == .unknownPerson)
             let anonymous = try await client.execute(uri: "/api/v1/events", method: .get)
             #expect(anonymous.status == .unauthorized)
         }
@@ -294,7 +294,7 @@ final class MemoryPolicy: PolicyAccess {
         try await withAPI { _, client in
             let missing = try await client.execute(uri: "/api/v1/status", method: .get)
             #expect(missing.status == .unauthorized)
-            #expect(try decode(ErrorBody.self, missing).code == "unauthorized")
+            #expect(try decode(ErrorBody.self, missing).code == .unauthorized)
             let wrong = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: [.authorization: "Bearer nope"],
                 body: json(#"{"app":"tiktok"}"#))
@@ -337,11 +337,11 @@ final class MemoryPolicy: PolicyAccess {
                 try decode(ErrorBody.self, unnamed)
                     == ErrorBody(
                         error: "say whom this is for with --person NAME (in the API, ?person=NAME); "
-                            + "people: default, alice, bob", code: "person_required"))
+                            + "people: default, alice, bob", code: .personRequired))
             let stranger = try await client.execute(
                 uri: "/api/v1/unlock?person=carol", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
             #expect(stranger.status == .notFound)
-            #expect(try decode(ErrorBody.self, stranger).code == "unknown_person")
+            #expect(try decode(ErrorBody.self, stranger).code == .unknownPerson)
             let alice = try await client.execute(
                 uri: "/api/v1/unlock?person=alice", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
             #expect(alice.status == .ok)
@@ -386,14 +386,14 @@ final class MemoryPolicy: PolicyAccess {
             let mode = try await client.execute(
                 uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":7}"#))
             #expect(mode.status == .badRequest)
-            #expect(try decode(ErrorBody.self, mode).code == "invalid_settings")
+            #expect(try decode(ErrorBody.self, mode).code == .invalidSettings)
             let since = try await client.execute(uri: "/api/v1/log?since=soon", method: .get, headers: auth)
             #expect(since.status == .badRequest)
             let nowhere = try await client.execute(uri: "/api/v1/teleport", method: .post, headers: auth)
             #expect(nowhere.status == .notFound)
             #expect(try decode(ErrorBody.self, nowhere).error.hasPrefix("no endpoint POST /api/v1/teleport"))
             let wrongMethod = try await client.execute(uri: "/api/v1/unlock", method: .get, headers: auth)
-            #expect(try decode(ErrorBody.self, wrongMethod).code == "method_not_allowed")
+            #expect(try decode(ErrorBody.self, wrongMethod).code == .methodNotAllowed)
         }
     }
 
@@ -405,14 +405,14 @@ final class MemoryPolicy: PolicyAccess {
             let loosen = #"{"mode":"time"}"#
             let missing = try await client.execute(uri: "/api/v1/mode", method: .put, headers: auth, body: json(loosen))
             #expect(missing.status == .forbidden)
-            #expect(try decode(ErrorBody.self, missing).code == "pin_required")
+            #expect(try decode(ErrorBody.self, missing).code == .pinRequired)
             var wrong = auth
             wrong[HTTPField.Name("X-Lockr-PIN")!] = "1111"
             for attempt in 1...5 {
                 let refused = try await client.execute(
                     uri: "/api/v1/mode", method: .put, headers: wrong, body: json(loosen))
                 #expect(refused.status == .forbidden, "#\(attempt)")
-                #expect(try decode(ErrorBody.self, refused).code == "wrong_pin", "#\(attempt)")
+                #expect(try decode(ErrorBody.self, refused).code == .wrongPin, "#\(attempt)")
             }
             var right = auth
             right[HTTPField.Name("X-Lockr-PIN")!] = "2468"

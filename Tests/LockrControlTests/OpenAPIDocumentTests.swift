@@ -1,8 +1,9 @@
 import Foundation
 import Hummingbird
-@testable import LockrControl
 import LockrPolicy
 import Testing
+
+@testable import LockrControl
 
 /// docs/openapi.yaml describes exactly the routes the control API serves.
 @Suite struct OpenAPIDocumentTests {
@@ -31,6 +32,45 @@ import Testing
         reader.waitUntilExit()
         #expect(reader.terminationStatus == 0, "python3 with PyYAML reads \(Self.document)")
         return Set(try JSONDecoder().decode([String].self, from: data))
+    }
+
+    /// The `enum` of each schema's property, as the document lists them ("ErrorBody.code": [...]).
+    func enums() throws -> [String: [String]] {
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        reader.arguments = [
+            "python3", "-c",
+            """
+            import json, sys, yaml
+            schemas = yaml.safe_load(open(sys.argv[1]))["components"]["schemas"]
+            print(json.dumps({name + "." + key: [str(w) for w in spec["enum"]] for name, schema in schemas.items()
+                              for key, spec in schema.get("properties", {}).items() if "enum" in spec}))
+            """,
+            Self.document,
+        ]
+        let output = Pipe()
+        reader.standardOutput = output
+        try reader.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        reader.waitUntilExit()
+        return try JSONDecoder().decode([String: [String]].self, from: data)
+    }
+
+    /// Codes and verdicts cross to the CLI and to scripts as typed enums: the document lists each
+    /// one's words exactly.
+    @Test func everyTypedWordIsTheDocumentsEnum() throws {
+        let documented = try enums()
+        func words<Word: CaseIterable & RawRepresentable>(_: Word.Type) -> [String] where Word.RawValue == String {
+            Word.allCases.map(\.rawValue).sorted()
+        }
+        let typed: [String: [String]] = [
+            "ErrorBody.code": words(ErrorCode.self), "AccessBody.code": words(AccessCode.self),
+            "AccessBody.opens_by": words(AppAccess.Opening.self), "DeviceBody.state": words(DeviceState.self),
+            "ExplainBody.verdict": words(ExplainVerdict.self), "ExplainBody.code": words(AccessCode.self),
+        ]
+        for (property, values) in typed {
+            #expect(documented[property]?.sorted() == values, "\(property) in docs/openapi.yaml")
+        }
     }
 
     func served() -> Set<String> {

@@ -54,7 +54,7 @@ import Testing
         let client = ControlClient(
             baseURL: "http://\(address)", token: try ControlFiles.token(in: config.stateDirectory))
         let status = try await client.call(.GET, "status", as: HouseholdStatusBody.self)
-        #expect(status.people.first?.apps.first?.state.code == "locked")
+        #expect(status.people.first?.apps.first?.state.code == .locked)
         let unlocked = try await client.call(
             .POST, "unlock", body: UnlockRequest(app: "tiktok"), as: UnlockResponse.self)
         #expect(unlocked.opened.map(\.app) == ["tiktok"])

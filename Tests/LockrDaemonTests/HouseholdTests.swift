@@ -342,7 +342,7 @@ import Testing
         func ask(_ client: QueryClient) {
             runtime.watch.sightings.record(client, now: UInt64(clocks.bootNanoseconds.load(ordering: .relaxed)))
         }
-        func states() -> [String] { runtime.control.devices().map { "\($0.person) \($0.address) \($0.state)" } }
+        func states() -> [String] { runtime.control.devices().map { "\($0.person) \($0.address) \($0.state.rawValue)" } }
         func protectionEvents() throws -> [String] {
             try store.events(since: Instant(milliseconds: 0)).filter {
                 $0.event.type == .protectionOff || $0.event.type == .protectionBack
