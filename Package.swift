@@ -193,7 +193,7 @@ let package = Package(
         ),
         .testTarget(name: "LockrPolicyTests", dependencies: ["LockrPolicy", "LockrPuzzles"]),
         .testTarget(name: "LockrPuzzlesTests", dependencies: ["LockrPuzzles"]),
-        .testTarget(name: "LockrWebTests", dependencies: ["LockrWeb", "LockrControl", "LockrPuzzles"]),
+        .testTarget(name: "LockrWebTests", dependencies: ["LockrWeb", "LockrControl", "LockrPolicy", "LockrPuzzles"]),
         .testTarget(name: "LockrSpeechTests", dependencies: ["LockrSpeech", "LockrPolicy", "DNSTestSupport"]),
         // Fixtures: state databases older versions wrote, for the migrations.
         .testTarget(

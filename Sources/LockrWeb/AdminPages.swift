@@ -50,7 +50,7 @@ struct AdminOverview {
         self.people = people.map { status in
             PersonRow(
                 name: status.person, link: "/admin/people/\(status.person)", summary: status.summary,
-                apps: status.apps.filter(\.guarded).map {
+                apps: status.apps.filter(\.isLimited).map {
                     AppBadge(name: $0.name, badge: StatusPage.badge($0), text: StatusPage.why($0))
                 })
         }

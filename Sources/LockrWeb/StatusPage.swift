@@ -1,7 +1,8 @@
 import LockrControl
 import LockrPolicy
 
-/// What the status page shows one person: each guarded app with its badge, a countdown chip for an
+/// What the status page shows one person: each guarded app, and each a schedule or profile closes,
+/// with its badge, a countdown chip for an
 /// open window, the budget as a ring, and the "protection off" banner. Built from the API's own
 /// `StatusBody`, so the page and `lockr status` say the same.
 struct StatusPage {
@@ -44,7 +45,7 @@ struct StatusPage {
         person = status.person
         summary = status.summary
         now = status.nowLocal
-        apps = status.apps.filter(\.guarded).map { app in
+        apps = status.apps.filter(\.isLimited).map { app in
             AppCard(
                 name: app.name, open: app.open, badge: Self.badge(app), text: Self.why(app),
                 countdown: app.windowEnds.map { Countdown($0, timeScale: timeScale) },
@@ -98,4 +99,10 @@ struct Countdown {
         text = TimeBody.countdown(ends.inSeconds) + " left"
         seconds = Int64((Double(ends.inSeconds) / timeScale).rounded(.up))
     }
+}
+
+extension AppBody {
+    /// Whether the pages show it: guarded, or closed now all the same (a schedule or a profile
+    /// closes apps of people who guard nothing).
+    var isLimited: Bool { guarded || !open }
 }

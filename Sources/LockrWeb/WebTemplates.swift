@@ -51,7 +51,7 @@ enum WebTemplates {
         <figcaption id="ring-label">{{label}}</figcaption>
         </figure>
         {{/page.budget}}
-        <ul class="apps" aria-label="Guarded apps">
+        <ul class="apps" aria-label="Apps">
         {{#page.apps}}
         <li class="app {{#open}}is-open{{/open}}{{^open}}is-locked{{/open}}">
         <div class="app-head"><h2>{{name}}</h2><span class="badge badge-{{badge}}">{{badge}}</span>{{#countdown}}<span class="chip" data-countdown="{{seconds}}">{{text}}</span>{{/countdown}}</div>
@@ -257,7 +257,7 @@ enum WebTemplates {
         {{#page.status}}
         <p class="summary">{{summary}} · <time>{{now}}</time></p>
         {{#protectionOff}}<p class="banner" role="alert">Protection off: {{.}}</p>{{/protectionOff}}
-        <ul class="apps" aria-label="Guarded apps">
+        <ul class="apps" aria-label="Apps">
         {{#apps}}<li class="app"><div class="app-head"><h2>{{name}}</h2><span class="badge badge-{{badge}}">{{badge}}</span></div><p>{{text}}</p><p class="quiet">{{used}}</p></li>{{/apps}}
         </ul>
         {{#hasPending}}<h2 class="section">Waiting to apply</h2><ul class="pending">{{#pending}}<li>{{.}}</li>{{/pending}}</ul>{{/hasPending}}

@@ -1,5 +1,6 @@
 import Foundation
 import LockrControl
+import LockrPolicy
 import LockrPuzzles
 import Testing
 
@@ -43,11 +44,38 @@ import Testing
     @Test func theBoardIsSeenFromTheSideToMove() throws {
         let white = ChessBoardView(try ChessPosition(fen: "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"))
         #expect(white.ranks.first?.label == "8" && white.files.first == "a")
-        #expect(white.ranks.last?.squares.first.map { ($0.name, $0.piece, $0.shade) } ?? ("", nil, "") == ("a1", "white rook", "dark"))
+        #expect(
+            white.ranks.last?.squares.first.map { ($0.name, $0.piece, $0.shade) } ?? ("", nil, "") == (
+                "a1", "white rook", "dark"
+            ))
         let black = ChessBoardView(try ChessPosition(fen: "r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1"))
         #expect(black.ranks.first?.label == "1" && black.files.first == "h")
         #expect(black.caption == "Chess position, Black to move")
         #expect(black.ranks.last?.squares.last.map { ($0.name, $0.letter) } ?? ("", "") == ("a8", "r"))
+    }
+
+    /// A person who guards nothing, under a schedule that blocks their social apps from 04:00 to
+    /// 06:00: their page lists the apps the schedule closes, with why and until when.
+    @Test func appsASchedulesBlocksShowOnThePageOfAPersonWhoGuardsNothing() throws {
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "UTC")!, dayStartMinutes: 0)
+        let early = Schedule(
+            name: "early", days: Weekdays("daily")!, from: Schedule.minutes("04:00")!, to: Schedule.minutes("06:00")!,
+            block: ["social"])
+        let now = Instant(try Date("2026-06-01T04:30:00Z", strategy: .iso8601))
+        let engine = PolicyEngine(
+            settings: PolicySettings(mode: .time, calendar: calendar), guarded: [],
+            apps: ["instagram": "Instagram", "tiktok": "TikTok", "whatsapp": "WhatsApp"], schedules: [early],
+            groups: ["instagram": "social", "tiktok": "video", "whatsapp": "messaging"], state: nil, now: now)
+        let status = StatusBody(person: "default", view: PolicyView(engine: engine, now: now), devices: [])
+        let page = StatusPage(status, timeScale: 1)
+        #expect(page.apps.map(\.name) == ["Instagram"])
+        #expect(page.apps.first?.badge == "schedule")
+        #expect(page.apps.first?.text.contains("early until 06:00") == true, "\(page.apps.first?.text ?? "")")
+        // Out of the schedule's hours, nothing of theirs is limited: the page says so.
+        let later = Instant(try Date("2026-06-01T07:00:00Z", strategy: .iso8601))
+        let free = StatusPage(
+            StatusBody(person: "default", view: PolicyView(engine: engine, now: later), devices: []), timeScale: 1)
+        #expect(free.apps.isEmpty)
     }
 
     @Test func formTokensCompareWhole() {
