@@ -47,7 +47,7 @@ extension PolicyEngine {
             dropHandOvers(of: device, "it stays with \(me)", at: now)
             return nil
         }
-        guard Loosening.changes(from: inForce, to: theirs).contains(where: \.loosens) else {
+        guard Loosening.moveLoosens(from: inForce, to: theirs, apps: apps, groups: groups) else {
             dropHandOvers(of: device, "it moved to \(person) instead", at: now)
             _ = releaseDevice(device, at: now)
             return nil

@@ -353,6 +353,68 @@ import Testing
         #expect(policy.state.pending.isEmpty)
     }
 
+    /// A move loosens only when the device ends up with less protection: schedules are compared by
+    /// what they block, and a person who guards nothing has no mode settings to loosen.
+    @Test func aMoveLoosensOnlyWhenTheDeviceEndsUpLessProtected() {
+        let groups = ["instagram": "social", "tiktok": "video", "youtube": "video", "whatsapp": "messaging"]
+        func schedule(_ name: String, _ days: String, _ from: String, _ to: String, _ block: [String]) -> Schedule {
+            Schedule(
+                name: name, days: Weekdays(days)!, from: Schedule.minutes(from)!, to: Schedule.minutes(to)!,
+                block: block)
+        }
+        func person(_ mode: Mode, guarded: [String], _ schedules: [Schedule]) -> Protection {
+            Protection(settings: settings(mode), guarded: guarded, schedules: schedules)
+        }
+        let everything = ["instagram", "tiktok", "youtube"]
+        let defaultPerson = person(.time, guarded: [], [schedule("nights", "daily", "23:00", "06:00", ["social"])])
+        let cases: [(String, from: Protection, to: Protection, loosens: Bool)] = [
+            (
+                "a first-seen device to a stricter child whose own schedule covers the default's",
+                defaultPerson,
+                person(
+                    .hourly, guarded: everything, [schedule("bedtime", "daily", "21:00", "07:00", ["social", "video"])]),
+                false
+            ),
+            (
+                "to someone whose schedule blocks the same app for fewer hours",
+                defaultPerson,
+                person(.hourly, guarded: everything, [schedule("late", "daily", "00:00", "06:00", ["instagram"])]),
+                true
+            ),
+            (
+                "to someone whose schedule blocks other apps at those hours",
+                defaultPerson,
+                person(.hourly, guarded: everything, [schedule("nights", "daily", "23:00", "06:00", ["video"])]),
+                true
+            ),
+            (
+                "two schedules that together cover one",
+                defaultPerson,
+                person(
+                    .time, guarded: [],
+                    [
+                        schedule("evening", "daily", "23:00", "24:00", ["instagram"]),
+                        schedule("morning", "daily", "00:00", "06:00", ["social"]),
+                    ]), false
+            ),
+            (
+                "from a guarding person to one who guards less",
+                person(.hourly, guarded: everything, []), person(.hourly, guarded: ["tiktok"], []), true
+            ),
+            (
+                "from a guarding person in hourly mode to time mode, which limits differently",
+                person(.hourly, guarded: everything, []), person(.time, guarded: everything, []), true
+            ),
+            (
+                "between two people with the same limits", person(.extreme, guarded: everything, []),
+                person(.extreme, guarded: everything, []), false
+            ),
+        ]
+        for (name, mine, theirs, loosens) in cases {
+            #expect(Loosening.moveLoosens(from: mine, to: theirs, apps: testApps, groups: groups) == loosens, "\(name)")
+        }
+    }
+
     @Test func anotherPersonsEngineNeedsTheHouseholdsPinToo() throws {
         // The PIN is kept with the default person; another person's engine has none of its own.
         var policy = engine(settings(.hourly), now: start)
