@@ -115,7 +115,8 @@ struct ControlAccess: PolicyAccess {
         let owner =
             household.everyone.first { $0.read { $0.state.claimedDevices.contains(key) } }?.name ?? People.defaultName
         let moving = Commands.HandOverDevice(
-            key, from: owner, to: name, theirs: target.read { $0.inForce }, phrase: phrase, pin: .verified)
+            key, from: owner, to: name, theirs: target.read { $0.enforcement(at: clock.now()) }, phrase: phrase,
+            pin: .verified)
         if let pending = try perform(moving, for: owner).result { return pending }
         guard owner != name else { return nil }
         if name != People.defaultName { _ = try perform(Commands.ClaimDevice(key), for: name) }

@@ -1,13 +1,27 @@
+/// What a person's policy enforces on their devices: the protection in force, and the apps their
+/// profiles switched on block now.
+public struct Enforcement: Sendable, Equatable {
+    public var protection: Protection
+    public var profileBlocks: Set<String>
+
+    public init(protection: Protection, profileBlocks: Set<String> = []) {
+        self.protection = protection
+        self.profileBlocks = profileBlocks
+    }
+}
+
 /// Whether a device handed from one person to another ends up less protected, judged by what each
-/// person's protection enforces rather than how it is written: schedules by the apps and minutes of
-/// the week they block, whatever their names; the mode's settings only where they limit an app
-/// (a person who guards nothing has none to loosen).
+/// person's policy enforces rather than how it is written: schedules by the apps and minutes of the
+/// week they block, whatever their names; profiles by the apps they block while on; the mode's
+/// settings only where they limit an app (a person who guards nothing has none to loosen).
 extension Loosening {
-    /// True when the device, moving from `mine` to `theirs`, could reach an app sooner or for
-    /// longer. `apps` and `groups` resolve what schedules name.
+    /// True when the device, moving from `from` to `to`, could reach an app sooner or for longer.
+    /// `apps` and `groups` resolve what schedules name.
     public static func moveLoosens(
-        from mine: Protection, to theirs: Protection, apps: [String: String], groups: [String: String]
+        from: Enforcement, to: Enforcement, apps: [String: String], groups: [String: String]
     ) -> Bool {
+        guard from.profileBlocks.isSubset(of: to.profileBlocks) else { return true }
+        let (mine, theirs) = (from.protection, to.protection)
         let settingKeys = Set(settings.map(\.key))
         let looser = changes(from: mine, to: theirs).contains { change in
             guard change.loosens, change.key != scheduleKey else { return false }

@@ -306,12 +306,12 @@ public enum Commands {
         public let device: String
         public let from: String
         public let to: String
-        public let theirs: Protection
+        public let theirs: Enforcement
         public let phrase: String?
         public var pin: PinCheck
 
         public init(
-            _ device: String, from: String, to: String, theirs: Protection, phrase: String?, pin: PinCheck = .none
+            _ device: String, from: String, to: String, theirs: Enforcement, phrase: String?, pin: PinCheck = .none
         ) {
             self.device = device
             self.from = from

@@ -37,7 +37,7 @@ extension PolicyEngine {
     /// one is set). A move already waiting is returned as it is; one to another person, or to this
     /// person (the device stays), cancels a move waiting before.
     public mutating func handOverDevice(
-        _ device: String, from me: String, to person: String, theirs: Protection, phrase: String?, pin: PinCheck,
+        _ device: String, from me: String, to person: String, theirs: Enforcement, phrase: String?, pin: PinCheck,
         at now: Instant
     ) throws(PolicyRefusal) -> PendingChange? {
         let now = advance(to: now)
@@ -47,7 +47,7 @@ extension PolicyEngine {
             dropHandOvers(of: device, "it stays with \(me)", at: now)
             return nil
         }
-        guard Loosening.moveLoosens(from: inForce, to: theirs, apps: apps, groups: groups) else {
+        guard Loosening.moveLoosens(from: enforcement(at: now), to: theirs, apps: apps, groups: groups) else {
             dropHandOvers(of: device, "it moved to \(person) instead", at: now)
             _ = releaseDevice(device, at: now)
             return nil

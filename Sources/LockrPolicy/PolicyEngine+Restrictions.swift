@@ -63,6 +63,13 @@ extension PolicyEngine {
         if !restrictions.holds(at: now) { restrictions = restrictionTable(at: now) }
     }
 
+    /// What this person's policy enforces on their devices at `now` (for a device's move).
+    public func enforcement(at now: Instant) -> Enforcement {
+        let table = restrictions.holds(at: now) ? restrictions : restrictionTable(at: now)
+        let profiled = table.byApp.filter { if case .profile = $0.value.source { true } else { false } }
+        return Enforcement(protection: inForce, profileBlocks: Set(profiled.keys))
+    }
+
     /// The apps schedules and profiles block at `now`, not counting the guarded ones, by id.
     func restrictedUnguardedApps(at now: Instant) -> [String] {
         let table = restrictions.holds(at: now) ? restrictions : restrictionTable(at: now)

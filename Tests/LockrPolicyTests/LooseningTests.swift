@@ -303,8 +303,10 @@ import Testing
 
     @Test func aDeviceLeavingForLooserLimitsCostsTheGateThePinAndTheWait() throws {
         var policy = engine(settings(.extreme), now: start)
-        let looser = Protection(settings: settings(.extreme), guarded: ["tiktok"])
-        let same = Protection(settings: settings(.extreme), guarded: ["instagram", "tiktok", "youtube", "whatsapp"])
+        let looser = Enforcement(protection: Protection(settings: settings(.extreme), guarded: ["tiktok"]))
+        let same = Enforcement(
+            protection: Protection(
+                settings: settings(.extreme), guarded: ["instagram", "tiktok", "youtube", "whatsapp"]))
         _ = policy.claimDevice("aa:bb:cc:dd:ee:01", at: start)
         // To a person whose limits are no looser: released at once, no gate.
         #expect(
@@ -347,7 +349,8 @@ import Testing
             at: at("2026-06-01T13:00:01Z"))
         #expect(
             try policy.handOverDevice(
-                "192.168.1.5", from: "a", to: "a", theirs: policy.inForce, phrase: nil, pin: .none,
+                "192.168.1.5", from: "a", to: "a", theirs: policy.enforcement(at: at("2026-06-01T13:00:02Z")),
+                phrase: nil, pin: .none,
                 at: at("2026-06-01T13:00:02Z"))
                 == nil)
         #expect(policy.state.pending.isEmpty)
@@ -362,12 +365,16 @@ import Testing
                 name: name, days: Weekdays(days)!, from: Schedule.minutes(from)!, to: Schedule.minutes(to)!,
                 block: block)
         }
-        func person(_ mode: Mode, guarded: [String], _ schedules: [Schedule]) -> Protection {
-            Protection(settings: settings(mode), guarded: guarded, schedules: schedules)
+        func person(
+            _ mode: Mode, guarded: [String], _ schedules: [Schedule], profiles: Set<String> = []
+        ) -> Enforcement {
+            Enforcement(
+                protection: Protection(settings: settings(mode), guarded: guarded, schedules: schedules),
+                profileBlocks: profiles)
         }
         let everything = ["instagram", "tiktok", "youtube"]
         let defaultPerson = person(.time, guarded: [], [schedule("nights", "daily", "23:00", "06:00", ["social"])])
-        let cases: [(String, from: Protection, to: Protection, loosens: Bool)] = [
+        let cases: [(String, from: Enforcement, to: Enforcement, loosens: Bool)] = [
             (
                 "a first-seen device to a stricter child whose own schedule covers the default's",
                 defaultPerson,
@@ -408,6 +415,16 @@ import Testing
             (
                 "between two people with the same limits", person(.extreme, guarded: everything, []),
                 person(.extreme, guarded: everything, []), false
+            ),
+            (
+                "away from a profile switched on, to someone without it",
+                person(.extreme, guarded: everything, [], profiles: ["instagram"]),
+                person(.extreme, guarded: everything, []), true
+            ),
+            (
+                "to someone whose profile on blocks as much and more",
+                person(.time, guarded: [], [], profiles: ["instagram"]),
+                person(.time, guarded: [], [], profiles: ["instagram", "tiktok"]), false
             ),
         ]
         for (name, mine, theirs, loosens) in cases {

@@ -30,7 +30,8 @@ func engine(
         for (text, expected) in table {
             #expect(Weekdays(text)?.description == expected, "\(text)")
         }
-        #expect(Schedule.minutes("24:00") == 1440 && Schedule.minutes("7:00") == nil && Schedule.minutes("24:30") == nil)
+        #expect(
+            Schedule.minutes("24:00") == 1440 && Schedule.minutes("7:00") == nil && Schedule.minutes("24:30") == nil)
     }
 }
 
@@ -60,7 +61,9 @@ func engine(
     @Test func onlyTheEmergencyOpensAScheduledApp() throws {
         var policy = engine(settings(.hourly), schedules: [bedtime], now: at("2026-06-05T22:10:00Z"))
         let now = at("2026-06-05T22:10:00Z")
-        #expect(throws: PolicyRefusal.restricted("instagram: bedtime until 07:00 (schedule; only the emergency opens it)")) {
+        #expect(
+            throws: PolicyRefusal.restricted("instagram: bedtime until 07:00 (schedule; only the emergency opens it)")
+        ) {
             _ = try policy.unlock("instagram", phrase: nil, at: now)
         }
         // Unlocking everything opens what no schedule blocks, and nothing else.
@@ -77,7 +80,9 @@ func engine(
         let chats = schedule("school", "mon-fri", "08:00", "13:00", block: ["messaging"])
         var policy = engine(settings(.time), schedules: [chats], now: at("2026-06-05T07:00:00Z"))
         #expect(policy.admit("whatsapp", at: at("2026-06-05T07:59:00Z")) == .notGuarded)
-        #expect(policy.admit("whatsapp", at: at("2026-06-05T08:00:00Z")).reason?.hasPrefix("whatsapp: school until 13:00") == true)
+        #expect(
+            policy.admit("whatsapp", at: at("2026-06-05T08:00:00Z")).reason?.hasPrefix("whatsapp: school until 13:00")
+                == true)
         #expect(policy.blockedApps(at: at("2026-06-05T09:00:00Z")) == ["whatsapp"])
         let listed = policy.status(at: at("2026-06-05T09:00:00Z")).apps.first { $0.id == "whatsapp" }
         #expect(listed?.guarded == false && listed?.open == false)
@@ -92,7 +97,8 @@ func engine(
         let night = schedule("night", "daily", "02:30", "04:00", block: ["tiktok"])
         var policy = engine(settings(.time, calendar: berlin), schedules: [night], now: at("2026-03-29T01:00:00+01:00"))
         #expect(policy.admit("tiktok", at: at("2026-03-29T01:59:59+01:00")).isAllowed)
-        #expect(policy.admit("tiktok", at: at("2026-03-29T03:00:00+02:00")).reason?.contains("night until 04:00") == true)
+        #expect(
+            policy.admit("tiktok", at: at("2026-03-29T03:00:00+02:00")).reason?.contains("night until 04:00") == true)
         #expect(!policy.admit("tiktok", at: at("2026-03-29T03:59:59+02:00")).isAllowed)
         #expect(policy.admit("tiktok", at: at("2026-03-29T04:00:00+02:00")).isAllowed)
         // A bedtime across the change is an hour shorter in real time, and ends at 07:00 on the clock.
@@ -164,6 +170,14 @@ func engine(
         ["instagram", "tiktok", "youtube", "whatsapp"].map { policy.admit($0, at: now, metering: false) }
     }
 
+    @Test func whatAPersonEnforcesHasTheAppsOfTheirProfilesOnNow() throws {
+        var policy = engine(settings(.hourly), profiles: [work], now: start)
+        #expect(policy.enforcement(at: start).profileBlocks.isEmpty)
+        _ = try policy.activateProfile("work", at: start)
+        #expect(policy.enforcement(at: start).profileBlocks == ["instagram", "tiktok", "youtube"])
+        #expect(policy.enforcement(at: start).protection == policy.inForce)
+    }
+
     @Test func aProfileChangesNothingUntilItIsOnAndOffRestoresExactly() throws {
         var policy = engine(settings(.hourly), profiles: [work], now: start)
         _ = try policy.unlock("tiktok", phrase: nil, at: start)
@@ -193,12 +207,17 @@ func engine(
         var policy = engine(settings(.time), profiles: [work], now: start)
         let on = try policy.activateProfile("work", for: .seconds(2 * 3600), at: start)
         #expect(on.until == start + .seconds(2 * 3600))
-        #expect(policy.admit("tiktok", at: start).reason == "tiktok: profile work on until 12:00 (only the emergency opens it)")
+        #expect(
+            policy.admit("tiktok", at: start).reason
+                == "tiktok: profile work on until 12:00 (only the emergency opens it)")
         var restarted = engine(settings(.time), profiles: [work], state: policy.snapshot(at: start), now: start)
         #expect(!restarted.admit("tiktok", at: start + .seconds(3600)).isAllowed)
         #expect(restarted.admit("tiktok", at: start + .seconds(2 * 3600)).isAllowed)
         restarted.tick(at: start + .seconds(2 * 3600 + 1))
-        #expect(restarted.drainEvents().contains { $0.type == .profileOff && $0.detail == "profile work off: its time is up" })
+        #expect(
+            restarted.drainEvents().contains {
+                $0.type == .profileOff && $0.detail == "profile work off: its time is up"
+            })
         #expect(restarted.status(at: start + .seconds(2 * 3600 + 1)).profiles.first?.active == nil)
         // A toggle switches it on and then off.
         #expect(try restarted.toggleProfile("work", at: start + .seconds(3 * 3600)) == true)
