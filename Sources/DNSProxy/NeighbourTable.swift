@@ -5,8 +5,11 @@ import Synchronization
 
 /// The kernel's neighbour table (ARP for IPv4, NDP for IPv6): which MAC address each address on
 /// this machine's links has, and when the kernel last heard from it. Read over rtnetlink by
-/// `refresh` (off the hot path; the daemon calls it every few seconds) and kept as a snapshot that
-/// lookups read.
+/// `refresh` (the daemon calls it every few seconds) and kept as a snapshot that lookups read. An
+/// address the snapshot lacks is looked up in the kernel's table at once (a device that just joined
+/// had to ask for lockr's own address first, so the kernel knows it); an address a fresh read
+/// lacked is not looked up again until the next regular read, and such reads are at least
+/// `missReadSpacing` apart, so that a flood of unknown sources costs at most a few reads a second.
 public final class NeighbourTable: NeighbourLookup, NeighbourPresence {
     /// One neighbour.
     public struct Entry: Sendable, Equatable {
@@ -19,10 +22,41 @@ public final class NeighbourTable: NeighbourLookup, NeighbourPresence {
 
     private let snapshot = Mutex<[UInt128: Entry]>([:])
     private let readable = Atomic<Bool>(false)
+    /// When the table was last read, in monotonic nanoseconds.
+    private let lastRead = Atomic<UInt64>(0)
+    /// Addresses a read made for them lacked: not read for again until the next regular read.
+    private let absent = Mutex<Set<UInt128>>([])
+
+    /// The shortest time between two reads that missing addresses make.
+    static let missReadSpacing: UInt64 = 20_000_000
+    /// The most absent addresses remembered (a flood of spoofed sources forgets and reads again).
+    static let absentLimit = 4096
 
     public init() {}
 
-    public func mac(for address: UInt128) -> MACAddress? { snapshot.withLock { $0[address]?.mac } }
+    public func mac(for address: UInt128) -> MACAddress? {
+        if let mac = snapshot.withLock({ $0[address]?.mac }) { return mac }
+        return macAfterMiss(address)
+    }
+
+    /// Reads the kernel's table for an address the snapshot lacks, unless a read already found it
+    /// absent, another read was just made, or another thread is at it.
+    private func macAfterMiss(_ address: UInt128) -> MACAddress? {
+        guard !absent.withLock({ $0.contains(address) }) else { return nil }
+        let now = NIODeadline.now().uptimeNanoseconds
+        let last = lastRead.load(ordering: .relaxed)
+        guard now &- last >= Self.missReadSpacing,
+            lastRead.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
+        else { return nil }
+        guard let entries = try? Self.read(now: now, waiting: Self.missReadTimeout) else { return nil }
+        snapshot.withLock { $0 = entries }
+        if let mac = entries[address]?.mac { return mac }
+        absent.withLock { absent in
+            if absent.count >= Self.absentLimit { absent.removeAll() }
+            absent.insert(address)
+        }
+        return nil
+    }
 
     public var isReadable: Bool { readable.load(ordering: .relaxed) }
 
@@ -82,11 +116,14 @@ public final class NeighbourTable: NeighbourLookup, NeighbourPresence {
     /// Reads the kernel's table anew.
     public func refresh() throws(NeighbourError) {
         let entries: [UInt128: Entry]
-        do { entries = try Self.read(now: NIODeadline.now().uptimeNanoseconds) } catch {
+        let now = NIODeadline.now().uptimeNanoseconds
+        lastRead.store(now, ordering: .relaxed)
+        do { entries = try Self.read(now: now, waiting: timeval(tv_sec: 2, tv_usec: 0)) } catch {
             readable.store(false, ordering: .relaxed)
             throw error
         }
         snapshot.withLock { $0 = entries }
+        absent.withLock { $0.removeAll() }
         readable.store(true, ordering: .relaxed)
     }
 
@@ -123,12 +160,19 @@ public final class NeighbourTable: NeighbourLookup, NeighbourPresence {
     /// iproute2 hides them too).
     private static let unknown: UInt16 = 0x01 | 0x20 | 0x40
 
-    /// The table, with the kernel's ages turned into times before `now` (monotonic nanoseconds).
-    private static func read(now: UInt64) throws(NeighbourError) -> [UInt128: Entry] {
+    /// How long a read for a missing address waits for the kernel: it runs where queries are
+    /// answered.
+    static let missReadTimeout = timeval(tv_sec: 0, tv_usec: 50_000)
+
+    /// The table, with the kernel's ages turned into times before `now` (monotonic nanoseconds),
+    /// waiting at most `timeout` for each of the kernel's answers.
+    private static func read(now: UInt64, waiting timeout: timeval) throws(NeighbourError) -> [UInt128: Entry] {
         let handle = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0 /* NETLINK_ROUTE */)
-        guard handle >= 0 else { throw NeighbourError("cannot open a netlink socket: \(String(cString: strerror(errno)))") }
+        guard handle >= 0 else {
+            throw NeighbourError("cannot open a netlink socket: \(String(cString: strerror(errno)))")
+        }
         defer { close(handle) }
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        var timeout = timeout
         setsockopt(handle, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         // nlmsghdr (16 bytes) + ndmsg (12 bytes, family AF_UNSPEC: both families).
         var message = [UInt8](repeating: 0, count: 28)
@@ -169,7 +213,9 @@ public final class NeighbourTable: NeighbourLookup, NeighbourPresence {
             switch type {
             case done: return .finished
             case error:
-                let code = offset + 20 <= datagram.endIndex ? Int32(bitPattern: datagram.load(UInt32.self, at: offset + 16)) : 0
+                let code =
+                    offset + 20 <= datagram.endIndex
+                    ? Int32(bitPattern: datagram.load(UInt32.self, at: offset + 16)) : 0
                 if code == 0 { break }
                 throw NeighbourError("the kernel refused to list its neighbours: \(String(cString: strerror(-code)))")
             case newNeighbour where length >= 28:

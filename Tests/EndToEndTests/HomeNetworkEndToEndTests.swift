@@ -11,6 +11,7 @@ import Testing
 @Suite(.serialized) struct HomeNetworkEndToEndTests {
     static let macs = [
         "a": "02:00:00:77:00:02", "b": "02:00:00:77:00:03", "c": "02:00:00:77:00:04", "d": "02:00:00:77:00:05",
+        "e": "02:00:00:77:00:06",
     ]
 
     /// Alice guards tiktok and youtube (locked, hourly); Bob only youtube; Carol nothing; Dave is
@@ -38,6 +39,10 @@ import Testing
         [people.dave]
         devices = ["10.77.0.5"]
         guard = ["youtube"]
+
+        [people.erin]
+        devices = ["\(macs["e"]!)"]
+        guard = []
 
         """
 
@@ -113,6 +118,12 @@ import Testing
             try await Task.sleep(for: .milliseconds(250))
         }
         #expect(carolDirect == "192.0.2.22", "carol on the LAN is identified by her MAC")
+        // A phone that joins the network and asks at once gets its person's answer from its very
+        // first query, well before the table's next regular read.
+        let erin = try network.addClient("e", address: "10.77.0.6", mac: Self.macs["e"]!)
+        #expect(
+            try address("www.youtube.com", from: erin, server: "10.77.0.1", port: 5335) == "192.0.2.22",
+            "erin's first query is answered as hers")
         // Bob sends Carol's MAC option himself, to lockr and through the router: he is still Bob
         // (youtube locked).
         for port in [5335, router.port] {

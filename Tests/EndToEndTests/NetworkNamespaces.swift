@@ -27,6 +27,9 @@ final class NetworkNamespaces {
         try command(["netns", "add", router])
         try inside(router, ["ip", "link", "set", "lo", "up"])
         try inside(router, ["ip", "link", "add", "lan0", "type", "bridge"])
+        // A MAC of its own: a bridge otherwise takes its ports' lowest, which changes as clients
+        // join, and devices that cached the old one cannot reach the router for seconds.
+        try inside(router, ["ip", "link", "set", "lan0", "address", "02:00:00:77:00:01"])
         try inside(router, ["ip", "addr", "add", "10.77.0.1/24", "dev", "lan0"])
         try inside(router, ["ip", "link", "set", "lan0", "up"])
     }
@@ -56,7 +59,9 @@ final class NetworkNamespaces {
         let name = "lkr-\(suffix)-\(label)"
         try command(["netns", "add", name])
         clients.append(name)
-        try command(["link", "add", "w\(suffix)\(label)", "netns", router, "type", "veth", "peer", "name", "eth0", "netns", name])
+        try command([
+            "link", "add", "w\(suffix)\(label)", "netns", router, "type", "veth", "peer", "name", "eth0", "netns", name,
+        ])
         try inside(router, ["ip", "link", "set", "w\(suffix)\(label)", "name", "wan0"])
         try inside(router, ["ip", "addr", "add", "10.78.0.1/24", "dev", "wan0"])
         try inside(router, ["ip", "link", "set", "wan0", "up"])
