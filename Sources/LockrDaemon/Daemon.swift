@@ -70,6 +70,7 @@ public final class Daemon: Sendable {
         let token: String
         do {
             let store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
+            try DemoClock.admit(config, store: store)
             parts = try PolicyParts(
                 config: config, loaded: loaded, store: store, logger: logger,
                 publisher: publisher(config, outbox: OutboxStore(sharing: store), logger: logger),
@@ -258,7 +259,8 @@ public final class Daemon: Sendable {
                 "no app catalogue found (blocklists/ beside the program, share/lockr/blocklists under its prefix, /usr/local/share/lockr/blocklists, /usr/share/lockr/blocklists): no catalogue app can be guarded; set catalogue = \"DIR\""
             )
         }
-        if let drift = parts.control.clockDrift() { logger.warning("\(drift)") }
+        // A demo's clock is apart from the machine's on purpose.
+        if !DemoClock.asked(by: config), let drift = parts.control.clockDrift() { logger.warning("\(drift)") }
         for backend in config.backends {
             logger.notice(
                 "backend",

@@ -43,9 +43,11 @@ struct PolicyParts: Sendable {
     ) throws(StoreError) {
         var states: [PolicyState?] = []
         for person in loaded.people { states.append(try store.load(person: person.settings.name)) }
-        clock = makeClock(states.compactMap { $0?.lastSeen }.max(), config)
+        let lastSeen = states.compactMap { $0?.lastSeen }.max()
+        clock = makeClock(lastSeen, config)
         household = Household(
             config: config, loaded: loaded, states: states, now: clock.now(), neighbours: neighbours, logger: logger)
+        DemoClock.noteJump(config, from: lastSeen, to: clock.now(), household: household)
         watch = DeviceWatch(neighbours: neighbours, monotonic: monotonic)
         liveEvents = LiveEventHub(epoch: "\(Int64(Date().timeIntervalSince1970 * 1000))")
         liveEvents.suggest(config.suggestions)

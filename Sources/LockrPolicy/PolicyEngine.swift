@@ -178,7 +178,8 @@ public struct PolicyEngine: Sendable {
     /// while lockr was down): buckets keep their totals, meters start over.
     mutating func restartMeteringIfTheSliceChanged(at now: Instant) {
         let length = slice.milliseconds
-        let buckets = state.metering.used.values.map(\.sliceMilliseconds)
+        let buckets =
+            state.metering.used.values.map(\.sliceMilliseconds)
             + state.metering.charged.values.map(\.sliceMilliseconds)
         guard buckets.contains(where: { $0 != length }) else { return }
         state.metering = MeteringState(
@@ -237,7 +238,9 @@ public struct PolicyEngine: Sendable {
 
     /// Time mode, once a budget is spent: a short grace for `app`, or every guarded app when nil.
     /// Time mode's gate, if it has one, must be passed (`phrase`: the sentence typed).
-    public mutating func snooze(_ app: String?, phrase: String? = nil, at now: Instant) throws(PolicyRefusal)
+    public mutating func snooze(
+        _ app: String?, phrase: String? = nil, at now: Instant
+    ) throws(PolicyRefusal)
         -> UnlockWindow
     {
         let now = advance(to: now)
@@ -268,7 +271,9 @@ public struct PolicyEngine: Sendable {
 
     /// Time mode: more budget for today, for the shared budget, or for `app` when budgets are per app.
     /// Time mode's gate, if it has one, must be passed. Returns the budget now in force.
-    public mutating func extend(_ app: String?, phrase: String? = nil, at now: Instant) throws(PolicyRefusal)
+    public mutating func extend(
+        _ app: String?, phrase: String? = nil, at now: Instant
+    ) throws(PolicyRefusal)
         -> Duration
     {
         let now = advance(to: now)
@@ -358,7 +363,8 @@ public struct PolicyEngine: Sendable {
     @discardableResult
     public mutating func rebase(
         settings newBase: PolicySettings, guarded newGuarded: [String], apps newApps: [String: String],
-        names newNames: NameRules = NameRules(), schedules newSchedules: [Schedule] = [], profiles newProfiles: [Profile] = [],
+        names newNames: NameRules = NameRules(), schedules newSchedules: [Schedule] = [],
+        profiles newProfiles: [Profile] = [],
         groups newGroups: [String: String] = [:], at now: Instant
     ) -> [String] {
         let now = advance(to: now)
@@ -402,6 +408,13 @@ public struct PolicyEngine: Sendable {
         let direction = jump < .zero ? "back" : "forward"
         let size = jump < .zero ? .zero - jump : jump
         log(.clockJump, nil, "wall clock jumped \(direction) by \(size.spoken); policy time kept its own pace", at: now)
+    }
+
+    /// Logs that a demo's `--start-at` moved policy time on from `last`, the last time the state saw.
+    public mutating func notePolicyTimeMoved(from last: Instant, at now: Instant) {
+        log(
+            .clockJump, nil, "policy time moved forward by \((now - last).spoken) (--start-at, a demo's clock)", at: now
+        )
     }
 
     /// Moves time on without a query: starts a new day, drops ended windows and logs apps that lock

@@ -100,12 +100,21 @@ public struct UsageMeter: Sendable, Equatable, Codable {
 
     /// Carries a stretch of sustained use over the time lockr was down (from its last save, at
     /// `lastSaved`, to `now`): a re-lookup due then went unseen, so a stretch still alive at the save
-    /// continues if the app asks again within the usual gap after the restart.
+    /// continues if the app asks again within the usual gap after the restart. Only a short stop
+    /// (a restart, a crash: at most `longestCarriedStop`) is carried; after a longer one, or a jump of
+    /// policy time, the stretch ends where it was last seen, so that the stop is never counted as use.
     mutating func resume(lastSaved: Instant, at now: Instant, relookupGap: Duration) {
         guard var run, run.last + relookupGap.milliseconds >= lastSaved.milliseconds else { return }
+        guard now - lastSaved <= Self.longestCarriedStop else {
+            self.run = nil
+            return
+        }
         run.last = max(run.last, now.milliseconds)
         self.run = run
     }
+
+    /// The longest stop of lockr over which a stretch of use goes on.
+    static let longestCarriedStop = Duration.seconds(600)
 
     /// Records one query at `now` and returns the slices that now count as use and were not counted
     /// before, oldest first.

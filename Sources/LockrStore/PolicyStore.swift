@@ -197,6 +197,10 @@ public final class PolicyStore: Sendable {
                     ALTER TABLE days ADD COLUMN budgets TEXT
                     """)
         }
+        // What the household as a whole keeps: the kind of clock its policy runs on.
+        migrator.registerMigration("7 household") { db in
+            try db.execute(sql: "CREATE TABLE household (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        }
         return migrator
     }
 
@@ -205,6 +209,28 @@ public final class PolicyStore: Sendable {
     public func integrityProblems() throws(StoreError) -> [String] {
         try access {
             try database.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check").filter { $0 != "ok" } }
+        }
+    }
+
+    /// The clock the policy kept here runs on: nil for a store that holds no policy yet, or one
+    /// an older lockr wrote (which ran on the real clock).
+    public func policyClock() throws(StoreError) -> PolicyClockKind? {
+        try access {
+            try database.read { db in
+                try String.fetchOne(db, sql: "SELECT value FROM household WHERE key = 'clock'")
+            }
+        }.flatMap(PolicyClockKind.init(rawValue:))
+    }
+
+    /// Records the clock the policy kept here runs on.
+    public func setPolicyClock(_ kind: PolicyClockKind) throws(StoreError) {
+        try access {
+            try database.write { db in
+                try db.execute(
+                    sql:
+                        "INSERT INTO household (key, value) VALUES ('clock', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    arguments: [kind.rawValue])
+            }
         }
     }
 
@@ -408,7 +434,8 @@ public final class PolicyStore: Sendable {
         var used: [String: Duration] = [:]
         var charged: [String: Duration] = [:]
         for row in try Row.fetchAll(
-            db, sql: "SELECT app, used_ms, charged_ms FROM usage WHERE person = ? AND day = ?", arguments: [person, key])
+            db, sql: "SELECT app, used_ms, charged_ms FROM usage WHERE person = ? AND day = ?",
+            arguments: [person, key])
         {
             let milliseconds: Int64 = row["used_ms"]
             used[row["app"]] = .milliseconds(milliseconds)
@@ -428,7 +455,9 @@ public final class PolicyStore: Sendable {
     /// The protection in force, pending and declined changes, kept as JSON.
     private static func writeChanges(of state: PolicyState, into meta: inout [String: String]) throws {
         let encoder = JSONEncoder()
-        if let inForce = state.inForce { meta["in_force"] = String(decoding: try encoder.encode(inForce), as: UTF8.self) }
+        if let inForce = state.inForce {
+            meta["in_force"] = String(decoding: try encoder.encode(inForce), as: UTF8.self)
+        }
         meta["pending"] = String(decoding: try encoder.encode(state.pending), as: UTF8.self)
         meta["declined"] = String(decoding: try encoder.encode(state.declined), as: UTF8.self)
         meta["next_change_id"] = String(state.nextChangeID)
@@ -436,8 +465,12 @@ public final class PolicyStore: Sendable {
         if !state.overlay.schedulesAdded.isEmpty {
             meta["schedules_added"] = String(decoding: try encoder.encode(state.overlay.schedulesAdded), as: UTF8.self)
         }
-        if let gate = state.overlay.gate { meta["gate_set"] = String(decoding: try encoder.encode(gate), as: UTF8.self) }
-        if !state.profiles.isEmpty { meta["profiles"] = String(decoding: try encoder.encode(state.profiles), as: UTF8.self) }
+        if let gate = state.overlay.gate {
+            meta["gate_set"] = String(decoding: try encoder.encode(gate), as: UTF8.self)
+        }
+        if !state.profiles.isEmpty {
+            meta["profiles"] = String(decoding: try encoder.encode(state.profiles), as: UTF8.self)
+        }
         if !state.activeProfiles.isEmpty {
             meta["active_profiles"] = String(decoding: try encoder.encode(state.activeProfiles), as: UTF8.self)
         }
@@ -483,7 +516,9 @@ public final class PolicyStore: Sendable {
         if let window = overlay.extremeWindow { meta["extreme_window_ms"] = String(window.milliseconds) }
         if !overlay.guardAdded.isEmpty { meta["guard_added"] = overlay.guardAdded.joined(separator: ",") }
         if !overlay.guardRemoved.isEmpty { meta["guard_removed"] = overlay.guardRemoved.joined(separator: ",") }
-        if !overlay.schedulesRemoved.isEmpty { meta["schedules_removed"] = overlay.schedulesRemoved.joined(separator: ",") }
+        if !overlay.schedulesRemoved.isEmpty {
+            meta["schedules_removed"] = overlay.schedulesRemoved.joined(separator: ",")
+        }
         return meta
     }
 
@@ -501,4 +536,12 @@ public final class PolicyStore: Sendable {
         overlay.schedulesRemoved = list("schedules_removed")
         return overlay
     }
+}
+
+/// The clock a store's policy runs on.
+public enum PolicyClockKind: String, Sendable {
+    /// The machine's own: the policy people live by.
+    case real
+    /// Moved by `--start-at` or sped up by `--time-scale`: a demo's or a test's.
+    case demo
 }

@@ -64,14 +64,15 @@ struct ServeOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Run policy time this many times faster, for demos and tests (60: an hour a minute).", valueName: "N"))
+            "Run policy time this many times faster, for demos and tests, on a state directory of their own "
+                + "(60: an hour a minute).", valueName: "N"))
     var timeScale: Double?
 
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Start policy time at this ISO 8601 time instead of now, for demos and tests (never before the last "
-                + "time the state saw).", valueName: "TIME"))
+            "Start policy time at this ISO 8601 time instead of now, for demos and tests, on a state directory "
+                + "of their own (never before the last time the state saw).", valueName: "TIME"))
     var startAt: String?
 
     @Option(name: .long, help: .hidden)
@@ -102,7 +103,8 @@ struct ServeOptions: ParsableArguments {
             throw ValidationError("--start-at '\(startAt)' is not an ISO 8601 time such as 2026-06-01T14:55:00Z")
         }
         if let logLevel, !Self.logLevels.contains(logLevel) {
-            throw ValidationError("--log-level must be one of \(Self.logLevels.joined(separator: ", ")), not '\(logLevel)'")
+            throw ValidationError(
+                "--log-level must be one of \(Self.logLevels.joined(separator: ", ")), not '\(logLevel)'")
         }
         if let blockMode, BlockAnswer(blockMode) == nil {
             throw ValidationError("--block-mode '\(blockMode)' is not null, nxdomain, refused or an IP address")

@@ -210,6 +210,39 @@ import Testing
         }
     }
 
+    /// A person who spent their budget cannot restart their daemon at tomorrow: `--start-at` and
+    /// `--time-scale` are refused on a state directory of the real clock; a demo's own directory
+    /// takes them, and a jump of policy time is in `lockr log`.
+    @Test func aDemoClockIsRefusedOnARealPolicyAndLoggedOnADemos() async throws {
+        let real = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: real) }
+        try await withLockr(stateDirectory: real) { _, _ in }
+        for flags in [["--start-at", "2030-01-01T10:00:00Z"], ["--time-scale", "60"]] {
+            let refused = try await runAwaited(
+                LockrProcess.binary,
+                [
+                    "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream",
+                    "127.0.0.1:9", "--state-dir", real,
+                ] + flags)
+            #expect(refused.status == 1, "\(flags): \(refused.output)")
+            #expect(refused.output.contains("holds a policy on the real clock"), "\(refused.output)")
+        }
+        let demo = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: demo) }
+        try await withLockr(["--start-at", "2026-06-01T10:00:00Z", "--time-scale", "60"], stateDirectory: demo) {
+            _, _ in
+        }
+        try await withLockr(["--start-at", "2026-06-02T10:00:00Z"], stateDirectory: demo) { lockr, _ in
+            // Saved with the first tick of the policy's clock.
+            let logged = try await eventually(10) {
+                try lockr.cli("log").output.contains("policy time moved forward by ")
+            }
+            let log = try lockr.cli("log").output
+            #expect(logged, "\(log)")
+            #expect(!lockr.log.contains("behind this machine's clock"), "a demo's clock is apart on purpose")
+        }
+    }
+
     @Test func aStateDirectoryOthersControlIsRefused() async throws {
         let shared = LockrProcess.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: shared) }

@@ -147,6 +147,19 @@ import Testing
     }
 }
 
+extension MeteringAcrossRestartsTests {
+    /// A budget spent, lockr stopped for a night (or policy time moved on with `--start-at`), and
+    /// the app streaming again: the night is no use.
+    @Test func aLongStopIsNeverCountedAsUse() {
+        let night: Int64 = 8 * 3_600_000
+        let kill: Int64 = 300_500
+        let before = Array(stride(from: Int64(0), through: 300_000, by: 30_000))
+        let after = [Int64(0), 30_000, 60_000].map { kill + night + $0 }
+        let used = meter(before + after, kill: kill, down: night, end: kill + night + 70_000)
+        #expect(used >= .seconds(300) && used <= .seconds(400), "\(used)")
+    }
+}
+
 @Suite struct SnoozeChargeTests {
     let start = at("2026-06-01T10:00:00Z")
 
@@ -166,7 +179,8 @@ import Testing
         #expect(try policy.extend(nil, at: afterSnooze) == .seconds(900))
         let extended = policy.query("tiktok", from: afterSnooze, every: .seconds(2), count: 299)  // to 1196 s
         #expect(extended.isAllowed)
-        #expect(policy.admit("tiktok", at: afterSnooze + .seconds(600)).reason == "tiktok: daily budget spent (15/15 min)")
+        #expect(
+            policy.admit("tiktok", at: afterSnooze + .seconds(600)).reason == "tiktok: daily budget spent (15/15 min)")
         let status = policy.status(at: afterSnooze + .seconds(600))
         #expect(status.extraBudget == .seconds(600))
         #expect(status.totalCharged == .seconds(900))
