@@ -44,6 +44,16 @@ extension Duration {
         return ms <= 0 ? 0 : (ms + 999) / 1000
     }
 
+    /// Time used as a person reads it, the same in the CLI, the pages and the stats: seconds below a
+    /// minute, else whole minutes rounded down (so that used and left add up to the budget).
+    public var spokenAsUse: String {
+        let seconds = max(milliseconds / 1000, 0)
+        if seconds < 60 { return "\(seconds) s" }
+        let minutes = seconds / 60
+        if minutes < 60 { return "\(minutes) min" }
+        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
+    }
+
     /// "45 s", "12 min", "1 h 5 min": a span as a person reads it, rounded up to the unit shown.
     public var spoken: String {
         let seconds = secondsRoundedUp

@@ -145,7 +145,7 @@ struct AdminPersonPage {
         dayRows = stats.days.reversed().map { day in
             let gates = day.gates.map { "\($0.kind) \($0.passed) passed, \($0.failed) failed" }
             return DayRow(
-                day: day.day, used: "\(day.usedSeconds / 60) min",
+                day: day.day, used: Duration.seconds(day.usedSeconds).spokenAsUse,
                 budget: day.budgetSeconds.map { "\($0 / 60) min" } ?? "",
                 blocked: day.apps.reduce(0) { $0 + $1.blocked },
                 gates: gates.isEmpty ? "none" : gates.joined(separator: "; "))

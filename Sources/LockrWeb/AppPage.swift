@@ -124,7 +124,7 @@ struct AppPage {
                 ? nil : "until \(until.local)"
         }
         countdown = app.windowEnds.map { Countdown($0, timeScale: timeScale) }
-        used = "used \(StatusPage.minutes(app.usedSeconds)) today"
+        used = "used \(Duration.seconds(app.usedSeconds).spokenAsUse) today"
         self.suggestion = app.open ? nil : suggestion
         self.error = error
         self.csrf = csrf

@@ -49,7 +49,7 @@ struct StatusPage {
             AppCard(
                 name: app.name, open: app.open, badge: Self.badge(app), text: Self.why(app),
                 countdown: app.windowEnds.map { Countdown($0, timeScale: timeScale) },
-                used: "used \(Self.minutes(app.usedSeconds)) today", page: "/apps/\(app.id)",
+                used: "used \(Duration.seconds(app.usedSeconds).spokenAsUse) today", page: "/apps/\(app.id)",
                 pageLabel: app.open ? "\(app.name): details" : "\(app.name): ways to open it")
         }
         if status.mode == "time", !status.perApp {
@@ -85,9 +85,6 @@ struct StatusPage {
         app.state.opensBy == .unlock ? "locked; \(opener) opens it" : app.state.text
     }
 
-    static func minutes(_ seconds: Int64) -> String {
-        seconds < 60 ? "\(seconds) s" : "\(seconds / 60) min"
-    }
 }
 
 /// The time left in an open window: "4:05 left", and the real seconds the script counts down.

@@ -117,13 +117,8 @@ func parseDuration(_ text: String, defaultUnit: Int = 60) -> Int? {
     DurationText.seconds(text, plainUnit: defaultUnit)
 }
 
-/// "12 min", "45 s", "1 h 5 min".
-func spoken(seconds: Int64) -> String {
-    if seconds < 60 { return "\(max(seconds, 0)) s" }
-    let minutes = (seconds + 59) / 60
-    if minutes < 60 { return "\(minutes) min" }
-    return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
-}
+/// A wait or a time left: "12 min", "45 s", "1 h 5 min", rounded up (`Duration.spoken`).
+func spoken(seconds: Int64) -> String { Duration.seconds(max(seconds, 0)).spoken }
 
 extension TimeBody {
     /// "14:40 (in 6 min)".

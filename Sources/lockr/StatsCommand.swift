@@ -69,17 +69,21 @@ struct BarChart {
             lines.append(
                 "  " + "budget".padding(toLength: 12, withPad: " ", startingAt: 0)
                     + bar(day.chargedSeconds, of: budget, over: day.chargedSeconds >= budget)
-                    + "  \(spoken(seconds: day.chargedSeconds)) of \(spoken(seconds: budget))")
+                    + "  \(Duration.seconds(day.chargedSeconds).spokenAsUse) of \(spoken(seconds: budget))")
         }
         for app in day.apps {
-            var detail = [spoken(seconds: app.usedSeconds) + (app.budgetSeconds.map { " of " + spoken(seconds: $0) } ?? "")]
+            var detail = [
+                Duration.seconds(app.usedSeconds).spokenAsUse
+                    + (app.budgetSeconds.map { " of " + spoken(seconds: $0) } ?? "")
+            ]
             detail.append(app.opens == 1 ? "1 open" : "\(app.opens) opens")
             if app.windows > 0 { detail.append(app.windows == 1 ? "1 window" : "\(app.windows) windows") }
             if app.blocked > 0 { detail.append("\(app.blocked) blocked") }
             let over = app.budgetSeconds.map { app.usedSeconds >= $0 } ?? false
             lines.append(
                 "  " + String(app.name.prefix(11)).padding(toLength: 12, withPad: " ", startingAt: 0)
-                    + bar(app.usedSeconds, of: app.budgetSeconds ?? scale, over: over) + "  " + detail.joined(separator: ", "))
+                    + bar(app.usedSeconds, of: app.budgetSeconds ?? scale, over: over) + "  "
+                    + detail.joined(separator: ", "))
         }
         if day.apps.isEmpty { lines.append("  no app used") }
         lines.append(
@@ -87,7 +91,8 @@ struct BarChart {
                 + (day.heldLimits ? " (limits held)" : ""))
         if !day.gates.isEmpty {
             lines.append(
-                "  gates: " + day.gates.map { "\($0.kind) \($0.passed) passed, \($0.failed) failed" }.joined(separator: "; "))
+                "  gates: "
+                    + day.gates.map { "\($0.kind) \($0.passed) passed, \($0.failed) failed" }.joined(separator: "; "))
         }
         if !day.queries.isEmpty {
             let total = day.queries.values.reduce(0, +)
@@ -104,7 +109,8 @@ struct BarChart {
             let budget = day.budgetSeconds.map { " of " + spoken(seconds: $0) } ?? ""
             let top = day.apps.first.map { ", most \($0.name)" } ?? ""
             return "  \(day.day)  " + bar(day.usedSeconds, of: scale, over: over)
-                + "  \(spoken(seconds: day.usedSeconds))\(budget)\(top)" + (day.heldLimits ? "" : " (asked for more)")
+                + "  \(Duration.seconds(day.usedSeconds).spokenAsUse)\(budget)\(top)"
+                + (day.heldLimits ? "" : " (asked for more)")
         }
     }
 

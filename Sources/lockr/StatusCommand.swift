@@ -50,7 +50,8 @@ struct StatusCommand: AsyncParsableCommand {
             } else if !app.open {
                 parts.append(app.state.text)
             }
-            parts.append(app.guarded ? "· used " + useText(app, figures: status.perApp ? figures : nil) : "· not guarded")
+            parts.append(
+                app.guarded ? "· used " + useText(app, figures: status.perApp ? figures : nil) : "· not guarded")
             lines.append("  " + parts.joined(separator: "  "))
         }
         var counters = [
@@ -69,7 +70,9 @@ struct StatusCommand: AsyncParsableCommand {
         for schedule in status.schedules { lines.append("  " + scheduleLine(schedule)) }
         let profiles = status.profiles.filter(\.active)
         if !profiles.isEmpty { lines.append("Profiles on: " + profiles.map(profileLine).joined(separator: "; ")) }
-        if !status.pending.isEmpty { lines.append("Pending (they loosen protection; `lockr pending cancel ID` drops one):") }
+        if !status.pending.isEmpty {
+            lines.append("Pending (they loosen protection; `lockr pending cancel ID` drops one):")
+        }
         for pending in status.pending { lines.append("  " + pendingLine(pending, person: status.person)) }
         if !status.overridden.isEmpty {
             lines.append(
@@ -82,16 +85,18 @@ struct StatusCommand: AsyncParsableCommand {
     /// "3 min today"; in time mode with the budget's figures when it is the app's own ("3/5 min
     /// today"), and use in snooze or emergency windows apart, as no budget is charged for it.
     static func useText(_ app: AppBody, figures: BudgetFigures?) -> String {
-        guard app.budgetSeconds != nil else { return "\(usedText(seconds: app.usedSeconds)) today" }
-        let charged = figures?.text ?? usedText(seconds: app.usedSeconds - app.unchargedSeconds)
+        guard app.budgetSeconds != nil else { return "\(Duration.seconds(app.usedSeconds).spokenAsUse) today" }
+        let charged = figures?.text ?? Duration.seconds(app.usedSeconds - app.unchargedSeconds).spokenAsUse
         guard app.unchargedSeconds > 0 else { return "\(charged) today" }
-        return "\(charged) today, plus \(usedText(seconds: app.unchargedSeconds)) in snooze or emergency (not charged)"
+        return
+            "\(charged) today, plus \(Duration.seconds(app.unchargedSeconds).spokenAsUse) in snooze or emergency (not charged)"
     }
 
     /// Time mode: today's budget with extensions, and, when it is shared, what is used and left of it.
     static func budgetLine(_ status: StatusBody) -> String {
         let budget = status.budgetMinutes + status.extraMinutes
-        let extended = status.extraMinutes > 0 ? " (\(status.budgetMinutes) min + \(status.extraMinutes) min extended)" : ""
+        let extended =
+            status.extraMinutes > 0 ? " (\(status.budgetMinutes) min + \(status.extraMinutes) min extended)" : ""
         guard !status.perApp else { return "Budget today: \(budget) min per app\(extended)." }
         let figures = BudgetFigures(
             charged: .seconds(status.totalChargedSeconds), budget: .seconds(budget * 60))
@@ -131,12 +136,4 @@ extension BudgetFigures {
         let left = app.leftSeconds ?? 0
         self.init(charged: .seconds(max(0, budgetSeconds - left)), budget: .seconds(budgetSeconds))
     }
-}
-
-/// Use as people read it: seconds below a minute, else whole minutes rounded down (so that used and
-/// left minutes add up to the budget).
-func usedText(seconds: Int64) -> String {
-    if seconds < 60 { return "\(max(seconds, 0)) s" }
-    let minutes = seconds / 60
-    return minutes < 60 ? "\(minutes) min" : minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
 }

@@ -61,3 +61,17 @@ import Testing
         #expect(hour.start == at("2026-06-01T09:30:00Z"))
     }
 }
+
+/// One rounding for each kind of span, wherever it is shown: waits up, use down.
+@Suite struct SpokenDurationTests {
+    @Test func useIsRoundedDownAndWaitsUp() {
+        let table: [(Duration, use: String, wait: String)] = [
+            (.seconds(0), "0 s", "0 s"), (.milliseconds(59_500), "59 s", "1 min"), (.seconds(80), "1 min", "2 min"),
+            (.seconds(3600), "1 h", "1 h"), (.seconds(3661), "1 h 1 min", "1 h 2 min"), (.seconds(-5), "0 s", "0 s"),
+        ]
+        for (span, use, wait) in table {
+            #expect(span.spokenAsUse == use, "\(span)")
+            #expect(span.spoken == wait, "\(span)")
+        }
+    }
+}
