@@ -82,6 +82,7 @@ extension ChangeBody {
     init(_ outcome: ChangeOutcome, now: Instant, calendar: DayCalendar) {
         applied = outcome.applied.map(\.description)
         pending = outcome.pending.map { PendingBody($0, now: now, calendar: calendar) }
+        cancelled = outcome.cancelled.map { PendingBody($0, now: now, calendar: calendar) }
     }
 }
 

@@ -285,6 +285,8 @@ public struct ChangeBody: Codable, Sendable, Equatable {
     public let applied: [String]
     /// Loosening changes waiting for their time.
     public let pending: [PendingBody]
+    /// Changes that were waiting and are no longer asked for: cancelled by this one.
+    public let cancelled: [PendingBody]
 }
 
 public struct ModeResponse: Codable, Sendable, Equatable {

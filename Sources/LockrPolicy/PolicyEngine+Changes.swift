@@ -4,6 +4,8 @@ public struct ChangeOutcome: Sendable, Equatable {
     public let applied: [SettingChange]
     /// Loosening changes asked for, each waiting for its time.
     public let pending: [PendingChange]
+    /// Changes that were waiting and are no longer asked for (this change asked for something else).
+    public var cancelled: [PendingChange] = []
 }
 
 /// Settings changes. Loosening costs at least what opening an app costs now: the current mode's
@@ -139,12 +141,13 @@ extension PolicyEngine {
         if !asked.isEmpty, needsPin(pin) { throw .pinRequired }
         if !asked.isEmpty { try passGate(phrase, for: nil, at: now) }
         let requested = Loosening.changes(from: desired, to: candidate).map(Self.slot)
-        let before = inForce
+        let (before, waiting) = (inForce, state.pending)
         state.overlay = overlay
         settle(source: source, at: now)
         return ChangeOutcome(
             applied: Loosening.changes(from: before, to: inForce),
-            pending: state.pending.filter { requested.contains(Self.slot($0.change)) })
+            pending: state.pending.filter { requested.contains(Self.slot($0.change)) },
+            cancelled: waiting.filter { old in !state.pending.contains { $0.id == old.id } })
     }
 
     /// Changes the mode and, optionally, its budget or window; kept across restarts, on top of the

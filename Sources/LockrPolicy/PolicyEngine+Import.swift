@@ -45,13 +45,16 @@ extension PolicyEngine {
         return RunTimeSettings(
             mode: desired.settings.mode, budget: desired.settings.time.budget, perApp: desired.settings.time.perApp,
             hourlyWindow: desired.settings.hourly.window, extremeWindow: desired.settings.extreme.window,
-            guarded: desired.guarded, schedules: desired.schedules ?? [], profiles: profiles, gate: desired.settings.gate)
+            guarded: desired.guarded, schedules: desired.schedules ?? [], profiles: profiles,
+            gate: desired.settings.gate)
     }
 
     /// Asks for `wanted` as a whole. Checks everything before changing anything: an unknown app or
     /// group, a bad schedule or profile, or settings lockr does not accept are refused naming what
     /// is wrong, and nothing changes.
-    public mutating func importSettings(_ wanted: RunTimeSettings, pin: PinCheck, at now: Instant)
+    public mutating func importSettings(
+        _ wanted: RunTimeSettings, pin: PinCheck, at now: Instant
+    )
         throws(PolicyRefusal) -> ChangeOutcome
     {
         let now = advance(to: now)
@@ -60,23 +63,28 @@ extension PolicyEngine {
         let candidate = desired(with: overlay)
         if let problem = candidate.settings.problems().first { throw .invalidSettings(problem) }
         let loosening = Loosening.changes(from: inForce, to: candidate).filter(\.loosens)
-        if loosening.contains(where: { change in !state.pending.contains { Self.same($0.change, change) } }), needsPin(pin) {
+        if loosening.contains(where: { change in !state.pending.contains { Self.same($0.change, change) } }),
+            needsPin(pin)
+        {
             throw .pinRequired
         }
         let requested = Loosening.changes(from: desired, to: candidate).map(Self.slot)
-        let before = inForce
+        let (before, waiting) = (inForce, state.pending)
         state.overlay = overlay
         if state.profiles != madeProfiles {
             let gone = state.profiles.filter { made in !wanted.profiles.contains { $0.name == made.name } }
             state.activeProfiles.removeAll { active in gone.contains { $0.name == active.name } }
             state.profiles = madeProfiles
-            log(.profileChange, nil, "profiles set by an import: \(profiles.map(\.name).joined(separator: ", "))", at: now)
+            log(
+                .profileChange, nil, "profiles set by an import: \(profiles.map(\.name).joined(separator: ", "))",
+                at: now)
             restrictions = .stale
         }
         settle(source: Self.configImport, at: now)
         return ChangeOutcome(
             applied: Loosening.changes(from: before, to: inForce),
-            pending: state.pending.filter { requested.contains(Self.slot($0.change)) })
+            pending: state.pending.filter { requested.contains(Self.slot($0.change)) },
+            cancelled: waiting.filter { old in !state.pending.contains { $0.id == old.id } })
     }
 
     /// The overlay that makes the configuration file's settings `wanted`: it sets only what differs
@@ -104,20 +112,27 @@ extension PolicyEngine {
         overlay.guardAdded = guarded.filter { !baseGuarded.contains($0) }
         overlay.guardRemoved = baseGuarded.filter { !guarded.contains($0) }
         overlay.schedulesAdded = wanted.schedules.filter { !baseSchedules.contains($0) }
-        overlay.schedulesRemoved = baseSchedules.map(\.name).filter { name in !wanted.schedules.contains { $0.name == name } }
+        overlay.schedulesRemoved = baseSchedules.map(\.name).filter { name in
+            !wanted.schedules.contains { $0.name == name }
+        }
         return overlay
     }
 
     /// The profiles to keep as made at run time so that those defined are `wanted`. The config
     /// file's cannot be removed; a profile that is on and would block less needs the PIN.
-    private func profilesMade(for wanted: [Profile], at now: Instant, pin: PinCheck) throws(PolicyRefusal) -> [Profile] {
-        if let twice = Self.firstRepeated(wanted.map(\.name)) { throw .invalidSettings("profile \(twice) is named twice") }
+    private func profilesMade(for wanted: [Profile], at now: Instant, pin: PinCheck) throws(PolicyRefusal) -> [Profile]
+    {
+        if let twice = Self.firstRepeated(wanted.map(\.name)) {
+            throw .invalidSettings("profile \(twice) is named twice")
+        }
         for profile in wanted {
             if let problem = profile.problem { throw .invalidSettings("profile \(profile.name): \(problem)") }
             try checkBlock(profile.block, of: "profile \(profile.name)")
         }
-        if let kept = configuredProfiles.first(where: { configured in !wanted.contains { $0.name == configured.name } }) {
-            throw .invalidSettings("profile \(kept.name) is defined in the config file: it cannot be removed by an import")
+        if let kept = configuredProfiles.first(where: { configured in !wanted.contains { $0.name == configured.name } })
+        {
+            throw .invalidSettings(
+                "profile \(kept.name) is defined in the config file: it cannot be removed by an import")
         }
         let blocksLess = profiles.contains { old in
             guard isActive(old.name, at: now) else { return false }

@@ -50,7 +50,9 @@ extension ClientOptions {
 /// Lines for what a settings change did: what applies now, what waits and until when (the
 /// commands they name say `--person` for a `person` other than the default one).
 func changeLines(_ change: ChangeBody, person: String? = nil) -> [String] {
-    let lines = change.applied.map { "Now: \($0)." } + change.pending.map { pendingLine($0, person: person) }
+    let lines =
+        change.applied.map { "Now: \($0)." } + change.pending.map { pendingLine($0, person: person) }
+        + change.cancelled.map { "#\($0.id) \($0.change) — cancelled: no longer asked for." }
     return lines.isEmpty ? ["Nothing changed (`lockr pending list` shows what waits)."] : lines
 }
 
@@ -85,13 +87,16 @@ struct PendingCommand: AsyncParsableCommand {
         func run() async throws {
             let answer = try await client.call(.GET, person.path("pending"), as: PendingResponse.self)
             client.show(answer) { answer in
-                answer.pending.isEmpty ? "No change is pending." : answer.pending.map { pendingLine($0, person: person.person) }.joined(separator: "\n")
+                answer.pending.isEmpty
+                    ? "No change is pending."
+                    : answer.pending.map { pendingLine($0, person: person.person) }.joined(separator: "\n")
             }
         }
     }
 
     struct Cancel: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Cancel a pending change: the setting stays as it is.")
+        static let configuration = CommandConfiguration(
+            abstract: "Cancel a pending change: the setting stays as it is.")
         @Argument(help: ArgumentHelp("The change's number (`lockr pending list`).", valueName: "ID")) var id: Int
         @OptionGroup var client: ClientOptions
         @OptionGroup var person: PersonOption
@@ -110,9 +115,12 @@ struct PendingCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(.POST, person: person, person.path("pending/\(id)/confirm"), { PhraseRequest(phrase: $0) }, as: PendingResponse.self)
+            let answer = await client.change(
+                .POST, person: person, person.path("pending/\(id)/confirm"), { PhraseRequest(phrase: $0) },
+                as: PendingResponse.self)
             client.show(answer) { answer in
-                answer.pending.first { $0.id == id }.map { "Confirmed: \(pendingLine($0))" } ?? "Confirmed #\(id): it applied."
+                answer.pending.first { $0.id == id }.map { "Confirmed: \(pendingLine($0))" }
+                    ?? "Confirmed #\(id): it applied."
             }
         }
     }
@@ -132,9 +140,12 @@ struct SettingsCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(.POST, person: person, person.path("settings/reset"), { PhraseRequest(phrase: $0) }, as: ModeResponse.self)
+            let answer = await client.change(
+                .POST, person: person, person.path("settings/reset"), { PhraseRequest(phrase: $0) },
+                as: ModeResponse.self)
             client.show(answer) { answer in
-                (["Back to the config file. Mode: \(answer.summary)."] + changeLines(answer.change)).joined(separator: "\n")
+                (["Back to the config file. Mode: \(answer.summary)."] + changeLines(answer.change)).joined(
+                    separator: "\n")
             }
         }
     }

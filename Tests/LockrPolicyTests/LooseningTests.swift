@@ -432,6 +432,18 @@ import Testing
         }
     }
 
+    @Test func aChangeThatAsksForAnotherValueSaysWhichWaitingOneItCancelled() throws {
+        let start = at("2026-06-01T10:00:00Z")
+        var policy = engine(settings(.time), now: start)
+        let bigger = try policy.setMode(.time, budget: .seconds(45 * 60), at: start)
+        let waiting = try #require(bigger.pending.first)
+        #expect(bigger.cancelled.isEmpty)
+        let smaller = try policy.setMode(.time, budget: .seconds(5 * 60), at: start + .seconds(60))
+        #expect(smaller.applied.map(\.key) == ["time.budget-minutes"])
+        #expect(smaller.cancelled.map(\.id) == [waiting.id])
+        #expect(policy.state.pending.isEmpty)
+    }
+
     @Test func anotherPersonsEngineNeedsTheHouseholdsPinToo() throws {
         // The PIN is kept with the default person; another person's engine has none of its own.
         var policy = engine(settings(.hourly), now: start)
