@@ -7,7 +7,8 @@ extension ControlRouter {
     static func addRestrictionRoutes(to api: RouterGroup<ControlRequestContext>, policy: some PolicyAccess) {
         api.get("schedules") { request, context in
             try await respond {
-                schedulesResponse(policy.view(of: try person(request, context, policy)), change: nil)
+                let name = try person(request, context, policy)
+                return schedulesResponse(of: name, policy.view(of: name), change: nil)
             }
         }
         api.post("schedules") { request, context in
@@ -15,10 +16,10 @@ extension ControlRouter {
                 let body = try await decode(ScheduleRequest.self, from: request)
                 let schedule = try schedule(body)
                 let pinCheck = try policy.verifyPIN(pin(request, context))
+                let name = try person(request, context, policy)
                 let added = try policy.perform(
-                    Commands.AddSchedule(schedule, phrase: body.phrase, pin: pinCheck),
-                    for: try person(request, context, policy))
-                return schedulesResponse(added.view, change: added.result)
+                    Commands.AddSchedule(schedule, phrase: body.phrase, pin: pinCheck), for: name)
+                return schedulesResponse(of: name, added.view, change: added.result)
             }
         }
         api.delete("schedules/:name") { request, context in
@@ -26,15 +27,16 @@ extension ControlRouter {
                 let name = try parameter("name", context)
                 let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
                 let pinCheck = try policy.verifyPIN(pin(request, context))
+                let whose = try person(request, context, policy)
                 let removed = try policy.perform(
-                    Commands.RemoveSchedule(name, phrase: body.phrase, pin: pinCheck),
-                    for: try person(request, context, policy))
-                return schedulesResponse(removed.view, change: removed.result)
+                    Commands.RemoveSchedule(name, phrase: body.phrase, pin: pinCheck), for: whose)
+                return schedulesResponse(of: whose, removed.view, change: removed.result)
             }
         }
         api.get("profiles") { request, context in
             try await respond {
-                profilesResponse(policy.view(of: try person(request, context, policy)))
+                let name = try person(request, context, policy)
+                return profilesResponse(of: name, policy.view(of: name))
             }
         }
         api.get("profiles/:name") { request, context in
@@ -57,10 +59,9 @@ extension ControlRouter {
             try await respond {
                 let name = try parameter("name", context)
                 let pinCheck = try policy.verifyPIN(pin(request, context))
+                let whose = try person(request, context, policy)
                 return profilesResponse(
-                    try policy.perform(
-                        Commands.RemoveProfile(name, pin: pinCheck), for: try person(request, context, policy)
-                    ).view)
+                    of: whose, try policy.perform(Commands.RemoveProfile(name, pin: pinCheck), for: whose).view)
             }
         }
         for action in Commands.SwitchProfile.Action.allCases {
@@ -103,9 +104,12 @@ extension ControlRouter {
     }
 
     /// Every schedule of the person `view` is of, and the change just made, if any.
-    public static func schedulesResponse(_ view: PolicyView, change: ChangeOutcome?) -> SchedulesResponse {
+    public static func schedulesResponse(
+        of person: String, _ view: PolicyView, change: ChangeOutcome?
+    ) -> SchedulesResponse {
         let (now, calendar) = (view.now, view.calendar)
         return SchedulesResponse(
+            person: person,
             schedules: view.engine.restrictionStatus(at: now).schedules.map {
                 ScheduleBody($0, now: now, calendar: calendar)
             },
@@ -113,8 +117,9 @@ extension ControlRouter {
     }
 
     /// Every profile of the person `view` is of, on or off.
-    public static func profilesResponse(_ view: PolicyView) -> ProfilesResponse {
+    public static func profilesResponse(of person: String, _ view: PolicyView) -> ProfilesResponse {
         ProfilesResponse(
+            person: person,
             profiles: view.engine.restrictionStatus(at: view.now).profiles.map {
                 ProfileBody($0, now: view.now, calendar: view.calendar)
             })

@@ -59,6 +59,8 @@ public struct ScheduleRequest: Codable, Sendable, Equatable {
 
 /// `GET schedules`, and what adding or removing one did.
 public struct SchedulesResponse: Codable, Sendable, Equatable {
+    /// Whose they are.
+    public let person: String
     public let schedules: [ScheduleBody]
     public let change: ChangeBody?
 }
@@ -82,6 +84,8 @@ public struct ProfileSwitchRequest: Codable, Sendable, Equatable {
 }
 
 public struct ProfilesResponse: Codable, Sendable, Equatable {
+    /// Whose they are.
+    public let person: String
     public let profiles: [ProfileBody]
 }
 

@@ -215,8 +215,9 @@ extension WebRouter {
         let page = AdminPersonPage(
             StatusBody(person: person, view: view, devices: policy.devices().filter { $0.person == person }),
             stats: try ControlRouter.stats(of: person, day: nil, count: chartDays, policy: policy), dayKeys: keys,
-            profiles: ControlRouter.profilesResponse(view).profiles,
-            schedules: ControlRouter.schedulesResponse(view, change: nil).schedules, timeScale: policy.timeScale,
+            profiles: ControlRouter.profilesResponse(of: person, view).profiles,
+            schedules: ControlRouter.schedulesResponse(of: person, view, change: nil).schedules,
+            timeScale: policy.timeScale,
             csrf: csrf, error: error)
         return pages.html("admin-person", ["title": person, "page": page, "still": true], status: status)
     }

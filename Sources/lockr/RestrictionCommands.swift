@@ -27,22 +27,26 @@ struct ScheduleCommand: AsyncParsableCommand {
             let answer = try await client.call(.GET, person.path("schedules"), as: SchedulesResponse.self)
             client.show(answer) { answer in
                 answer.schedules.isEmpty
-                    ? "No schedule: `lockr schedule add NAME --days mon-fri --from 22:00 --to 07:00 --block social`."
-                    : answer.schedules.map(scheduleLine).joined(separator: "\n")
+                    ? "No schedule of \(answer.person)'s: `lockr schedule add NAME --days mon-fri --from 22:00 --to 07:00 --block social`."
+                    : (["Schedules of \(answer.person):"] + answer.schedules.map(scheduleLine)).joined(separator: "\n")
             }
         }
     }
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a schedule, or replace the one of that name: `lockr schedule add bedtime --days mon-fri --from 22:00 --to 07:00 --block social,tiktok`.")
+            abstract:
+                "Add a schedule, or replace the one of that name: `lockr schedule add bedtime --days mon-fri --from 22:00 --to 07:00 --block social,tiktok`."
+        )
 
         @Argument(help: ArgumentHelp("A name, such as bedtime.", valueName: "NAME")) var name: String
         @Option(help: ArgumentHelp("Days: mon-fri, sat,sun, daily, weekdays, weekends.", valueName: "DAYS"))
         var days = "daily"
         @Option(help: ArgumentHelp("Start, local time.", valueName: "HH:MM")) var from: String
-        @Option(help: ArgumentHelp("End, local time (not after the start: the next day).", valueName: "HH:MM")) var to: String
-        @Option(help: ArgumentHelp("Apps, groups or `guarded`, separated by commas.", valueName: "LIST")) var block: String
+        @Option(help: ArgumentHelp("End, local time (not after the start: the next day).", valueName: "HH:MM")) var to:
+            String
+        @Option(help: ArgumentHelp("Apps, groups or `guarded`, separated by commas.", valueName: "LIST")) var block:
+            String
         @OptionGroup var client: ClientOptions
         @OptionGroup var person: PersonOption
 
@@ -60,7 +64,8 @@ struct ScheduleCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a schedule (it loosens protection, so it waits).")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a schedule (it loosens protection, so it waits).")
 
         @Argument(help: ArgumentHelp("The schedule's name.", valueName: "NAME")) var name: String
         @OptionGroup var client: ClientOptions
@@ -70,7 +75,9 @@ struct ScheduleCommand: AsyncParsableCommand {
             let answer = await client.change(
                 .DELETE, person: person, person.path("schedules/\(pathSegment(name))"), { PhraseRequest(phrase: $0) },
                 as: SchedulesResponse.self)
-            client.show(answer) { answer in (answer.change.map { changeLines($0, person: person.person) } ?? []).joined(separator: "\n") }
+            client.show(answer) { answer in
+                (answer.change.map { changeLines($0, person: person.person) } ?? []).joined(separator: "\n")
+            }
         }
     }
 }
@@ -82,7 +89,8 @@ func listEntries(_ text: String) -> [String] {
 
 /// "bedtime   mon-fri 22:00-07:00  blocks social, tiktok  · in force until 07:00".
 func scheduleLine(_ schedule: ScheduleBody) -> String {
-    var line = "\(schedule.name)  \(schedule.days) \(schedule.from)-\(schedule.to)  blocks \(schedule.block.joined(separator: ", "))"
+    var line =
+        "\(schedule.name)  \(schedule.days) \(schedule.from)-\(schedule.to)  blocks \(schedule.block.joined(separator: ", "))"
     if let until = schedule.activeUntil { line += "  · in force until \(until.local)" }
     return line
 }
@@ -117,8 +125,8 @@ struct ProfileCommand: AsyncParsableCommand {
             let answer = try await client.call(.GET, person.path("profiles"), as: ProfilesResponse.self)
             client.show(answer) { answer in
                 answer.profiles.isEmpty
-                    ? "No profile: `lockr profile add work --block social,video`."
-                    : answer.profiles.map(profileLine).joined(separator: "\n")
+                    ? "No profile of \(answer.person)'s: `lockr profile add work --block social,video`."
+                    : (["Profiles of \(answer.person):"] + answer.profiles.map(profileLine)).joined(separator: "\n")
             }
         }
     }
@@ -141,13 +149,15 @@ struct ProfileCommand: AsyncParsableCommand {
             abstract: "Define a profile, or redefine one: `lockr profile add work --block social,video`.")
 
         @Argument(help: ArgumentHelp("A name, such as work.", valueName: "NAME")) var name: String
-        @Option(help: ArgumentHelp("Apps, groups or `guarded`, separated by commas.", valueName: "LIST")) var block: String
+        @Option(help: ArgumentHelp("Apps, groups or `guarded`, separated by commas.", valueName: "LIST")) var block:
+            String
         @OptionGroup var client: ClientOptions
         @OptionGroup var person: PersonOption
 
         func run() async throws {
             let answer = await client.change(
-                .POST, person: person, person.path("profiles"), { _ in ProfileRequest(name: name, block: listEntries(block)) },
+                .POST, person: person, person.path("profiles"),
+                { _ in ProfileRequest(name: name, block: listEntries(block)) },
                 as: ProfileBody.self)
             client.show(answer, profileLine)
         }
@@ -162,7 +172,8 @@ struct ProfileCommand: AsyncParsableCommand {
 
         func run() async throws {
             let answer = await client.change(
-                .DELETE, person: person, person.path("profiles/\(pathSegment(name))"), { _ in PhraseRequest(phrase: nil) },
+                .DELETE, person: person, person.path("profiles/\(pathSegment(name))"),
+                { _ in PhraseRequest(phrase: nil) },
                 as: ProfilesResponse.self)
             client.show(answer) { _ in "Removed profile \(name)." }
         }
@@ -194,7 +205,8 @@ struct ProfileCommand: AsyncParsableCommand {
     }
 
     struct Toggle: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Switch a profile on when it is off, off when it is on.")
+        static let configuration = CommandConfiguration(
+            abstract: "Switch a profile on when it is off, off when it is on.")
 
         @Argument(help: ArgumentHelp("The profile's name.", valueName: "NAME")) var name: String
         @OptionGroup var duration: ForOption
@@ -211,7 +223,8 @@ struct ProfileCommand: AsyncParsableCommand {
 struct ForOption: ParsableArguments {
     @Option(
         name: .customLong("for"),
-        help: ArgumentHelp("When it switches on: off again after this long, such as 45m or 2h (at most 7d).", valueName: "DURATION"))
+        help: ArgumentHelp(
+            "When it switches on: off again after this long, such as 45m or 2h (at most 7d).", valueName: "DURATION"))
     var duration: String?
 
     func validate() throws {
@@ -222,7 +235,9 @@ struct ForOption: ParsableArguments {
 
     /// The duration in whole minutes, when one was given and is valid.
     var minutes: Int? {
-        guard let duration, let seconds = parseDuration(duration), (60...7 * 86_400).contains(seconds) else { return nil }
+        guard let duration, let seconds = parseDuration(duration), (60...7 * 86_400).contains(seconds) else {
+            return nil
+        }
         return seconds / 60
     }
 }
@@ -232,7 +247,8 @@ private func switchProfile(
     _ action: String, _ name: String, minutes: Int?, client: ClientOptions, person: PersonOption
 ) async {
     let answer = await client.change(
-        .POST, person: person, person.path("profiles/\(pathSegment(name))/\(action)"), { _ in ProfileSwitchRequest(forMinutes: minutes) },
+        .POST, person: person, person.path("profiles/\(pathSegment(name))/\(action)"),
+        { _ in ProfileSwitchRequest(forMinutes: minutes) },
         as: ProfileBody.self)
     client.show(answer, profileLine)
 }

@@ -40,7 +40,9 @@ import Testing
             }
             // Alice's own list blocks news.example for her alone, and says so.
             #expect(try address("news.example.", from: "127.0.0.2", lockr) == "0.0.0.0")
-            #expect(try dig(lockr.port, "-b", "127.0.0.2", "news.example", "A").contains("blocked by ||news.example^ (lockr-e2e-alice-"))
+            #expect(
+                try dig(lockr.port, "-b", "127.0.0.2", "news.example", "A").contains(
+                    "blocked by ||news.example^ (lockr-e2e-alice-"))
             #expect(try address("news.example.", from: "127.0.0.3", lockr) == "192.0.2.24")
             #expect(try address("news.example.", from: "127.0.0.1", lockr) == "192.0.2.24")
             // Bob guards only youtube, and has time left.
@@ -71,7 +73,9 @@ import Testing
             #expect((aliceState?["until"] as? [String: Any])?["in_seconds"] as? Int ?? 0 > 0)
             let defaultApps = try lockr.status()["apps"] as? [[String: Any]] ?? []
             let locked = defaultApps.first { $0["id"] as? String == "tiktok" }?["state"] as? [String: Any]
-            #expect(locked?["code"] as? String == "locked" && locked?["opens_by"] as? String == "unlock", "\(locked ?? [:])")
+            #expect(
+                locked?["code"] as? String == "locked" && locked?["opens_by"] as? String == "unlock", "\(locked ?? [:])"
+            )
             let onlyBob = try lockr.cli("status", "--person", "bob").output
             #expect(!onlyBob.contains("alice") && onlyBob.contains("Mode: time"))
             let log = try lockr.cli("log", "--person", "alice").output
@@ -114,18 +118,19 @@ import Testing
     /// Alice's school schedule (her own) and the household's "work" profile, through the CLI, the
     /// API and real DNS answers.
     @Test func schedulesAndProfilesBlockWhateverTheModeSays() async throws {
-        let sections = Self.people + """
+        let sections =
+            Self.people + """
 
-            [profiles.work]
-            block = ["social", "video"]
+                [profiles.work]
+                block = ["social", "video"]
 
-            [people.alice.schedules.school]
-            days = "daily"
-            from = "09:00"
-            to = "12:00"
-            block = ["tiktok"]
+                [people.alice.schedules.school]
+                days = "daily"
+                from = "09:00"
+                to = "12:00"
+                block = ["tiktok"]
 
-            """
+                """
         try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: sections) { lockr, _ in
             // Policy time starts at 10:00 UTC: school is on for Alice, and nobody else.
             let unlock = try lockr.cli("unlock", "tiktok", "--person", "alice")
@@ -134,12 +139,19 @@ import Testing
             #expect(try dig(lockr.port, "-b", "127.0.0.2", "tiktok.com", "A").contains("school until 12:00"))
             #expect(try lockr.cli("unlock", "tiktok", "--person", "default").status == 0)
             #expect(try address("tiktok.com.", from: "127.0.0.1", lockr) == "192.0.2.21")
-            #expect(try lockr.cli("schedule", "list", "--person", "alice").output.contains("school  daily 09:00-12:00  blocks tiktok  · in force until 12:00"))
+            let schedules = try lockr.cli("schedule", "list", "--person", "alice").output
+            #expect(schedules.hasPrefix("Schedules of alice:\n"), "a list says whose it is: \(schedules)")
+            #expect(schedules.contains("school  daily 09:00-12:00  blocks tiktok  · in force until 12:00"))
 
             // Bob's work profile blocks youtube (guarded) and instagram (social, not guarded by him).
             #expect(try address("instagram.com.", from: "127.0.0.3", lockr) == "192.0.2.23")
             let on = try lockr.cli("profile", "activate", "work", "--for", "1h", "--person", "bob")
-            #expect(on.status == 0 && on.output.contains("work  blocks social, video  · on until 2026-06-01 11:"), "\(on.output)")
+            #expect(
+                on.status == 0 && on.output.contains("work  blocks social, video  · on until 2026-06-01 11:"),
+                "\(on.output)")
+            // A list says whose it is.
+            let listed = try lockr.cli("profile", "list", "--person", "bob").output
+            #expect(listed.hasPrefix("Profiles of bob:\n") && listed.contains("· on until"), "\(listed)")
             #expect(try address("www.youtube.com.", from: "127.0.0.3", lockr) == "0.0.0.0")
             #expect(try address("instagram.com.", from: "127.0.0.3", lockr) == "0.0.0.0")
             #expect(try address("www.youtube.com.", from: "127.0.0.2", lockr) == "0.0.0.0")  // Alice's hourly lock
@@ -157,14 +169,16 @@ import Testing
             #expect(try address("www.youtube.com.", from: "127.0.0.3", lockr) == "192.0.2.22")
             #expect(try address("instagram.com.", from: "127.0.0.3", lockr) == "192.0.2.23")
             let unknown = try lockr.cli("profile", "activate", "play", "--person", "bob")
-            #expect(unknown.status == 1 && unknown.output.contains("no profile play; profiles: work"), "\(unknown.output)")
+            #expect(
+                unknown.status == 1 && unknown.output.contains("no profile play; profiles: work"), "\(unknown.output)")
 
             // A schedule added at run time applies at once; removing it waits (Bob is in time mode).
             let add = try lockr.cli(
                 "schedule", "add", "quiet", "--from", "10:00", "--to", "23:00", "--block", "video", "--person", "bob")
             #expect(add.status == 0 && add.output.contains("Now: schedule quiet"), "\(add.output)")
             #expect(try address("www.youtube.com.", from: "127.0.0.3", lockr) == "0.0.0.0")
-            let badBlock = try lockr.cli("schedule", "add", "x", "--from", "10:00", "--to", "11:00", "--block", "vidoe", "--person", "bob")
+            let badBlock = try lockr.cli(
+                "schedule", "add", "x", "--from", "10:00", "--to", "11:00", "--block", "vidoe", "--person", "bob")
             #expect(badBlock.status == 1 && badBlock.output.contains("no app or group 'vidoe'"), "\(badBlock.output)")
             let remove = try lockr.cli("schedule", "remove", "quiet", "--person", "bob")
             #expect(remove.output.contains("pending, applies at"), "\(remove.output)")
