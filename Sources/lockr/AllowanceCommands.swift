@@ -54,15 +54,23 @@ struct EmergencyCommand: AsyncParsableCommand {
     func run() async throws {
         let hold = try await client.call(.POST, person.path("emergency/hold"), as: HoldResponse.self)
         let deadline = ContinuousClock.now + .milliseconds(hold.waitMilliseconds)
+        Self.sayCancelledOnInterrupt()
         if !client.json {
+            // A terminal's line counts down in place; a pipe or a file gets the one line.
+            let counting = isatty(STDOUT_FILENO) == 1
+            var shown: Int64?
             while ContinuousClock.now < deadline {
                 let left = deadline - ContinuousClock.now
                 let seconds =
                     (left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 999) / 1000
-                FileHandle.standardOutput.write(Data("\rEmergency unlock in \(seconds) s... Ctrl-C cancels ".utf8))
+                if shown == nil || (counting && shown != seconds) {
+                    let line = "Emergency unlock in \(seconds) s... Ctrl-C cancels"
+                    FileHandle.standardOutput.write(Data((counting ? "\r\(line) " : "\(line)\n").utf8))
+                    shown = seconds
+                }
                 try await Task.sleep(for: min(left, .milliseconds(250)))
             }
-            print("")
+            if counting { print("") }
         } else {
             try await Task.sleep(until: deadline)
         }
@@ -70,12 +78,23 @@ struct EmergencyCommand: AsyncParsableCommand {
             .POST, person.path("emergency"), body: EmergencyRequest(hold: hold.hold), as: WindowBody.self)
         client.show(window) { "Every guarded app is open until \($0.ends.spokenTime). This was logged." }
     }
+
+    /// Ctrl-C during the hold ends it, saying that nothing was granted (the hold is only completed
+    /// by the call after it).
+    private static func sayCancelledOnInterrupt() {
+        signal(SIGINT) { _ in
+            let text = "\nCancelled: nothing was granted.\n"
+            _ = text.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
+            _exit(130)
+        }
+    }
 }
 
 struct LogCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
-        abstract: "Show events: locks, unlocks, gate passes and failures, emergencies, settings changes and PIN entries."
+        abstract:
+            "Show events: locks, unlocks, gate passes and failures, emergencies, settings changes and PIN entries."
     )
 
     @Option(help: ArgumentHelp("How far back: 90s, 30m, 1h, 2d (default 1d).", valueName: "DURATION"))
@@ -100,10 +119,12 @@ struct LogCommand: AsyncParsableCommand {
             let people = Set(log.events.map(\.person))
             let personWidth = people == [People.defaultName] ? 0 : people.map(\.count).max() ?? 0
             return log.events.map { event in
-                ([event.local] + (personWidth == 0 ? [] : [event.person.padding(toLength: personWidth, withPad: " ", startingAt: 0)]) + [
-                    event.type.padding(toLength: typeWidth, withPad: " ", startingAt: 0),
-                    (event.app ?? "all").padding(toLength: appWidth, withPad: " ", startingAt: 0), event.detail,
-                ]).joined(separator: "  ")
+                ([event.local]
+                    + (personWidth == 0
+                        ? [] : [event.person.padding(toLength: personWidth, withPad: " ", startingAt: 0)]) + [
+                        event.type.padding(toLength: typeWidth, withPad: " ", startingAt: 0),
+                        (event.app ?? "all").padding(toLength: appWidth, withPad: " ", startingAt: 0), event.detail,
+                    ]).joined(separator: "  ")
             }.joined(separator: "\n")
         }
     }
