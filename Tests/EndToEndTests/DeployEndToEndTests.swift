@@ -104,12 +104,17 @@ import Testing
             try FileManager.default.createDirectory(atPath: root + directory, withIntermediateDirectories: true)
         }
         #expect(FileManager.default.createFile(atPath: root + "/var/lib/dpkg/status", contents: Data()))
+        // A program that needs the toolchain's Swift runtime would not run where the package goes.
+        let refused = try await runAwaited(
+            "env", ["OUTDIR=\(work)", "LOCKR_BINARY=\(LockrProcess.binary)", Self.scripts + "/package-deb"])
+        #expect(
+            refused.status == 1 && refused.output.contains("needs the Swift toolchain's runtime"), "\(refused.output)")
         func package(_ version: String) async throws -> String {
             let built = try await runAwaited(
                 "env",
                 [
-                    "VERSION=\(version)", "OUTDIR=\(work)", "LOCKR_BINARY=\(LockrProcess.binary)", "DEB_COMPRESS=none",
-                    Self.scripts + "/package-deb",
+                    "VERSION=\(version)", "OUTDIR=\(work)", "LOCKR_BINARY=\(ServiceBootEndToEndTests.staticBinary)",
+                    "DEB_COMPRESS=none", Self.scripts + "/package-deb",
                 ])
             #expect(built.status == 0, "\(built.output)")
             return try #require(built.output.split(separator: "\n").last { $0.hasSuffix(".deb") }.map(String.init))
@@ -126,7 +131,7 @@ import Testing
         let unversioned = try await runAwaited(
             "env",
             [
-                "OUTDIR=\(work)", "LOCKR_BINARY=\(LockrProcess.binary)", "DEB_COMPRESS=none",
+                "OUTDIR=\(work)", "LOCKR_BINARY=\(ServiceBootEndToEndTests.staticBinary)", "DEB_COMPRESS=none",
                 Self.scripts + "/package-deb",
             ])
         #expect(unversioned.output.contains("/lockr_\(version)_"), "\(unversioned.output)")
