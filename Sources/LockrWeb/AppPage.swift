@@ -9,6 +9,8 @@ import LockrPuzzles
 /// the emergency hold.
 struct AppPage {
     let person: String
+    /// "Back to your apps", "Back to alice".
+    let back: String
     let app: String
     let name: String
     let open: Bool
@@ -114,6 +116,7 @@ struct AppPage {
         let gate = view.engine.gateRequirement(for: app.id, at: view.now)
         let settings = view.engine.settings
         person = status.person
+        back = status.person == People.defaultName ? "Back to your apps" : "Back to \(status.person)"
         self.app = app.id
         name = app.name
         open = app.open
@@ -128,7 +131,7 @@ struct AppPage {
         self.suggestion = app.open ? nil : suggestion
         self.error = error
         self.csrf = csrf
-        let buttons = app.open ? [] : Self.windowButtons(app, status)
+        let buttons = app.open ? [] : Self.windowButtons(app, status, settings: settings)
         let gated = !buttons.isEmpty && !gate.steps.isEmpty
         let shut = gated || app.state.code == .cooldown ? gate.cooldownUntil : nil
         cooldown = shut.map { until in
@@ -185,14 +188,17 @@ struct AppPage {
             ? "Nothing opens it now: it opens again \(until ?? "when the day ends")." : nil
     }
 
-    /// The windows that would open `app` now, before the gate: the hour's window where it is
-    /// locked until unlocked; snooze and extend where the day's budget is spent and some are left.
     /// Real seconds until `left` of policy time has passed, rounded up.
     private static func realSeconds(_ left: Duration, timeScale: Double) -> Int64 {
         Int64((Double(left.milliseconds) / 1000 / timeScale).rounded(.up))
     }
 
-    private static func windowButtons(_ app: AppBody, _ status: StatusBody) -> [WindowButton] {
+    /// The windows that would open `app` now, before the gate, each saying how long: the hour's
+    /// window where it is locked until unlocked; snooze and extend where the day's budget is spent
+    /// and some are left.
+    private static func windowButtons(
+        _ app: AppBody, _ status: StatusBody, settings: PolicySettings
+    ) -> [WindowButton] {
         var buttons: [WindowButton] = []
         if app.state.code == .locked, [.unlock, .sentence, .gate].contains(app.state.opensBy) {
             buttons.append(WindowButton(action: "unlock", label: "Open \(app.name) for \(status.windowMinutes) min"))
@@ -202,10 +208,17 @@ struct AppPage {
             if snoozes.used < snoozes.perDay {
                 buttons.append(
                     WindowButton(
-                        action: "snooze", label: "Snooze (\(snoozes.perDay - snoozes.used) of \(snoozes.perDay) left)"))
+                        action: "snooze",
+                        label: "Snooze for \(settings.snooze.length.spoken) (\(snoozes.perDay - snoozes.used) of "
+                            + "\(snoozes.perDay) left today)"))
             }
             if extensions.used < extensions.perDay {
-                buttons.append(WindowButton(action: "extend", label: "Add time to today's budget"))
+                buttons.append(
+                    WindowButton(
+                        action: "extend",
+                        label:
+                            "Add \(settings.extend.length.spoken) to today's budget (\(extensions.perDay - extensions.used) "
+                            + "of \(extensions.perDay) left today)"))
             }
         }
         return buttons

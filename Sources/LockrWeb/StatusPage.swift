@@ -7,6 +7,9 @@ import LockrPolicy
 /// `StatusBody`, so the page and `lockr status` say the same.
 struct StatusPage {
     let person: String
+    /// The page's heading: the person's name, or "Your apps" for the default person (a single
+    /// user's, or every device of nobody's in particular).
+    let heading: String
     let summary: String
     let now: String
     let apps: [AppCard]
@@ -43,6 +46,7 @@ struct StatusPage {
     /// `status`; its time runs `timeScale` times as fast as real time.
     init(_ status: StatusBody, timeScale: Double) {
         person = status.person
+        heading = Self.heading(of: status.person)
         summary = status.summary
         now = status.nowLocal
         apps = status.apps.filter(\.isLimited).map { app in
@@ -69,6 +73,9 @@ struct StatusPage {
         pending = status.pending.map { "\($0.change), from \($0.appliesAt.local)" }
         hasPending = !pending.isEmpty
     }
+
+    /// "Your apps" for the default person, else the person's name.
+    static func heading(of person: String) -> String { person == People.defaultName ? "Your apps" : person }
 
     static func badge(_ app: AppBody) -> String {
         if app.open { return "open" }

@@ -25,7 +25,9 @@ public enum WebRouter {
             let person = caller(context, policy)
             let view = policy.view(of: person)
             let body = StatusBody(person: person, view: view, devices: policy.devices().filter { $0.person == person })
-            return pages.html("status", ["title": person, "page": StatusPage(body, timeScale: policy.timeScale)])
+            return pages.html(
+                "status",
+                ["title": StatusPage.heading(of: person), "page": StatusPage(body, timeScale: policy.timeScale)])
         }
         router.get("/events") { request, context in
             let lastSeen = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
@@ -58,7 +60,10 @@ public enum WebRouter {
         case .forged:
             pages.html(
                 "refused",
-                ["title": "Not sent", "message": "This form carried no valid token: open the page again and send it from there."],
+                [
+                    "title": "Not sent",
+                    "message": "This form carried no valid token: open the page again and send it from there.",
+                ],
                 status: .forbidden)
         case .unreadable:
             pages.html(
@@ -91,7 +96,9 @@ struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
             + "media-src 'self' blob:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
         -> Response
     {
         var response = try await next(request, context)
@@ -107,7 +114,9 @@ struct SecurityHeaders<Context: RequestContext>: RouterMiddleware {
 struct ErrorPages<Context: RequestContext>: RouterMiddleware {
     let pages: Pages
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws
         -> Response
     {
         do {

@@ -34,7 +34,7 @@ enum WebTemplates {
 
     static let status = """
         {{> layout-head}}
-        <h1>{{page.person}}</h1>
+        <h1>{{page.heading}}</h1>
         <p class="summary">{{page.summary}} · <time>{{page.now}}</time></p>
         {{#page.protectionOff}}
         <p class="banner" role="alert">Protection off: {{.}}</p>
@@ -61,7 +61,7 @@ enum WebTemplates {
         </li>
         {{/page.apps}}
         {{^page.apps}}
-        <li class="app">No app is guarded for {{page.person}}.</li>
+        <li class="app">No app is guarded or closed now.</li>
         {{/page.apps}}
         </ul>
         {{#page.hasPending}}
@@ -74,7 +74,7 @@ enum WebTemplates {
 
     static let app = """
         {{> layout-head}}
-        <p class="back"><a href="/">Back to {{page.person}}</a></p>
+        <p class="back"><a href="/">{{page.back}}</a></p>
         <div class="app-head"><h1>{{page.name}}</h1><span class="badge badge-{{page.badge}}">{{page.badge}}</span>{{#page.countdown}}<span class="chip" data-countdown="{{seconds}}">{{text}}</span>{{/page.countdown}}</div>
         {{#page.error}}
         <p class="banner" role="alert">{{.}}</p>
@@ -139,7 +139,7 @@ enum WebTemplates {
         <input id="clip" type="file" accept="audio/*" capture data-clip>
         <p role="status" aria-live="polite" data-voice-status></p>
         </div>
-        <noscript><p>Recording needs JavaScript; <code>lockr unlock --voice</code> at a terminal does the same.</p></noscript>
+        <noscript><p>Recording needs JavaScript, which this browser has off for this page: turn it on here to say the sentence.</p></noscript>
         {{#fallbackWait}}
         <form class="gate" method="post" action="/apps/{{page.app}}/fallback">
         <input type="hidden" name="csrf" value="{{page.csrf}}">
@@ -172,7 +172,7 @@ enum WebTemplates {
         <button type="button" class="hold" data-hold data-seconds="{{seconds}}">Press and hold for {{seconds}} s</button>
         <p role="status" aria-live="polite" data-hold-status></p>
         </div>
-        <noscript><p>The hold needs JavaScript; <code>lockr emergency</code> at a terminal does the same.</p></noscript>
+        <noscript><p>The hold needs JavaScript, which this browser has off for this page: turn it on here to use it.</p></noscript>
         </section>
         {{/page.emergency}}
         <p class="quiet limits">DNS cannot close a connection an app already has open: a relock takes effect as the app looks its names up again (lockr keeps their lifetime short).</p>

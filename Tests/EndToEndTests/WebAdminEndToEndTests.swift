@@ -77,7 +77,7 @@ extension WebEndToEndTests {
             #expect(set.status == 0, "\(set.output)")
             // A new device asks lockr: it is the default person's.
             _ = try run("dig", ["-b", "127.0.0.2", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
-            #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>default</h1>"))
+            #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>Your apps</h1>"))
             let admin = try formToken(address, page: "/admin")
             defer { try? FileManager.default.removeItem(atPath: admin.jar) }
             let signedIn = try post(

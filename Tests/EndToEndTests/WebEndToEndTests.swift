@@ -57,7 +57,7 @@ import Testing
             #expect(try lockr.cli("explain", "lockr.lan").output.contains("the name of lockr's web pages"))
 
             let other = try fetch("http://\(address)/", from: "127.0.0.2")
-            #expect(other.body.contains("<h1>default</h1>"), "any other device is the default person's: \(other.body)")
+            #expect(other.body.contains("<h1>Your apps</h1>"), "any other device is the default person's: \(other.body)")
             let style = try fetch("http://\(address)/static/lockr.css")
             #expect(style.status == 200 && style.headers.lowercased().contains("content-type: text/css"))
             #expect(style.body.contains("prefers-color-scheme: dark"))

@@ -78,6 +78,33 @@ import Testing
         #expect(free.apps.isEmpty)
     }
 
+    /// With the day's budget spent, an app's page offers snooze and extend, each saying how long;
+    /// a single user's page is headed for them, not "default".
+    @Test func snoozeAndExtendSayHowLongAndASingleUsersPageIsTheirs() throws {
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "UTC")!, dayStartMinutes: 0)
+        var settings = PolicySettings(mode: .time, calendar: calendar)
+        settings.time.budget = .seconds(300)
+        var now = Instant(try Date("2026-06-01T10:00:00Z", strategy: .iso8601))
+        var engine = PolicyEngine(
+            settings: settings, guarded: ["tiktok"], apps: ["tiktok": "TikTok"], state: nil, now: now)
+        for _ in 0..<60 {
+            _ = engine.admit("tiktok", at: now)
+            now = now + .seconds(10)
+        }
+        let view = PolicyView(engine: engine, now: now)
+        let status = StatusBody(person: "default", view: view, devices: [])
+        let app = try #require(status.apps.first { $0.id == "tiktok" })
+        #expect(app.state.code == .budgetSpent)
+        let page = AppPage(app, of: status, view: view, timeScale: 1, suggestion: nil, csrf: "t")
+        let labels = page.windows?.buttons.map(\.label) ?? []
+        #expect(
+            labels == [
+                "Snooze for \(settings.snooze.length.spoken) (\(settings.snooze.perDay) of \(settings.snooze.perDay) left today)",
+                "Add \(settings.extend.length.spoken) to today's budget (1 of 1 left today)",
+            ], "\(labels)")
+        #expect(StatusPage(status, timeScale: 1).heading == "Your apps" && page.back == "Back to your apps")
+    }
+
     @Test func formTokensCompareWhole() {
         let token = FormToken.randomHex()
         #expect(token.count == 64 && token.allSatisfy(\.isHexDigit))
