@@ -128,6 +128,9 @@ public final class QueryJournal: Sendable {
 
     /// Entries dropped since start: the writer was behind or could not write.
     public var dropped: Int { droppedEntries.load(ordering: .relaxed) }
+
+    /// Entries waiting for the writer now.
+    public var waitingEntries: Int { waiting.withLock { $0.entries } }
 }
 
 /// One event loop's entries on their way to the journal. Confined to its loop: noting a query takes

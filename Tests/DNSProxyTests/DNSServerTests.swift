@@ -136,7 +136,7 @@ import Testing
             var notify = LdnsBuild.query("www.test.")
             notify[2] = notify[2] & 0x87 | (4 << 3)
             #expect(try LdnsPacket(wire: try DNSClient.udp(notify, port: running.port)).rcode == 4)
-            var generator = SystemRandomNumberGenerator()
+            var generator = SplitMix64.forTest()
             for _ in 0..<300 {
                 let junk = (0..<Int.random(in: 0...60, using: &generator)).map { _ in
                     UInt8.random(in: 0...255, using: &generator)
@@ -191,9 +191,12 @@ import Testing
     @Test func refusedSourcesTakeNoTCPSlotAndNoSourceTakesThemAll() async throws {
         // Only 127.0.0.1 and 127.0.0.3 may ask; 127.0.0.2 is a stranger.
         let access = AccessControl(networks: ["127.0.0.1/32", "127.0.0.3/32"].compactMap(IPNetwork.init))
-        try await Self.withServer(access: access, listeners: {
-            ListenerSettings(addresses: [$0], maxTCPConnections: 8, tcpIdleTimeout: .seconds(5))
-        }) { running in
+        try await Self.withServer(
+            access: access,
+            listeners: {
+                ListenerSettings(addresses: [$0], maxTCPConnections: 8, tcpIdleTimeout: .seconds(5))
+            }
+        ) { running in
             var held: [Int32] = []
             defer { for fd in held { close(fd) } }
             for _ in 0..<20 {
@@ -263,7 +266,8 @@ import Testing
         for (index, name) in names.enumerated() { records[name] = ["\(name) 300 IN A 192.0.2.\(index + 1)"] }
         let upstream = try await ScriptedUpstream(records: records)
         var builder = RuleSetBuilder()
-        _ = RuleListParser.parse(Array("ads.test\n".utf8), role: .block, source: builder.addSource("list"), into: &builder)
+        _ = RuleListParser.parse(
+            Array("ads.test\n".utf8), role: .block, source: builder.addSource("list"), into: &builder)
         // Answers live one second in the cache, then stay for serve-stale.
         let cache = CacheSettings(bounds: TTLBounds(maximum: 1), staleSeconds: 600)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

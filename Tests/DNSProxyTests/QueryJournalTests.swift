@@ -90,8 +90,10 @@ import Testing
         #expect(entries.count == 8)
         let lines = entries.map { batch, entry in
             [
-                batch.logging.name(of: entry.client.person), entry.client.addressText, (entry.kept ? WireName.presentation(of: batch.wireName(of: entry)) : "-"),
-                entry.outcome.label, entry.app ?? "-", explained(batch.explanation(of: entry)), entry.kept ? "kept" : "counted",
+                batch.logging.name(of: entry.client.person), entry.client.addressText,
+                (entry.kept ? WireName.presentation(of: batch.wireName(of: entry)) : "-"),
+                entry.outcome.label, entry.app ?? "-", explained(batch.explanation(of: entry)),
+                entry.kept ? "kept" : "counted",
             ].joined(separator: " ")
         }
         #expect(
@@ -107,7 +109,10 @@ import Testing
             ])
         let forwarded = try #require(entries.first { $0.1.outcome == .forwarded }?.1)
         #expect(forwarded.upstream?.port == upstreamPort && forwarded.latencyMicroseconds > 0)
-        #expect(entries.filter { $0.1.outcome == .cached }.allSatisfy { $0.1.upstream == nil && $0.1.latencyMicroseconds == 0 })
+        #expect(
+            entries.filter { $0.1.outcome == .cached }.allSatisfy {
+                $0.1.upstream == nil && $0.1.latencyMicroseconds == 0
+            })
         #expect(entries.allSatisfy { $0.1.type == RecordType.a })
         let now = JournalBuffer.wallClockMilliseconds()
         #expect(entries.allSatisfy { now - $0.1.unixMilliseconds < 60_000 })
@@ -120,8 +125,10 @@ import Testing
                 let reply = try LdnsPacket(
                     wire: try DNSClient.tcp([LdnsBuild.query("ads.test.", id: UInt16(index))], port: port)[0])
                 #expect(reply.answerRecords.first?.hasSuffix("0.0.0.0") == true)
-                // Each query its own batch: the loop hands over every quarter second.
-                try await Task.sleep(for: .milliseconds(300))
+                // Each query its own batch: the next is sent once the loop has handed this one over
+                // (every quarter second), kept or dropped.
+                let handedOver = await eventually(10) { journal.waitingEntries + journal.dropped == index + 1 }
+                #expect(handedOver, "query \(index) handed over")
             }
         }
         #expect(journal.take().flatMap(\.entries).count == 3)

@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func survivesRandomlyDamagedReplies() throws {
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64.forTest()
         let soa = "test. 300 IN SOA ns.test. hostmaster.test. 1 3600 600 86400 120"
         let seeds = [
             try #require(

@@ -26,6 +26,14 @@ import Testing
 
         """
 
+    /// The queries the log counted today, for everyone (`lockr stats`).
+    func answeredToday(_ lockr: LockrProcess) throws -> Int {
+        let body = try JSONSerialization.jsonObject(with: Data(try lockr.cli("stats", "--json").output.utf8))
+        let people = (body as? [String: Any])?["people"] as? [[String: Any]] ?? []
+        return people.compactMap { ($0["days"] as? [[String: Any]])?.last?["queries"] as? [String: Int] }
+            .flatMap(\.values).reduce(0, +)
+    }
+
     func entries(_ lockr: LockrProcess, _ arguments: String...) throws -> [[String: Any]] {
         let output = try lockr.cli(["queries", "--json"] + arguments)
         let body = try JSONSerialization.jsonObject(with: Data(output.output.utf8)) as? [String: Any]
@@ -98,7 +106,8 @@ import Testing
                 follow.terminate()
                 pipe.fileHandleForReading.readabilityHandler = nil
             }
-            try await Task.sleep(for: .milliseconds(1500))
+            // Following once it has printed what the log held (the news.example entry).
+            #expect(await eventually(10) { printed.withLock { $0.contains("news.example") } })
             _ = try dig(lockr.port, "-b", "127.0.0.2", "instagram.com", "A")
             let deadline = Date().addingTimeInterval(10)
             while Date() < deadline, !printed.withLock({ $0.contains("instagram.com") }) {
@@ -184,9 +193,11 @@ import Testing
             }
             #expect(lockr.log.contains("changed settings that apply only when lockr restarts"))
             #expect(lockr.log.contains("settings=query-log.enabled"), "\(lockr.log)")
-            // Still a log (enabled waits for a restart), but the default person is now only counted.
+            // Still a log (enabled waits for a restart), but the default person is now only counted:
+            // once the writer has counted the query, it has written no entry of it.
+            let counted = try answeredToday(lockr)
             _ = try dig(lockr.port, "instagram.com", "A")
-            try await Task.sleep(for: .milliseconds(800))
+            #expect(try await eventually(10) { try answeredToday(lockr) > counted })
             #expect(try entries(lockr).map { $0["name"] as? String } == ["news.example"])
         }
     }

@@ -76,19 +76,26 @@ import Testing
         // another port as a control.
         let listener = """
             import socket, threading
-            def serve(port):
+            def listen(port):
                 s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
                 s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
                 s.bind(("::", port)); s.listen()
+                return s
+            def serve(s):
                 while True: s.accept()[0].close()
-            for port in (853, 443, 8443): threading.Thread(target=serve, args=(port,), daemon=True).start()
+            for s in [listen(port) for port in (853, 443, 8443)]:
+                threading.Thread(target=serve, args=(s,), daemon=True).start()
+            print("listening", flush=True)
             threading.Event().wait(120)
             """
         let listening = Process()
         listening.executableURL = URL(fileURLWithPath: NetworkNamespaces.ip)
         listening.arguments = ["netns", "exec", rogue, "python3", "-c", listener]
+        let started = Pipe()
+        listening.standardOutput = started
         try listening.run()
         defer { listening.terminate() }
+        _ = started.fileHandleForReading.availableData  // "listening", once every port is bound
 
         let rules = try String(contentsOfFile: Self.rules, encoding: .utf8)
             .replacingOccurrences(of: "define lan = \"br-lan\"", with: "define lan = \"lan0\"")
@@ -113,7 +120,6 @@ import Testing
             ],
             namespace: network.router)
         defer { lockr.stop() }
-        try await Task.sleep(for: .milliseconds(300))
 
         // The guarded device asks the rogue resolver: lockr answers, and says why.
         let asked = try await inside(

@@ -14,7 +14,9 @@ extension PolicyEndToEndTests {
     }
 
     /// A clip sent with curl: status and JSON.
-    func sendClip(_ lockr: LockrProcess, file: String, type: String = "audio/wav") throws -> (status: Int, json: [String: Any]) {
+    func sendClip(
+        _ lockr: LockrProcess, file: String, type: String = "audio/wav"
+    ) throws -> (status: Int, json: [String: Any]) {
         try curlAPI(lockr, "POST", "gate/voice", type: type, body: ["--data-binary", "@\(file)"])
     }
 
@@ -25,7 +27,9 @@ extension PolicyEndToEndTests {
         try await withLockr(mode: "extreme", sections: Self.voiceGate) { lockr, _ in
             // Typed where it must be spoken: refused, with the way out.
             let typed = try lockr.cli("unlock", "instagram")
-            #expect(typed.status == 1 && typed.output.contains("must be spoken") && typed.output.contains("--type"), "\(typed.output)")
+            #expect(
+                typed.status == 1 && typed.output.contains("must be spoken") && typed.output.contains("--type"),
+                "\(typed.output)")
             let refused = try lockr.cli("unlock", "instagram", "--voice-file", wrong)
             #expect(refused.status == 1 && refused.output.contains("heard \""), "\(refused.output)")
             #expect(try gateMisses(lockr) == 1)
@@ -39,7 +43,9 @@ extension PolicyEndToEndTests {
             let cards = (try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8)) ?? ""
             guard cards.isEmpty || cards.contains("no soundcards") else { return }
             let noMicrophone = try lockr.cli("unlock", "youtube", "--voice")
-            #expect(noMicrophone.status == 1 && noMicrophone.output.contains("no sound from a microphone"), "\(noMicrophone.output)")
+            #expect(
+                noMicrophone.status == 1 && noMicrophone.output.contains("no sound from a microphone"),
+                "\(noMicrophone.output)")
             #expect(try noMicrophone.output.contains("--type") && gateMisses(lockr) == 0)
         }
     }
@@ -49,8 +55,11 @@ extension PolicyEndToEndTests {
         let noise = NSTemporaryDirectory() + "lockr-e2e-noise-\(UUID().uuidString).wav"
         let random = NSTemporaryDirectory() + "lockr-e2e-random-\(UUID().uuidString).bin"
         defer { for file in [right, noise, random] { try? FileManager.default.removeItem(atPath: file) } }
-        #expect(try run("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", "4", "whitenoise"]).status == 0)
-        try Data((0..<5000).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: random))
+        #expect(
+            try run("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", noise, "synth", "4", "whitenoise"]).status == 0)
+        var generator = SplitMix64.forTest()
+        try Data((0..<5000).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(
+            to: URL(fileURLWithPath: random))
         try await withLockr(mode: "extreme", sections: Self.voiceGate) { lockr, _ in
             let garbage = try sendClip(lockr, file: random)
             #expect(garbage.status == 415 && (garbage.json["error"] as? String)?.contains("not a WAV file") == true)

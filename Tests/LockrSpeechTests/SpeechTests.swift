@@ -80,11 +80,26 @@ import Testing
     @Test func silenceNoiseAndLongClipsAreRefusedWithTheirReason() async throws {
         let cases: [([String], String)] = [
             (["-n", "-r", "16000", "-c", "1", "-b", "16", "OUT", "trim", "0", "3"], "the clip is silent"),
-            (["-n", "-r", "44100", "-c", "2", "-b", "16", "OUT", "synth", "3", "whitenoise", "vol", "0.001"], "the clip is silent"),
-            (["-n", "-r", "16000", "-c", "1", "-b", "16", "OUT", "synth", "4", "whitenoise", "vol", "0.5"], "noise, not speech"),
-            (["-n", "-r", "16000", "-c", "1", "-b", "16", "OUT", "synth", "4", "pinknoise", "vol", "0.5"], "noise, not speech"),
-            (["-n", "-r", "16000", "-c", "1", "-b", "16", "OUT", "synth", "4", "brownnoise", "vol", "0.5"], "noise, not speech"),
-            (["-n", "-r", "16000", "-c", "1", "-b", "16", "OUT", "synth", "25", "sine", "300"], "say the sentence in at most 20 s"),
+            (
+                ["-n", "-r", "44100", "-c", "2", "-b", "16", "OUT", "synth", "3", "whitenoise", "vol", "0.001"],
+                "the clip is silent"
+            ),
+            (
+                ["-n", "-r", "16000", "-c", "1", "-b", "16", "OUT", "synth", "4", "whitenoise", "vol", "0.5"],
+                "noise, not speech"
+            ),
+            (
+                ["-n", "-r", "16000", "-c", "1", "-b", "16", "OUT", "synth", "4", "pinknoise", "vol", "0.5"],
+                "noise, not speech"
+            ),
+            (
+                ["-n", "-r", "16000", "-c", "1", "-b", "16", "OUT", "synth", "4", "brownnoise", "vol", "0.5"],
+                "noise, not speech"
+            ),
+            (
+                ["-n", "-r", "16000", "-c", "1", "-b", "16", "OUT", "synth", "25", "sine", "300"],
+                "say the sentence in at most 20 s"
+            ),
         ]
         for (arguments, reason) in cases {
             let refused = await refusal(try sox(arguments))
@@ -97,7 +112,7 @@ import Testing
     }
 
     @Test func whatIsNoWAVIsRefusedAsUnsupported() async throws {
-        var random = SystemRandomNumberGenerator()
+        var random = SplitMix64.forTest()
         let noise = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) }
         // An MP3 file begins with an ID3 tag or a frame sync; either way it is no RIFF/WAVE.
         let mp3 = Array("ID3".utf8) + [3, 0, 0, 0, 0, 0x21] + [0xFF, 0xFB, 0x90, 0x64] + noise

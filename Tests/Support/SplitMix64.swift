@@ -1,3 +1,5 @@
+import Foundation
+
 /// SplitMix64 (Steele, Lea and Flood): a fast, seedable generator, so that a test's random input
 /// can be replayed.
 public struct SplitMix64: RandomNumberGenerator {
@@ -11,5 +13,17 @@ public struct SplitMix64: RandomNumberGenerator {
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
         mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
         return mixed ^ (mixed >> 31)
+    }
+}
+
+extension SplitMix64 {
+    /// A generator for a test's random input, seeded from `LOCKR_TEST_SEED` when it is set (to
+    /// replay a failure), else afresh; the seed is printed with `test`'s name, so that every run
+    /// can be replayed.
+    public static func forTest(_ test: String = #function) -> SplitMix64 {
+        let given = ProcessInfo.processInfo.environment["LOCKR_TEST_SEED"].flatMap { UInt64($0) }
+        let seed = given ?? UInt64.random(in: .min ... .max)
+        print("\(test): random input from seed \(seed) (LOCKR_TEST_SEED=\(seed) replays it)")
+        return SplitMix64(seed: seed)
     }
 }
