@@ -90,6 +90,13 @@ extension PolicyEngine {
         return created
     }
 
+    /// The settings the control API's changes set to something other than the configuration says
+    /// (one asked for at the configuration's own value is none), in a fixed order.
+    var differingFromConfiguration: [String] {
+        let keys = Set(Loosening.changes(from: desired(with: SettingsOverlay()), to: desired).map(\.key))
+        return state.overlay.overriddenKeys.filter(keys.contains)
+    }
+
     /// When a loosening change asked for at `now` may apply: at the current mode's next reset, and
     /// no sooner than the commitment delay.
     func gateTime(at now: Instant) -> Instant {
@@ -223,7 +230,7 @@ extension PolicyEngine {
         if let still, still.loosens { state.declined[Self.slot(still)] = still.to }
         state.pending.removeAll { $0.id == id }
         log(.changeCancelled, pending.change.app, "#\(id) \(pending.change.description): cancelled", at: now)
-        settle(source: Self.configFile, at: now)
+        settle(source: Self.configuration, at: now)
         return pending
     }
 
@@ -248,7 +255,9 @@ extension PolicyEngine {
 
     /// Whether changes from `source` come without a gate passed: the config file's and an
     /// import's loosening changes wait for `confirmPending` where the mode has a gate.
-    static func passesNoGate(_ source: String) -> Bool { source == configFile || source == configImport }
+    static func passesNoGate(_ source: String) -> Bool {
+        [configuration, configFileBefore, configImport].contains(source)
+    }
 
     static func same(_ a: SettingChange, _ b: SettingChange) -> Bool { slot(a) == slot(b) && a.to == b.to }
 

@@ -94,7 +94,7 @@ public struct PolicyEngine: Sendable {
         }
         let now = advance(to: now)
         for app in guarded + restrictedUnguardedApps(at: now) { wasOpen[app] = access(app, at: now).isOpen }
-        settle(source: Self.configFile, at: now)
+        settle(source: Self.configuration, at: now)
     }
 
     private var slice: Duration { settings.time.metering.slice }
@@ -383,7 +383,7 @@ public struct PolicyEngine: Sendable {
             "\($0.key) changed in the config file, but `lockr \(Self.command(changing: $0.key))` set it and "
                 + "stays in force; `lockr settings reset` goes back to the file"
         }
-        settle(source: Self.configFile, at: now)
+        settle(source: Self.configuration, at: now)
         return notes
     }
 
@@ -428,8 +428,11 @@ public struct PolicyEngine: Sendable {
         noteTransitions(at: now)
     }
 
-    /// Where a pending change came from when the configuration asked for it.
-    static let configFile = "config file"
+    /// Where a pending change came from when the configuration asked for it: the config file and
+    /// `lockr serve`'s flags (`--guard`), which a restart without them takes away.
+    static let configuration = "configuration (config file and serve flags)"
+    /// What an older lockr called it, in pending changes it saved.
+    static let configFileBefore = "config file"
 
     // MARK: - Reading
 
@@ -494,7 +497,7 @@ public struct PolicyEngine: Sendable {
             cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
             totalUsed: state.metering.used[Self.allApps]?.used(at: now) ?? .zero,
             totalCharged: state.metering.charged[Self.allApps]?.used(at: now) ?? .zero, apps: appStatuses,
-            pending: state.pending, overridden: state.overlay.overriddenKeys, schedules: schedules, profiles: profiles)
+            pending: state.pending, overridden: differingFromConfiguration, schedules: schedules, profiles: profiles)
     }
 
     // MARK: - Deciding

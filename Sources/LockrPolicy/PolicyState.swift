@@ -138,7 +138,7 @@ public struct SettingsOverlay: Sendable, Equatable {
 public struct PendingChange: Sendable, Equatable, Codable {
     public let id: Int
     public let change: SettingChange
-    /// What asked for it: "lockr mode", "lockr guard remove", "lockr settings reset", "config file".
+    /// What asked for it: "lockr mode", "lockr guard remove", "lockr settings reset", "configuration (config file and serve flags)".
     public let source: String
     public let requested: Instant
     public let appliesAt: Instant

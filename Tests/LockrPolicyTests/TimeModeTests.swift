@@ -245,7 +245,8 @@ import Testing
         #expect(policy.guarded == ["instagram", "tiktok"])
         #expect(throws: PolicyRefusal.unknownApp("myspace")) { _ = try policy.guardApp("myspace", at: start) }
         let restored = PolicyEngine(
-            settings: policy.base, guarded: ["instagram"], apps: testApps, state: policy.snapshot(at: start), now: start)
+            settings: policy.base, guarded: ["instagram"], apps: testApps, state: policy.snapshot(at: start), now: start
+        )
         #expect(restored.guarded == ["instagram", "tiktok"])
         policy.tick(at: at("2026-06-01T11:00:00Z"))
         #expect(policy.guarded == ["tiktok"])
@@ -258,7 +259,8 @@ import Testing
         let outcome = try policy.setMode(.hourly, window: .seconds(15 * 60), at: start)
         #expect(outcome.pending.first?.appliesAt == start + .seconds(86_400))
         #expect(policy.status(at: start).pending.count == 1)
-        #expect(policy.status(at: start).overridden == ["policy.mode", "hourly.window-minutes"])
+        // The mode asked for is the configuration's own: not listed as set on top of it.
+        #expect(policy.status(at: start).overridden == ["hourly.window-minutes"])
         _ = try policy.cancelPending(outcome.pending[0].id, at: start + .seconds(60))
         policy.tick(at: start + .seconds(2 * 86_400))
         #expect(policy.settings.hourly.window == .seconds(600))
@@ -273,7 +275,8 @@ import Testing
         #expect(throws: PolicyRefusal.coolingDown(remaining: .seconds(15), misses: 3)) {
             _ = try policy.setMode(.time, phrase: ExtremeSettings().sentence(opening: .seconds(900)), at: start)
         }
-        let outcome = try policy.setMode(.time, phrase: ExtremeSettings().sentence(opening: .seconds(900)), at: start + .seconds(15))
+        let outcome = try policy.setMode(
+            .time, phrase: ExtremeSettings().sentence(opening: .seconds(900)), at: start + .seconds(15))
         #expect(outcome.pending.first?.appliesAt == at("2026-06-01T11:00:00Z"))
         // Unguarding costs the sentence too; guarding more never does.
         #expect(throws: PolicyRefusal.self) { _ = try policy.unguardApp("youtube", at: start + .seconds(16)) }
@@ -283,18 +286,21 @@ import Testing
     @Test func aConfigFileThatLoosensWaitsAndInExtremeModeForTheSentence() throws {
         var policy = engine(settings(.extreme), now: start)
         let notes = policy.rebase(
-            settings: settings(.extreme) { $0.extreme.strictness = .lenient }, guarded: ["instagram", "tiktok", "youtube"],
+            settings: settings(.extreme) { $0.extreme.strictness = .lenient },
+            guarded: ["instagram", "tiktok", "youtube"],
             apps: testApps, at: start)
         #expect(notes.isEmpty)
         let pending = try #require(policy.state.pending.first)
-        #expect(pending.source == "config file" && pending.awaitingSentence)
+        #expect(pending.source == "configuration (config file and serve flags)" && pending.awaitingSentence)
         policy.tick(at: at("2026-06-01T12:00:00Z"))
         #expect(policy.settings.extreme.strictness == .normal, "no sentence, no change")
-        _ = try policy.confirmPending(pending.id, phrase: ExtremeSettings().sentence(opening: .seconds(900)), at: at("2026-06-01T12:00:01Z"))
+        _ = try policy.confirmPending(
+            pending.id, phrase: ExtremeSettings().sentence(opening: .seconds(900)), at: at("2026-06-01T12:00:01Z"))
         #expect(policy.settings.extreme.strictness == .lenient)
         // A restart with a file that tightens applies it at once.
         let restarted = PolicyEngine(
-            settings: settings(.extreme) { $0.extreme.strictness = .strict }, guarded: ["instagram", "tiktok", "youtube"],
+            settings: settings(.extreme) { $0.extreme.strictness = .strict },
+            guarded: ["instagram", "tiktok", "youtube"],
             apps: testApps, state: policy.snapshot(at: at("2026-06-01T12:00:02Z")), now: at("2026-06-01T12:00:02Z"))
         #expect(restarted.settings.extreme.strictness == .strict)
     }
@@ -309,10 +315,11 @@ import Testing
         // The file drops the app and its guard, always-allows another name and stops allowing one.
         let reloaded = NameRules(alwaysAllow: ["media.example"])
         policy.rebase(settings: settings(.hourly), guarded: ["tiktok"], apps: testApps, names: reloaded, at: start)
-        #expect(policy.state.pending.map(\.change.description) == [
-            "guard news: guarded → not guarded", "always-allow media.example: not allowed → always allowed",
-            "apps.news news.example: listed → not listed",
-        ])
+        #expect(
+            policy.state.pending.map(\.change.description) == [
+                "guard news: guarded → not guarded", "always-allow media.example: not allowed → always allowed",
+                "apps.news news.example: listed → not listed",
+            ])
         #expect(policy.inForceNames == NameRules(customApps: ["news": ["news.example"]], alwaysAllow: []))
         #expect(policy.guarded == ["tiktok", "news"] && policy.apps["news"] != nil)
         #expect(policy.admit("news", at: start) != .notGuarded)
