@@ -127,6 +127,9 @@ public struct DeviceBody: Codable, Sendable, Equatable {
     public let state: DeviceState
     /// What the state means, for people.
     public let note: String?
+    /// Whether the config file gives it its person (a `devices` entry): changed there, not by an
+    /// assignment.
+    public var fromConfig = false
 
     public init(
         person: String, address: String, mac: String?, identifiedBy: String, lastSeen: TimeBody, state: DeviceState,

@@ -126,9 +126,18 @@ struct ControlAccess: PolicyAccess {
 
     func devices() -> [DeviceBody] {
         let now = clock.now()
-        return watch.bodies(after: household.protectionOffAfter, scale: clock.scale, now: now) { number in
+        let bodies = watch.bodies(after: household.protectionOffAfter, scale: clock.scale, now: now) { number in
             let person = household.policy(number: number)
             return (person.name, person.read { $0.settings.calendar })
+        }
+        // A person's device that no one claimed at run time is theirs by the config file.
+        let claimed = Set(household.everyone.flatMap { $0.read { $0.state.claimedDevices } })
+        return bodies.map { device in
+            var device = device
+            device.fromConfig =
+                device.person != People.defaultName && !claimed.contains(device.mac ?? "")
+                && !claimed.contains(device.address)
+            return device
         }
     }
 

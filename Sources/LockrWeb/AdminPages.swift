@@ -31,6 +31,8 @@ struct AdminOverview {
         let person: String
         /// What an assignment names it by: its MAC when known (it outlasts address changes).
         let key: String
+        /// Whether an assignment may move it: not when the config file names it.
+        let assignable: Bool
         let choices: [AdminPersonPage.Choice]
         let identifiedBy: String
         let lastSeen: String
@@ -57,7 +59,7 @@ struct AdminOverview {
         self.devices = devices.map { device in
             DeviceRow(
                 address: device.address, mac: device.mac ?? "", person: device.person,
-                key: device.mac ?? device.address,
+                key: device.mac ?? device.address, assignable: !device.fromConfig,
                 choices: names.map { AdminPersonPage.Choice(value: $0, selected: $0 == device.person) },
                 identifiedBy: device.identifiedBy.replacingOccurrences(of: "-", with: " "),
                 lastSeen: device.lastSeen.local,

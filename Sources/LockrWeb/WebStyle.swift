@@ -84,6 +84,16 @@ enum WebStyle {
         .scroll { overflow-x: auto; }
         .data { border-collapse: collapse; font-size: 0.9rem; width: 100%; }
         .data th, .data td { text-align: left; padding: 0.35rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+        .data .time { white-space: nowrap; }
+        /* On a phone each row is a card of labelled lines: no table runs off the screen. */
+        @media (max-width: 40rem) {
+          .data thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+          .data, .data tbody, .data tr, .data td { display: block; width: auto; }
+          .data tr { border-bottom: 1px solid var(--line); padding: 0.4rem 0; }
+          .data td { border: 0; padding: 0.1rem 0; overflow-wrap: anywhere; }
+          .data td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); }
+          .data td:empty { display: none; }
+        }
         .filters { display: flex; flex-wrap: wrap; gap: 0.5rem 0.75rem; align-items: center; margin-bottom: 0.5rem; }
         .inline { display: grid; gap: 0.35rem; justify-items: start; }
         .inline label { font-size: 0.8rem; color: var(--muted); }

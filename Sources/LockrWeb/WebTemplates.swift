@@ -224,7 +224,7 @@ enum WebTemplates {
         {{#page.hasDevices}}
         <div class="scroll"><table class="data">
         <thead><tr><th scope="col">Address</th><th scope="col">MAC</th><th scope="col">Person</th><th scope="col">Known by</th><th scope="col">Last seen</th><th scope="col">State</th></tr></thead>
-        <tbody>{{#page.devices}}<tr><td>{{address}}</td><td>{{mac}}</td><td><form class="inline" method="post" action="/admin/devices"><input type="hidden" name="csrf" value="{{page.csrf}}"><input type="hidden" name="device" value="{{key}}"><select name="person" aria-label="Person of {{key}}">{{#choices}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/choices}}</select><label for="phrase-{{key}}">Their sentence, if the move loosens</label><input id="phrase-{{key}}" name="phrase" type="text" autocomplete="off" autocapitalize="off" spellcheck="false"><button type="submit">Assign</button></form></td><td>{{identifiedBy}}</td><td>{{lastSeen}}</td><td>{{state}}</td></tr>{{/page.devices}}</tbody>
+        <tbody>{{#page.devices}}<tr><td data-label="Address">{{address}}</td><td data-label="MAC">{{mac}}</td><td data-label="Person">{{^assignable}}{{person}} (config file){{/assignable}}{{#assignable}}<form class="inline" method="post" action="/admin/devices"><input type="hidden" name="csrf" value="{{page.csrf}}"><input type="hidden" name="device" value="{{key}}"><select name="person" aria-label="Person of {{key}}">{{#choices}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/choices}}</select><label for="phrase-{{key}}">Their sentence, if the move loosens</label><input id="phrase-{{key}}" name="phrase" type="text" autocomplete="off" autocapitalize="off" spellcheck="false"><button type="submit">Assign</button></form>{{/assignable}}</td><td data-label="Known by">{{identifiedBy}}</td><td data-label="Last seen" class="time">{{lastSeen}}</td><td data-label="State">{{state}}</td></tr>{{/page.devices}}</tbody>
         </table></div>
         <p class="quiet">A device no person's <code>devices</code> names is the default person's until you assign it: by its MAC address where lockr knows it (through dnsmasq's <code>add-mac</code> or the neighbour table), else by its IP address, which a phone may change. A move to a person whose limits are looser is a loosening change of the person the device leaves: it costs their gate (their sentence in the field under the person) and waits as their changes wait, listed on their page (<code>lockr pending cancel</code> takes it back). Devices the config file gives a person are changed there.</p>
         {{/page.hasDevices}}
@@ -269,7 +269,7 @@ enum WebTemplates {
         <details><summary>The days in numbers</summary>
         <div class="scroll"><table class="data">
         <thead><tr><th scope="col">Day</th><th scope="col">Used</th><th scope="col">Budget</th><th scope="col">Blocked queries</th><th scope="col">Gates</th></tr></thead>
-        <tbody>{{#page.dayRows}}<tr><td>{{day}}</td><td>{{used}}</td><td>{{budget}}</td><td>{{blocked}}</td><td>{{gates}}</td></tr>{{/page.dayRows}}</tbody>
+        <tbody>{{#page.dayRows}}<tr><td data-label="Day" class="time">{{day}}</td><td data-label="Used">{{used}}</td><td data-label="Budget">{{budget}}</td><td data-label="Blocked queries">{{blocked}}</td><td data-label="Gates">{{gates}}</td></tr>{{/page.dayRows}}</tbody>
         </table></div>
         </details>
         <h2 class="section">Mode and budget</h2>
@@ -338,7 +338,7 @@ enum WebTemplates {
         {{#page.hasEntries}}
         <div class="scroll"><table class="data">
         <thead><tr><th scope="col">Time</th><th scope="col">Client</th><th scope="col">Person</th><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Outcome</th><th scope="col">Why</th></tr></thead>
-        <tbody>{{#page.entries}}<tr><td>{{at}}</td><td>{{client}}</td><td>{{person}}</td><td>{{name}}</td><td>{{type}}</td><td>{{outcome}}</td><td>{{reason}}</td></tr>{{/page.entries}}</tbody>
+        <tbody>{{#page.entries}}<tr><td data-label="Time" class="time">{{at}}</td><td data-label="Client">{{client}}</td><td data-label="Person">{{person}}</td><td data-label="Name">{{name}}</td><td data-label="Type">{{type}}</td><td data-label="Outcome">{{outcome}}</td><td data-label="Why">{{reason}}</td></tr>{{/page.entries}}</tbody>
         </table></div>
         {{/page.hasEntries}}
         {{^page.hasEntries}}<p>No query matches.</p>{{/page.hasEntries}}
@@ -357,7 +357,7 @@ enum WebTemplates {
         {{#page.hasEvents}}
         <div class="scroll"><table class="data">
         <thead><tr><th scope="col">Time</th><th scope="col">Person</th><th scope="col">Event</th><th scope="col">App</th><th scope="col">Detail</th></tr></thead>
-        <tbody>{{#page.events}}<tr><td>{{local}}</td><td>{{person}}</td><td>{{type}}</td><td>{{app}}</td><td>{{detail}}</td></tr>{{/page.events}}</tbody>
+        <tbody>{{#page.events}}<tr><td data-label="Time" class="time">{{local}}</td><td data-label="Person">{{person}}</td><td data-label="Event">{{type}}</td><td data-label="App">{{app}}</td><td data-label="Detail">{{detail}}</td></tr>{{/page.events}}</tbody>
         </table></div>
         {{/page.hasEvents}}
         {{^page.hasEvents}}<p>No event in the last 7 days.</p>{{/page.hasEvents}}

@@ -39,8 +39,10 @@ extension WebEndToEndTests {
             // A sign-in without the form token: 403, and it does not count as a wrong PIN.
             let forged = try post("http://\(address)/admin/login", ["pin": "2468", "csrf": "guess"], jar: nil)
             #expect(forged.status == 403)
-            // A device of nobody's asks lockr, so the overview lists it with its assign form.
+            // A device of nobody's asks lockr, so the overview lists it with its assign form; Alice's,
+            // which the config file names, is listed without one.
             _ = try run("dig", ["-b", "127.0.0.2", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
+            _ = try run("dig", ["-b", "127.0.0.1", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
             let walked = try report(
                 try await runAwaited(
                     "python3",
@@ -53,7 +55,11 @@ extension WebEndToEndTests {
             #expect(pages.count == 16, "4 pages, phone and desktop, light and dark")
             for shown in pages {
                 #expect((shown["scrollWidth"] as? Int ?? .max) <= (shown["width"] as? Int ?? 0), "fits: \(shown)")
+                if shown["size"] as? String == "phone" {
+                    #expect(shown["tableOverflow"] as? Int == 0, "no table runs off a phone's screen: \(shown)")
+                }
             }
+            #expect(walked["assignable_devices"] as? [String] == ["127.0.0.2"], "\(walked["assignable_devices"] ?? "")")
             #expect((walked["violations"] as? [Any])?.isEmpty == true, "axe: \(walked["violations"] ?? [])")
             #expect(walked["charts"] as? Int ?? 0 >= 1, "use drawn as SVG")
             #expect(walked["profile_switched_on"] as? Bool == true)

@@ -52,6 +52,8 @@ def main():
         sign_in(driver, base, pin)
         WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "nav.admin-nav"))
         report["signed_in_heading"] = driver.find_element(By.TAG_NAME, "h1").text
+        report["assignable_devices"] = [field.get_attribute("value")
+                                        for field in driver.find_elements(By.CSS_SELECTOR, "input[name=device]")]
         for size, (width, height) in SIZES.items():
             driver.set_window_size(width, height)
             for scheme in ("light", "dark"):
@@ -63,6 +65,9 @@ def main():
                     report["pages"].append({
                         "page": name, "size": size, "scheme": scheme, "heading": driver.find_element(By.TAG_NAME, "h1").text,
                         "scrollWidth": driver.execute_script("return document.documentElement.scrollWidth"),
+                        "tableOverflow": driver.execute_script(
+                            "return Math.max(0, ...[...document.querySelectorAll('.scroll')]"
+                            ".map(e => e.scrollWidth - e.clientWidth))"),
                         "width": driver.execute_script("return window.innerWidth")})
                     if scheme == "light":
                         report["violations"] += serious_violations(driver, f"{name} {size}")
