@@ -175,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "LockrAdaptersTests",
             dependencies: [
-                "LockrAdapters", "LockrStore", "DNSFilter", "BackendFakes",
+                "LockrAdapters", "LockrStore", "DNSFilter", "BackendFakes", "DNSTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -198,7 +198,9 @@ let package = Package(
         // Fixtures: state databases older versions wrote, for the migrations.
         .testTarget(
             name: "LockrStoreTests",
-            dependencies: ["DNSWire", "LockrStore", "LockrPolicy", "LockrPuzzles", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "DNSWire", "LockrStore", "LockrPolicy", "LockrPuzzles", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "LockrControlTests",

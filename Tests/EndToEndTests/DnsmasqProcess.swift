@@ -24,14 +24,17 @@ final class DnsmasqProcess {
         }
         self.port = try port ?? freeLoopbackPort()
         configPath = NSTemporaryDirectory() + "lockr-e2e-dnsmasq-\(UUID()).conf"
-        let config = [
-            "port=\(self.port)", "listen-address=127.0.0.1", "bind-interfaces", "no-resolv", "no-hosts", "user=root",
-            "pid-file=",
-        ] + lines
+        let config =
+            [
+                "port=\(self.port)", "listen-address=127.0.0.1", "bind-interfaces", "no-resolv", "no-hosts",
+                "user=root",
+                "pid-file=",
+            ] + lines
         try config.joined(separator: "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
-        let command = (namespace.map { ["netns", "exec", $0, binary] } ?? []) + [
-            "--keep-in-foreground", "--conf-file=\(configPath)",
-        ]
+        let command =
+            (namespace.map { ["netns", "exec", $0, binary] } ?? []) + [
+                "--keep-in-foreground", "--conf-file=\(configPath)",
+            ]
         pid = try spawnWithDefaultSignals(namespace == nil ? binary : NetworkNamespaces.ip, command)
         for _ in 0..<100 {
             var status: Int32 = 0
@@ -79,18 +82,7 @@ func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> pi
 
 /// A loopback port that was free a moment ago.
 func freeLoopbackPort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard descriptor >= 0 else { throw LockrProcess.Failure("socket: errno \(errno)") }
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-            bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
-        }
-    }
-    guard bound else { throw LockrProcess.Failure("bind: errno \(errno)") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    let held = try HeldTCPPort()
+    defer { held.close() }
+    return held.port
 }

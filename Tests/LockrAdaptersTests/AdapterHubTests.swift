@@ -1,5 +1,6 @@
 import BackendFakes
 import DNSFilter
+import DNSTestSupport
 import Foundation
 import LockrAdapters
 import LockrStore
@@ -51,7 +52,7 @@ import Testing
             outbox: outbox, timing: timing(), metering: [], logger: logger)
         try await running(hub) {
             try hub.publish(Fixtures.snapshot(Fixtures.tiktok))
-            #expect(await Fixtures.eventually { fake.blocks("tiktok.com") && hook.bodies.count == 1 })
+            #expect(await eventually(Fixtures.patience) { fake.blocks("tiktok.com") && hook.bodies.count == 1 })
 
             // Both backends go down; three changes are made meanwhile.
             await server.stop()
@@ -60,7 +61,10 @@ import Testing
             try hub.publish(Fixtures.snapshot(Fixtures.tiktok))
             try hub.publish(Fixtures.snapshot(Fixtures.open(Fixtures.tiktok)))
             #expect(try outbox.pending(for: "pihole6").count >= 2, "queued in the state database")
-            #expect(await Fixtures.eventually { hub.health().allSatisfy { $0.state == .failing && $0.pending == 3 } })
+            #expect(
+                await eventually(Fixtures.patience) {
+                    hub.health().allSatisfy { $0.state == .failing && $0.pending == 3 }
+                })
             let failing = try #require(hub.health().first)
             #expect(failing.lastError?.contains("unreachable") == true)
             #expect(failing.oldestPending != nil)
@@ -68,7 +72,8 @@ import Testing
             server.clearRequests()
             try await server.start()
             try await hookServer.start()
-            #expect(await Fixtures.eventually { hub.health().allSatisfy { $0.state == .ok && $0.pending == 0 } })
+            #expect(
+                await eventually(Fixtures.patience) { hub.health().allSatisfy { $0.state == .ok && $0.pending == 0 } })
             #expect(!fake.blocks("tiktok.com") && fake.domains.count == 2)
             // Pi-hole gets only the newest set: the relock in between is not replayed on it.
             let relocks = server.requests.filter {
@@ -96,7 +101,7 @@ import Testing
         try await running(first) {
             try first.publish(Fixtures.snapshot(Fixtures.tiktok))
             // A reconcile may fail first; wait until the change itself was tried.
-            let tried = try await Fixtures.eventually {
+            let tried = try await eventually(Fixtures.patience) {
                 let attempts = try outbox.pending(for: "pihole6").first?.attempts ?? 0
                 return first.health()[0].state == .failing && attempts >= 1
             }
@@ -112,7 +117,7 @@ import Testing
             backends: [(pihole(server.url), .pihole6)], outbox: outbox, timing: timing(), metering: [], logger: logger)
         try await running(second) {
             // Delivered, then marked done: wait for both (the mark follows the backend's answer).
-            let delivered = try await Fixtures.eventually {
+            let delivered = try await eventually(Fixtures.patience) {
                 try outbox.pending(for: "pihole6").isEmpty && fake.blocks("tiktok.com")
             }
             #expect(delivered)
@@ -129,10 +134,10 @@ import Testing
             timing: timing(reconcile: .milliseconds(200)), metering: [], logger: logger)
         try await running(hub) {
             try hub.publish(Fixtures.snapshot(Fixtures.tiktok))
-            #expect(await Fixtures.eventually { fake.blocks("tiktok.com") })
+            #expect(await eventually(Fixtures.patience) { fake.blocks("tiktok.com") })
             fake.deleteDomain("(\\.|^)tiktok\\.com$")
             fake.addUserDomain("mine.example")
-            #expect(await Fixtures.eventually { fake.blocks("tiktok.com") && hub.health()[0].repairs >= 1 })
+            #expect(await eventually(Fixtures.patience) { fake.blocks("tiktok.com") && hub.health()[0].repairs >= 1 })
             #expect(fake.domains.contains { $0.domain == "mine.example" })
         }
         await server.stop()
@@ -149,7 +154,7 @@ import Testing
         try await running(hub) {
             try hub.publish(Fixtures.snapshot(Fixtures.tiktok))
             // Recovers in well under a second alone; the bound is for a loaded machine running the suite.
-            #expect(await Fixtures.eventually { fake.blocks("tiktok.com") && hub.health()[0].state == .ok })
+            #expect(await eventually(Fixtures.patience) { fake.blocks("tiktok.com") && hub.health()[0].state == .ok })
         }
         await server.stop()
         #expect(server.violations == [])
@@ -180,15 +185,15 @@ import Testing
         let task = Task { await hub.run(observe: { _, queries in seen.append(queries.map(\.name)) }) }
         fake.logQuery("before.start.tiktok.com", at: Date() - 30)
         // The reader starts from its first read: what came before lockr started is not counted.
-        #expect(await Fixtures.eventually { server.requests.contains { $0.path == "/api/queries" } })
+        #expect(await eventually(Fixtures.patience) { server.requests.contains { $0.path == "/api/queries" } })
         fake.logQuery("www.tiktok.com")
         fake.logQuery("api.tiktok.com")
         #expect(
-            await Fixtures.eventually { seen.names == ["www.tiktok.com", "api.tiktok.com"] },
+            await eventually(Fixtures.patience) { seen.names == ["www.tiktok.com", "api.tiktok.com"] },
             "\(hub.health()[0].logError ?? "no error") \(server.requests.map(\.path))")
         // Each query once: by the time a later one is seen, the hub has read the log again.
         fake.logQuery("later.tiktok.com")
-        #expect(await Fixtures.eventually { seen.names.last == "later.tiktok.com" })
+        #expect(await eventually(Fixtures.patience) { seen.names.last == "later.tiktok.com" })
         #expect(seen.names == ["www.tiktok.com", "api.tiktok.com", "later.tiktok.com"], "each query once")
         #expect(hub.health()[0].metering)
         task.cancel()

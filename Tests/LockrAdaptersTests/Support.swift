@@ -35,22 +35,15 @@ enum Fixtures {
         return name
     }
 
+    /// How long a condition is waited for: generous, as a fresh clone's first test run shares the
+    /// machine with everything else, and the tests that compute (perft, traces) can hold both of a
+    /// 2-core machine's threads for Swift's concurrency for a while; a passing condition returns at
+    /// once.
+    static let patience: Double = 120
+
     static func store() throws -> OutboxStore {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockr-adapters-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return OutboxStore(sharing: try PolicyStore(path: directory.appendingPathComponent("state.sqlite").path))
-    }
-
-    /// Waits up to `seconds` for `condition`: generous, as a fresh clone's first test run shares the
-    /// machine with everything else, and the tests that compute (perft, traces) can hold both of a
-    /// 2-core machine's threads for Swift's concurrency for a while; a passing condition returns at
-    /// once.
-    static func eventually(_ seconds: Double = 120, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = Date() + seconds
-        while Date() < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return try condition()
     }
 }

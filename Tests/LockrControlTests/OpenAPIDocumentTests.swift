@@ -11,18 +11,12 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("docs/openapi.yaml").path
 
-    /// "GET /api/v1/status", ... as the document lists them (read with PyYAML).
-    func documented() throws -> Set<String> {
+    /// What `script` prints as JSON about the document (read with PyYAML; `document` is its YAML).
+    func read<Answer: Decodable>(_ script: String, as type: Answer.Type) throws -> Answer {
         let reader = Process()
         reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         reader.arguments = [
-            "python3", "-c",
-            """
-            import json, sys, yaml
-            paths = yaml.safe_load(open(sys.argv[1]))["paths"]
-            print(json.dumps([m.upper() + " " + p for p, ops in paths.items() for m in ops
-                              if m in ("get", "put", "post", "delete", "patch")]))
-            """,
+            "python3", "-c", "import json, sys, yaml\ndocument = yaml.safe_load(open(sys.argv[1]))\n" + script,
             Self.document,
         ]
         let output = Pipe()
@@ -31,29 +25,27 @@ import Testing
         let data = output.fileHandleForReading.readDataToEndOfFile()
         reader.waitUntilExit()
         #expect(reader.terminationStatus == 0, "python3 with PyYAML reads \(Self.document)")
-        return Set(try JSONDecoder().decode([String].self, from: data))
+        return try JSONDecoder().decode(type, from: data)
+    }
+
+    /// "GET /api/v1/status", ... as the document lists them.
+    func documented() throws -> Set<String> {
+        Set(
+            try read(
+                """
+                print(json.dumps([m.upper() + " " + p for p, ops in document["paths"].items() for m in ops
+                                  if m in ("get", "put", "post", "delete", "patch")]))
+                """, as: [String].self))
     }
 
     /// The `enum` of each schema's property, as the document lists them ("ErrorBody.code": [...]).
     func enums() throws -> [String: [String]] {
-        let reader = Process()
-        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        reader.arguments = [
-            "python3", "-c",
+        try read(
             """
-            import json, sys, yaml
-            schemas = yaml.safe_load(open(sys.argv[1]))["components"]["schemas"]
+            schemas = document["components"]["schemas"]
             print(json.dumps({name + "." + key: [str(w) for w in spec["enum"]] for name, schema in schemas.items()
                               for key, spec in schema.get("properties", {}).items() if "enum" in spec}))
-            """,
-            Self.document,
-        ]
-        let output = Pipe()
-        reader.standardOutput = output
-        try reader.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        reader.waitUntilExit()
-        return try JSONDecoder().decode([String: [String]].self, from: data)
+            """, as: [String: [String]].self)
     }
 
     /// Codes and verdicts cross to the CLI and to scripts as typed enums: the document lists each
