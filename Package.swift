@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "LockrControl",
             dependencies: [
-                "LockrPolicy", "LockrSpeech", "OutboundHTTP",
+                "DNSWire", "LockrPolicy", "LockrSpeech", "OutboundHTTP",
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,3 +1,4 @@
+import DNSWire
 import NIOCore
 
 /// What one event loop counted: answered queries by outcome and record type, queries sent upstream,
@@ -110,10 +111,8 @@ public struct DNSMetrics: Sendable, Equatable {
 }
 
 extension QueryOutcome {
-    /// Every outcome's label, in `metricIndex` order.
-    static let metricLabels = [
-        "blocked", "cached", "forwarded", "stale", "synthesized", "refused", "unsupported", "malformed", "failed",
-    ]
+    /// Every outcome's word, in `metricIndex` order.
+    static let metricLabels = AnswerOutcome.allCases.map(\.rawValue)
 
     var metricIndex: Int {
         switch self {

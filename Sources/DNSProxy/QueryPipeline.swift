@@ -29,18 +29,18 @@ public enum QueryOutcome: Sendable, Equatable {
     /// No upstream answered and nothing stale was at hand: SERVFAIL.
     case failed
 
-    /// The outcome's name in the query log, the API and metrics ("blocked", "cached", ...).
-    public var label: String {
+    /// Its word in the query log, the API and metrics.
+    public var kind: AnswerOutcome {
         switch self {
-        case .blocked: "blocked"
-        case .cached: "cached"
-        case .forwarded: "forwarded"
-        case .stale: "stale"
-        case .synthesized: "synthesized"
-        case .refused: "refused"
-        case .unsupported: "unsupported"
-        case .malformed: "malformed"
-        case .failed: "failed"
+        case .blocked: .blocked
+        case .cached: .cached
+        case .forwarded: .forwarded
+        case .stale: .stale
+        case .synthesized: .synthesized
+        case .refused: .refused
+        case .unsupported: .unsupported
+        case .malformed: .malformed
+        case .failed: .failed
         }
     }
 }
@@ -188,7 +188,9 @@ public final class QueryPipeline: Sendable {
             note.app = app
             verdict = .eachTime(ttlCap: ttlCap)
         }
-        if query.type == RecordType.any { return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL), .synthesized) }
+        if query.type == RecordType.any {
+            return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL), .synthesized)
+        }
 
         switch cached {
         case .unverified:

@@ -1,3 +1,4 @@
+import DNSWire
 import Foundation
 import LockrPolicy
 
@@ -509,8 +510,7 @@ public struct QueryEntryBody: Codable, Sendable, Equatable {
     public let person: String
     public let name: String
     public let type: String
-    /// blocked, cached, forwarded, stale, synthesized, refused, unsupported, malformed, failed.
-    public let outcome: String
+    public let outcome: AnswerOutcome
     public let reason: String?
     public let app: String?
     public let upstream: String?
@@ -518,7 +518,7 @@ public struct QueryEntryBody: Codable, Sendable, Equatable {
 
     public init(
         id: Int64, at: String, client: String, mac: String?, person: String, name: String, type: String,
-        outcome: String, reason: String?, app: String?, upstream: String?, latencyMs: Double?
+        outcome: AnswerOutcome, reason: String?, app: String?, upstream: String?, latencyMs: Double?
     ) {
         self.id = id
         self.at = at

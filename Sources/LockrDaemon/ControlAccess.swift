@@ -160,11 +160,13 @@ struct ControlAccess: PolicyAccess {
         return QueriesResponse(
             enabled: true, retentionDays: Double(queryLog.retention.milliseconds) / 86_400_000,
             dropped: queryLog.journal.dropped, people: peopleNames(),
-            entries: rows.map { row in
-                QueryEntryBody(
+            // A row of a word this lockr does not know (a newer one wrote it) is left out.
+            entries: rows.compactMap { row in
+                guard let outcome = AnswerOutcome(rawValue: row.outcome) else { return nil }
+                return QueryEntryBody(
                     id: row.id, at: formatter.string(from: Date(timeIntervalSince1970: Double(row.at) / 1000)),
                     client: row.client, mac: row.mac, person: row.person, name: row.name, type: row.type,
-                    outcome: row.outcome, reason: row.reason, app: row.app, upstream: row.upstream,
+                    outcome: outcome, reason: row.reason, app: row.app, upstream: row.upstream,
                     latencyMs: row.latencyMicroseconds.map { Double($0) / 1000 })
             })
     }

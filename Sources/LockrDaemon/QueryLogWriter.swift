@@ -99,7 +99,7 @@ struct JournalFormatter {
             var run: (key: CountKey, count: Int)?
             for entry in batch.entries {
                 let hour = entry.unixMilliseconds - entry.unixMilliseconds % 3_600_000
-                let key = CountKey(hour: hour, person: entry.client.person, outcome: entry.outcome.label)
+                let key = CountKey(hour: hour, person: entry.client.person, outcome: entry.outcome.kind.rawValue)
                 if let current = run, current.key == key {
                     run!.count += 1
                 } else {
@@ -114,13 +114,16 @@ struct JournalFormatter {
                 builder.append(
                     at: entry.unixMilliseconds, address: entry.client.address, mac: entry.client.mac?.value,
                     person: batch.logging.name(of: entry.client.person), wireName: batch.wireName(of: entry),
-                    type: entry.type, outcome: entry.outcome.label, reason: batch.explanation(of: entry).map(Self.reason),
+                    type: entry.type, outcome: entry.outcome.kind.rawValue,
+                    reason: batch.explanation(of: entry).map(Self.reason),
                     app: entry.app, upstream: entry.upstream.map { upstreamText($0) },
                     latencyMicroseconds: entry.latencyMicroseconds == 0 ? nil : entry.latencyMicroseconds)
             }
             if let current = run { batchCounts[current.key, default: 0] += current.count }
             for (key, count) in batchCounts {
-                counts[QueryCount(hour: key.hour, person: batch.logging.name(of: key.person), outcome: key.outcome), default: 0] +=
+                counts[
+                    QueryCount(hour: key.hour, person: batch.logging.name(of: key.person), outcome: key.outcome),
+                    default: 0] +=
                     count
             }
         }
@@ -164,7 +167,8 @@ struct QueryLog: Sendable {
     /// at start).
     static func logging(_ config: LockrConfiguration, household: Household) -> QueryLogging {
         let levels = Dictionary(
-            config.household.map { ($0.name, $0.queryLogPrivacy ?? config.queryLog.privacy) }, uniquingKeysWith: { a, _ in a })
+            config.household.map { ($0.name, $0.queryLogPrivacy ?? config.queryLog.privacy) },
+            uniquingKeysWith: { a, _ in a })
         let everyone = household.everyone.map(\.name)
         return QueryLogging(
             privacy: everyone.map { levels[$0] ?? config.queryLog.privacy }, people: everyone)

@@ -1,3 +1,4 @@
+import DNSWire
 import Foundation
 import GRDB
 
@@ -209,7 +210,7 @@ public final class QueryLogStore: Sendable {
         func matches(_ row: QueryLogRow) -> Bool {
             (filter.person == nil || row.person == filter.person)
                 && (client == nil || row.client == client || row.mac == client)
-                && (!filter.blockedOnly || row.outcome == "blocked")
+                && (!filter.blockedOnly || row.outcome == AnswerOutcome.blocked.rawValue)
                 && (filter.since.map { row.at >= $0 } ?? true)
                 && (filter.afterID.map { row.id > $0 } ?? true)
         }
@@ -218,7 +219,8 @@ public final class QueryLogStore: Sendable {
                 var found: [QueryLogRow] = []
                 let cursor = try Row.fetchCursor(
                     db,
-                    sql: "SELECT id, first_ms, last_ms, entries, data FROM batches WHERE last_ms >= ? AND id >= ? ORDER BY id DESC",
+                    sql:
+                        "SELECT id, first_ms, last_ms, entries, data FROM batches WHERE last_ms >= ? AND id >= ? ORDER BY id DESC",
                     arguments: [filter.since ?? .min, (filter.afterID ?? 0) >> 16])
                 while found.count < limit, let batch = try cursor.next() {
                     let blob = QueryLogBlob(
@@ -262,8 +264,10 @@ public final class QueryLogStore: Sendable {
     public func prune(before: Int64, countsBefore: Int64) throws(StoreError) -> Int {
         try access {
             try database.write { db in
-                let deleted = try Int.fetchOne(
-                    db, sql: "SELECT COALESCE(SUM(entries), 0) FROM batches WHERE last_ms < ?", arguments: [before]) ?? 0
+                let deleted =
+                    try Int.fetchOne(
+                        db, sql: "SELECT COALESCE(SUM(entries), 0) FROM batches WHERE last_ms < ?", arguments: [before])
+                    ?? 0
                 try db.execute(sql: "DELETE FROM batches WHERE last_ms < ?", arguments: [before])
                 try db.execute(sql: "DELETE FROM query_counts WHERE hour_ms < ?", arguments: [countsBefore])
                 return deleted

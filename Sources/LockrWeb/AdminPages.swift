@@ -225,7 +225,7 @@ struct AdminQueriesPage {
         entries = response.entries.reversed().map { entry in
             Row(
                 at: String(entry.at.prefix(19)).replacingOccurrences(of: "T", with: " "), client: entry.client,
-                person: entry.person, name: entry.name, type: entry.type, outcome: entry.outcome,
+                person: entry.person, name: entry.name, type: entry.type, outcome: entry.outcome.rawValue,
                 reason: entry.reason ?? "")
         }
         hasEntries = !entries.isEmpty

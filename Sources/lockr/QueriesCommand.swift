@@ -20,7 +20,8 @@ struct QueriesCommand: AsyncParsableCommand {
     var client: String?
     @Flag(help: "Only blocked queries.")
     var blocked = false
-    @Option(help: ArgumentHelp("How far back: 90s, 30m, 1h, 2d (default: the newest, whenever).", valueName: "DURATION"))
+    @Option(
+        help: ArgumentHelp("How far back: 90s, 30m, 1h, 2d (default: the newest, whenever).", valueName: "DURATION"))
     var since: String?
     @Option(help: "At most this many of the newest (1-10000).")
     var limit = 50
@@ -115,11 +116,12 @@ struct QueryLinePrinter {
     func line(_ entry: QueryEntryBody) -> String {
         let date = parser.date(from: entry.at) ?? Date()
         let time = Calendar.current.isDateInToday(date) ? clock.string(from: date) : dated.string(from: date)
-        var detail = entry.outcome
+        var detail = entry.outcome.rawValue
         if let reason = entry.reason { detail += " (\(reason))" }
         if let upstream = entry.upstream { detail += " by \(upstream)" }
         if let latency = entry.latencyMs { detail += String(format: " in %.1f ms", latency) }
-        return ([time, entry.client.padding(toLength: max(15, entry.client.count), withPad: " ", startingAt: 0)]
+        return
+            ([time, entry.client.padding(toLength: max(15, entry.client.count), withPad: " ", startingAt: 0)]
             + (showsPerson ? [entry.person] : []) + [entry.name.isEmpty ? "-" : entry.name, entry.type, detail])
             .joined(separator: "  ")
     }

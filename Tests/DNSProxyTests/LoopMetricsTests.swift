@@ -11,7 +11,7 @@ import Testing
             .blocked(.antiBypass("canary")), .cached, .forwarded, .stale, .synthesized, .refused, .unsupported,
             .malformed, .failed,
         ]
-        #expect(outcomes.map { QueryOutcome.metricLabels[$0.metricIndex] } == outcomes.map(\.label))
+        #expect(outcomes.map { QueryOutcome.metricLabels[$0.metricIndex] } == outcomes.map(\.kind.rawValue))
         let loop = LoopMetrics()
         loop.answered(.cached, type: 1)
         loop.answered(.cached, type: 1)

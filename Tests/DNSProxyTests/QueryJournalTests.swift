@@ -92,7 +92,7 @@ import Testing
             [
                 batch.logging.name(of: entry.client.person), entry.client.addressText,
                 (entry.kept ? WireName.presentation(of: batch.wireName(of: entry)) : "-"),
-                entry.outcome.label, entry.app ?? "-", explained(batch.explanation(of: entry)),
+                entry.outcome.kind.rawValue, entry.app ?? "-", explained(batch.explanation(of: entry)),
                 entry.kept ? "kept" : "counted",
             ].joined(separator: " ")
         }
