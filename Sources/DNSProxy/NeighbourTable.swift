@@ -9,7 +9,8 @@ import Synchronization
 /// address the snapshot lacks is looked up in the kernel's table at once (a device that just joined
 /// had to ask for lockr's own address first, so the kernel knows it); an address a fresh read
 /// lacked is not looked up again until the next regular read, and such reads are at least
-/// `missReadSpacing` apart, so that a flood of unknown sources costs at most a few reads a second.
+/// `missReadSpacing` apart (each waiting at most `missReadTimeout`), so that a flood of unknown
+/// sources costs at most one read every 20 ms.
 public final class NeighbourTable: NeighbourLookup, NeighbourPresence {
     /// One neighbour.
     public struct Entry: Sendable, Equatable {
