@@ -21,14 +21,24 @@ extension ControlRouter {
                 }
             }
             let lastSeen = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
-            return eventStream(of: person, after: lastSeen, policy: policy)
+            return eventStream(of: person, after: lastSeen, to: context, policy: policy)
         }
     }
 
     /// Server-sent events of everyone (`person` nil) or of `person`, from now on, after those kept
-    /// since `lastSeen` (a `Last-Event-ID`). Ends when the daemon stops.
-    public static func eventStream(of person: String?, after lastSeen: String?, policy: some PolicyAccess) -> Response {
-        let events = policy.liveEvents.listen(after: lastSeen)
+    /// since `lastSeen` (a `Last-Event-ID`), for the client of `context`. Ends when the daemon stops
+    /// or the client goes. A client over its share of streams gets 429, and everyone once all are
+    /// taken 503, each with a JSON error (`busy`) and `Retry-After`, and the connection closes.
+    public static func eventStream(
+        of person: String?, after lastSeen: String?, to context: ControlRequestContext, policy: some PolicyAccess
+    ) -> Response {
+        let events: AsyncStream<NumberedLiveEvent>
+        switch policy.liveEvents.listen(after: lastSeen, from: context.remoteAddress?.ipAddress ?? "") {
+        case .success(let stream):
+            events = stream
+        case .failure(let refusal):
+            return tooManyStreams(refusal, quota: policy.liveEvents.streams)
+        }
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
@@ -36,16 +46,29 @@ extension ControlRouter {
             status: .ok, headers: headers,
             body: ResponseBody { [person] writer in
                 try await writer.write(ByteBuffer(string: "retry: 3000\n\n"))
-                try await stream(events, of: person, policy: policy, to: &writer)
+                try await stream(
+                    events, of: person, policy: policy, until: context.connectionClosed, to: &writer)
                 try await writer.finish(nil)
             })
     }
 
+    private static func tooManyStreams(_ refusal: SourceQuota.Refusal, quota: SourceQuota) -> Response {
+        let (status, why): (Int, String) =
+            switch refusal {
+            case .sourceFull: (429, "this address holds \(quota.perSource) event streams already: close one")
+            case .allTaken: (503, "every one of the \(quota.total) event streams is taken: try again later")
+            }
+        var response = json(ErrorBody(error: why, code: .busy), status: status)
+        response.headers[.retryAfter] = "30"
+        response.headers[.connection] = "close"
+        return response
+    }
+
     /// Writes `events` (of `person` only, when given) as they come, and a comment when none came
-    /// for a while; returns when they end, throws when the client has gone.
+    /// for a while; returns when they end, throws when the client has gone (`closed`).
     private static func stream(
         _ events: AsyncStream<NumberedLiveEvent>, of person: String?, policy: some PolicyAccess,
-        to writer: inout any ResponseBodyWriter
+        until closed: EventLoopFuture<Void>, to writer: inout any ResponseBodyWriter
     ) async throws {
         let (chunks, sink) = AsyncStream.makeStream(of: String.self)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -61,6 +84,8 @@ extension ControlRouter {
                     sink.yield(": keepalive\n\n")
                 }
             }
+            // Gone without a word, the client would be noticed only by the next write.
+            closed.whenComplete { _ in sink.finish() }
             defer { group.cancelAll() }
             for await chunk in chunks { try await writer.write(ByteBuffer(string: chunk)) }
         }

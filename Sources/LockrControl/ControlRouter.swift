@@ -470,15 +470,17 @@ public enum ControlRouter {
     }
 }
 
-/// A request's context: what Hummingbird needs, and the caller's address (whose person a call
-/// without `?person=` is about).
+/// A request's context: what Hummingbird needs, the caller's address (whose person a call
+/// without `?person=` is about), and when its connection closes (which ends an event stream).
 public struct ControlRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    public let connectionClosed: EventLoopFuture<Void>
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        connectionClosed = source.channel.closeFuture
     }
 }
 

@@ -25,6 +25,8 @@ public final class LiveEventHub: Sendable {
 
     private let epoch: String
     private let state = Mutex(State())
+    /// The event streams that clients (pages, `lockr watch`) may hold at once, in all and per address.
+    public let streams: SourceQuota
 
     private struct State {
         var suggestions: [String] = []
@@ -42,9 +44,11 @@ public final class LiveEventHub: Sendable {
         }
     }
 
-    /// `epoch`: what tells this run of the daemon from others (its start time).
-    public init(epoch: String) {
+    /// `epoch`: what tells this run of the daemon from others (its start time); `streams`: how
+    /// many streams clients may hold (`listen(after:from:)`).
+    public init(epoch: String, streams: SourceQuota = SourceQuota(total: 128, perSource: 8)) {
         self.epoch = epoch
+        self.streams = streams
     }
 
     /// Takes the things to do instead that locks suggest in turn (none when empty).
@@ -75,24 +79,34 @@ public final class LiveEventHub: Sendable {
         }
     }
 
+    /// As `listen(after:)`, for a client at `source`: refused when the source holds its share of
+    /// `streams` or all are taken; its share comes back when the stream ends.
+    public func listen(after lastID: String?, from source: String) -> Result<AsyncStream<NumberedLiveEvent>, SourceQuota.Refusal> {
+        if let refusal = streams.take(for: source) { return .failure(refusal) }
+        return .success(listen(after: lastID) { [streams] in streams.giveBack(for: source) })
+    }
+
     /// Events from now on, after those kept that came after `lastID` (none when nil; all kept when
     /// it is from an earlier run). Ends when the hub closes (at once, after those kept, once it
-    /// has) or the listener stops iterating.
-    public func listen(after lastID: String?) -> AsyncStream<NumberedLiveEvent> {
+    /// has) or the listener stops iterating; `ended` runs then.
+    public func listen(after lastID: String?, ended: @escaping @Sendable () -> Void = {}) -> AsyncStream<NumberedLiveEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: NumberedLiveEvent.self, bufferingPolicy: .bufferingNewest(Self.listenerBuffer))
-        state.withLock { state in
+        let closed = state.withLock { state in
             for event in missed(after: lastID, in: state.recent) { continuation.yield(event) }
-            guard !state.closed else {
-                continuation.finish()
-                return
-            }
+            guard !state.closed else { return true }
             let key = state.nextListener
             state.nextListener += 1
             state.listeners[key] = continuation
             continuation.onTermination = { [weak self] _ in
                 self?.state.withLock { _ = $0.listeners.removeValue(forKey: key) }
+                ended()
             }
+            return false
+        }
+        if closed {
+            continuation.finish()
+            ended()
         }
         return stream
     }

@@ -65,6 +65,7 @@ public final class Daemon: Sendable {
     ) async throws -> Daemon {
         let loaded = try PolicyLoader.load(config)
         report(loaded, config, logger: logger)
+        let descriptors = DescriptorBudget.claim(maxTCPConnections: config.maxTCPConnections, logger: logger)
         let neighbours = NeighbourTable()
         let parts: PolicyParts
         let token: String
@@ -167,7 +168,7 @@ public final class Daemon: Sendable {
         add(
             ControlService.make(
                 router: ControlRouter.build(policy: parts.control, token: token, speech: speech),
-                address: config.control,
+                address: config.control, quota: descriptors.control,
                 stateDirectory: config.stateDirectory, logger: logger
             ) { address in
                 reportReady(
@@ -178,8 +179,16 @@ public final class Daemon: Sendable {
         if let web = config.web {
             add(
                 WebService.make(
-                    router: try WebRouter.build(policy: parts.control, speech: speech), address: web, logger: logger))
+                    router: try WebRouter.build(policy: parts.control, speech: speech), address: web,
+                    quota: descriptors.web, logger: logger))
         }
+        let quotas = [
+            WatchedQuota(label: "web", description: "connections to the web pages", quota: descriptors.web),
+            WatchedQuota(label: "control", description: "connections to the control API", quota: descriptors.control),
+            WatchedQuota(label: "events", description: "event streams", quota: parts.liveEvents.streams),
+        ]
+        add(RepeatingService(description: "connection quotas") { await QuotaWatch(quotas: quotas, logger: logger).run() })
+        await parts.metrics.observe(quotas)
         // After the control API, so that it stops first: open event streams end, and with them the
         // requests the control API waits for before it stops.
         add(

@@ -1,5 +1,6 @@
 import DNSProxy
 import Hummingbird
+import HummingbirdCore
 import LockrControl
 import LockrWeb
 import Logging
@@ -46,12 +47,12 @@ struct ControlService: Service, CustomStringConvertible {
 
     /// The control API at `address`, answering through `router`.
     static func make(
-        router: Router<ControlRequestContext>, address: SocketAddress, stateDirectory: String, logger: Logger,
-        listening: @escaping @Sendable (SocketAddress) -> Void
+        router: Router<ControlRequestContext>, address: SocketAddress, quota: SourceQuota, stateDirectory: String,
+        logger: Logger, listening: @escaping @Sendable (SocketAddress) -> Void
     ) -> ControlService {
         let (bound, boundSink) = AsyncStream.makeStream(of: SocketAddress?.self)
         let application = Application(
-            router: router,
+            router: router, server: .guarded(by: quota),
             configuration: .init(address: .hostname(address.ipAddress ?? "127.0.0.1", port: address.port ?? 0)),
             onServerRunning: { channel in boundSink.yield(channel.localAddress) },
             logger: logger)
@@ -91,9 +92,11 @@ struct WebService: Service, CustomStringConvertible {
     var description: String { "web pages" }
 
     /// The pages at `address`, answering through `router`.
-    static func make(router: Router<ControlRequestContext>, address: SocketAddress, logger: Logger) -> WebService {
+    static func make(
+        router: Router<ControlRequestContext>, address: SocketAddress, quota: SourceQuota, logger: Logger
+    ) -> WebService {
         let application = Application(
-            router: router,
+            router: router, server: .guarded(by: quota),
             configuration: .init(address: .hostname(address.ipAddress ?? "127.0.0.1", port: address.port ?? 0)),
             onServerRunning: { channel in
                 guard let bound = channel.localAddress else { return }
@@ -114,6 +117,22 @@ struct WebService: Service, CustomStringConvertible {
             // Ended early, it waits for the others' shutdown: returning now would end the group.
             try? await gracefulShutdown()
         }
+    }
+}
+
+extension HTTPServerBuilder {
+    /// How long a connection may stay without a request under way (keep-alive between requests, a
+    /// request head that never completes) before it is closed. A response under way (an event
+    /// stream) is not idle.
+    static let idleTimeout: TimeAmount = .seconds(30)
+
+    /// HTTP/1.1 whose connections count against `quota`, close when idle, and close after a
+    /// response that says so.
+    static func guarded(by quota: SourceQuota) -> HTTPServerBuilder {
+        .http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionQuotaHandler(quota: quota), ClosingResponseHandler()],
+                idleTimeout: idleTimeout))
     }
 }
 

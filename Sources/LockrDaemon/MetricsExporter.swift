@@ -17,6 +17,7 @@ actor MetricsExporter {
     private let propagation: PolicyPropagation
     private let queryLog: QueryLog?
     private var sources: DNSSources?
+    private var quotas: [WatchedQuota] = []
     /// What the counters had been moved to: totals at the last scrape.
     private var exported = Exported()
     /// The scrape under way, which the next waits for.
@@ -31,6 +32,7 @@ actor MetricsExporter {
     private struct Exported {
         var dns = DNSMetrics()
         var droppedLogEntries = 0
+        var refused: [String: Int] = [:]
     }
 
     static let latencyLabel = "lockr_dns_upstream_latency_seconds"
@@ -52,6 +54,11 @@ actor MetricsExporter {
         sources = DNSSources(server: server, cache: cache)
     }
 
+    /// Takes the quotas of connections and streams, to report how many are held and refused.
+    func observe(_ quotas: [WatchedQuota]) {
+        self.quotas = quotas
+    }
+
     /// Every metric, as Prometheus reads it.
     func scrape() async -> String {
         let previous = last
@@ -68,6 +75,7 @@ actor MetricsExporter {
         exportPolicy()
         exportBackends()
         exportQueryLog()
+        exportQuotas()
         return registry.emitToString()
     }
 
@@ -135,6 +143,19 @@ actor MetricsExporter {
             gauge("lockr_backend_lag_seconds", labels).record(lag)
             gauge("lockr_backend_pending_changes", labels).record(health.pending)
             gauge("lockr_backend_up", labels).record(health.state == .failing ? 0 : 1)
+        }
+    }
+
+    /// Connections and event streams held and refused, per kind.
+    private func exportQuotas() {
+        for watched in quotas {
+            let kind = [("kind", watched.label)]
+            gauge("lockr_connections_open", kind).record(watched.quota.count)
+            gauge("lockr_connections_limit", kind).record(watched.quota.total)
+            let refused = watched.quota.refused
+            counter("lockr_connections_refused_total", kind).increment(
+                by: Int64(refused - exported.refused[watched.label, default: 0]))
+            exported.refused[watched.label] = refused
         }
     }
 

@@ -31,7 +31,8 @@ public enum WebRouter {
         }
         router.get("/events") { request, context in
             let lastSeen = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
-            return ControlRouter.eventStream(of: caller(context, policy), after: lastSeen, policy: policy)
+            return ControlRouter.eventStream(
+                of: caller(context, policy), after: lastSeen, to: context, policy: policy)
         }
         router.get("/static/lockr.css") { _, _ in asset(WebStyle.css, type: "text/css; charset=utf-8") }
         router.get("/static/lockr.js") { _, _ in asset(WebScript.javascript, type: "text/javascript; charset=utf-8") }

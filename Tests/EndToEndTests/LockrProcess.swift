@@ -29,10 +29,11 @@ final class LockrProcess {
     /// Starts `lockr serve` on free loopback ports (DNS and control) with `arguments` and waits until
     /// it is ready. `answersDNS` false: the configuration has no `dns` backend, so there is no port.
     /// With `namespace`, it runs in that network namespace (and so do its CLI verbs).
-    /// `environment` is added to the test process's own.
+    /// `environment` is added to the test process's own; `openFiles` (soft, hard) are its limits
+    /// of open files, as a service manager sets them.
     init(
         _ arguments: [String], stateDirectory: String? = nil, answersDNS: Bool = true, namespace: String? = nil,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], openFiles: (soft: Int, hard: Int)? = nil
     ) async throws {
         self.namespace = namespace
         logPath = NSTemporaryDirectory() + "lockr-e2e-\(UUID()).log"
@@ -45,7 +46,8 @@ final class LockrProcess {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
         process.arguments =
-            Self.launcher(namespace)
+            (openFiles.map { ["prlimit", "--nofile=\($0.soft):\($0.hard)", "--"] } ?? [])
+            + Self.launcher(namespace)
             + [
                 "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "127.0.0.1:0", "--state-dir",
                 self.stateDirectory,

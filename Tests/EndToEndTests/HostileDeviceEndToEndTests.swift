@@ -1,0 +1,102 @@
+import DNSTestSupport
+import Foundation
+import Testing
+
+/// What a device on the LAN that wants lockr's DNS gone can try, against the real binary: each
+/// attempt is refused in part, and DNS keeps answering throughout.
+@Suite(.serialized) struct HostileDeviceEndToEndTests {
+    /// One HTTP request on a connection of its own from `source`, kept open: the connection, and
+    /// the status of the answer's head (nil when it was closed without one).
+    static func request(_ path: String, port: Int, from source: String) -> (fd: Int32?, status: Int?) {
+        guard let fd = DNSClient.openTCP(port: port, from: source) else { return (nil, nil) }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: lockr\r\n\r\n".utf8)
+        guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return (fd, nil) }
+        var head = [UInt8](repeating: 0, count: 12)
+        let got = recv(fd, &head, head.count, Int32(MSG_WAITALL))
+        guard got == head.count, let status = Int(String(decoding: head[9..<12], as: UTF8.self)) else {
+            return (fd, nil)
+        }
+        return (fd, status)
+    }
+
+    /// Whether DNS answers a name it has not cached, over UDP and over TCP.
+    static func dnsAnswers(_ port: Int) throws -> Bool {
+        let name = "n\(UInt32.random(in: 0...UInt32.max)).test"
+        return try dig(port, name).contains("status: NXDOMAIN") && dig(port, name, "+tcp").contains("status: NXDOMAIN")
+    }
+
+    static func openFiles(of pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+    }
+
+    /// 2,000 event streams asked for, from one address and from 250, by a daemon whose limit of
+    /// open files cannot be raised: each address gets its share, all of them no more than the
+    /// total, and DNS, the control API and a new device's page go on working.
+    @Test func aFloodOfEventStreamsNeverTakesTheDescriptorsDNSNeeds() async throws {
+        let upstream = try await ScriptedUpstream()
+        let lockr = try await LockrProcess(
+            ["--upstream", "127.0.0.1:\(upstream.port)"], openFiles: (soft: 1_024, hard: 1_024))
+        try await stoppingAfterwards(lockr, upstream) {
+            let web = Int(try #require(lockr.webAddress?.split(separator: ":").last))!
+            var held: [Int32] = []
+            defer { for fd in held { close(fd) } }
+            var fromOne: [Int?] = []
+            for _ in 0..<1_000 {
+                let (fd, status) = Self.request("/events", port: web, from: "127.0.0.1")
+                if let fd { held.append(fd) }
+                fromOne.append(status)
+            }
+            let streams = fromOne.filter { $0 == 200 }.count
+            #expect(streams == 8, "one address holds 8 streams, got \(streams)")
+            #expect(fromOne.contains(429), "the rest are told why")
+            var fromMany: [Int?] = []
+            for index in 0..<1_000 {
+                let source = "127.0.\(1 + index / 250).\(1 + index % 250)"
+                let (fd, status) = Self.request("/events", port: web, from: source)
+                if let fd { held.append(fd) }
+                fromMany.append(status)
+            }
+            let more = fromMany.filter { $0 == 200 }.count
+            #expect(streams + more == 128, "128 streams in all, got \(streams + more)")
+            #expect(fromMany.contains(503))
+            #expect(Self.openFiles(of: lockr.process.processIdentifier) < 1_024 - 256, "a reserve stays free")
+            #expect(try Self.dnsAnswers(lockr.port))
+            #expect(try lockr.cli("status").status == 0, "the control API has descriptors of its own")
+            // Bare connections that never ask: one address keeps 32 of them.
+            let bare = (0..<40).compactMap { _ in DNSClient.openTCP(port: web, from: "127.0.8.1") }
+            held += bare
+            let open = bare.filter { !DNSClient.isClosed($0, seconds: 0.2) }.count
+            #expect(open == 32, "\(open) bare connections kept")
+            let page = Self.request("/", port: web, from: "127.0.9.1")
+            if let fd = page.fd { close(fd) }
+            #expect(page.status == 200, "a new device's page loads")
+            let (token, address) = try PolicyEndToEndTests().controlEndpoint(lockr)
+            let metrics = try run(
+                "curl", ["-s", "-H", "Authorization: Bearer \(token)", "http://\(address)/metrics"]
+            ).output
+            #expect(metrics.contains(#"lockr_connections_open{kind="events"} 128"#), "\(metrics)")
+            #expect(metrics.contains(#"lockr_connections_refused_total{kind="events"}"#))
+            for fd in held { close(fd) }
+            held = []
+            let freed = try await eventually(10) {
+                let again = Self.request("/events", port: web, from: "127.0.0.1")
+                if let fd = again.fd { close(fd) }
+                return again.status == 200
+            }
+            #expect(freed, "closed streams give their share back")
+            #expect(lockr.process.isRunning)
+        }
+    }
+
+    /// A service gets 1,024 open files unless lockr raises its soft limit to the hard one.
+    @Test func theSoftLimitOfOpenFilesIsRaised() async throws {
+        let upstream = try await ScriptedUpstream()
+        let lockr = try await LockrProcess(
+            ["--upstream", "127.0.0.1:\(upstream.port)", "--web", "off"], openFiles: (soft: 1_024, hard: 8_192))
+        try await stoppingAfterwards(lockr, upstream) {
+            let limits = try String(contentsOfFile: "/proc/\(lockr.process.processIdentifier)/limits", encoding: .utf8)
+            let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }.map(String.init) ?? ""
+            #expect(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2) == ["8192", "8192"], "\(line)")
+        }
+    }
+}
