@@ -6,11 +6,8 @@ import NIOPosix
 public struct ListenerSettings: Sendable, Equatable {
     /// Addresses to answer on, UDP and TCP each.
     public var addresses: [SocketAddress]
-    /// TCP connections allowed at once; further ones are closed at accept.
+    /// TCP connections allowed at once, shared fairly among sources (`TCPConnectionTable`).
     public var maxTCPConnections: Int
-    /// TCP connections one source address may hold at once: all but a quarter of
-    /// `maxTCPConnections`, so that one client never takes every slot and others still get in.
-    public var maxTCPConnectionsPerSource: Int { max(1, maxTCPConnections - max(1, maxTCPConnections / 4)) }
     /// A TCP connection that completes no query for this long (counted from its start, its last
     /// query or its last answer) is closed, however many bytes it trickles in.
     public var tcpIdleTimeout: TimeAmount
@@ -32,11 +29,12 @@ public struct ListenerSettings: Sendable, Equatable {
 
 /// The running DNS listeners: one UDP socket per address and event loop (SO_REUSEPORT spreads
 /// datagrams over the loops) and one TCP listener per address. A TCP connection from a source the
-/// access rules refuse is closed before it takes a slot; the rest share `maxTCPConnections`, at most
-/// `maxTCPConnectionsPerSource` per source address.
+/// access rules refuse is closed before it takes a slot; the rest share `maxTCPConnections` of all
+/// listeners so that a few sources cannot lock the others out (`TCPConnectionTable`).
 public final class DNSServer: Sendable {
     private let contexts: [LoopContext]
     private let channels: [Channel]
+    private let tcpConnections: TCPConnectionTable
     /// The addresses actually bound (a port 0 in the settings becomes the port the system chose).
     public let boundAddresses: [SocketAddress]
 
@@ -48,9 +46,13 @@ public final class DNSServer: Sendable {
     /// whatever `net.core.rmem_max` says; others get up to that limit.
     static let udpBufferBytes = 8 * 1024 * 1024
 
-    private init(contexts: [LoopContext], channels: [Channel], boundAddresses: [SocketAddress]) {
+    private init(
+        contexts: [LoopContext], channels: [Channel], tcpConnections: TCPConnectionTable,
+        boundAddresses: [SocketAddress]
+    ) {
         self.contexts = contexts
         self.channels = channels
+        self.tcpConnections = tcpConnections
         self.boundAddresses = boundAddresses
     }
 
@@ -73,6 +75,7 @@ public final class DNSServer: Sendable {
         for context in contexts { try await context.eventLoop.submit { context.startJournal() }.get() }
         var channels: [Channel] = []
         var bound: [SocketAddress] = []
+        let tcpConnections = TCPConnectionTable(total: listeners.maxTCPConnections)
         do {
             for requested in listeners.addresses {
                 // Port 0: UDP picks a free port and TCP takes the same number, which a TCP socket may
@@ -97,7 +100,10 @@ public final class DNSServer: Sendable {
                             if let local = channel.localAddress { address = local }
                         }
                         let tcp: Channel
-                        do { tcp = try await bindTCP(address, listeners: listeners, contexts: contexts, group: group) } catch {
+                        do {
+                            tcp = try await bindTCP(
+                                address, listeners: listeners, table: tcpConnections, contexts: contexts, group: group)
+                        } catch {
                             throw ListenError(address: address, transport: "tcp", reason: ListenError.reason(error))
                         }
                         channels += udp + [tcp]
@@ -113,7 +119,7 @@ public final class DNSServer: Sendable {
             for channel in channels { try? await channel.close() }
             throw error
         }
-        return DNSServer(contexts: contexts, channels: channels, boundAddresses: bound)
+        return DNSServer(contexts: contexts, channels: channels, tcpConnections: tcpConnections, boundAddresses: bound)
     }
 
     /// Swaps in a new pipeline and upstreams (a reload) without dropping queries: each loop switches
@@ -140,15 +146,20 @@ public final class DNSServer: Sendable {
         }
     }
 
+    /// The TCP connections open, and those closed to make room or refused since the start.
+    public var tcpConnectionCounts: TCPConnectionCounts { tcpConnections.counts }
+
     /// Every loop's counts added up (each read on its own loop).
     public func metrics() async -> DNSMetrics {
         var total = DNSMetrics()
         for context in contexts {
-            let loop = await (try? context.eventLoop.submit { () -> DNSMetrics in
-                var one = DNSMetrics()
-                context.metrics.add(to: &one)
-                return one
-            }.get()) ?? DNSMetrics()
+            let loop =
+                await
+                (try? context.eventLoop.submit { () -> DNSMetrics in
+                    var one = DNSMetrics()
+                    context.metrics.add(to: &one)
+                    return one
+                }.get()) ?? DNSMetrics()
             total.add(loop)
         }
         return total
@@ -192,7 +203,8 @@ public final class DNSServer: Sendable {
                 }
             }
             .channelOption(
-                .writeBufferWaterMark, value: .init(low: udpBufferBytes / 4, high: udpBufferBytes))
+                .writeBufferWaterMark, value: .init(low: udpBufferBytes / 4, high: udpBufferBytes)
+            )
             .bind(to: address)
             .flatMap { channel in enlargeBuffers(channel).map { channel } }
             .get()
@@ -214,11 +226,11 @@ public final class DNSServer: Sendable {
     private static func bindTCP(
         _ address: SocketAddress,
         listeners: ListenerSettings,
+        table: TCPConnectionTable,
         contexts: [LoopContext],
         group: MultiThreadedEventLoopGroup
     ) async throws -> Channel {
         let byLoop = Dictionary(uniqueKeysWithValues: contexts.map { (ObjectIdentifier($0.eventLoop), $0) })
-        let slots = NIOLockedValueBox(TCPSlots(total: listeners.maxTCPConnections, perSource: listeners.maxTCPConnectionsPerSource))
         return try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 256)
@@ -227,44 +239,18 @@ public final class DNSServer: Sendable {
                 guard let context = byLoop[ObjectIdentifier(channel.eventLoop)], let remote = channel.remoteAddress,
                     context.pipeline.access.allows(remote)
                 else { return channel.close() }
-                let source = remote.ipAddress ?? ""
-                guard slots.withLockedValue({ $0.take(for: source) }) else { return channel.close() }
-                channel.closeFuture.whenComplete { _ in slots.withLockedValue { $0.give(back: source) } }
+                let activity = TCPActivity()
+                guard table.admit(channel, from: remote.ipAddress ?? "", activity: activity) else {
+                    return channel.close()
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers(
                         MessageToByteHandler(DNSFrameEncoder()),
                         ByteToMessageHandler(DNSFrameDecoder(maxMessageSize: listeners.maxTCPQuerySize)),
-                        TCPQueryHandler(context: context, queryTimeout: listeners.tcpIdleTimeout))
+                        TCPQueryHandler(context: context, queryTimeout: listeners.tcpIdleTimeout, activity: activity))
                 }
             }
             .bind(to: address)
             .get()
-    }
-}
-
-/// TCP connections open, in total and per source address.
-struct TCPSlots {
-    let total: Int
-    let perSource: Int
-    private var open = 0
-    private var bySource: [String: Int] = [:]
-
-    init(total: Int, perSource: Int) {
-        self.total = total
-        self.perSource = perSource
-    }
-
-    /// Takes a slot for `source`, unless every slot or the source's share is taken.
-    mutating func take(for source: String) -> Bool {
-        guard open < total, bySource[source, default: 0] < perSource else { return false }
-        open += 1
-        bySource[source, default: 0] += 1
-        return true
-    }
-
-    mutating func give(back source: String) {
-        open -= 1
-        bySource[source, default: 1] -= 1
-        if bySource[source] == 0 { bySource[source] = nil }
     }
 }

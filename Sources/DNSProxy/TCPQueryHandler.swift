@@ -13,12 +13,15 @@ final class TCPQueryHandler: ChannelInboundHandler {
 
     private let context: LoopContext
     private let queryTimeout: TimeAmount
+    /// Whether queries wait, told to the connection table too.
+    private let activity: TCPActivity
     private var pending = 0
     private var deadline: Scheduled<Void>?
 
-    init(context: LoopContext, queryTimeout: TimeAmount) {
+    init(context: LoopContext, queryTimeout: TimeAmount, activity: TCPActivity) {
         self.context = context
         self.queryTimeout = queryTimeout
+        self.activity = activity
     }
 
     func handlerAdded(context channelContext: ChannelHandlerContext) { restartDeadline(channelContext) }
@@ -37,6 +40,7 @@ final class TCPQueryHandler: ChannelInboundHandler {
         case .later(let answer):
             let channel = channelContext.channel
             pending += 1
+            activity.began()
             if pending == Self.maxPending { channel.setOption(.autoRead, value: false).whenFailure { _ in } }
             let handler = NIOLoopBound(self, eventLoop: channelContext.eventLoop)
             let loopContext = NIOLoopBound(channelContext, eventLoop: channelContext.eventLoop)
@@ -49,6 +53,7 @@ final class TCPQueryHandler: ChannelInboundHandler {
 
     private func finishedOne(_ channel: Channel, _ channelContext: ChannelHandlerContext) {
         pending -= 1
+        activity.ended()
         if pending == Self.maxPending - 1 { channel.setOption(.autoRead, value: true).whenFailure { _ in } }
         if pending == 0, channel.isActive { restartDeadline(channelContext) }
     }

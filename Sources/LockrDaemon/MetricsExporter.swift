@@ -33,6 +33,7 @@ actor MetricsExporter {
         var dns = DNSMetrics()
         var droppedLogEntries = 0
         var refused: [String: Int] = [:]
+        var tcp = TCPConnectionCounts()
     }
 
     static let latencyLabel = "lockr_dns_upstream_latency_seconds"
@@ -71,7 +72,10 @@ actor MetricsExporter {
     }
 
     private func scrapeNow() async -> String {
-        if let sources { exportDNS(await sources.server.metrics(), cacheEntries: sources.cache.count) }
+        if let sources {
+            exportDNS(await sources.server.metrics(), cacheEntries: sources.cache.count)
+            exportTCP(sources.server.tcpConnectionCounts)
+        }
         exportPolicy()
         exportBackends()
         exportQueryLog()
@@ -93,7 +97,9 @@ actor MetricsExporter {
             uniquingKeysWith: +)
         for (outcome, type, count) in totals.answeredByOutcomeAndType {
             let new = count &- (before["\(outcome) \(type)"] ?? 0)
-            if new > 0 { counter("lockr_dns_queries_total", [("outcome", outcome), ("type", type)]).increment(by: Int64(new)) }
+            if new > 0 {
+                counter("lockr_dns_queries_total", [("outcome", outcome), ("type", type)]).increment(by: Int64(new))
+            }
         }
         counter("lockr_dns_cache_hits_total").increment(by: Int64(totals.cacheHits &- exported.dns.cacheHits))
         counter("lockr_dns_cache_misses_total").increment(by: Int64(totals.sentUpstream &- exported.dns.sentUpstream))
@@ -101,8 +107,10 @@ actor MetricsExporter {
         for (server, tally) in totals.upstreams {
             let upstream = [("upstream", AddressText.format(server))]
             let previous = exported.dns.upstreams[server] ?? UpstreamTally()
-            counter("lockr_dns_upstream_answers_total", upstream).increment(by: Int64(tally.answers &- previous.answers))
-            counter("lockr_dns_upstream_failures_total", upstream).increment(by: Int64(tally.failures &- previous.failures))
+            counter("lockr_dns_upstream_answers_total", upstream).increment(
+                by: Int64(tally.answers &- previous.answers))
+            counter("lockr_dns_upstream_failures_total", upstream).increment(
+                by: Int64(tally.failures &- previous.failures))
             // The buckets' news told again: each new answer at its bucket's mean latency, which
             // lands in the same bucket and keeps the sum.
             let latency = CoreMetrics.Timer(label: Self.latencyLabel, dimensions: upstream, factory: factory)
@@ -114,6 +122,14 @@ actor MetricsExporter {
             }
         }
         exported.dns = totals
+    }
+
+    /// DNS-over-TCP connections open, closed to make room for another source, and refused.
+    private func exportTCP(_ counts: TCPConnectionCounts) {
+        gauge("lockr_dns_tcp_connections_open").record(counts.open)
+        counter("lockr_dns_tcp_connections_evicted_total").increment(by: Int64(counts.evicted - exported.tcp.evicted))
+        counter("lockr_dns_tcp_connections_refused_total").increment(by: Int64(counts.refused - exported.tcp.refused))
+        exported.tcp = counts
     }
 
     /// Today's use per person and app, the windows they opened, gates failed, and what is open.

@@ -203,16 +203,49 @@ import Testing
                 if let fd = DNSClient.openTCP(port: running.port, from: "127.0.0.2") { held.append(fd) }
             }
             #expect(held.allSatisfy { DNSClient.isClosed($0, seconds: 1) }, "a refused source is closed at once")
-            // An allowed source may hold all but a quarter of the slots (6 of 8), no more.
-            var greedy: [Int32] = []
-            defer { for fd in greedy { close(fd) } }
-            for _ in 0..<8 {
-                if let fd = DNSClient.openTCP(port: running.port, from: "127.0.0.3") { greedy.append(fd) }
-            }
-            let kept = greedy.filter { !DNSClient.isClosed($0, seconds: 0.3) }
-            #expect(kept.count == 6)
             let answers = try DNSClient.tcp([LdnsBuild.query("www.test.", id: 7)], port: running.port)
             #expect(try LdnsPacket(wire: answers[0]).id == 7)
+        }
+    }
+
+    /// Two sources that hold every slot with connections that never complete a query (as a probe
+    /// did, trickling) leave a third client its answers: each of its connections takes the oldest
+    /// idle one of the busiest source, and they cannot take it back from it.
+    @Test func twoGreedySourcesCannotLockAThirdOutOfTCP() async throws {
+        try await Self.withServer(listeners: {
+            ListenerSettings(addresses: [$0], maxTCPConnections: 16, tcpIdleTimeout: .seconds(5))
+        }) { running in
+            var greedy: [Int32] = []
+            defer { for fd in greedy { close(fd) } }
+            for source in ["127.0.0.3", "127.0.0.4"] {
+                for _ in 0..<16 {
+                    if let fd = DNSClient.openTCP(port: running.port, from: source) { greedy.append(fd) }
+                }
+            }
+            let kept = greedy.filter { !DNSClient.isClosed($0, seconds: 0.1) }.count
+            #expect(kept == 16, "every slot held: \(kept)")
+            var answered = 0
+            var third: [Int32] = []
+            defer { for fd in third { close(fd) } }
+            for id in 1...12 as ClosedRange<UInt16> {
+                if let answers = try? DNSClient.tcp(
+                    [LdnsBuild.query("www.test.", id: id)], port: running.port, from: "127.0.0.5"),
+                    try LdnsPacket(wire: answers[0]).id == id
+                {
+                    answered += 1
+                }
+                // The third also keeps a connection open, which the greedy ones cannot take back.
+                if id == 1, let fd = DNSClient.openTCP(port: running.port, from: "127.0.0.5") { third.append(fd) }
+            }
+            #expect(answered == 12, "the third client got \(answered) of 12 answers")
+            for source in ["127.0.0.3", "127.0.0.4"] {
+                for _ in 0..<4 {
+                    if let fd = DNSClient.openTCP(port: running.port, from: source) { greedy.append(fd) }
+                }
+            }
+            #expect(third.allSatisfy { !DNSClient.isClosed($0, seconds: 0.1) }, "the third keeps its own")
+            let counts = running.server.tcpConnectionCounts
+            #expect(counts.open == 16 && counts.evicted > 0 && counts.refused > 0, "\(counts)")
         }
     }
 
