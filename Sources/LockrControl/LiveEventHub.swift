@@ -81,7 +81,9 @@ public final class LiveEventHub: Sendable {
 
     /// As `listen(after:)`, for a client at `source`: refused when the source holds its share of
     /// `streams` or all are taken; its share comes back when the stream ends.
-    public func listen(after lastID: String?, from source: String) -> Result<AsyncStream<NumberedLiveEvent>, SourceQuota.Refusal> {
+    public func listen(
+        after lastID: String?, from source: String
+    ) -> Result<AsyncStream<NumberedLiveEvent>, SourceQuota.Refusal> {
         if let refusal = streams.take(for: source) { return .failure(refusal) }
         return .success(listen(after: lastID) { [streams] in streams.giveBack(for: source) })
     }
@@ -89,7 +91,9 @@ public final class LiveEventHub: Sendable {
     /// Events from now on, after those kept that came after `lastID` (none when nil; all kept when
     /// it is from an earlier run). Ends when the hub closes (at once, after those kept, once it
     /// has) or the listener stops iterating; `ended` runs then.
-    public func listen(after lastID: String?, ended: @escaping @Sendable () -> Void = {}) -> AsyncStream<NumberedLiveEvent> {
+    public func listen(
+        after lastID: String?, ended: @escaping @Sendable () -> Void = {}
+    ) -> AsyncStream<NumberedLiveEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: NumberedLiveEvent.self, bufferingPolicy: .bufferingNewest(Self.listenerBuffer))
         let closed = state.withLock { state in

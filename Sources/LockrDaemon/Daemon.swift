@@ -187,7 +187,10 @@ public final class Daemon: Sendable {
             WatchedQuota(label: "control", description: "connections to the control API", quota: descriptors.control),
             WatchedQuota(label: "events", description: "event streams", quota: parts.liveEvents.streams),
         ]
-        add(RepeatingService(description: "connection quotas") { await QuotaWatch(quotas: quotas, logger: logger).run() })
+        add(
+            RepeatingService(description: "connection quotas") {
+                await QuotaWatch(quotas: quotas, logger: logger).run()
+            })
         await parts.metrics.observe(quotas)
         // After the control API, so that it stops first: open event streams end, and with them the
         // requests the control API waits for before it stops.

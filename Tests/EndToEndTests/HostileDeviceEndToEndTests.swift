@@ -96,7 +96,9 @@ import Testing
         try await stoppingAfterwards(lockr, upstream) {
             let limits = try String(contentsOfFile: "/proc/\(lockr.process.processIdentifier)/limits", encoding: .utf8)
             let line = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }.map(String.init) ?? ""
-            #expect(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2) == ["8192", "8192"], "\(line)")
+            #expect(
+                line.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2) == ["8192", "8192"],
+                "\(line)")
         }
     }
 }
