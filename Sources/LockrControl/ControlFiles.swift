@@ -44,7 +44,7 @@ public enum ControlFiles {
                 "no lockr daemon found: \(addressPath) is missing (is `lockr serve` running "
                     + "with this state directory? pass --state-dir or --config)")
         }
-        if let problem = PrivateDirectory.problems(directory, files: [addressFile, tokenFile]).first {
+        if let problem = PrivateDirectory.problems(directory, entries: .named([addressFile, tokenFile])).first {
             throw ControlFilesError("refusing to send the control token: \(problem)")
         }
         guard let address = try? String(contentsOfFile: addressPath, encoding: .utf8) else {
@@ -90,42 +90,66 @@ public struct ControlFilesError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Whether a state directory can be trusted: no one but its owner (or root) can write it, its files
-/// or any directory above it, so no one else could swap `control.address` and collect the token a
-/// client sends there. The owner may be another user (systemd's `DynamicUser` owns
+/// or any directory above it, and every directory above it is root's or the owner's, so no one
+/// else could swap `control.address` and collect the token a client sends there, or swap the
+/// databases. The owner may be another user (systemd's `DynamicUser` owns
 /// /var/lib/private/lockr): whoever owns the directory can read the token already. A symbolic link
-/// (systemd's /var/lib/lockr) is followed when the directories above it are safe: then no one else
-/// could have made or changed it.
+/// to the directory (systemd's /var/lib/lockr) is followed when the directories above it are
+/// safe: then no one else could have made or changed it. Links inside it are refused.
 public enum PrivateDirectory {
-    /// What makes `directory` (and the `files` in it that exist) untrustworthy, as sentences.
-    public static func problems(_ directory: String, files: [String] = []) -> [String] {
+    /// Which of the directory's entries to check.
+    public enum Entries: Sendable {
+        /// Those of these names that exist (what a client reads).
+        case named([String])
+        /// Every entry (what the daemon opens or makes there, and whatever else is there).
+        case all
+    }
+
+    /// What makes `directory` (and its `entries`) untrustworthy, as sentences.
+    public static func problems(_ directory: String, entries: Entries = .named([])) -> [String] {
         let named = URL(fileURLWithPath: directory).standardized.path
-        var problems = parentProblems(named)
-        guard let resolved = realpath(named, nil) else { return problems.compactMap { $0 } }
+        guard let resolved = realpath(named, nil) else { return parentProblems(named, owner: nil).compactMap { $0 } }
         let target = String(cString: resolved)
         free(resolved)
-        if target != named { problems += parentProblems(target) }
         var info = stat()
-        guard stat(target, &info) == 0 else { return problems.compactMap { $0 } }
+        guard stat(target, &info) == 0 else { return parentProblems(named, owner: nil).compactMap { $0 } }
         let owner = info.st_uid
+        var problems = parentProblems(named, owner: owner)
+        if target != named { problems += parentProblems(target, owner: owner) }
         problems.append(problem(named, info, kind: S_IFDIR, "a directory", owner: owner))
-        for file in files {
-            let path = target + "/" + file
-            if lstat(path, &info) == 0 {
-                problems.append(problem(path, info, kind: S_IFREG, "a regular file", owner: owner))
-            }
+        let names: [String]
+        switch entries {
+        case .named(let given): names = given
+        case .all: names = (try? FileManager.default.contentsOfDirectory(atPath: target))?.sorted() ?? []
+        }
+        for name in names {
+            let path = target + "/" + name
+            guard lstat(path, &info) == 0 else { continue }
+            let isDirectory = info.st_mode & S_IFMT == S_IFDIR && entries.isAll
+            problems.append(
+                isDirectory
+                    ? problem(path, info, kind: S_IFDIR, "a directory", owner: owner)
+                    : problem(path, info, kind: S_IFREG, "a regular file", owner: owner))
         }
         return problems.compactMap { $0 }
     }
 
-    /// The directories above `path` that others may write without the sticky bit.
-    private static func parentProblems(_ path: String) -> [String?] {
+    /// The directories above `path` that others may write without the sticky bit, or that belong
+    /// to someone other than root and `owner` (who could rename `path` and put another in its place).
+    private static func parentProblems(_ path: String, owner: uid_t?) -> [String?] {
         var problems: [String?] = []
         var info = stat()
         var parent = (path as NSString).deletingLastPathComponent
         while !parent.isEmpty {
-            if stat(parent, &info) == 0, info.st_mode & 0o022 != 0, info.st_mode & S_ISVTX == 0 {
-                problems.append(
-                    "\(parent), above the state directory, is writable by other users without the sticky bit")
+            if stat(parent, &info) == 0 {
+                if info.st_mode & 0o022 != 0, info.st_mode & S_ISVTX == 0 {
+                    problems.append(
+                        "\(parent), above the state directory, is writable by other users without the sticky bit")
+                } else if let owner, info.st_uid != 0, info.st_uid != owner {
+                    problems.append(
+                        "\(parent), above the state directory, belongs to uid \(info.st_uid), who could swap the "
+                            + "directory: use one whose parents are root's or uid \(owner)'s")
+                }
             }
             if parent == "/" { break }
             parent = (parent as NSString).deletingLastPathComponent
@@ -146,4 +170,11 @@ public enum PrivateDirectory {
     }
 
     private static func octal(_ mode: mode_t) -> String { String(mode & 0o7777, radix: 8) }
+}
+
+extension PrivateDirectory.Entries {
+    fileprivate var isAll: Bool {
+        if case .all = self { return true }
+        return false
+    }
 }

@@ -48,7 +48,7 @@ public final class Daemon: Sendable {
         shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
     ) async throws -> Daemon {
         let config = try configure()
-        if let narrowed = try StateDirectory.prepare(config.stateDirectory) { logger.notice("\(narrowed)") }
+        for narrowed in try StateDirectory.prepare(config.stateDirectory) { logger.notice("\(narrowed)") }
         let lock = try StateDirectoryLock(directory: config.stateDirectory)
         do {
             return try await build(

@@ -102,3 +102,72 @@ import Testing
         }
     }
 }
+
+/// The state directory: every file lockr opens there is checked alike, everything it makes is
+/// 0600, and a directory that another user could swap is refused.
+@Suite struct StateDirectoryEndToEndTests {
+    /// `lockr serve` on `state`, stopped after 10 s if it starts.
+    static func serve(_ state: String) async throws -> (status: Int32, output: String) {
+        try await runAwaited(
+            "timeout",
+            [
+                "10", LockrProcess.binary, "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web",
+                "off", "--upstream", "127.0.0.1:9", "--state-dir", state,
+            ])
+    }
+
+    @Test func aQueryLogLinkedToAnotherUsersFileIsRefused() async throws {
+        let state = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let elsewhere = NSTemporaryDirectory() + "lockr-not-mine-\(UUID())"
+        FileManager.default.createFile(atPath: elsewhere, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        chown(elsewhere, 65534, 65534)
+        try FileManager.default.createSymbolicLink(atPath: state + "/queries.sqlite", withDestinationPath: elsewhere)
+        let refused = try await Self.serve(state)
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(refused.output.contains("\(state)/queries.sqlite is not a regular file"), "\(refused.output)")
+        #expect(!FileManager.default.fileExists(atPath: elsewhere + "-wal"), "nothing was made beside the target")
+    }
+
+    @Test func aDirectoryInADirectoryOfAnotherUserIsRefused() async throws {
+        let parent = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        chown(parent, 65534, 65534)
+        chmod(parent, 0o755)
+        let refused = try await Self.serve(parent + "/lockr")
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(
+            refused.output.contains("\(parent), above the state directory, belongs to uid 65534"), "\(refused.output)")
+    }
+
+    @Test func everythingLockrMakesIsPrivateAndLooserFilesAreNarrowed() async throws {
+        let state = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let upstream = try await ScriptedUpstream()
+        do {
+            let lockr = try await LockrProcess(["--upstream", "127.0.0.1:\(upstream.port)"], stateDirectory: state)
+            try await stoppingAfterwards(lockr, upstream) {
+                _ = try dig(lockr.port, "www.test")
+                let logged = try await eventually(10) {
+                    FileManager.default.fileExists(atPath: state + "/queries.sqlite-wal")
+                }
+                #expect(logged)
+                for name in try FileManager.default.contentsOfDirectory(atPath: state) {
+                    var info = stat()
+                    lstat(state + "/" + name, &info)
+                    #expect(info.st_mode & 0o077 == 0, "\(name): mode \(String(info.st_mode & 0o777, radix: 8))")
+                }
+            }
+        }
+        chmod(state + "/queries.sqlite", 0o644)
+        let upstream2 = try await ScriptedUpstream()
+        let again = try await LockrProcess(["--upstream", "127.0.0.1:\(upstream2.port)"], stateDirectory: state)
+        try await stoppingAfterwards(again, upstream2) {
+            var info = stat()
+            stat(state + "/queries.sqlite", &info)
+            #expect(info.st_mode & 0o777 == 0o600)
+            #expect(again.log.contains("narrowed \(state)/queries.sqlite from mode 644 to 600"), "\(again.log)")
+        }
+    }
+}

@@ -55,7 +55,9 @@ import Testing
         try ControlFiles.writeAddress("127.0.0.1:5380", in: target)
         let link = base + "/lockr"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "private/lockr")
-        #expect(PrivateDirectory.problems(link, files: [ControlFiles.addressFile, ControlFiles.tokenFile]).isEmpty)
+        #expect(
+            PrivateDirectory.problems(link, entries: .named([ControlFiles.addressFile, ControlFiles.tokenFile])).isEmpty
+        )
         #expect(try ControlFiles.endpoint(in: link).token == token)
 
         // Another user's, as DynamicUser's uid is: its owner could read the token anyway.
@@ -66,7 +68,8 @@ import Testing
         // A file of a third user is not.
         chown(target + "/" + ControlFiles.addressFile, 61_235, 61_235)
         #expect(
-            PrivateDirectory.problems(link, files: [ControlFiles.addressFile]).first?.contains("belongs to uid 61235")
+            PrivateDirectory.problems(link, entries: .named([ControlFiles.addressFile])).first?.contains(
+                "belongs to uid 61235")
                 == true)
     }
 
