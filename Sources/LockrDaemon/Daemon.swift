@@ -69,8 +69,9 @@ public final class Daemon: Sendable {
         let neighbours = NeighbourTable()
         let parts: PolicyParts
         let token: String
+        let store: PolicyStore
         do {
-            let store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
+            store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
             try DemoClock.admit(config, store: store)
             parts = try PolicyParts(
                 config: config, loaded: loaded, store: store, logger: logger,
@@ -91,6 +92,10 @@ public final class Daemon: Sendable {
                 journal: queryLog.journal, store: queryLog.store, retention: queryLog.retention, logger: logger)
             add(RepeatingService(description: "query log") { await writer.run() })
         }
+        let devices = DeviceTableKeeper(
+            watch: parts.watch, store: DeviceStore(sharing: store), household: parts.household, logger: logger)
+        devices.restore()
+        add(RepeatingService(description: "device table") { await devices.run() })
         let cache = AnswerCache(settings: config.cache)
         let serviceManager = ServiceManagerNotifier()
         var server: DNSServer?

@@ -1,6 +1,9 @@
 import DNSProxy
+import DNSWire
+import Foundation
 import LockrControl
 import LockrPolicy
+import LockrStore
 import Synchronization
 
 /// Which devices asked lately, and which of them stopped asking lockr while still on the network.
@@ -107,6 +110,37 @@ final class DeviceWatch: Sendable {
             case .wait: break
             }
         }
+    }
+
+    /// The devices seen, to keep across a restart: `person` names a person's number.
+    func stored(person: (Int) -> String) -> [StoredDevice] {
+        let now = monotonic()
+        let wall = Date()
+        return sightings.all().map { sighting in
+            let ago = Double(now >= sighting.lastSeen ? now - sighting.lastSeen : 0) / 1e9
+            return StoredDevice(
+                address: sighting.client.addressText, mac: sighting.client.mac?.description,
+                person: person(sighting.client.person), identifiedBy: sighting.client.identifiedBy.rawValue,
+                lastSeen: wall.addingTimeInterval(-ago))
+        }
+    }
+
+    /// Puts back the devices kept before a restart, each as long ago as it was seen; `person` gives
+    /// the number of a person by name (nil when they are gone: the device is the default person's
+    /// until it asks again).
+    func restore(_ devices: [StoredDevice], person: (String) -> Int?) {
+        let now = monotonic()
+        let wall = Date()
+        sightings.restore(
+            devices.compactMap { device in
+                guard let bytes = IPAddressBytes.parse(device.address) else { return nil }
+                let address = IPAddressBytes.number(bytes)
+                let ago = UInt64(max(0, wall.timeIntervalSince(device.lastSeen)) * 1e9)
+                let client = QueryClient(
+                    address: address, mac: device.mac.flatMap(MACAddress.init), person: person(device.person) ?? 0,
+                    identifiedBy: IdentifiedBy(rawValue: device.identifiedBy) ?? .sourceAddress)
+                return DeviceSightings.Sighting(client: client, lastSeen: now > ago ? now - ago : 0)
+            })
     }
 
     /// Each device as the API shows it; `person` names a person's number, `calendar` their clock.

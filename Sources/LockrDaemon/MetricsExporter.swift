@@ -16,6 +16,7 @@ actor MetricsExporter {
     private let clock: PolicyClock
     private let propagation: PolicyPropagation
     private let queryLog: QueryLog?
+    private let devices: DeviceSightings
     private var sources: DNSSources?
     private var quotas: [WatchedQuota] = []
     /// What the counters had been moved to: totals at the last scrape.
@@ -34,12 +35,17 @@ actor MetricsExporter {
         var droppedLogEntries = 0
         var refused: [String: Int] = [:]
         var tcp = TCPConnectionCounts()
+        var devices = DeviceSightings.Counts()
     }
 
     static let latencyLabel = "lockr_dns_upstream_latency_seconds"
 
-    init(household: Household, clock: PolicyClock, propagation: PolicyPropagation, queryLog: QueryLog?) {
+    init(
+        household: Household, clock: PolicyClock, propagation: PolicyPropagation, queryLog: QueryLog?,
+        devices: DeviceSightings
+    ) {
         self.household = household
+        self.devices = devices
         self.clock = clock
         self.propagation = propagation
         self.queryLog = queryLog
@@ -80,6 +86,7 @@ actor MetricsExporter {
         exportBackends()
         exportQueryLog()
         exportQuotas()
+        exportDevices()
         return registry.emitToString()
     }
 
@@ -160,6 +167,16 @@ actor MetricsExporter {
             gauge("lockr_backend_pending_changes", labels).record(health.pending)
             gauge("lockr_backend_up", labels).record(health.state == .failing ? 0 : 1)
         }
+    }
+
+    /// The devices seen, and those forgotten to make room or not kept.
+    private func exportDevices() {
+        let counts = devices.counts
+        gauge("lockr_devices").record(counts.devices)
+        gauge("lockr_devices_capacity").record(devices.capacity)
+        counter("lockr_devices_evicted_total").increment(by: Int64(counts.evicted - exported.devices.evicted))
+        counter("lockr_devices_not_kept_total").increment(by: Int64(counts.dropped - exported.devices.dropped))
+        exported.devices = counts
     }
 
     /// Connections and event streams held and refused, per kind.

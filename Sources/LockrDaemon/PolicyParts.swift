@@ -52,13 +52,16 @@ struct PolicyParts: Sendable {
         liveEvents = LiveEventHub(epoch: "\(Int64(Date().timeIntervalSince1970 * 1000))")
         liveEvents.suggest(config.suggestions)
         propagation = PolicyPropagation(
-            household: household, clock: clock, saver: PolicySaver(store: store, liveEvents: liveEvents, logger: logger),
+            household: household, clock: clock,
+            saver: PolicySaver(store: store, liveEvents: liveEvents, logger: logger),
             publisher: publisher)
         gate = DNSGate(household: household, clock: clock, meters: config.meterFrom == nil)
-        metrics = MetricsExporter(household: household, clock: clock, propagation: propagation, queryLog: queryLog)
+        metrics = MetricsExporter(
+            household: household, clock: clock, propagation: propagation, queryLog: queryLog, devices: watch.sightings)
         doctor = Doctor(household: household, store: store, propagation: propagation)
         control = ControlAccess(
-            household: household, clock: clock, propagation: propagation, store: store, watch: watch, queryLog: queryLog,
+            household: household, clock: clock, propagation: propagation, store: store, watch: watch,
+            queryLog: queryLog,
             explainer: Explainer(), liveEvents: liveEvents, metrics: metrics, doctor: doctor)
         self.queryLog = queryLog
         ticker = PolicyTicker(

@@ -201,6 +201,15 @@ public final class PolicyStore: Sendable {
         migrator.registerMigration("7 household") { db in
             try db.execute(sql: "CREATE TABLE household (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         }
+        // The devices seen, kept across restarts.
+        migrator.registerMigration("8 devices seen") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE devices_seen (
+                        address TEXT NOT NULL, mac TEXT, person TEXT NOT NULL, identified_by TEXT NOT NULL,
+                        last_seen_ms INTEGER NOT NULL)
+                    """)
+        }
         return migrator
     }
 

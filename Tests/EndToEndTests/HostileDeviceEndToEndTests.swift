@@ -88,6 +88,61 @@ import Testing
         }
     }
 
+    /// Asks `name` from `count` distinct addresses (127.1.0.1 and on), one query each, not waiting
+    /// for answers.
+    static func askFromManyAddresses(_ count: Int, port: Int, name: String) throws {
+        let flood = try run(
+            "python3",
+            [
+                "-c",
+                """
+                import socket, struct, sys
+                count, port, name = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+                query = struct.pack(">HHHHHH", 1, 0x0100, 1, 0, 0, 0)
+                query += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\\0" + struct.pack(">HH", 1, 1)
+                for index in range(count):
+                    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                    s.bind(("127.1.%d.%d" % (index // 250, 1 + index % 250), 0))
+                    s.sendto(query, ("127.0.0.1", port))
+                    s.close()
+                """,
+                "\(count)", "\(port)", name,
+            ])
+        guard flood.status == 0 else { throw LockrProcess.Failure(flood.output) }
+    }
+
+    /// 20,000 addresses ask once each, more than the device table holds: a real device that asks
+    /// afterwards is listed, the table says it forgot some, and what it holds outlives a restart.
+    @Test func aFloodOfAddressesNeitherHidesANewDeviceNorOutlivesTheTable() async throws {
+        let state = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let upstream = try await ScriptedUpstream()
+        let lockr = try await LockrProcess(["--upstream", "127.0.0.1:\(upstream.port)"], stateDirectory: state)
+        try await stoppingAfterwards(lockr, upstream) {
+            try Self.askFromManyAddresses(20_000, port: lockr.port, name: "www.test")
+            #expect(try dig(lockr.port, "www.test", "-b", "127.200.0.1").contains("192.0.2.1"))
+            let listed = try await eventually(10) {
+                try lockr.cli("devices").output.contains("127.200.0.1 ")
+            }
+            #expect(listed, "the new device is listed")
+            let (token, address) = try PolicyEndToEndTests().controlEndpoint(lockr)
+            let metrics = try run(
+                "curl", ["-s", "-H", "Authorization: Bearer \(token)", "http://\(address)/metrics"]
+            ).output
+            let evicted = metrics.firstMatch(of: /lockr_devices_evicted_total (\d+)/).map { Int($0.1)! } ?? 0
+            #expect(evicted > 3_000, "\(metrics)")
+            let logged = try await eventually(10) { lockr.log.contains("device table full") }
+            #expect(logged)
+        }
+        let upstream2 = try await ScriptedUpstream()
+        let again = try await LockrProcess(["--upstream", "127.0.0.1:\(upstream2.port)"], stateDirectory: state)
+        try await stoppingAfterwards(again, upstream2) {
+            let devices = try again.cli("devices").output
+            #expect(devices.contains("127.200.0.1 "), "kept across the restart")
+            #expect(devices.split(separator: "\n").count > 10_000)
+        }
+    }
+
     /// A service gets 1,024 open files unless lockr raises its soft limit to the hard one.
     @Test func theSoftLimitOfOpenFilesIsRaised() async throws {
         let upstream = try await ScriptedUpstream()
