@@ -1,6 +1,7 @@
 import DNSProxy
 import LockrControl
 import LockrPolicy
+import LockrStore
 
 /// `lockr config export` and `lockr config import` on the household.
 extension ControlAccess {
@@ -15,7 +16,9 @@ extension ControlAccess {
             })
     }
 
-    func importConfiguration(_ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool) throws
+    func importConfiguration(
+        _ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool
+    ) throws
         -> ConfigurationImportResponse
     {
         var people: [PersonPolicy] = []
@@ -35,28 +38,30 @@ extension ControlAccess {
         let now = clock.now()
         let changes: [PersonChangeBody]
         do {
-            changes = try household.withEnginesTogether(people) { engines in
-            var changes: [PersonChangeBody] = []
-            for index in engines.indices {
-                let name = people[index].name
-                do throws(PolicyRefusal) {
-                    let outcome = try engines[index].importSettings(wanted[index], pin: pin, at: now)
-                    let calendar = engines[index].settings.calendar
-                    changes.append(PersonChangeBody(person: name, outcome: outcome, now: now, calendar: calendar))
-                } catch .pinRequired {
-                    throw ControlFailure.refused(.pinRequired)
-                } catch {
-                    throw invalid("people.\(name): \(error)")
+            changes = try propagation.saver.commit(people, in: household, at: now) { engines in
+                var changes: [PersonChangeBody] = []
+                for index in engines.indices {
+                    let name = people[index].name
+                    do throws(PolicyRefusal) {
+                        let outcome = try engines[index].importSettings(wanted[index], pin: pin, at: now)
+                        let calendar = engines[index].settings.calendar
+                        changes.append(PersonChangeBody(person: name, outcome: outcome, now: now, calendar: calendar))
+                    } catch .pinRequired {
+                        throw ControlFailure.refused(.pinRequired)
+                    } catch {
+                        throw invalid("people.\(name): \(error)")
+                    }
                 }
-            }
-            // Checking only: the copies are dropped, and nothing changed.
-            if checkOnly { throw CheckedOnly(changes: changes) }
-            return changes
-        }
+                // Checking only: the copies are dropped, and nothing changed.
+                if checkOnly { throw CheckedOnly(changes: changes) }
+                return changes
+            }.result
         } catch let checked as CheckedOnly {
             return ConfigurationImportResponse(checked: true, people: checked.changes)
+        } catch let error as StoreError {
+            throw ControlFailure.storage("cannot store the import, so nothing changed: \(error)")
         }
-        do { try propagation.propagate(savingAll: true) } catch { throw ControlFailure.storage("\(error)") }
+        try? propagation.propagate(savingAll: false)
         return ConfigurationImportResponse(checked: false, people: changes)
     }
 

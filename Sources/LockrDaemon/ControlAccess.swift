@@ -43,16 +43,20 @@ struct ControlAccess: PolicyAccess {
             throw .unknownPerson(name, people: household.peopleNames())
         }
         let now = clock.now()
-        let (outcome, after) = person.withEngine { engine -> (Result<Command.Result, PolicyRefusal>, PolicyEngine) in
-            do throws(PolicyRefusal) {
-                return (.success(try command.apply(to: &engine, at: now)), engine)
-            } catch {
-                return (.failure(error), engine)
+        // Stored before it is made (a refusal too: it may count an attempt): on a full disk
+        // nothing changes, and the caller hears why.
+        let (outcome, after): (Result<Command.Result, PolicyRefusal>, [PolicyEngine])
+        do {
+            (outcome, after) = try propagation.saver.commit([person], in: household, at: now) { engines in
+                do throws(PolicyRefusal) { return .success(try command.apply(to: &engines[0], at: now)) } catch {
+                    return .failure(error)
+                }
             }
-        }
-        do { try propagation.propagate(savingAll: true) } catch { throw .storage("\(error)") }
+        } catch { throw .storage("cannot store the change, so nothing changed: \(error)") }
+        // Stored: what is left is carrying it out (names, the DNS pipeline, the backends).
+        try? propagation.propagate(savingAll: false)
         switch outcome {
-        case .success(let result): return Performed(result: result, view: PolicyView(engine: after, now: now))
+        case .success(let result): return Performed(result: result, view: PolicyView(engine: after[0], now: now))
         case .failure(let refusal): throw .refused(refusal)
         }
     }

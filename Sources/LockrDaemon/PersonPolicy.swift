@@ -49,7 +49,9 @@ final class PersonPolicy: Sendable {
     /// Which app each name belongs to for this person, as the protection in force has it.
     var naming: AppNaming { lookup.withLock { $0.naming } }
 
-    func withEngine<Result, Failure: Error>(_ body: (inout PolicyEngine) throws(Failure) -> Result) throws(Failure)
+    func withEngine<Result, Failure: Error>(
+        _ body: (inout PolicyEngine) throws(Failure) -> Result
+    ) throws(Failure)
         -> Result
     {
         try engine.withLock { (engine: inout PolicyEngine) throws(Failure) -> Result in try body(&engine) }
@@ -93,15 +95,8 @@ final class PersonPolicy: Sendable {
     /// passed since the last save (unless `force`). Events go to the log, and those that are news to
     /// `liveEvents`, as they leave the engine.
     func record(at now: Instant, force: Bool, logger: Logger, liveEvents: LiveEventHub) -> PersonRecord? {
-        let (snapshot, events, closedDays) = engine.withLock { engine in
-            (engine.snapshot(at: now), engine.drainEvents(), engine.drainClosedDays())
-        }
-        for event in events {
-            logger.notice(
-                "\(event.type.rawValue)",
-                metadata: ["person": "\(name)", "app": "\(event.app ?? "all")", "detail": "\(event.detail)"])
-        }
-        liveEvents.publish(events.compactMap(LiveEvent.init), of: name)
+        let (snapshot, events, closedDays) = engine.withLock { Self.drain(&$0, at: now) }
+        announce(events, logger: logger, liveEvents: liveEvents)
         return unsaved.withLock { unsaved in
             unsaved.events += events
             unsaved.closedDays += closedDays
@@ -112,6 +107,53 @@ final class PersonPolicy: Sendable {
             else { return nil }
             return PersonRecord(person: name, state: snapshot, closedDays: unsaved.closedDays, events: unsaved.events)
         }
+    }
+
+    /// What a change leaves to store: the record of their state after it (with the events and
+    /// days not stored yet), and the events and days it drained from the engine.
+    struct Outcome: Sendable {
+        let record: PersonRecord
+        let events: [PolicyEvent]
+        let closedDays: [DayRecord]
+    }
+
+    /// The outcome of `engine` (a changed copy of theirs) at `now`, draining its events and days.
+    func outcome(draining engine: inout PolicyEngine, at now: Instant) -> Outcome {
+        let (snapshot, events, closedDays) = Self.drain(&engine, at: now)
+        let record = unsaved.withLock { unsaved in
+            PersonRecord(
+                person: name, state: snapshot, closedDays: unsaved.closedDays + closedDays,
+                events: unsaved.events + events)
+        }
+        return Outcome(record: record, events: events, closedDays: closedDays)
+    }
+
+    /// Notes that `outcome` was stored and its copy of the engine kept: its events go to the log
+    /// and to `liveEvents`.
+    func committed(_ outcome: Outcome, logger: Logger, liveEvents: LiveEventHub) {
+        unsaved.withLock { unsaved in
+            unsaved.events += outcome.events
+            unsaved.closedDays += outcome.closedDays
+        }
+        saved(outcome.record)
+        announce(outcome.events, logger: logger, liveEvents: liveEvents)
+    }
+
+    /// The engine's state at `now`, and the events and closed days that leave it.
+    private static func drain(
+        _ engine: inout PolicyEngine, at now: Instant
+    ) -> (PolicyState, [PolicyEvent], [DayRecord]) {
+        (engine.snapshot(at: now), engine.drainEvents(), engine.drainClosedDays())
+    }
+
+    /// Logs `events`, and hands those that are news to `liveEvents`.
+    private func announce(_ events: [PolicyEvent], logger: Logger, liveEvents: LiveEventHub) {
+        for event in events {
+            logger.notice(
+                "\(event.type.rawValue)",
+                metadata: ["person": "\(name)", "app": "\(event.app ?? "all")", "detail": "\(event.detail)"])
+        }
+        liveEvents.publish(events.compactMap(LiveEvent.init), of: name)
     }
 
     /// Moves their policy on to `now` (`PolicyEngine.tick`) and gives what changed since the last

@@ -38,4 +38,35 @@ final class PolicySaver: Sendable {
             for record in records { people.first { $0.name == record.person }?.saved(record) }
         }
     }
+
+    /// Makes `change` on the engines of `people` (each a copy, their locks held together) only
+    /// once everyone's outcome is stored in one transaction; throws, having changed nothing, when
+    /// it cannot be (`StoreError`) or when `change` throws.
+    func commit<Result: Sendable>(
+        _ people: [PersonPolicy], in household: Household, at now: Instant,
+        _ change: (inout [PolicyEngine]) throws -> Result
+    ) throws -> (result: Result, after: [PolicyEngine]) {
+        try failing.withLock { (failing: inout Bool) throws in
+            let (result, after, outcomes) = try household.withEnginesTogether(people) { engines in
+                let result = try change(&engines)
+                let outcomes = people.indices.map { people[$0].outcome(draining: &engines[$0], at: now) }
+                do throws(StoreError) {
+                    try store.save(outcomes.map(\.record))
+                } catch {
+                    if !failing {
+                        logger.error("cannot save the policy state; retrying", metadata: ["error": "\(error)"])
+                    }
+                    failing = true
+                    throw error
+                }
+                return (result, engines, outcomes)
+            }
+            if failing { logger.notice("policy state saved again") }
+            failing = false
+            for (person, outcome) in zip(people, outcomes) {
+                person.committed(outcome, logger: logger, liveEvents: liveEvents)
+            }
+            return (result, after)
+        }
+    }
 }

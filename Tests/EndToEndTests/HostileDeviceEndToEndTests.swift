@@ -226,3 +226,83 @@ import Testing
         }
     }
 }
+
+/// A state directory on a small disk of its own (tmpfs), which a test can fill.
+struct SmallDisk {
+    let mountPoint: String
+
+    /// Why there is none here (mounting needs root), or nil.
+    static var unavailable: String? {
+        guard getuid() == 0 else { return "mounting a tmpfs needs root" }
+        let probe = NSTemporaryDirectory() + "lockr-mount-probe-\(UUID())"
+        try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        guard (try? run("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe]))?.status == 0 else {
+            return "mounting a tmpfs is not allowed here"
+        }
+        _ = try? run("umount", [probe])
+        return nil
+    }
+
+    init(megabytes: Int) throws {
+        mountPoint = NSTemporaryDirectory() + "lockr-small-disk-\(UUID())"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mounted = try run("mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m,mode=0755", "tmpfs", mountPoint])
+        guard mounted.status == 0 else { throw LockrProcess.Failure("mount: \(mounted.output)") }
+    }
+
+    /// Writes a file until the disk is full.
+    func fill() {
+        let descriptor = open(mountPoint + "/filler", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(descriptor) }
+        let chunk = [UInt8](repeating: 0xAB, count: 4_096)
+        while write(descriptor, chunk, chunk.count) > 0 {}
+    }
+
+    func makeRoom() { unlink(mountPoint + "/filler") }
+
+    func remove() {
+        _ = try? run("umount", ["-l", mountPoint])
+        try? FileManager.default.removeItem(atPath: mountPoint)
+    }
+}
+
+/// A full disk: a change that cannot be stored is not made, and the caller hears why.
+@Suite struct FullDiskEndToEndTests {
+    @Test(.disabled(if: SmallDisk.unavailable != nil)) func aChangeThatCannotBeStoredIsRefusedWhole() async throws {
+        let disk = try SmallDisk(megabytes: 16)
+        defer { disk.remove() }
+        let state = disk.mountPoint + "/state"
+        let upstream = try await ScriptedUpstream()
+        let lockr = try await LockrProcess(
+            ["--upstream", "127.0.0.1:\(upstream.port)", "--guard", "tiktok"], stateDirectory: state)
+        try await stoppingAfterwards(lockr, upstream) {
+            disk.fill()
+            let guarded = try lockr.cli("guard", "add", "instagram")
+            #expect(guarded.status != 0, "\(guarded.output)")
+            #expect(guarded.output.contains("full"), "\(guarded.output)")
+            let (token, address) = try PolicyEndToEndTests().controlEndpoint(lockr)
+            let mode = try run(
+                "curl",
+                [
+                    "-s", "-w", "\n%{http_code}", "-X", "PUT", "-H", "Authorization: Bearer \(token)", "-H",
+                    "Content-Type: application/json", "--data-raw", #"{"mode":"hourly","minutes_per_hour":10}"#,
+                    "http://\(address)/api/v1/mode",
+                ]
+            ).output
+            #expect(mode.hasSuffix("\n500") && mode.contains(#""code":"storage""#), "\(mode)")
+            let status = try lockr.cli("status").output
+            #expect(!status.contains("instagram") && status.contains("Mode: time"), "nothing changed: \(status)")
+            #expect(try dig(lockr.port, "www.test", "+short").contains("192.0.2.1"), "DNS goes on")
+            disk.makeRoom()
+            let again = try lockr.cli("guard", "add", "instagram")
+            #expect(again.status == 0, "\(again.output)")
+        }
+        let upstream2 = try await ScriptedUpstream()
+        let restarted = try await LockrProcess(["--upstream", "127.0.0.1:\(upstream2.port)"], stateDirectory: state)
+        try await stoppingAfterwards(restarted, upstream2) {
+            let status = try restarted.cli("status").output
+            #expect(status.contains("instagram") && status.contains("Mode: time"), "\(status)")
+        }
+    }
+}
