@@ -62,7 +62,9 @@ extension ConfigFile {
             throw ConfigErrors(
                 path: path,
                 issues: [
-                    ConfigIssue(line: KeyLines(text: text).line(of: "state-dir"), key: "state-dir", message: "expected a string")
+                    ConfigIssue(
+                        line: KeyLines(text: text).line(of: "state-dir"), key: "state-dir", message: "expected a string"
+                    )
                 ])
         }
         return directory
@@ -80,7 +82,9 @@ extension ConfigFile {
 
     /// Every key lockr reads, dotted ("cache.size"), tables excluded.
     static var knownKeys: [String] {
-        ConfigReader.topLevel.filter { ConfigReader.sections[$0] == nil && !["apps", "people", "schedules", "profiles"].contains($0) }
+        ConfigReader.topLevel.filter {
+            ConfigReader.sections[$0] == nil && !["apps", "people", "schedules", "profiles"].contains($0)
+        }
             + ConfigReader.sections.flatMap { section, keys in keys.map { "\(section).\($0)" } }
     }
 }
@@ -93,7 +97,8 @@ private struct ConfigReader {
 
     static let topLevel: Set<String> = [
         "listen", "upstreams", "state-dir", "blocklists", "allowlists", "catalogue", "log-level", "threads",
-        "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "web", "web-name", "apps", "policy", "time",
+        "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "web", "web-name", "apps",
+        "policy", "time",
         "hourly", "extreme", "snooze", "extend", "emergency", "backends", "meter-from", "pihole6", "pihole5",
         "adguardhome", "nextdns", "webhook", "adapters", "people", "trusted-forwarders", "schedules", "profiles",
         "protection-off-after", "puzzles", "speech-model", "query-log", "notify",
@@ -113,7 +118,9 @@ private struct ConfigReader {
         "access": ["allow"],
         "tcp": ["max-connections", "idle-timeout-ms"],
         "policy": ["mode", "time-zone", "day-start", "max-ttl", "block-ttl", "commitment-delay"],
-        "time": ["budget-minutes", "per-app", "slice-seconds", "min-queries", "neighbourhood", "grace-seconds", "gate"],
+        "time": [
+            "budget-minutes", "per-app", "slice-seconds", "min-queries", "neighbourhood", "grace-seconds", "gate",
+        ],
         "hourly": ["window-minutes", "open-on-first-query", "gate"],
         "extreme": ["phrase", "strictness", "window-minutes", "gate", "input", "typed-fallback-steps"],
         "puzzles": ["kinds", "difficulty", "count", "time-limit"],
@@ -126,7 +133,7 @@ private struct ConfigReader {
         "nextdns": ["url", "profile", "api-key-file", "api-key-env"],
         "webhook": ["url", "token-file", "token-env", "events", "events-url", "events-token-file", "events-token-env"],
         "adapters": ["reconcile-seconds", "retry-max-seconds", "log-seconds", "timeout-seconds"],
-        "query-log": ["enabled", "retention", "privacy"],
+        "query-log": ["enabled", "retention", "privacy", "max-size"],
         "notify": ["suggestions"],
     ]
     /// The keys of a person's sections, where they differ from the top level's.
@@ -229,7 +236,8 @@ private struct ConfigReader {
             if let seconds = DurationText.seconds(value, plainUnit: nil), (60...7 * 86_400).contains(seconds) {
                 config.protectionOffAfter = .seconds(seconds)
             } else {
-                issue("protection-off-after", "expected a duration from 1 min to 7 days such as \"10m\", not '\(value)'")
+                issue(
+                    "protection-off-after", "expected a duration from 1 min to 7 days such as \"10m\", not '\(value)'")
             }
         }
         if let value = string("speech-model") { config.speechModel = value }
@@ -253,16 +261,25 @@ private struct ConfigReader {
             if let seconds = DurationText.seconds(value, plainUnit: nil), (3_600...366 * 86_400).contains(seconds) {
                 settings.retention = .seconds(seconds)
             } else {
-                issue("query-log.retention", "expected a duration from 1 hour to 366 days such as \"7d\", not '\(value)'")
+                issue(
+                    "query-log.retention", "expected a duration from 1 hour to 366 days such as \"7d\", not '\(value)'")
             }
         }
         if let level = queryLogPrivacy("query-log.privacy") { settings.privacy = level }
+        if let value = string("query-log.max-size") {
+            if let bytes = ByteSizeText.bytes(value), (1 << 20...1 << 40).contains(bytes) {
+                settings.maximumBytes = bytes
+            } else {
+                issue("query-log.max-size", "expected a size from 1MB to 1TB such as \"256MB\", not '\(value)'")
+            }
+        }
     }
 
     private mutating func queryLogPrivacy(_ key: String) -> QueryLogPrivacy? {
         guard let value = string(key) else { return nil }
         guard let level = QueryLogPrivacy(rawValue: value) else {
-            issue(key, "expected full (every query), apps (only the names of apps) or counts (no names), not '\(value)'")
+            issue(
+                key, "expected full (every query), apps (only the names of apps) or counts (no names), not '\(value)'")
             return nil
         }
         return level
@@ -273,7 +290,8 @@ private struct ConfigReader {
         if let list = strings("trusted-forwarders") {
             config.trustedForwarders = list.compactMap { entry in
                 if let network = IPNetwork(entry) { return network }
-                issue("trusted-forwarders", "'\(entry)' is not an address or network (such as 127.0.0.1 or 192.168.1.1)")
+                issue(
+                    "trusted-forwarders", "'\(entry)' is not an address or network (such as 127.0.0.1 or 192.168.1.1)")
                 return nil
             }
         }
@@ -283,7 +301,9 @@ private struct ConfigReader {
             return
         }
         var owners: [String: String] = [:]
-        let names = people.keys.sorted { (lines.line(of: "people.\($0)") ?? 0, $0) < (lines.line(of: "people.\($1)") ?? 0, $1) }
+        let names = people.keys.sorted {
+            (lines.line(of: "people.\($0)") ?? 0, $0) < (lines.line(of: "people.\($1)") ?? 0, $1)
+        }
         for name in names {
             let key = "people.\(name)"
             if let problem = People.problem(with: name) {
@@ -300,7 +320,10 @@ private struct ConfigReader {
             }
             for entry in section.keys where !Self.personKeys.contains(entry) {
                 guard Self.personSections.contains(entry) else {
-                    issue("\(key).\(entry)", "unknown key (a person takes devices, guard, always-allow, blocklists, allowlists, schedules, profiles and the sections \(Self.personSections.joined(separator: ", ")))")
+                    issue(
+                        "\(key).\(entry)",
+                        "unknown key (a person takes devices, guard, always-allow, blocklists, allowlists, schedules, profiles and the sections \(Self.personSections.joined(separator: ", ")))"
+                    )
                     continue
                 }
                 guard let subtable = section[entry]?.table else {
@@ -315,7 +338,8 @@ private struct ConfigReader {
             var person = PersonSettings(name: name, policy: config.policy)
             for text in strings("\(key).devices") ?? [] {
                 guard let device = DeviceSpec(text) else {
-                    issue("\(key).devices", "'\(text)' is not a MAC address (aa:bb:cc:dd:ee:ff), an address or a network")
+                    issue(
+                        "\(key).devices", "'\(text)' is not a MAC address (aa:bb:cc:dd:ee:ff), an address or a network")
                     continue
                 }
                 if let owner = owners[device.description] {
@@ -345,7 +369,9 @@ private struct ConfigReader {
             issue(key, "expected a table per \(what) ([\(key).NAME])")
             return []
         }
-        let names = tables.keys.sorted { (lines.line(of: "\(key).\($0)") ?? 0, $0) < (lines.line(of: "\(key).\($1)") ?? 0, $1) }
+        let names = tables.keys.sorted {
+            (lines.line(of: "\(key).\($0)") ?? 0, $0) < (lines.line(of: "\(key).\($1)") ?? 0, $1)
+        }
         return names.compactMap { name in
             let entry = "\(key).\(name)"
             guard let section = tables[name]?.table else {
@@ -361,7 +387,8 @@ private struct ConfigReader {
 
     /// `[PREFIXschedules.NAME]`: days, from, to and block; nil when there is no such table.
     private mutating func schedules(under prefix: String) -> [Schedule]? {
-        namedTables(prefix + "schedules", keys: ["days", "from", "to", "block"], what: "schedule")?.compactMap { name, key in
+        namedTables(prefix + "schedules", keys: ["days", "from", "to", "block"], what: "schedule")?.compactMap {
+            name, key in
             let daysText = string("\(key).days") ?? "daily"
             guard let days = Weekdays(daysText) else {
                 issue("\(key).days", "expected days such as \"mon-fri\", \"sat,sun\" or \"daily\", not '\(daysText)'")
@@ -375,7 +402,8 @@ private struct ConfigReader {
                 }
                 times.append(minutes)
             }
-            let schedule = Schedule(name: name, days: days, from: times[0], to: times[1], block: strings("\(key).block") ?? [])
+            let schedule = Schedule(
+                name: name, days: days, from: times[0], to: times[1], block: strings("\(key).block") ?? [])
             if let problem = schedule.problem {
                 issue(key, problem)
                 return nil
@@ -585,7 +613,9 @@ private struct ConfigReader {
             if let events = WebhookEvents(rawValue: value) {
                 settings.events = events
             } else {
-                issue("\(section).events", "expected json (every live event), text (notifications, as ntfy takes them) or off, not '\(value)'")
+                issue(
+                    "\(section).events",
+                    "expected json (every live event), text (notifications, as ntfy takes them) or off, not '\(value)'")
             }
         }
         if let value = string("\(section).events-url") {
@@ -602,7 +632,9 @@ private struct ConfigReader {
         case (nil, nil): break
         }
         if settings.eventsSecret != nil, settings.eventsURL == nil {
-            issue("\(section).events-token-file", "an events token goes with events-url (without it, events use token-file)")
+            issue(
+                "\(section).events-token-file",
+                "an events token goes with events-url (without it, events use token-file)")
         }
         return settings
     }
@@ -638,22 +670,29 @@ private struct ConfigReader {
             if let seconds = DurationText.seconds(value, plainUnit: nil), seconds <= 30 * 86_400 {
                 policy.commitmentDelay = .seconds(seconds)
             } else {
-                issue(prefix + "policy.commitment-delay", "expected a duration up to 30 days such as \"24h\", \"90m\" or \"0\", not '\(value)'")
+                issue(
+                    prefix + "policy.commitment-delay",
+                    "expected a duration up to 30 days such as \"24h\", \"90m\" or \"0\", not '\(value)'")
             }
         }
 
-        if let value = integer(prefix + "time.budget-minutes", in: 5...180) { policy.time.budget = .seconds(value * 60) }
+        if let value = integer(prefix + "time.budget-minutes", in: 5...180) {
+            policy.time.budget = .seconds(value * 60)
+        }
         if let value = bool(prefix + "time.per-app") { policy.time.perApp = value }
         if let value = integer(prefix + "time.slice-seconds", in: 1...60) {
             if 60 % value == 0 {
                 policy.time.metering.slice = .seconds(value)
             } else {
-                issue(prefix + "time.slice-seconds", "must divide a minute (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60)")
+                issue(
+                    prefix + "time.slice-seconds", "must divide a minute (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60)")
             }
         }
         if let value = integer(prefix + "time.min-queries", in: 1...20) { policy.time.metering.minimumQueries = value }
         if let value = integer(prefix + "time.neighbourhood", in: 0...60) { policy.time.metering.neighbourhood = value }
-        if let value = integer(prefix + "time.grace-seconds", in: 0...600) { policy.time.metering.grace = .seconds(value) }
+        if let value = integer(prefix + "time.grace-seconds", in: 0...600) {
+            policy.time.metering.grace = .seconds(value)
+        }
 
         if let value = windowMinutes(prefix + "hourly.window-minutes") { policy.hourly.window = value }
         if let value = bool(prefix + "hourly.open-on-first-query") { policy.hourly.openOnFirstQuery = value }
@@ -680,7 +719,9 @@ private struct ConfigReader {
             if let value = integer(prefix + "\(section).minutes", in: 1...60) {
                 policy[keyPath: allowance].length = .seconds(value * 60)
             }
-            if let value = integer(prefix + "\(section).per-day", in: 0...100) { policy[keyPath: allowance].perDay = value }
+            if let value = integer(prefix + "\(section).per-day", in: 0...100) {
+                policy[keyPath: allowance].perDay = value
+            }
         }
         if let value = integer(prefix + "emergency.hold-seconds", in: 0...60) { policy.emergencyHold = .seconds(value) }
     }
@@ -704,7 +745,11 @@ private struct ConfigReader {
         }
         if let value = integer(prefix + "extreme.typed-fallback-steps", in: 0...5) { gate.typedFallbackSteps = value }
         if let value = choices(prefix + "puzzles.kinds", as: PuzzleKind.self) {
-            if value.isEmpty { issue(prefix + "puzzles.kinds", "name arithmetic, chess or both") } else { gate.puzzles.kinds = value }
+            if value.isEmpty {
+                issue(prefix + "puzzles.kinds", "name arithmetic, chess or both")
+            } else {
+                gate.puzzles.kinds = value
+            }
         }
         if let value = string(prefix + "puzzles.difficulty") {
             if let difficulty = Difficulty(rawValue: value) {
@@ -718,7 +763,8 @@ private struct ConfigReader {
             if let seconds = DurationText.seconds(value, plainUnit: nil), (10...3600).contains(seconds) {
                 gate.puzzles.timeLimit = .seconds(seconds)
             } else {
-                issue(prefix + "puzzles.time-limit", "expected a duration from 10s to 60m such as \"2m\", not '\(value)'")
+                issue(
+                    prefix + "puzzles.time-limit", "expected a duration from 10s to 60m such as \"2m\", not '\(value)'")
             }
         }
     }

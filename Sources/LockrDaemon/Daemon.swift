@@ -89,7 +89,8 @@ public final class Daemon: Sendable {
             // Before the DNS server: services stop in reverse order, so the log writes what the
             // DNS server handed over last.
             let writer = QueryLogWriter(
-                journal: queryLog.journal, store: queryLog.store, retention: queryLog.retention, logger: logger)
+                journal: queryLog.journal, store: queryLog.store, retention: queryLog.retention,
+                maximumBytes: queryLog.maximumBytes, logger: logger)
             add(RepeatingService(description: "query log") { await writer.run() })
         }
         let devices = DeviceTableKeeper(

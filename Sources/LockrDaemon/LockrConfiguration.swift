@@ -121,7 +121,8 @@ public struct LockrConfiguration: Sendable, Equatable {
                 resolved.alwaysAllow = person.alwaysAllow ?? names.alwaysAllow
                 resolved.schedules = person.schedules ?? schedules
                 resolved.queryLogPrivacy = person.queryLogPrivacy ?? queryLog.privacy
-                resolved.profiles = profiles.filter { shared in !person.profiles.contains { $0.name == shared.name } }
+                resolved.profiles =
+                    profiles.filter { shared in !person.profiles.contains { $0.name == shared.name } }
                     + person.profiles
                 return resolved
             }
@@ -230,6 +231,8 @@ public struct QueryLogSettings: Sendable, Equatable {
     public var retention: Duration = .seconds(7 * 86_400)
     /// The default person's level, and every person's who sets none.
     public var privacy: QueryLogPrivacy = .full
+    /// The most the log's database holds; past it the oldest queries go first.
+    public var maximumBytes = 256 << 20
 
     public init() {}
 }

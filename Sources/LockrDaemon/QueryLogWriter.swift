@@ -5,23 +5,28 @@ import NIOCore
 import NIOPosix
 
 /// Takes the query log's batches from the journal every quarter second and writes them on a thread
-/// of its own; prunes what is past the retention every ten minutes. A batch that cannot be written
+/// of its own; prunes what is past the retention every ten minutes, and the oldest queries when the
+/// log outgrows its size every five seconds (so that a device asking unique names cannot fill the
+/// disk), giving the space back. A batch that cannot be written
 /// (a full disk, a locked database) is dropped and counted, and said once a minute at most: the DNS
 /// path never waits for the log.
 final class QueryLogWriter: Sendable {
     let journal: QueryJournal
     let store: QueryLogStore
     private let retention: Duration
+    private let maximumBytes: Int
     private let logger: Logger
     private let thread = NIOThreadPool(numberOfThreads: 1)
 
     static let interval: Duration = .milliseconds(250)
     static let pruneInterval: Duration = .seconds(600)
+    static let sizeInterval: Duration = .seconds(5)
 
-    init(journal: QueryJournal, store: QueryLogStore, retention: Duration, logger: Logger) {
+    init(journal: QueryJournal, store: QueryLogStore, retention: Duration, maximumBytes: Int, logger: Logger) {
         self.journal = journal
         self.store = store
         self.retention = retention
+        self.maximumBytes = maximumBytes
         self.logger = logger
     }
 
@@ -30,13 +35,19 @@ final class QueryLogWriter: Sendable {
         thread.start()
         var formatter = JournalFormatter()
         var lastPrune: ContinuousClock.Instant?
+        var lastSizeCheck: ContinuousClock.Instant?
         var lastComplaint: ContinuousClock.Instant?
+        var trimmed = Trimmed()
         while !Task.isCancelled {
             try? await Task.sleep(for: Self.interval)
             await write(&formatter, lastComplaint: &lastComplaint)
             if lastPrune.map({ .now - $0 >= Self.pruneInterval }) ?? true {
                 lastPrune = .now
                 await prune()
+            }
+            if lastSizeCheck.map({ .now - $0 >= Self.sizeInterval }) ?? true {
+                lastSizeCheck = .now
+                await keepToSize(&trimmed)
             }
         }
         await write(&formatter, lastComplaint: &lastComplaint)
@@ -60,6 +71,29 @@ final class QueryLogWriter: Sendable {
                     metadata: ["error": "\(error)", "dropped-so-far": "\(journal.dropped)"])
             }
         }
+    }
+
+    /// Queries dropped for size since it was last said, and when that was.
+    private struct Trimmed {
+        var queries = 0
+        var said: ContinuousClock.Instant?
+    }
+
+    /// Drops the oldest queries when the log outgrows `maximumBytes`; says so once a minute at most.
+    private func keepToSize(_ trimmed: inout Trimmed) async {
+        let (store, maximumBytes) = (self.store, self.maximumBytes)
+        do {
+            trimmed.queries += try await thread.runIfActive { try store.limitSize(to: maximumBytes) }
+        } catch is CancellationError {
+            return
+        } catch {
+            logger.warning("cannot keep the query log to its size", metadata: ["error": "\(error)"])
+        }
+        guard trimmed.queries > 0, trimmed.said.map({ .now - $0 >= .seconds(60) }) ?? true else { return }
+        logger.warning(
+            "query log at its size limit: dropped the oldest queries",
+            metadata: ["dropped": "\(trimmed.queries)", "max-size": "\(maximumBytes >> 20)MB"])
+        trimmed = Trimmed(queries: 0, said: .now)
     }
 
     private func prune() async {
@@ -153,6 +187,7 @@ struct QueryLog: Sendable {
     let journal: QueryJournal
     let store: QueryLogStore
     let retention: Duration
+    let maximumBytes: Int
 
     /// The query log of `config` in its state directory, or nil when it is off.
     init?(config: LockrConfiguration) throws(StoreError) {
@@ -160,6 +195,7 @@ struct QueryLog: Sendable {
         journal = QueryJournal()
         store = try QueryLogStore(path: config.stateDirectory + "/queries.sqlite")
         retention = config.queryLog.retention
+        maximumBytes = config.queryLog.maximumBytes
     }
 
     /// What the DNS pipeline tells the log about `household`'s people: names and each one's

@@ -21,6 +21,7 @@ enum RestartOnlySettings {
             ("adapters", { $0.adapterTiming != $1.adapterTiming }),
             ("query-log.enabled", { $0.queryLog.enabled != $1.queryLog.enabled }),
             ("query-log.retention", { $0.queryLog.retention != $1.queryLog.retention }),
+            ("query-log.max-size", { $0.queryLog.maximumBytes != $1.queryLog.maximumBytes }),
         ]
 
     /// The keys of the settings that differ between the running configuration and the one read.

@@ -90,8 +90,9 @@ public struct QueryLogFilter: Sendable, Equatable {
 
 /// The query log: a SQLite database of its own beside the state database, written in batches by
 /// one writer off the DNS path, each batch one row (`QueryLogBlob`). Batches are pruned once their
-/// last query is past the retention period; the hourly counts stay (for 400 days), as statistics
-/// outlive the log.
+/// last query is past the retention period, and the oldest when the log outgrows its size
+/// (`limitSize(to:)`), the freed pages going back to the file system; the hourly counts stay (for
+/// 400 days), as statistics outlive the log.
 ///
 /// A query's id is its batch's row id times 65536 plus its place in the batch, so ids grow with
 /// time and `afterID` follows the log.
@@ -105,6 +106,8 @@ public final class QueryLogStore: Sendable {
     public static let countsRetention: Duration = .seconds(400 * 86_400)
     /// Queries one batch holds at most.
     public static let batchLimit = 65_536
+    /// The size the write-ahead log is cut back to after a checkpoint.
+    static let walSizeLimit = 4 * 1024 * 1024
 
     /// Opens (or creates) the query log at `path`.
     /// - Parameter maximumPages: a cap on the file's size in pages (SQLite's `max_page_count`),
@@ -116,6 +119,10 @@ public final class QueryLogStore: Sendable {
         configuration.busyMode = .timeout(busyTimeout)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Freed pages can be given back (taking effect on a new file; an older one is vacuumed
+            // once below), and the WAL is cut back to this after each checkpoint.
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
             if let maximumPages { try db.execute(sql: "PRAGMA max_page_count = \(maximumPages)") }
         }
         do {
@@ -123,6 +130,9 @@ public final class QueryLogStore: Sendable {
             // Who asked for what: lockr's user only.
             for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
             try Self.migrator.migrate(database)
+            try database.writeWithoutTransaction { db in
+                if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 { try db.execute(sql: "VACUUM") }
+            }
         } catch {
             throw StoreError(path: path, reason: "\(error)", what: "query log")
         }
@@ -259,11 +269,11 @@ public final class QueryLogStore: Sendable {
     }
 
     /// Deletes the batches whose last query was answered before `before`, and counts older than
-    /// `countsBefore`. Returns how many queries went.
+    /// `countsBefore`, and gives the space back. Returns how many queries went.
     @discardableResult
     public func prune(before: Int64, countsBefore: Int64) throws(StoreError) -> Int {
         try access {
-            try database.write { db in
+            let deleted = try database.write { db in
                 let deleted =
                     try Int.fetchOne(
                         db, sql: "SELECT COALESCE(SUM(entries), 0) FROM batches WHERE last_ms < ?", arguments: [before])
@@ -272,7 +282,59 @@ public final class QueryLogStore: Sendable {
                 try db.execute(sql: "DELETE FROM query_counts WHERE hour_ms < ?", arguments: [countsBefore])
                 return deleted
             }
+            try giveSpaceBack()
+            return deleted
         }
+    }
+
+    /// The bytes the log's pages hold (the file less its free pages; the WAL aside).
+    public func usedBytes() throws(StoreError) -> Int {
+        try access { try database.read { db in try Self.usedBytes(db) } }
+    }
+
+    /// Deletes the oldest batches until the log holds at most nine tenths of `maximumBytes`, when
+    /// it holds more than `maximumBytes`, and gives the space back. Returns how many queries went.
+    @discardableResult
+    public func limitSize(to maximumBytes: Int) throws(StoreError) -> Int {
+        try access {
+            let deleted = try database.write { db -> Int in
+                let used = try Self.usedBytes(db)
+                guard used > maximumBytes else { return 0 }
+                let excess = used - maximumBytes * 9 / 10
+                // The newest batch whose deletion, with all before it, frees enough (or the last).
+                let through =
+                    try Int64.fetchOne(
+                        db,
+                        sql: """
+                            SELECT id FROM (SELECT id, SUM(LENGTH(data) + 64) OVER (ORDER BY id) AS freed FROM batches)
+                            WHERE freed >= ? ORDER BY id LIMIT 1
+                            """, arguments: [excess])
+                    ?? Int64.max
+                let entries =
+                    try Int.fetchOne(
+                        db, sql: "SELECT COALESCE(SUM(entries), 0) FROM batches WHERE id <= ?", arguments: [through])
+                    ?? 0
+                try db.execute(sql: "DELETE FROM batches WHERE id <= ?", arguments: [through])
+                return entries
+            }
+            if deleted > 0 { try giveSpaceBack() }
+            return deleted
+        }
+    }
+
+    /// Returns free pages to the file system and cuts the WAL back.
+    private func giveSpaceBack() throws {
+        try database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA incremental_vacuum")
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    private static func usedBytes(_ db: Database) throws -> Int {
+        let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+        let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+        let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096
+        return (pages - free) * size
     }
 
     private func access<T>(_ body: () throws -> T) throws(StoreError) -> T {

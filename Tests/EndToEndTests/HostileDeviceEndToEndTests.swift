@@ -143,6 +143,52 @@ import Testing
         }
     }
 
+    /// A device asking 80,000 unique names cannot grow the query log past its `max-size`: the
+    /// oldest queries go, the file stays within it, and the newest are there to read.
+    @Test func uniqueNamesCannotGrowTheQueryLogPastItsSize() async throws {
+        let config = NSTemporaryDirectory() + "lockr-small-log-\(UUID()).toml"
+        try "[query-log]\nmax-size = \"1MB\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let upstream = try await ScriptedUpstream()
+        let lockr = try await LockrProcess(["--config", config, "--upstream", "127.0.0.1:\(upstream.port)"])
+        try await stoppingAfterwards(lockr, upstream) {
+            let flood = try run(
+                "python3",
+                [
+                    "-c",
+                    """
+                    import socket, struct, sys, time
+                    port = int(sys.argv[1])
+                    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                    for index in range(80000):
+                        name = "u%06d-a-long-unique-label-for-the-log.test" % index
+                        query = struct.pack(">HHHHHH", index % 65536, 0x0100, 1, 0, 0, 0)
+                        query += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\\0"
+                        s.sendto(query + struct.pack(">HH", 1, 1), ("127.0.0.1", port))
+                        if index % 500 == 499: time.sleep(0.02)
+                    """,
+                    "\(lockr.port)",
+                ])
+            #expect(flood.status == 0, "\(flood.output)")
+            let database = lockr.stateDirectory + "/queries.sqlite"
+            func bytes(_ path: String) -> Int {
+                var info = stat()
+                return stat(path, &info) == 0 ? Int(info.st_size) : 0
+            }
+            let trimmed = try await eventually(20) { lockr.log.contains("query log at its size limit") }
+            #expect(trimmed, "\(lockr.log)")
+            // The file and its write-ahead log, which a checkpoint cuts back once queries are trimmed.
+            let kept = try await eventually(10) { bytes(database) + bytes(database + "-wal") <= 1_200_000 }
+            #expect(kept, "queries.sqlite is \(bytes(database)) bytes, its WAL \(bytes(database + "-wal"))")
+            let newest = try lockr.cli("queries", "--limit", "1").output
+            #expect(newest.contains(".test"), "\(newest)")
+            // The flood pushed www.test out of the cache and overran the scripted upstream; once
+            // it has caught up, the name is answered again.
+            let answered = try await eventually(15) { try dig(lockr.port, "www.test", "+short").contains("192.0.2.1") }
+            #expect(answered)
+        }
+    }
+
     /// A service gets 1,024 open files unless lockr raises its soft limit to the hard one.
     @Test func theSoftLimitOfOpenFilesIsRaised() async throws {
         let upstream = try await ScriptedUpstream()

@@ -166,14 +166,22 @@ import Testing
             devices = ["192.0.2.8"]
             """, path: "log.toml")
         #expect(config.queryLog.enabled && config.queryLog.retention == .seconds(2 * 86_400))
-        #expect(config.household.map { "\($0.name) \($0.queryLogPrivacy!)" } == ["default apps", "kid counts", "parent apps"])
+        #expect(
+            config.household.map { "\($0.name) \($0.queryLogPrivacy!)" } == [
+                "default apps", "kid counts", "parent apps",
+            ])
         #expect(try !ConfigFile.parse("[query-log]\nenabled = false\n", path: "off.toml").queryLog.enabled)
+        #expect(config.queryLog.maximumBytes == 256 << 20)
+        #expect(
+            try ConfigFile.parse("[query-log]\nmax-size = \"2 GB\"\n", path: "big.toml").queryLog.maximumBytes == 2
+                << 30)
         do {
             _ = try ConfigFile.parse(
                 """
                 [query-log]
                 retention = "10m"
                 privacy = "secret"
+                max-size = "12KB"
                 [people.kid]
                 devices = ["192.0.2.7"]
                 [people.kid.query-log]
@@ -183,8 +191,10 @@ import Testing
         } catch {
             #expect(
                 error.issues.map { "\($0.line ?? 0) \($0.key ?? "")" } == [
-                    "2 query-log.retention", "3 query-log.privacy", "7 people.kid.query-log.retention",
+                    "2 query-log.retention", "3 query-log.privacy", "4 query-log.max-size",
+                    "8 people.kid.query-log.retention",
                 ])
+            #expect(error.description.contains("expected a size from 1MB to 1TB such as \"256MB\", not '12KB'"))
             #expect(error.description.contains("expected full (every query), apps (only the names of apps) or counts"))
         }
     }
@@ -221,7 +231,9 @@ import Testing
                 error.issues.map { "\($0.line ?? 0) \($0.key ?? "")" } == [
                     "3 notify.suggestions", "6 webhook.events", "7 webhook.events-url",
                 ])
-            #expect(error.description.contains("expected json (every live event), text (notifications, as ntfy takes them) or off"))
+            #expect(
+                error.description.contains(
+                    "expected json (every live event), text (notifications, as ntfy takes them) or off"))
         }
     }
 
@@ -234,7 +246,9 @@ import Testing
         do {
             _ = try ConfigFile.parse("web = \"everywhere\"", path: "bad.toml")
         } catch {
-            #expect("\(error)".contains("bad.toml: line 1: key 'web': 'everywhere' is not ADDR:PORT, [V6]:PORT or off"), "\(error)")
+            #expect(
+                "\(error)".contains("bad.toml: line 1: key 'web': 'everywhere' is not ADDR:PORT, [V6]:PORT or off"),
+                "\(error)")
         }
     }
 
@@ -243,7 +257,8 @@ import Testing
         #expect(plain.webName == "lockr.lan" && plain.pagesName != nil)
         #expect(try ConfigFile.parse("web-name = \"off\"", path: "off.toml").pagesName == nil)
         #expect(try ConfigFile.parse("web = \"off\"", path: "off.toml").pagesName == nil)
-        #expect(try ConfigFile.parse("web = \"0.0.0.0:8080\"", path: "any.toml").pagesName == nil, "no one address to give")
+        #expect(
+            try ConfigFile.parse("web = \"0.0.0.0:8080\"", path: "any.toml").pagesName == nil, "no one address to give")
         let named = try ConfigFile.parse("web = \"192.168.1.2:8080\"\nweb-name = \"lockr.home.arpa\"", path: "lan.toml")
         #expect(named.pagesName == PagesName("lockr.home.arpa", address: [192, 168, 1, 2]))
         #expect(throws: (any Error).self) { try ConfigFile.parse("web-name = \"not a name\"", path: "bad.toml") }

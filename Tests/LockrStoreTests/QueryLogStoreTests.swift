@@ -6,7 +6,8 @@ import Testing
 
 @Suite struct QueryLogStoreTests {
     func temporaryPath() -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lockr-querylog-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "lockr-querylog-\(UUID().uuidString)")
         try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("queries.sqlite").path
     }
@@ -55,7 +56,9 @@ import Testing
         #expect(all.map(\.id) == all.map(\.id).sorted() && Set(all.map(\.id)).count == 4)
         #expect(all[0].client == "192.0.2.7" && all[0].type == "AAAA" && all[0].outcome == "forwarded")
         #expect(all[0].upstream == "192.0.2.53:53" && all[0].latencyMicroseconds == 1_200 && all[0].at == hour)
-        #expect(all[1].app == "tiktok" && all[1].reason == "tiktok: daily budget spent" && all[1].mac == "aa:bb:cc:dd:ee:ff")
+        #expect(
+            all[1].app == "tiktok" && all[1].reason == "tiktok: daily budget spent" && all[1].mac == "aa:bb:cc:dd:ee:ff"
+        )
         #expect(all[1].person == "kid" && all[1].client == "192.0.2.9" && all[1].upstream == nil)
         // A domain rule is stored in parts and worded on reading, the listed name taken from the query's.
         #expect(all[2].reason == "blocked by ||ads.example.net^ (ads.txt)")
@@ -65,10 +68,15 @@ import Testing
         #expect(try store.rows(QueryLogFilter(client: "AA:BB:CC:DD:EE:FF")).map(\.name) == ["www.tiktok.com"])
         #expect(try store.rows(QueryLogFilter(client: "192.0.2.9")).map(\.name) == ["www.tiktok.com"])
         #expect(try store.rows(QueryLogFilter(blockedOnly: true)).count == 3)
-        #expect(try store.rows(QueryLogFilter(since: hour + 2_000)).map(\.name) == ["x.ads.example.net", "cdn.example.org"])
+        #expect(
+            try store.rows(QueryLogFilter(since: hour + 2_000)).map(\.name) == ["x.ads.example.net", "cdn.example.org"])
         // The newest two, oldest first, across batches; then what came after an id (following the log).
-        #expect(try store.rows(QueryLogFilter(limit: 3)).map(\.name) == ["www.tiktok.com", "x.ads.example.net", "cdn.example.org"])
-        #expect(try store.rows(QueryLogFilter(afterID: all[1].id)).map(\.name) == ["x.ads.example.net", "cdn.example.org"])
+        #expect(
+            try store.rows(QueryLogFilter(limit: 3)).map(\.name) == [
+                "www.tiktok.com", "x.ads.example.net", "cdn.example.org",
+            ])
+        #expect(
+            try store.rows(QueryLogFilter(afterID: all[1].id)).map(\.name) == ["x.ads.example.net", "cdn.example.org"])
         #expect(try store.rows(QueryLogFilter(afterID: all[2].id)).map(\.name) == ["cdn.example.org"])
         #expect(try store.rows(QueryLogFilter(afterID: all[3].id)).isEmpty)
     }
@@ -150,6 +158,41 @@ import Testing
         let damage = try DatabaseQueue(path: path)
         try damage.write { db in try db.execute(sql: "UPDATE batches SET data = x'0102' WHERE id = 1") }
         #expect(try store.rows(QueryLogFilter(limit: 10)).map(\.name) == ["last.example"])
+    }
+
+    func fileBytes(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    /// A device asking unique names cannot fill the disk: past its size limit the log drops its
+    /// oldest batches and the file and its WAL shrink.
+    @Test func theLogKeepsToItsSizeAndGivesTheSpaceBack() throws {
+        let path = temporaryPath()
+        let store = try QueryLogStore(path: path)
+        for round in 0..<40 {
+            let names = (0..<2_000).map { "unique-\(round)-\($0)-\(UUID().uuidString.prefix(8)).example.com" }
+            try store.append([blob(names, from: Int64(round) * 10_000)], counts: [:])
+        }
+        let before = fileBytes(path) + fileBytes(path + "-wal")
+        let used = try store.usedBytes()
+        #expect(used > 2_000_000, "\(used)")
+        let removed = try store.limitSize(to: 1_000_000)
+        #expect(removed > 40_000)
+        #expect(try store.usedBytes() <= 1_000_000)
+        #expect(fileBytes(path) <= 1_100_000, "the file shrank to \(fileBytes(path)) from \(before)")
+        #expect(fileBytes(path + "-wal") == 0, "the WAL was cut back")
+        let kept = try store.rows(QueryLogFilter(limit: 1))
+        #expect(kept.first?.name.hasPrefix("unique-39-") == true, "the newest stay")
+        #expect(try store.limitSize(to: 1_000_000) == 0, "under the limit nothing goes")
+    }
+
+    @Test func anOlderLogIsVacuumedOnceSoThatItCanGiveSpaceBack() throws {
+        let path = temporaryPath()
+        try DatabaseQueue(path: path).write { db in try db.execute(sql: "CREATE TABLE older (x)") }
+        _ = try QueryLogStore(path: path)
+        let mode = try DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") }
+        #expect(mode == 2)
     }
 
     @Test func aFullDiskOrALockedDatabaseFailsTheWriteAndKeepsWhatWasThere() throws {
