@@ -7,7 +7,8 @@ struct QueriesCommand: AsyncParsableCommand {
         commandName: "queries",
         abstract: "Show the query log: who asked for which name, and what lockr answered and why.",
         discussion: """
-            The log keeps each query for [query-log] retention (7 days by default), within [query-log] max-size (256 MB; the oldest go first). A person whose privacy is \
+            The log keeps each query for [query-log] retention (7 days by default), within [query-log] \
+            max-size (256 MB; the oldest go first). A person whose privacy is \
             "apps" has only the names of apps logged, one whose privacy is "counts" none (their queries are only \
             counted, for `lockr stats`). When the log cannot keep up or be written (a full disk, a locked \
             database), entries are dropped rather than answers delayed; the count is shown at the end.
