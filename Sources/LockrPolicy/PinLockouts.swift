@@ -17,6 +17,13 @@ public struct PinLockouts: Sendable, Equatable, Codable {
     public private(set) var failures = 0
     /// Past the ceiling: no entry from anyone before this.
     public private(set) var householdUntil: Instant?
+    /// Entries being checked now, by entrant (between `begin` and `note`): not stored, as a
+    /// restart ends every check.
+    private var entering: [String: Int] = [:]
+
+    private enum CodingKeys: String, CodingKey {
+        case entrants, failures, householdUntil
+    }
 
     /// Wrong entries an entrant has before its own lockouts start.
     public static let freeFailures = 5
@@ -60,6 +67,24 @@ public struct PinLockouts: Sendable, Equatable, Codable {
         return nil
     }
 
+    /// Starts checking an entry of `entrant` at `now`, unless it must wait: its own lockout or the
+    /// household's, or (as entries sent at once are checked side by side) another entry of it being
+    /// checked that, were both wrong, would reach a lockout; so that no number of entries sent at
+    /// once checks more than the lockouts allow. Each begun entry is ended by `note`.
+    public mutating func begin(_ entrant: String, at now: Instant) -> (remaining: Duration, failures: Int)? {
+        if let wait = wait(for: entrant, at: now) { return wait }
+        let own = failures(of: entrant)
+        let ownUnderWay = entering[entrant] ?? 0
+        let allUnderWay = entering.values.reduce(0, +)
+        if ownUnderWay > 0, own + ownUnderWay >= Self.freeFailures { return (Self.oneAtATime, own) }
+        if allUnderWay > 0, failures + allUnderWay >= Self.householdCeiling { return (Self.oneAtATime, failures) }
+        entering[entrant, default: 0] += 1
+        return nil
+    }
+
+    /// How long an entry waits for another of the same entrant being checked.
+    static let oneAtATime: Duration = .seconds(1)
+
     /// The wrong entries in a row of `entrant`.
     public func failures(of entrant: String) -> Int { entrants[entrant]?.failures ?? 0 }
 
@@ -67,6 +92,7 @@ public struct PinLockouts: Sendable, Equatable, Codable {
     /// adds to both and may start a lockout. Returns how long the entrant now waits, if it does.
     @discardableResult
     public mutating func note(correct: Bool, by entrant: String, at now: Instant) -> Duration? {
+        if let underWay = entering[entrant] { entering[entrant] = underWay > 1 ? underWay - 1 : nil }
         guard !correct else {
             entrants[entrant] = nil
             failures = 0

@@ -395,15 +395,16 @@ public enum Commands {
         }
     }
 
-    /// Refuses a PIN entry of `entrant` (the address it comes from) while a lockout lasts, its own
-    /// or the household's (before the slow hash is checked).
+    /// Starts checking a PIN entry of `entrant` (the address it comes from), or refuses it while a
+    /// lockout lasts, its own or the household's, or while another of its entries is being
+    /// checked that could reach one (before the slow hash is checked).
     public struct BeginPinEntry: PolicyCommand {
         public let entrant: String
 
         public init(by entrant: String) { self.entrant = entrant }
 
         public func apply(to engine: inout PolicyEngine, at now: Instant) throws(PolicyRefusal) {
-            try engine.checkPinAllowed(by: entrant, at: now)
+            try engine.beginPinEntry(by: entrant, at: now)
         }
     }
 

@@ -72,11 +72,15 @@ extension PolicyEngine {
     /// The PIN that protects settings, if the household set one.
     public var pin: PinRecord? { state.pin }
 
-    /// Refuses a PIN entry of `entrant` while a lockout lasts (its own, or the household's).
-    public func checkPinAllowed(by entrant: String, at now: Instant) throws(PolicyRefusal) {
-        if let wait = state.pin?.lockouts.wait(for: entrant, at: now) {
+    /// Starts checking a PIN entry of `entrant` (`PinLockouts.begin`), or refuses it while a
+    /// lockout lasts (its own, or the household's) or another of its entries being checked could
+    /// reach one. `notePinEntry` ends it.
+    public mutating func beginPinEntry(by entrant: String, at now: Instant) throws(PolicyRefusal) {
+        guard var record = state.pin else { return }
+        if let wait = record.lockouts.begin(entrant, at: now) {
             throw .pinLocked(remaining: wait.remaining, failures: wait.failures)
         }
+        state.pin = record
     }
 
     /// Counts a PIN entry of `entrant`: a right one clears its count, a wrong one adds to it and to

@@ -318,6 +318,34 @@ import Testing
         }
     }
 
+    /// 61 wrong PINs sent at once from one device: five are checked, as its lockout allows, and
+    /// the rest are refused unchecked (or, past the 32 connections an address may hold, not taken).
+    @Test func pinEntriesSentAtOnceAreCheckedNoMoreThanTheLockoutAllows() async throws {
+        try await withLockr(mode: "hourly") { lockr, _ in
+            let set = try await atATerminal(
+                ["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
+            #expect(set.status == 0, "\(set.output)")
+            let (token, address) = try controlEndpoint(lockr)
+            let burst = try run(
+                "bash",
+                [
+                    "-c",
+                    """
+                    for i in $(seq 61); do
+                      curl -s --interface 127.0.0.3 -X PUT -H 'Authorization: Bearer \(token)' \\
+                        -H "X-Lockr-PIN: 1$i" -H 'Content-Type: application/json' -d '{"mode":"time"}' \\
+                        http://\(address)/api/v1/mode &
+                    done
+                    wait
+                    """,
+                ]
+            ).output
+            let wrong = burst.components(separatedBy: "\"wrong_pin\"").count - 1
+            let locked = burst.components(separatedBy: "\"pin_locked\"").count - 1
+            #expect(wrong == 5 && locked >= 20, "\(wrong) checked, \(locked) refused: \(burst)")
+        }
+    }
+
     @Test func timeModeMetersUseAndBlocksWhenTheBudgetIsSpent() async throws {
         try await withLockr(mode: "time", sections: "[time]\nbudget-minutes = 5\n") { lockr, _ in
             #expect(try address("tiktok.com.", lockr) == "192.0.2.21")

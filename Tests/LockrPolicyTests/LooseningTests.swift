@@ -204,6 +204,40 @@ import Testing
     let start = at("2026-06-01T10:00:00Z")
     let record = PinRecord(salt: [1, 2], hash: [3, 4], rounds: 2, blockSize: 1, parallelism: 1)
 
+    /// Whether `entrant` may enter the PIN at `now` (an entry begun on a copy, never ended).
+    func check(_ policy: PolicyEngine, by entrant: String, at now: Instant) throws(PolicyRefusal) {
+        var copy = policy
+        try copy.beginPinEntry(by: entrant, at: now)
+    }
+
+    /// Sixty-one entries from one device sent at once, each checked while the others are: five
+    /// are checked, as the lockout allows, and the rest wait; another device is not held up.
+    @Test func entriesSentAtOnceCheckNoMoreThanTheLockoutsAllow() throws {
+        var policy = engine(settings(.hourly), now: start)
+        policy.setPin(record, at: start)
+        var begun = 0
+        for _ in 1...61 {
+            do throws(PolicyRefusal) {
+                try policy.beginPinEntry(by: "10.0.0.7", at: start)
+                begun += 1
+            } catch {
+                #expect(error == .pinLocked(remaining: .seconds(1), failures: 0))
+            }
+        }
+        #expect(begun == 5)
+        try check(policy, by: "10.0.0.8", at: start)
+        for _ in 1...begun { policy.notePinEntry(correct: false, by: "10.0.0.7", at: start) }
+        #expect(throws: PolicyRefusal.pinLocked(remaining: .seconds(30), failures: 5)) {
+            try check(policy, by: "10.0.0.7", at: start)
+        }
+        // Past its lockout, one at a time.
+        let later = start + .seconds(30)
+        try policy.beginPinEntry(by: "10.0.0.7", at: later)
+        #expect(throws: PolicyRefusal.self) { try check(policy, by: "10.0.0.7", at: later) }
+        policy.notePinEntry(correct: true, by: "10.0.0.7", at: later)
+        try check(policy, by: "10.0.0.7", at: later)
+    }
+
     @Test func lockoutsStartAtTheFifthWrongEntryAndGrow() {
         #expect((1...4).allSatisfy { PinLockouts.lockout(afterFailures: $0) == nil })
         #expect(PinLockouts.lockout(afterFailures: 5) == .seconds(30))
@@ -225,8 +259,8 @@ import Testing
         var now = start
         for round in 0..<6 {
             for _ in 1...(round == 0 ? 5 : 1) { policy.notePinEntry(correct: false, by: child, at: now) }
-            #expect(throws: PolicyRefusal.self) { try policy.checkPinAllowed(by: child, at: now) }
-            try policy.checkPinAllowed(by: parent, at: now)
+            #expect(throws: PolicyRefusal.self) { try check(policy, by: child, at: now) }
+            try check(policy, by: parent, at: now)
             now = now + .seconds(3601)
         }
         #expect(policy.pin?.lockouts.failures(of: child) == 10)
@@ -243,14 +277,14 @@ import Testing
         for device in 1...5 {
             for _ in 1...4 { policy.notePinEntry(correct: false, by: "10.0.0.\(device)", at: start) }
         }
-        try policy.checkPinAllowed(by: "10.0.0.99", at: start)
+        try check(policy, by: "10.0.0.99", at: start)
         // One more from a new address: everyone waits a minute, then two, ... at most ten.
         policy.notePinEntry(correct: false, by: "10.0.0.6", at: start)
         #expect(throws: PolicyRefusal.pinLocked(remaining: .seconds(60), failures: 21)) {
-            try policy.checkPinAllowed(by: "10.0.0.99", at: start)
+            try check(policy, by: "10.0.0.99", at: start)
         }
         var now = start + .seconds(60)
-        try policy.checkPinAllowed(by: "10.0.0.99", at: now)
+        try check(policy, by: "10.0.0.99", at: now)
         for device in 7...30 {
             policy.notePinEntry(correct: false, by: "10.0.0.\(device)", at: now)
             let wait = try #require(policy.pin?.lockouts.wait(for: "10.0.0.99", at: now))
@@ -258,13 +292,13 @@ import Testing
             now = now + wait.remaining
         }
         #expect(throws: PolicyRefusal.pinLocked(remaining: .seconds(600), failures: 45)) {
-            try policy.checkPinAllowed(by: "10.0.0.99", at: now - .seconds(600))
+            try check(policy, by: "10.0.0.99", at: now - .seconds(600))
         }
         // Twenty-five guesses took over three hours from twenty-five devices; a right one ends it.
         #expect(now - start > .seconds(3 * 3600))
-        try policy.checkPinAllowed(by: "10.0.0.99", at: now)
+        try check(policy, by: "10.0.0.99", at: now)
         policy.notePinEntry(correct: true, by: "10.0.0.99", at: now)
-        try policy.checkPinAllowed(by: "10.0.0.98", at: now)
+        try check(policy, by: "10.0.0.98", at: now)
     }
 
     @Test func aPinStoredWithAHouseholdCountOnlyKeepsIt() throws {
@@ -291,12 +325,12 @@ import Testing
             ).pending.count == 1)
         for _ in 1...5 { policy.notePinEntry(correct: false, by: "127.0.0.1", at: start) }
         #expect(throws: PolicyRefusal.pinLocked(remaining: .seconds(30), failures: 5)) {
-            try policy.checkPinAllowed(by: "127.0.0.1", at: start)
+            try check(policy, by: "127.0.0.1", at: start)
         }
         // The count and the lockout survive a restart.
         let restarted = policy.restarted(at: start + .seconds(10))
         #expect(restarted.pin?.lockouts.failures(of: "127.0.0.1") == 5)
-        #expect(throws: PolicyRefusal.self) { try restarted.checkPinAllowed(by: "127.0.0.1", at: start + .seconds(10)) }
+        #expect(throws: PolicyRefusal.self) { try check(restarted, by: "127.0.0.1", at: start + .seconds(10)) }
         policy.notePinEntry(correct: true, by: "127.0.0.1", at: start + .seconds(31))
         #expect(policy.pin?.lockouts == PinLockouts())
     }
