@@ -221,3 +221,19 @@ let package = Package(
         ),
     ]
 )
+
+// libFuzzer harnesses for every parser of outside bytes, built only by `bench/fuzz` (LOCKR_FUZZ=1,
+// with -sanitize=fuzzer,address): libFuzzer brings the program's main.
+if Context.environment["LOCKR_FUZZ"] != nil {
+    package.targets.append(.target(name: "LockrFuzzDriver", path: "Fuzz/Driver"))
+    package.targets.append(
+        .executableTarget(
+            name: "lockr-fuzz",
+            dependencies: [
+                "LockrFuzzDriver", "DNSWire", "DNSFilter", "LockrPuzzles", "LockrSpeech", "LockrControl", "LockrDaemon", "LockrWeb",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Fuzz/Harness"
+        ))
+    package.products.append(.executable(name: "lockr-fuzz", targets: ["lockr-fuzz"]))
+}

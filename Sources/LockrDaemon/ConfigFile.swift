@@ -72,6 +72,15 @@ extension ConfigFile {
 
     /// `text` as TOML; a syntax error names its line.
     private static func table(_ text: String, path: String) throws(ConfigErrors) -> TOMLTable {
+        if let (line, found) = TableHeaderCheck.firstBadHeader(in: text) {
+            throw ConfigErrors(
+                path: path,
+                issues: [
+                    ConfigIssue(
+                        line: line, key: nil,
+                        message: "a table's name starts with a letter, a digit, '_', '-' or a quote, not \(found)")
+                ])
+        }
         do { return try TOMLTable(string: text) } catch let error as TOMLParseError {
             throw ConfigErrors(
                 path: path, issues: [ConfigIssue(line: error.source.begin.line, key: nil, message: error.description)])

@@ -26,17 +26,22 @@ final class PolicySaver: Sendable {
         try failing.withLock { (failing: inout Bool) throws(StoreError) in
             let records = people.compactMap { $0.record(at: now, force: force, logger: logger, liveEvents: liveEvents) }
             guard !records.isEmpty else { return }
-            do throws(StoreError) {
-                try store.save(records)
-            } catch {
-                if !failing { logger.error("cannot save the policy state; retrying", metadata: ["error": "\(error)"]) }
-                failing = true
-                throw error
-            }
-            if failing { logger.notice("policy state saved again") }
-            failing = false
+            try write(records, failing: &failing)
             for record in records { people.first { $0.name == record.person }?.saved(record) }
         }
+    }
+
+    /// Stores `records` in one transaction, saying when saving starts failing and works again.
+    private func write(_ records: [PersonRecord], failing: inout Bool) throws(StoreError) {
+        do throws(StoreError) {
+            try store.save(records)
+        } catch {
+            if !failing { logger.error("cannot save the policy state; retrying", metadata: ["error": "\(error)"]) }
+            failing = true
+            throw error
+        }
+        if failing { logger.notice("policy state saved again") }
+        failing = false
     }
 
     /// Makes `change` on the engines of `people` (each a copy, their locks held together) only
@@ -50,19 +55,9 @@ final class PolicySaver: Sendable {
             let (result, after, outcomes) = try household.withEnginesTogether(people) { engines in
                 let result = try change(&engines)
                 let outcomes = people.indices.map { people[$0].outcome(draining: &engines[$0], at: now) }
-                do throws(StoreError) {
-                    try store.save(outcomes.map(\.record))
-                } catch {
-                    if !failing {
-                        logger.error("cannot save the policy state; retrying", metadata: ["error": "\(error)"])
-                    }
-                    failing = true
-                    throw error
-                }
+                try write(outcomes.map(\.record), failing: &failing)
                 return (result, engines, outcomes)
             }
-            if failing { logger.notice("policy state saved again") }
-            failing = false
             for (person, outcome) in zip(people, outcomes) {
                 person.committed(outcome, logger: logger, liveEvents: liveEvents)
             }

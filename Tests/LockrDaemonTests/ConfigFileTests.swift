@@ -199,6 +199,37 @@ import Testing
         }
     }
 
+    /// TOMLKit's parser aborts the process on a table header that starts with a character no key
+    /// starts with (found by the config fuzzer); such a file gets an error naming its line instead,
+    /// and the same characters in strings, comments and arrays are left alone.
+    @Test func aTableNameThatCannotStartAKeyIsAnErrorNotACrash() throws {
+        for (text, line, found) in [
+            ("guard = []\n[[?eople.kid.schedules]]\n", 2, "'?'"), ("[ ?x]\n", 1, "'?'"),
+            ("a = 1\n[\n", 2, "the end of the line"),
+            ("[[\n", 1, "the end of the line"),
+        ] {
+            do {
+                _ = try ConfigFile.parse(text, path: "bad.toml")
+                Issue.record("\(text) must not parse")
+            } catch {
+                #expect(error.issues.map(\.line) == [line], "\(text)")
+                #expect(error.description.contains("not \(found)"), "\(error.description)")
+            }
+        }
+        let fine = #"""
+            # [?not a header]
+            state-dir = "/var/lib/[?odd"
+            blocklists = [
+              "a.txt",
+            ]
+            [notify]
+            suggestions = ["""
+            [?still a string
+            """]
+            """#
+        #expect(throws: Never.self) { try ConfigFile.parse(fine, path: "fine.toml") }
+    }
+
     @Test func liveEventKeysAndTheirErrors() throws {
         let config = try ConfigFile.parse(
             """

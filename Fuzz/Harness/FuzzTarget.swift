@@ -1,0 +1,36 @@
+/// The parsers of outside bytes, each a libFuzzer target: `LOCKR_FUZZ_TARGET` picks one.
+enum FuzzTarget: String, CaseIterable {
+    /// A query as a client sends it, then lockr's answers to it.
+    case dnsQuery = "dns-query"
+    /// The EDNS options of a query (MAC, client subnet, padding, ...): the input is the OPT record's data.
+    case ednsOptions = "edns-options"
+    /// An upstream's answer to a query lockr sent.
+    case upstreamAnswer = "upstream-answer"
+    /// A block or allow list (hosts, plain, adblock), then names matched against it.
+    case ruleList = "rule-list"
+    /// The TOML configuration file.
+    case config
+    /// A control API request body: the first byte picks the body, the rest is its JSON.
+    case controlBody = "control-body"
+    /// A web page's form: the first byte picks the form, the rest is its URL-encoded text.
+    case webForm = "web-form"
+    /// A recorded clip (WAV).
+    case wav
+    /// Chess: a position (FEN) or a typed move (SAN or UCI); the first byte picks which.
+    case chess
+
+    /// Runs the target's parser on `bytes`; a crash, a trap or a leak is the finding.
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .dnsQuery: WireTargets.query(bytes)
+        case .ednsOptions: WireTargets.ednsOptions(bytes)
+        case .upstreamAnswer: WireTargets.upstreamAnswer(bytes)
+        case .ruleList: ListTargets.ruleList(bytes)
+        case .config: ListTargets.config(bytes)
+        case .controlBody: RequestTargets.controlBody(bytes)
+        case .webForm: RequestTargets.webForm(bytes)
+        case .wav: PuzzleTargets.wav(bytes)
+        case .chess: PuzzleTargets.chess(bytes)
+        }
+    }
+}

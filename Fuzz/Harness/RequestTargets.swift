@@ -1,0 +1,41 @@
+import Foundation
+import Hummingbird
+import LockrControl
+
+@testable import LockrWeb
+
+/// What the control API and the web pages take from a request's body.
+enum RequestTargets {
+    /// Every body the control API decodes, in the order the first byte picks them.
+    static let bodies: [@Sendable (Data) -> Void] = [
+        decode(AppRequest.self), decode(UnlockRequest.self), decode(ModeRequest.self), decode(PinRequest.self),
+        decode(PhraseRequest.self), decode(EmergencyRequest.self), decode(ChallengeRequest.self),
+        decode(AnswerRequest.self), decode(ScheduleRequest.self), decode(ProfileRequest.self),
+        decode(ProfileSwitchRequest.self), { data in _ = try? ConfigurationDocument.read(data) },
+    ]
+
+    /// Every form the web pages decode, in the order the first byte picks them.
+    static let forms: [@Sendable (String) -> Void] = [
+        form(PinForm.self), form(DeviceForm.self), form(ModeForm.self), form(ProfileForm.self),
+        form(ScheduleForm.self), form(PhraseForm.self), form(OpenForm.self), form(AnswerForm.self),
+        form(TokenOnlyForm.self), form(HoldForm.self),
+    ]
+
+    static func controlBody(_ bytes: [UInt8]) {
+        guard let first = bytes.first else { return }
+        bodies[Int(first) % bodies.count](Data(bytes.dropFirst()))
+    }
+
+    static func webForm(_ bytes: [UInt8]) {
+        guard let first = bytes.first else { return }
+        forms[Int(first) % forms.count](String(decoding: bytes.dropFirst(), as: UTF8.self))
+    }
+
+    private static func decode<Body: Decodable>(_ type: Body.Type) -> @Sendable (Data) -> Void {
+        { data in _ = try? ControlJSON.decoder().decode(Body.self, from: data) }
+    }
+
+    private static func form<Form: Decodable>(_ type: Form.Type) -> @Sendable (String) -> Void {
+        { text in _ = try? URLEncodedFormDecoder().decode(Form.self, from: text) }
+    }
+}

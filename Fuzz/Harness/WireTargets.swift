@@ -1,0 +1,51 @@
+import DNSWire
+
+/// The DNS wire format: what clients and upstreams send.
+enum WireTargets {
+    /// Parses a client's query as the DNS path does, and makes every answer lockr can give it.
+    static func query(_ bytes: [UInt8]) {
+        let query: DNSQuery
+        do { query = try DNSQuery(packet: bytes) } catch {
+            _ = Responses.answer(toInvalid: bytes, problem: error)
+            return
+        }
+        answerEveryWay(query)
+    }
+
+    /// A query for "example.com" A whose OPT record carries `bytes` as its options.
+    static func ednsOptions(_ bytes: [UInt8]) {
+        let options = Array(bytes.prefix(4_000))
+        var packet: [UInt8] = [0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1]
+        packet += [7] + Array("example".utf8) + [3] + Array("com".utf8) + [0, 0, 1, 0, 1]
+        packet += [0, 0, 41, 0x04, 0xD0, 0, 0, 0, 0]
+        packet += [UInt8(options.count >> 8), UInt8(options.count & 0xFF)] + options
+        guard let query = try? DNSQuery(packet: packet) else { return }
+        answerEveryWay(query)
+    }
+
+    /// Reads `bytes` as the upstream's answer to a query for "example.com" A (with the answer's
+    /// own id, so that parsing goes past the id check), then renders it as a cached answer is.
+    static func upstreamAnswer(_ bytes: [UInt8]) {
+        guard bytes.count >= 2, var query = DNSQuery.asking("example.com", type: RecordType.a) else { return }
+        let sent = makeUpstreamQuery(for: query, id: UInt16(bytes[0]) << 8 | UInt16(bytes[1]))
+        guard let answer = try? CachedAnswer(reply: bytes, toQuery: sent, bounds: TTLBounds()) else { return }
+        if let client = try? DNSQuery(packet: sent) { query = client }
+        _ = answer.render(for: query, age: 10, ttlCap: 30, udpLimit: 512)
+        _ = answer.render(for: query, age: 0, staleTTL: 30)
+    }
+
+    private static func answerEveryWay(_ query: DNSQuery) {
+        _ = query.name
+        _ = query.forwardedClient()
+        _ = query.udpSizeLimit()
+        _ = makeUpstreamQuery(for: query, id: 7)
+        let reason = ExtendedError(code: .blocked, text: String(repeating: "blocked ", count: 40))
+        _ = Responses.synthesized(
+            .address(ipv4: [0, 0, 0, 0], ipv6: Array(repeating: 0, count: 16)), to: query, ttl: 5, reason: reason)
+        _ = Responses.synthesized(.nameError, to: query, ttl: 5)
+        _ = Responses.rcode(.serverFailure, to: query, reason: ExtendedError(code: .noReachableAuthority, text: "down"))
+        _ = Responses.badVersion(to: query)
+        _ = Responses.minimalAny(to: query, ttl: 5)
+        _ = Responses.truncated(to: query)
+    }
+}
