@@ -72,14 +72,8 @@ extension ConfigFile {
 
     /// `text` as TOML; a syntax error names its line.
     private static func table(_ text: String, path: String) throws(ConfigErrors) -> TOMLTable {
-        if let (line, found) = TableHeaderCheck.firstBadHeader(in: text) {
-            throw ConfigErrors(
-                path: path,
-                issues: [
-                    ConfigIssue(
-                        line: line, key: nil,
-                        message: "a table's name starts with a letter, a digit, '_', '-' or a quote, not \(found)")
-                ])
+        if let (line, problem) = TOMLPrecheck.firstProblem(in: text) {
+            throw ConfigErrors(path: path, issues: [ConfigIssue(line: line, key: nil, message: problem)])
         }
         do { return try TOMLTable(string: text) } catch let error as TOMLParseError {
             throw ConfigErrors(

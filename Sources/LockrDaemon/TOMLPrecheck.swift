@@ -1,14 +1,15 @@
-/// Finds a table header whose name starts with a character no key may start with (`[?x]`, `[[`
-/// then a line break). toml++, under TOMLKit, asserts on those (aborting the process) instead of
-/// reporting a syntax error, so the configuration's text is looked at for them first. The text is
-/// read as TOML is, so that a '[' in a string, a comment or an array is no header.
-enum TableHeaderCheck {
-    /// The line (from 1) of the first such header, and what follows its bracket; nil when none.
-    static func firstBadHeader(in text: String) -> (line: Int, found: String)? {
+/// Finds the mistakes that toml++, under TOMLKit, asserts on (aborting the process) instead of
+/// reporting them as syntax errors, found by fuzzing the configuration: a table header whose name
+/// starts with a character no key may start with (`[?x]`, `[[` then a line break), and a closing
+/// bracket of the wrong kind (`[1, }`). The configuration's text is looked at for them first; it
+/// is read as TOML is, so that brackets in strings and comments count for nothing.
+enum TOMLPrecheck {
+    /// The line (from 1) of the first such mistake, and what is wrong there; nil when none.
+    static func firstProblem(in text: String) -> (line: Int, problem: String)? {
         let scalars = Array(text.unicodeScalars)
         var index = 0
         var line = 1
-        var depth = 0
+        var open: [Unicode.Scalar] = []
         var atLineStart = true
         while index < scalars.count {
             let scalar = scalars[index]
@@ -23,20 +24,23 @@ enum TableHeaderCheck {
                 index = end
                 line += lines
                 atLineStart = false
-            case "[" where depth == 0 && atLineStart:
+            case "[" where open.isEmpty && atLineStart:
                 var next = index + 1
                 if next < scalars.count, scalars[next] == "[" { next += 1 }
                 while next < scalars.count, scalars[next] == " " || scalars[next] == "\t" { next += 1 }
                 guard next < scalars.count, startsKey(scalars[next]) || scalars[next] == "]" else {
                     let found = next < scalars.count && scalars[next] != "\n" && scalars[next] != "\r"
-                    return (line, found ? "'\(scalars[next])'" : "the end of the line")
+                    let what = found ? "'\(scalars[next])'" : "the end of the line"
+                    return (line, "a table's name starts with a letter, a digit, '_', '-' or a quote, not \(what)")
                 }
                 while index + 1 < scalars.count, scalars[index + 1] != "\n" { index += 1 }
             case "[", "{":
-                depth += 1
+                open.append(scalar)
                 atLineStart = false
             case "]", "}":
-                depth = max(0, depth - 1)
+                if let opener = open.popLast(), (opener == "[") != (scalar == "]") {
+                    return (line, "'\(scalar)' closes no \(scalar == "]" ? "array" : "inline table") here")
+                }
                 atLineStart = false
             case " ", "\t", "\r":
                 break
