@@ -8,7 +8,7 @@ import NIOHTTPTypes
 /// closes it at once when the source holds its share or every connection is taken; a counted one
 /// is given back when it closes.
 final class ConnectionQuotaHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
+    typealias InboundIn = HTTPRequestPart
 
     private let quota: SourceQuota
 

@@ -326,7 +326,7 @@ import Testing
                 ["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
             #expect(set.status == 0, "\(set.output)")
             let (token, address) = try controlEndpoint(lockr)
-            let burst = try run(
+            let burst = try await runAwaited(
                 "bash",
                 [
                     "-c",
