@@ -130,7 +130,9 @@ public final class QueryLogStore: Sendable {
             // Who asked for what: lockr's user only.
             for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
             try Self.migrator.migrate(database)
-            try database.writeWithoutTransaction { db in
+            // Once, for a log an older lockr made; without room for the copy VACUUM makes it is left
+            // as it is (freed pages are then reused, not given back) and tried at the next start.
+            try? database.writeWithoutTransaction { db in
                 if try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 { try db.execute(sql: "VACUUM") }
             }
         } catch {

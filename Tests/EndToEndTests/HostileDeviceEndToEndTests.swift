@@ -38,12 +38,18 @@ import Testing
             ["--upstream", "127.0.0.1:\(upstream.port)"], openFiles: (soft: 1_024, hard: 1_024))
         try await stoppingAfterwards(lockr, upstream) {
             let web = Int(try #require(lockr.webAddress?.split(separator: ":").last))!
+            // Only the streams are kept open here: refused connections are closed on this side too,
+            // as Foundation's Process (which runs dig and curl) fails in a process holding over 1,024.
             var held: [Int32] = []
             defer { for fd in held { close(fd) } }
+            func keepStreams(_ fd: Int32?, _ status: Int?) {
+                guard let fd else { return }
+                if status == 200 { held.append(fd) } else { close(fd) }
+            }
             var fromOne: [Int?] = []
             for _ in 0..<1_000 {
                 let (fd, status) = Self.request("/events", port: web, from: "127.0.0.1")
-                if let fd { held.append(fd) }
+                keepStreams(fd, status)
                 fromOne.append(status)
             }
             let streams = fromOne.filter { $0 == 200 }.count
@@ -53,7 +59,7 @@ import Testing
             for index in 0..<1_000 {
                 let source = "127.0.\(1 + index / 250).\(1 + index % 250)"
                 let (fd, status) = Self.request("/events", port: web, from: source)
-                if let fd { held.append(fd) }
+                keepStreams(fd, status)
                 fromMany.append(status)
             }
             let more = fromMany.filter { $0 == 200 }.count
