@@ -8,6 +8,7 @@ public enum RecordType {
     public static let opt: UInt16 = 41
     public static let svcb: UInt16 = 64
     public static let https: UInt16 = 65
+    public static let tsig: UInt16 = 250
     public static let ixfr: UInt16 = 251
     public static let axfr: UInt16 = 252
     public static let any: UInt16 = 255

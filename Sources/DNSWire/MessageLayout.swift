@@ -1,8 +1,8 @@
 /// Where the records of a DNS message are, found by one bounds-checked walk.
 ///
 /// Names are skipped, not followed, so compression pointers cannot loop. The OPT record is noted
-/// separately and is not among `records`. A truncated message (TC) is read only up to its question:
-/// what follows may be cut anywhere.
+/// separately and is not among `records`; a TSIG record makes the message malformed. A truncated
+/// message (TC) is read only up to its question: what follows may be cut anywhere.
 struct MessageLayout {
     enum Section { case answer, authority, additional }
 
@@ -44,6 +44,9 @@ struct MessageLayout {
                 let rdataLength = Int(message.u16(at: nameEnd + 8))
                 cursor = rdataOffset + rdataLength
                 guard cursor <= message.count else { throw .malformed("record data runs past the end") }
+                // ldns keeps only a message's last TSIG record and never frees the others; an
+                // answer to an unsigned query is never signed (RFC 8945, 5.3), so none is read.
+                guard type != RecordType.tsig else { throw .malformed("a TSIG record, but lockr signs no query") }
                 if type == RecordType.opt {
                     guard section == .additional, opt == nil, message[start] == 0 else {
                         throw .malformed("misplaced OPT record")

@@ -133,6 +133,19 @@ import Testing
         }
     }
 
+    /// ldns keeps only the last TSIG record of a message and never frees the others (a leak the
+    /// fuzzer found, Fuzz/crashes/upstream-answer); lockr signs no query, so a signed answer is
+    /// refused before ldns reads it.
+    @Test func refusesSignedAnswers() throws {
+        var reply = try #require(LdnsBuild.answer(to: sent, records: ["www.test. 300 IN A 192.0.2.1"]))
+        let tsig: [UInt8] = [0, 0x00, 0xFA, 0x00, 0xFF, 0, 0, 0, 0, 0, 1, 0]
+        reply += tsig + tsig
+        reply[11] += 2
+        #expect(throws: UpstreamReplyProblem.malformed("a TSIG record, but lockr signs no query")) {
+            try CachedAnswer(reply: reply, toQuery: sent, bounds: TTLBounds())
+        }
+    }
+
     /// Offset of the first CNAME's RDATA in a reply whose question is www.test.
     private func findCNAMETarget(in reply: [UInt8]) -> Int? {
         // header 12 + question (10 name bytes + 4) + owner pointer 2 + type/class/ttl/len 10
