@@ -13,8 +13,10 @@ public final class PosixRegex: @unchecked Sendable {
     public let pattern: String
     private let compiled: UnsafeMutablePointer<regex_t>
 
-    /// Compiles `pattern`; throws the C library's message when it is not a valid ERE.
+    /// Compiles `pattern`; throws the C library's message when it is not a valid ERE, and why when
+    /// it would cost too much to compile or to match (see `RegexCost`).
     public init(_ pattern: String) throws(RegexError) {
+        if let problem = RegexCost.problem(in: pattern) { throw RegexError(message: problem) }
         let compiled = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
         let status = regcomp(compiled, pattern, REG_EXTENDED | REG_ICASE | REG_NOSUB)
         guard status == 0 else {
@@ -42,7 +44,7 @@ public final class PosixRegex: @unchecked Sendable {
     public func matches(_ text: String) -> Bool { text.withCString { matches($0) } }
 }
 
-/// An invalid regular expression, with the C library's reason.
+/// A regular expression refused, with the C library's reason or lockr's.
 public struct RegexError: Error, Equatable, Sendable {
     public let message: String
 }

@@ -89,6 +89,32 @@ import Testing
         #expect(set.describe(set.hit(name: "ad1.x")!) == "/^ad[0-9]+\\./ (test.txt)")
     }
 
+    /// glibc's regcomp copies each repetition, so a short line could ask for gigabytes (a 538-byte
+    /// list the fuzzer made took 4.4 GB, Fuzz/crashes/rule-list); such patterns, deep nesting and
+    /// back-references are refused with a reason, and everyday patterns still compile.
+    @Test func costlyRegularExpressionsAreRefused() {
+        let costly = [
+            "/b" + String(repeating: "+", count: 40) + "r[3-9+/", "/(a{1,200}){1,200}/", "/x{5000}/",
+            "/" + String(repeating: "(", count: 40) + "a" + String(repeating: ")", count: 40) + "/",
+            "/^(ad)\\1\\./",
+        ]
+        let (set, report) = rules(costly.joined(separator: "\n") + "\n")
+        #expect(set.regexCount == 0)
+        #expect(report.issues.map(\.line) == [1, 2, 3, 4, 5])
+        #expect(report.issues[0].reason.contains("too costly to compile"))
+        #expect(report.issues[3].reason.contains("nested"))
+        #expect(report.issues[4].reason.contains("back-references"))
+        let everyday = [
+            "/^(.+[_.-])?ad[sxv]?[0-9]*[_.-]/", "/^[a-z0-9-]{1,63}\\.tracker\\.example$/",
+            "/(^|\\.)doubleclick\\.net$/", "/^[[:alnum:]]+[]x-]?\\.ads\\.[a-z]{2,}$/",
+        ]
+        let (kept, everydayReport) = rules(everyday.joined(separator: "\n") + "\n")
+        #expect(everydayReport.issues.isEmpty)
+        #expect(blocked(kept, "abc.tracker.example"))
+        #expect(blocked(kept, "ads.doubleclick.net"))
+        #expect(blocked(kept, "ab.ads.com"))
+    }
+
     @Test func allowlistFilesOnlyAllow() {
         let (set, _) = rules("example.com\n", role: .allow)
         #expect(set.hit(name: "www.example.com")?.isBlock == false)
