@@ -10,7 +10,8 @@ real minute. Meanwhile:
   - a household acts through the CLI and the API (guard, mode, snooze, extend, unlock, schedules),
     each action's acknowledged effect noted in a model;
   - the kid's and the teen's devices use their apps (tiktok, youtube) in sessions, sent the same to
-    lockr and to an unkilled twin (a second lockr that is never disturbed), whose use is compared;
+    lockr and to an unkilled twin (a second lockr that is never disturbed, given the same household
+    actions), whose use is compared;
   - event streams are held open (API and pages) and the pages are loaded;
   - every few minutes lockr is killed with SIGKILL and started again, the upstream stops answering
     for 20 s (SIGSTOP), the block list changes and lockr is sent SIGHUP.
@@ -151,44 +152,48 @@ class Model:
         self.failed = []
 
 
-def act(lockr, model, rng, stop):
-    """A household's actions, one every few seconds, through the CLI and the API."""
+def act(lockr, twin, model, rng, stop):
+    """A household's actions, one every few seconds, through the CLI and the API; each one lockr
+    answered goes to the twin as well, so that the two meter the same policy (an action lockr did
+    not answer, as it was being restarted, goes to neither)."""
     while not stop.is_set():
         stop.wait(rng.uniform(2, 6))
         person = rng.choice(["default", "kid", "teen"])
         app = rng.choice(APPS)
         kind = rng.choice(["guard", "unguard", "snooze", "extend", "unlock", "status", "mode", "schedule"])
         try:
-            if kind == "guard":
-                code, text = lockr.cli("guard", "add", app, "--person", person)
-                if code == 0:
-                    model.guarded_added[person].add(app)
-            elif kind == "unguard":
-                code, text = lockr.cli("guard", "remove", app, "--person", person)
+            code, text, answered = perform(lockr, kind, person, app)
+            if answered:
+                perform(twin, kind, person, app)
+            if kind == "guard" and code == 0:
+                model.guarded_added[person].add(app)
+            elif kind == "unguard" and code == 0:
+                # Loosening: it waits, and may have applied by the end.
+                model.guarded_added[person].discard(app)
                 match = re.search(r"#(\d+) ", text)
-                if code == 0:
-                    # Loosening: it waits, and may have applied by the end.
-                    model.guarded_added[person].discard(app)
-                    if match:
-                        model.pending.append((person, match.group(1)))
-            elif kind == "snooze":
-                code, text = lockr.cli("snooze", app, "--person", person)
-            elif kind == "extend":
-                code, text = lockr.cli("extend", app, "--person", person)
-            elif kind == "unlock":
-                status, body = lockr.api("POST", f"unlock?person={person}", {"app": app})
-                code = 0 if status == 200 else 1
-            elif kind == "mode":
-                status, body = lockr.api("PUT", f"mode?person={person}", {"mode": "time", "budget_minutes": 90})
-                code = 0 if status == 200 else 1
-            elif kind == "schedule":
-                code, text = lockr.cli("schedule", "list", "--person", person)
-            else:
-                code, text = lockr.cli("status", "--person", person)
+                if match:
+                    model.pending.append((person, match.group(1)))
             model.actions += 1
             model.refused += code != 0
         except subprocess.TimeoutExpired:
             model.failed.append(f"{kind} {app} for {person}: no answer in 30 s")
+
+
+def perform(lockr, kind, person, app):
+    """One household action on `lockr`: its exit code (0 done), its words, and whether lockr
+    answered at all."""
+    if kind in ("unlock", "mode"):
+        if kind == "unlock":
+            status, body = lockr.api("POST", f"unlock?person={person}", {"app": app})
+        else:
+            status, body = lockr.api("PUT", f"mode?person={person}", {"mode": "time", "budget_minutes": 90})
+        return (0 if status == 200 else 1), json.dumps(body), status is not None
+    arguments = {
+        "guard": ["guard", "add", app], "unguard": ["guard", "remove", app], "snooze": ["snooze", app],
+        "extend": ["extend", app], "schedule": ["schedule", "list"], "status": ["status"],
+    }[kind]
+    code, text = lockr.cli(*arguments, "--person", person)
+    return code, text, "cannot reach the lockr daemon" not in text
 
 
 def use_apps(lockrs, rng, stop, sent):
@@ -312,7 +317,7 @@ def main():
         model = Model()
         sent, events, pages = [0], [0], [0, 0]
         workers = [
-            threading.Thread(target=act, args=(lockr, model, random.Random(rng.random()), stop)),
+            threading.Thread(target=act, args=(lockr, twin, model, random.Random(rng.random()), stop)),
             threading.Thread(target=use_apps, args=([lockr, twin], random.Random(rng.random()), stop, sent)),
             threading.Thread(target=watch_events, args=(lockr, stop, events)),
             threading.Thread(target=load_pages, args=(lockr, stop, pages)),
