@@ -4,10 +4,12 @@
 /// glibc's `regcomp` copies a repeated piece once per repetition and once more per stacked
 /// operator, so a few dozen bytes can ask for gigabytes: `a++++…+` doubles with each `+`, and
 /// `(a{1,200}){1,200}` asks for 40,000 copies (a 538-byte list line took 4.4 GB before the fuzzer
-/// stopped it). It also parses groups recursively, so deep nesting can overflow the stack. And
-/// back-references make matching exponential in the name's length, while lockr matches regular
-/// expressions on every query. None of these fits a name of at most 253 characters, so all are
-/// refused: the cost counts each piece once, multiplied by every repetition applied to it.
+/// stopped it). A repetition of something that can match nothing (`((a?){1,150})+`,
+/// `(a?|b?){1,32}`) makes its closure computation take minutes. It parses groups recursively, so
+/// deep nesting can overflow the stack. And back-references make matching exponential in the
+/// name's length, while lockr matches regular expressions on every query. None of these fits a
+/// name of at most 253 characters, so all are refused: the cost counts each piece once,
+/// multiplied by every repetition applied to it.
 enum RegexCost {
     /// The most pieces a pattern may compile to; a hand-written name pattern uses a few dozen.
     static let limit = 4_096
@@ -27,6 +29,9 @@ enum RegexCost {
                 return "too costly to compile: more than \(limit) pieces once repetitions are counted"
             case .tooDeep:
                 return "groups nested more than \(deepestNesting) deep"
+            case .emptyRepeated:
+                return "a repetition of something that can match nothing (like `(a?)+` or `(a|b*){2,9}`) takes the "
+                    + "C library minutes to compile: repeat what must match at least one character"
             case .backReference:
                 return "back-references (\\1 to \\9) are not supported: matching them takes exponential time"
             }
@@ -34,16 +39,23 @@ enum RegexCost {
     }
 
     private enum Refusal: Error {
-        case tooCostly, tooDeep, backReference
+        case tooCostly, tooDeep, emptyRepeated, backReference
     }
 
     /// The pieces of one group read so far: those before the last piece, and the last piece (which
-    /// a following repetition multiplies).
+    /// a following repetition multiplies); and whether they can match nothing.
     private struct Group {
         var before = 0
+        /// Zero while the alternative has no piece yet.
         var last = 0
+        var lastMatchesNothing = true
+        /// Whether every piece of this alternative before the last can match nothing.
+        var restMatchesNothing = true
+        /// Whether an earlier alternative (before a `|`) can match nothing.
+        var anAlternativeMatchesNothing = false
 
         var cost: Int { before + last }
+        var matchesNothing: Bool { anAlternativeMatchesNothing || (restMatchesNothing && lastMatchesNothing) }
     }
 
     /// Reads the pattern left to right.
@@ -62,17 +74,29 @@ enum RegexCost {
                     groups.append(Group())
                 case UInt8(ascii: ")") where groups.count > 1:
                     let group = groups.removeLast()
-                    try piece(costing: group.cost)
-                case UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "?"):
-                    try repeatLast(copies: 2)
+                    try piece(costing: max(group.cost, 1), matchesNothing: group.matchesNothing)
+                case UInt8(ascii: "|"):
+                    var group = groups[groups.count - 1]
+                    group.anAlternativeMatchesNothing = group.matchesNothing
+                    group.before += group.last
+                    (group.last, group.lastMatchesNothing, group.restMatchesNothing) = (0, true, true)
+                    groups[groups.count - 1] = group
+                case UInt8(ascii: "^"), UInt8(ascii: "$"):
+                    try piece(costing: 1, matchesNothing: true)
+                case UInt8(ascii: "*"):
+                    try repeatLast(Repetition(copies: 2, many: true, optional: true))
+                case UInt8(ascii: "+"):
+                    try repeatLast(Repetition(copies: 2, many: true, optional: false))
+                case UInt8(ascii: "?"):
+                    try repeatLast(Repetition(copies: 2, many: false, optional: true))
                 case UInt8(ascii: "{"):
-                    if let copies = bound() { try repeatLast(copies: copies) } else { try piece(costing: 1) }
+                    if let repetition = bound() { try repeatLast(repetition) } else { try piece(costing: 1) }
                 case UInt8(ascii: "\\"):
-                    if index < bytes.count, (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(bytes[index]) {
-                        throw .backReference
-                    }
+                    let escaped = index < bytes.count ? bytes[index] : 0
+                    if (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(escaped) { throw .backReference }
                     index += 1
-                    try piece(costing: 1)
+                    // Word boundaries and buffer anchors (GNU extensions) match nothing.
+                    try piece(costing: 1, matchesNothing: Array("bB<>`'".utf8).contains(escaped))
                 case UInt8(ascii: "["):
                     skipBracketExpression()
                     try piece(costing: 1)
@@ -83,32 +107,48 @@ enum RegexCost {
             // Groups left open are regcomp's error to name; what they hold still counts.
             while groups.count > 1 {
                 let group = groups.removeLast()
-                try piece(costing: group.cost)
+                try piece(costing: group.cost, matchesNothing: group.matchesNothing)
             }
         }
 
         /// A new piece in the innermost group.
-        private mutating func piece(costing cost: Int) throws(Refusal) {
+        private mutating func piece(costing cost: Int, matchesNothing: Bool = false) throws(Refusal) {
             var group = groups[groups.count - 1]
             group.before += group.last
+            group.restMatchesNothing = group.restMatchesNothing && group.lastMatchesNothing
             group.last = cost
+            group.lastMatchesNothing = matchesNothing
             guard group.cost <= RegexCost.limit else { throw .tooCostly }
             groups[groups.count - 1] = group
         }
 
-        /// The innermost group's last piece made `copies` times (a repetition of nothing counts
-        /// as one piece repeated).
-        private mutating func repeatLast(copies: Int) throws(Refusal) {
+        /// What a repetition operator does to the piece before it.
+        struct Repetition {
+            /// The copies it costs.
+            let copies: Int
+            /// Whether it may match the piece more than once.
+            let many: Bool
+            /// Whether it may match the piece no time.
+            let optional: Bool
+        }
+
+        /// The innermost group's last piece repeated; with no piece before it, the operator is
+        /// regcomp's to refuse or take as a character.
+        private mutating func repeatLast(_ repetition: Repetition) throws(Refusal) {
             var group = groups[groups.count - 1]
-            let (last, overflow) = max(group.last, 1).multipliedReportingOverflow(by: copies)
+            guard group.last > 0 else { return try piece(costing: 1) }
+            if repetition.many, group.lastMatchesNothing { throw .emptyRepeated }
+            let (last, overflow) = group.last.multipliedReportingOverflow(by: repetition.copies)
             group.last = last
+            group.lastMatchesNothing = group.lastMatchesNothing || repetition.optional
             guard !overflow, group.cost <= RegexCost.limit else { throw .tooCostly }
             groups[groups.count - 1] = group
         }
 
-        /// After `{`: how many copies `{n}`, `{n,}`, `{,m}` or `{n,m}` makes (`{n,}` as n and one
-        /// more), with the reader past the `}`; nil, the reader unmoved, when no bound follows.
-        private mutating func bound() -> Int? {
+        /// After `{`: the repetition `{n}`, `{n,}`, `{,m}` or `{n,m}` makes (`{n,}` costing n and
+        /// one more copy), with the reader past the `}`; nil, the reader unmoved, when no bound
+        /// follows.
+        private mutating func bound() -> Repetition? {
             var cursor = index
             func number() -> Int? {
                 var value: Int?
@@ -120,13 +160,15 @@ enum RegexCost {
             }
             let low = number()
             var high = low
+            var unbounded = false
             if cursor < bytes.count, bytes[cursor] == UInt8(ascii: ",") {
                 cursor += 1
-                high = number() ?? low.map { $0 + 1 }
+                high = number()
+                if high == nil { (high, unbounded) = (low.map { $0 + 1 }, true) }
             }
             guard let copies = high ?? low, cursor < bytes.count, bytes[cursor] == UInt8(ascii: "}") else { return nil }
             index = cursor + 1
-            return max(copies, 1)
+            return Repetition(copies: max(copies, 1), many: unbounded || copies > 1, optional: (low ?? 0) == 0)
         }
 
         /// Moves past a bracket expression (`[...]`, `[^]...]`, with `[:class:]`, `[=e=]` and
