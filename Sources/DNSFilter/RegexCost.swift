@@ -60,6 +60,9 @@ enum RegexCost {
 
     /// Reads the pattern left to right.
     private struct Reader {
+        /// What follows `\` in word boundaries and buffer anchors (GNU extensions): they match nothing.
+        static let emptyEscapes = Set("bB<>`'".utf8)
+
         let bytes: [UInt8]
         var index = 0
         var groups = [Group()]
@@ -95,8 +98,7 @@ enum RegexCost {
                     let escaped = index < bytes.count ? bytes[index] : 0
                     if (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(escaped) { throw .backReference }
                     index += 1
-                    // Word boundaries and buffer anchors (GNU extensions) match nothing.
-                    try piece(costing: 1, matchesNothing: Array("bB<>`'".utf8).contains(escaped))
+                    try piece(costing: 1, matchesNothing: Self.emptyEscapes.contains(escaped))
                 case UInt8(ascii: "["):
                     skipBracketExpression()
                     try piece(costing: 1)
@@ -107,7 +109,7 @@ enum RegexCost {
             // Groups left open are regcomp's error to name; what they hold still counts.
             while groups.count > 1 {
                 let group = groups.removeLast()
-                try piece(costing: group.cost, matchesNothing: group.matchesNothing)
+                try piece(costing: max(group.cost, 1), matchesNothing: group.matchesNothing)
             }
         }
 
