@@ -225,6 +225,7 @@ import Testing
                 }
             }
             try await Task.sleep(for: .milliseconds(200))
+            try await Self.untilTheServerCountsOpen(greedy, running.server)
             let kept = greedy.filter { !DNSClient.isClosedNow($0) }.count
             #expect(kept == 16, "every slot held: \(kept)")
             var answered = 0
@@ -241,15 +242,30 @@ import Testing
                 if id == 1, let fd = DNSClient.openTCP(port: running.port, from: "127.0.0.5") { third.append(fd) }
             }
             #expect(answered == 12, "the third client got \(answered) of 12 answers")
+            // The server sees a closed query connection on its own event loop, maybe after the next
+            // accept: wait until it counts just the connections still open, so no race frees a slot.
+            try await Self.untilTheServerCountsOpen(greedy + third, running.server)
             for source in ["127.0.0.3", "127.0.0.4"] {
                 for _ in 0..<4 {
                     if let fd = DNSClient.openTCP(port: running.port, from: source) { greedy.append(fd) }
                 }
             }
             try await Task.sleep(for: .milliseconds(200))
+            try await Self.untilTheServerCountsOpen(greedy + third, running.server)
             #expect(third.allSatisfy { !DNSClient.isClosedNow($0) }, "the third keeps its own")
             let counts = running.server.tcpConnectionCounts
             #expect(counts.open == 16 && counts.evicted > 0 && counts.refused > 0, "\(counts)")
+        }
+    }
+
+    /// Waits (5 s at most) until the server counts as many open connections as `clients` has
+    /// that the server has not closed.
+    private static func untilTheServerCountsOpen(_ clients: [Int32], _ server: DNSServer) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while server.tcpConnectionCounts.open != clients.filter({ !DNSClient.isClosedNow($0) }).count,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 
