@@ -50,7 +50,7 @@ public struct PolicyEngine: Sendable {
     /// What schedules and profiles block, worked out ahead of the DNS path.
     var restrictions = RestrictionTable.stale
     public internal(set) var state: PolicyState
-    private var events: [PolicyEvent] = []
+    var journal = PolicyJournal()
     private var closedDays: [DayRecord] = []
     /// Whether each guarded app was open when last looked at, to log locks and unlocks once.
     var wasOpen: [String: Bool] = [:]
@@ -437,10 +437,7 @@ public struct PolicyEngine: Sendable {
     // MARK: - Reading
 
     /// Events since the last call, oldest first.
-    public mutating func drainEvents() -> [PolicyEvent] {
-        defer { events.removeAll() }
-        return events
-    }
+    public mutating func drainEvents() -> [PolicyEvent] { journal.drain() }
 
     /// Days that ended since the last call, with their final usage.
     public mutating func drainClosedDays() -> [DayRecord] {
@@ -616,6 +613,6 @@ public struct PolicyEngine: Sendable {
     }
 
     mutating func log(_ type: EventType, _ app: String?, _ detail: String, at now: Instant) {
-        events.append(PolicyEvent(at: now, type: type, app: app, detail: detail))
+        journal.log(type, app, detail, at: now)
     }
 }

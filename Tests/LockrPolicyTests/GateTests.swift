@@ -30,7 +30,10 @@ import Testing
 
     @Test func aPuzzleGateOpensOnlyOnceThePuzzlesAreSolvedAndEachSolutionOpensOnce() throws {
         var engine = engine(settings(.hourly, gate: [.puzzle]), now: start)
-        #expect(throws: PolicyRefusal.gateIncomplete("solve 1 puzzle first (`lockr unlock` asks them; POST /api/v1/gate/challenges)")) {
+        #expect(
+            throws: PolicyRefusal.gateIncomplete(
+                "solve 1 puzzle first (`lockr unlock` asks them; POST /api/v1/gate/challenges)")
+        ) {
             try engine.unlock("tiktok", phrase: nil, at: start)
         }
         try solveAll(&engine, at: start)
@@ -53,7 +56,10 @@ import Testing
         #expect(throws: PolicyRefusal.wrongAnswer("\(wrong) is not the answer", misses: 1, cooldown: nil)) {
             try engine.answerChallenge(challenge.id, answer: String(wrong), at: start + .seconds(12))
         }
-        #expect(throws: PolicyRefusal.challengeClosed("puzzle \(challenge.id) was answered, withdrawn or expired: ask for a new one")) {
+        #expect(
+            throws: PolicyRefusal.challengeClosed(
+                "puzzle \(challenge.id) was answered, withdrawn or expired: ask for a new one")
+        ) {
             try engine.answerChallenge(challenge.id, answer: String(challenge.puzzle.answer!), at: start + .seconds(13))
         }
         #expect(throws: PolicyRefusal.notFound("no puzzle 0123 (`lockr unlock` asks for them)")) {
@@ -68,7 +74,8 @@ import Testing
         let challenge = try #require(try engine.issueChallenges(for: "tiktok", seed: 2, at: start).first)
         #expect(challenge.expires == start + .seconds(120))
         #expect(throws: PolicyRefusal.self) {
-            try engine.answerChallenge(challenge.id, answer: String(challenge.puzzle.answer!), at: start + .seconds(121))
+            try engine.answerChallenge(
+                challenge.id, answer: String(challenge.puzzle.answer!), at: start + .seconds(121))
         }
         #expect(engine.state.today.gateMisses == 0 && engine.state.gate.passes.isEmpty)
     }
@@ -122,7 +129,7 @@ import Testing
 
     @Test func aPhraseAndPuzzleGateAsksThePuzzleBeforeTheSentenceCounts() throws {
         var engine = engine(settings(.extreme, gate: [.phrase, .puzzle]), now: start)
-        let sentence = engine.sentence
+        let sentence = engine.gateRules.sentence
         #expect(throws: PolicyRefusal.self) { try engine.unlock("tiktok", phrase: "wrong", at: start) }
         #expect(engine.state.today.gateMisses == 0, "the sentence was not looked at")
         try solveAll(&engine, at: start)
@@ -147,7 +154,7 @@ import Testing
 
     @Test func whereTheSentenceMustBeSpokenTypingItCostsOneMoreCooldownStep() throws {
         var engine = engine(settings(.extreme, gate: [.phrase], input: .voice), now: start)
-        let sentence = engine.sentence
+        let sentence = engine.gateRules.sentence
         #expect(
             throws: PolicyRefusal.gateIncomplete(
                 "here the sentence must be spoken; typing it instead costs a wait of 15 s (`lockr unlock APP --type`)")
@@ -161,7 +168,8 @@ import Testing
         #expect(engine.state.gate.typedFallbackFrom == nil, "each typed sentence costs the wait again")
         // After three wrong answers (cooldown 15 s reached), the fallback costs the next step: 45 s.
         for second in 0..<3 {
-            _ = try? engine.passSpokenSentence(Spoken(transcript: "no", length: .seconds(1)), at: start + .seconds(20 + Int64(second)))
+            _ = try? engine.passSpokenSentence(
+                Spoken(transcript: "no", length: .seconds(1)), at: start + .seconds(20 + Int64(second)))
         }
         #expect(engine.gateRequirement(for: nil, at: start + .seconds(40)).typedFallbackCost == .seconds(45))
         // A person whose sentence is typed cannot speak it.
@@ -184,7 +192,9 @@ import Testing
         var budget = engine(spent, now: start)
         budget.query("tiktok", from: start, every: .seconds(10), count: 60)
         let later = start + .seconds(700)
-        #expect(throws: PolicyRefusal.phraseRequired(sentence: budget.settings.extreme.sentence(opening: .seconds(600)))) {
+        #expect(
+            throws: PolicyRefusal.phraseRequired(sentence: budget.settings.extreme.sentence(opening: .seconds(600)))
+        ) {
             try budget.snooze(nil, at: later)
         }
         #expect(throws: PolicyRefusal.self) { try budget.extend(nil, at: later) }
@@ -194,8 +204,15 @@ import Testing
     }
 
     @Test func spokenNumbersAreWrittenOut() {
-        #expect(PhraseGate.spokenForm(of: "another 15 minutes, 1 more, 120 s or 2026") == "another fifteen minutes, one more, one hundred twenty s or two thousand twenty six")
-        #expect(PhraseGate.accepts(spoken: "give me another fifteen minutes", sentence: "Give me another 15 minutes.", strictness: .strict))
-        #expect(!PhraseGate.accepts(spoken: "give me another five minutes", sentence: "Give me another 15 minutes.", strictness: .normal))
+        #expect(
+            PhraseGate.spokenForm(of: "another 15 minutes, 1 more, 120 s or 2026")
+                == "another fifteen minutes, one more, one hundred twenty s or two thousand twenty six")
+        #expect(
+            PhraseGate.accepts(
+                spoken: "give me another fifteen minutes", sentence: "Give me another 15 minutes.", strictness: .strict)
+        )
+        #expect(
+            !PhraseGate.accepts(
+                spoken: "give me another five minutes", sentence: "Give me another 15 minutes.", strictness: .normal))
     }
 }
