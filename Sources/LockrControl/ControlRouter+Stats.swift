@@ -56,7 +56,7 @@ extension ControlRouter {
             record.budgets[key].map { seconds($0 + (record.extraBudget[key] ?? .zero)) }
         }
         let appIDs = Set(record.used.keys).union(record.sessions.keys).union(record.opens.keys)
-            .union(record.blocked.keys).subtracting([PolicyEngine.allApps])
+            .union(record.blocked.keys).subtracting([MeteringState.allApps])
         let apps = appIDs.sorted {
             (record.used[$0] ?? .zero, record.blocked[$0] ?? 0, $1) > (record.used[$1] ?? .zero, record.blocked[$1] ?? 0, $0)
         }.map { app in
@@ -65,9 +65,9 @@ extension ControlRouter {
                 opens: record.sessions[app] ?? 0, windows: record.opens[app] ?? 0, blocked: record.blocked[app] ?? 0)
         }
         return DayStatsBody(
-            day: record.day.key, budgetSeconds: budget(PolicyEngine.allApps),
-            usedSeconds: seconds(record.used[PolicyEngine.allApps]),
-            chargedSeconds: seconds(record.charged[PolicyEngine.allApps]), apps: apps,
+            day: record.day.key, budgetSeconds: budget(MeteringState.allApps),
+            usedSeconds: seconds(record.used[MeteringState.allApps]),
+            chargedSeconds: seconds(record.charged[MeteringState.allApps]), apps: apps,
             gates: record.gates.keys.sorted().map { kind in
                 GateDayBody(kind: kind, passed: record.gates[kind]!.passed, failed: record.gates[kind]!.failed)
             },

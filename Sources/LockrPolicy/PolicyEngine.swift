@@ -57,9 +57,6 @@ public struct PolicyEngine: Sendable {
     private var holds: [UInt64: Instant] = [:]
     private var nextHold: UInt64 = 1
 
-    /// The shared budget's key in `DayRecord.used`, `MeteringState` and `extraBudget`.
-    public static let allApps = "*"
-
     /// Restores an engine. `state` is what the store kept (nil on first start); `now` must be the
     /// current policy time.
     public init(
@@ -88,10 +85,7 @@ public struct PolicyEngine: Sendable {
         if self.state.inForce?.schedules == nil { self.state.inForce?.schedules = schedules }
         refreshInForce()
         restartMeteringIfTheSliceChanged(at: state.lastSeen)
-        let gap = settings.relookupGap
-        for app in self.state.metering.meters.keys {
-            self.state.metering.meters[app]!.resume(lastSaved: state.lastSeen, at: now, relookupGap: gap)
-        }
+        self.state.metering.resume(lastSaved: state.lastSeen, at: now, relookupGap: settings.relookupGap)
         let now = advance(to: now)
         for app in guarded + restrictedUnguardedApps(at: now) { wasOpen[app] = access(app, at: now).isOpen }
         settle(source: Self.configuration, at: now)
@@ -133,8 +127,7 @@ public struct PolicyEngine: Sendable {
             access = self.access(app, at: now)
         }
         if access.isOpen, access != .free, isGuarded, let time {
-            let dayStart = state.today.day.start
-            let earliest = max(dayStart, state.metering.meters[app]?.latestSliceStart(slice: slice) ?? dayStart)
+            let earliest = state.metering.earliestRecordable(app, dayStart: state.today.day.start, slice: slice)
             meter(app, at: min(now, max(time, earliest)))
             if settings.mode == .time { access = self.access(app, at: now) }
         }
@@ -146,45 +139,22 @@ public struct PolicyEngine: Sendable {
         return .allow(ttl: max(.seconds(1), min(settings.maximumTTL, .seconds((until - now).secondsRoundedUp))))
     }
 
-    /// Records a query of `app` at `now`; the slices that now count are added to its use and the
-    /// total, and, outside snooze and emergency windows, charged to its budget and the shared one.
+    /// Meters a query of `app` at `now` (see `MeteringState.record`); use in snooze and emergency
+    /// windows is not charged.
     private mutating func meter(_ app: String, at now: Instant) {
-        let gap = settings.relookupGap
-        let counted = state.metering.meters[app, default: UsageMeter()].record(
-            at: now, settings: settings.time.metering, relookupGap: gap)
-        guard let first = counted.min() else { return }
-        let horizon = settings.time.metering.horizon(relookupGap: gap)
-        let empty = UsageBucket(slice: slice)
-        let sessionGap = MeteringSettings.sessionGap.milliseconds / slice.milliseconds
-        if state.metering.used[app]?.newestSlice.map({ first - $0 > sessionGap }) ?? true {
-            state.today.sessions[app, default: 0] += 1
+        let windows = state.windows
+        let newSession = state.metering.record(
+            app, at: now, settings: settings.time.metering, relookupGap: settings.relookupGap
+        ) { sliceStart in
+            windows.contains { $0.kind != .hourly && $0.covers(app, at: sliceStart) }
         }
-        for slice in counted {
-            state.metering.used[app, default: empty].charge(slice: slice, horizon: horizon)
-            state.metering.used[Self.allApps, default: empty].charge(slice: slice, horizon: horizon)
-            let sliceStart = Instant(milliseconds: slice * self.slice.milliseconds)
-            if isGrace(app, at: sliceStart) { continue }
-            state.metering.charged[app, default: empty].charge(slice: slice, horizon: horizon)
-            state.metering.charged[Self.allApps, default: empty].charge(slice: slice, horizon: horizon)
-        }
+        if newSession { state.today.sessions[app, default: 0] += 1 }
     }
 
-    /// Whether `app` is in a snooze or emergency window at `instant`: use there is not charged.
-    private func isGrace(_ app: String, at instant: Instant) -> Bool {
-        state.windows.contains { $0.kind != .hourly && $0.covers(app, at: instant) }
-    }
-
-    /// Counts what was metered afresh when the slice length changed (a reload, or a config edited
-    /// while lockr was down): buckets keep their totals, meters start over.
+    /// Counts what was metered afresh when the slice length changed (see
+    /// `MeteringState.restartIfTheSliceChanged`).
     mutating func restartMeteringIfTheSliceChanged(at now: Instant) {
-        let length = slice.milliseconds
-        let buckets =
-            state.metering.used.values.map(\.sliceMilliseconds)
-            + state.metering.charged.values.map(\.sliceMilliseconds)
-        guard buckets.contains(where: { $0 != length }) else { return }
-        state.metering = MeteringState(
-            used: state.metering.used.mapValues { $0.used(at: now) },
-            charged: state.metering.charged.mapValues { $0.used(at: now) }, slice: slice)
+        state.metering.restartIfTheSliceChanged(to: slice, at: now)
     }
 
     // MARK: - Actions
@@ -288,7 +258,7 @@ public struct PolicyEngine: Sendable {
             guard let app else { throw .nothingToDo("budgets are per app: name the app to extend") }
             key = app
         } else {
-            key = Self.allApps
+            key = MeteringState.allApps
         }
         try passGate(phrase, for: app, at: now)
         state.today.extensions += 1
@@ -449,8 +419,7 @@ public struct PolicyEngine: Sendable {
     public func snapshot(at now: Instant) -> PolicyState {
         var snapshot = state
         snapshot.lastSeen = max(now, state.lastSeen)
-        snapshot.today.used = state.metering.used.mapValues { $0.used(at: snapshot.lastSeen) }
-        snapshot.today.charged = state.metering.charged.mapValues { $0.used(at: snapshot.lastSeen) }
+        (snapshot.today.used, snapshot.today.charged) = state.metering.totals(at: snapshot.lastSeen)
         snapshot.today.budgets = budgets
         return snapshot
     }
@@ -470,11 +439,11 @@ public struct PolicyEngine: Sendable {
         let appStatuses = (guarded + restrictedUnguardedApps(at: now)).map { app in
             let access = access(app, at: now)
             let window = state.windows.filter { $0.covers(app, at: now) }.max { $0.ends < $1.ends }
-            let key = budgetKey(for: app)
+            let key = settings.time.budgetKey(for: app)
             let budget = budget(forKey: key)
-            let used = state.metering.used[app]?.used(at: now) ?? .zero
-            let charged = state.metering.charged[app]?.used(at: now) ?? .zero
-            let budgetUsed = state.metering.charged[key]?.used(at: now) ?? .zero
+            let used = state.metering.used(app, at: now)
+            let charged = state.metering.charged(app, at: now)
+            let budgetUsed = state.metering.charged(key, at: now)
             let nextReset = access.isOpen ? today.day.end : access.until ?? today.day.end
             let isTime = settings.mode == .time && guardedSet.contains(app)
             return AppStatus(
@@ -487,13 +456,13 @@ public struct PolicyEngine: Sendable {
         let (schedules, profiles) = restrictionStatus(at: now)
         return PolicyStatus(
             now: now, mode: settings.mode, day: today.day, budget: settings.time.budget,
-            extraBudget: settings.time.perApp ? .zero : today.extraBudget[Self.allApps] ?? .zero,
+            extraBudget: settings.time.perApp ? .zero : today.extraBudget[MeteringState.allApps] ?? .zero,
             perAppBudget: settings.time.perApp, window: settings.windowLength,
             snoozes: (today.snoozes, settings.snooze.perDay), extensions: (today.extensions, settings.extend.perDay),
             emergencies: (today.emergencies, settings.emergency.perDay), gateMisses: today.gateMisses,
             cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
-            totalUsed: state.metering.used[Self.allApps]?.used(at: now) ?? .zero,
-            totalCharged: state.metering.charged[Self.allApps]?.used(at: now) ?? .zero, apps: appStatuses,
+            totalUsed: state.metering.used(MeteringState.allApps, at: now),
+            totalCharged: state.metering.charged(MeteringState.allApps, at: now), apps: appStatuses,
             pending: state.pending, overridden: differingFromConfiguration, schedules: schedules, profiles: profiles)
     }
 
@@ -512,9 +481,9 @@ public struct PolicyEngine: Sendable {
         }
         switch settings.mode {
         case .time:
-            let key = budgetKey(for: app)
+            let key = settings.time.budgetKey(for: app)
             let budget = budget(forKey: key)
-            let charged = state.metering.charged[key]?.used(at: now) ?? .zero
+            let charged = state.metering.charged(key, at: now)
             return charged < budget
                 ? .budgetLeft(charged: charged, budget: budget, until: now + (budget - charged))
                 : .budgetSpent(charged: charged, budget: budget)
@@ -540,17 +509,11 @@ public struct PolicyEngine: Sendable {
             .filter { $0 > now }.max()
     }
 
-    /// Time mode: each budget as configured ("*", or each guarded app's when budgets are per app).
-    private var budgets: [String: Duration] {
-        guard settings.mode == .time else { return [:] }
-        let keys = settings.time.perApp ? guarded : [Self.allApps]
-        return Dictionary(uniqueKeysWithValues: keys.map { ($0, settings.time.budget) })
-    }
-
-    private func budgetKey(for app: String) -> String { settings.time.perApp ? app : Self.allApps }
+    /// Time mode: each budget as configured; none in the other modes.
+    private var budgets: [String: Duration] { settings.mode == .time ? settings.time.budgets(guarded: guarded) : [:] }
 
     private func budget(forKey key: String) -> Duration {
-        settings.time.budget + (state.today.extraBudget[key] ?? .zero)
+        settings.time.budget(forKey: key, extra: state.today.extraBudget)
     }
 
     // MARK: - Time
@@ -565,14 +528,12 @@ public struct PolicyEngine: Sendable {
             return now
         }
         var finished = state.today
-        finished.used = state.metering.used.mapValues { $0.used(at: finished.day.end) }
-        finished.charged = state.metering.charged.mapValues { $0.used(at: finished.day.end) }
+        (finished.used, finished.charged) = state.metering.totals(at: finished.day.end)
         finished.budgets = budgets
         closedDays.append(finished)
         let day = settings.calendar.day(containing: now)
         state.today = DayRecord(day: day)
-        for key in state.metering.used.keys { state.metering.used[key]!.startDay(at: day.start) }
-        for key in state.metering.charged.keys { state.metering.charged[key]!.startDay(at: day.start) }
+        state.metering.startDay(at: day.start)
         log(.dayReset, nil, "new day \(day.key): budget and counters reset", at: now)
         applyDueChanges(at: now)
         return now

@@ -68,25 +68,6 @@ public struct DayRecord: Sendable, Equatable {
     public var heldLimits: Bool { snoozes == 0 && extensions == 0 && emergencies == 0 }
 }
 
-/// Metering that must survive a restart exactly: each app's memory of recent queries and every
-/// bucket's counted slices, including the one that accrues now.
-public struct MeteringState: Sendable, Equatable, Codable {
-    /// Per app id.
-    public var meters: [String: UsageMeter] = [:]
-    /// Use per app id, and under "*" all guarded apps together: every window counts.
-    public var used: [String: UsageBucket] = [:]
-    /// What budgets consume, per app id and under "*": use outside snooze and emergency windows.
-    public var charged: [String: UsageBucket] = [:]
-
-    public init() {}
-
-    /// Buckets holding `used` and `charged`, for a store an older lockr wrote without this state.
-    public init(used: [String: Duration], charged: [String: Duration], slice: Duration) {
-        self.used = used.mapValues { UsageBucket(slice: slice, used: $0) }
-        self.charged = charged.mapValues { UsageBucket(slice: slice, used: $0) }
-    }
-}
-
 /// Changes made through the control API on top of the configuration file. They survive restarts;
 /// the configuration still provides everything they do not change.
 public struct SettingsOverlay: Sendable, Equatable {
