@@ -54,8 +54,7 @@ public struct PolicyEngine: Sendable {
     private var closedDays: [DayRecord] = []
     /// Whether each guarded app was open when last looked at, to log locks and unlocks once.
     var wasOpen: [String: Bool] = [:]
-    private var holds: [UInt64: Instant] = [:]
-    private var nextHold: UInt64 = 1
+    private var holds = EmergencyHolds()
 
     /// Restores an engine. `state` is what the store kept (nil on first start); `now` must be the
     /// current policy time.
@@ -145,9 +144,7 @@ public struct PolicyEngine: Sendable {
         let windows = state.windows
         let newSession = state.metering.record(
             app, at: now, settings: settings.time.metering, relookupGap: settings.relookupGap
-        ) { sliceStart in
-            windows.contains { $0.kind != .hourly && $0.covers(app, at: sliceStart) }
-        }
+        ) { windows.isGrace(app, at: $0) }
         if newSession { state.today.sessions[app, default: 0] += 1 }
     }
 
@@ -176,16 +173,17 @@ public struct PolicyEngine: Sendable {
         }
         try checkNotRestricted(targets, at: now)
         let alreadyOpen = targets.compactMap { target in
-            restriction(of: target, at: now) == nil ? state.windows.last { $0.covers(target, at: now) } : nil
+            restriction(of: target, at: now) == nil ? state.windows.newest(covering: target, at: now) : nil
         }
         let closed = targets.filter { target in
-            restriction(of: target, at: now) == nil && !state.windows.contains { $0.covers(target, at: now) }
+            restriction(of: target, at: now) == nil && state.windows.newest(covering: target, at: now) == nil
         }
-        let available = closed.filter { hourResets(for: $0, at: now) == nil }
+        let available = closed.filter { state.windows.hourResets(for: $0, at: now) == nil }
         if available.isEmpty {
             if !alreadyOpen.isEmpty { return UnlockResult(opened: [], alreadyOpen: alreadyOpen) }
             let first = closed.first!
-            throw .windowUsed(app: first, nextAt: settings.calendar.clockText(hourResets(for: first, at: now)!))
+            throw .windowUsed(
+                app: first, nextAt: settings.calendar.clockText(state.windows.hourResets(for: first, at: now)!))
         }
         let gated = !gateSteps.isEmpty
         try passGate(phrase, for: app, at: now)
@@ -199,7 +197,7 @@ public struct PolicyEngine: Sendable {
         let window = UnlockWindow(
             app: app, kind: .hourly, opened: now, ends: now + settings.windowLength,
             hourResets: settings.calendar.clockHour(containing: now).end)
-        state.windows.append(window)
+        state.windows.open(window)
         state.today.opens[app, default: 0] += 1
         log(.unlock, app, "\(detail): open until \(settings.calendar.clockText(window.ends))", at: now)
         wasOpen[app] = true
@@ -232,7 +230,7 @@ public struct PolicyEngine: Sendable {
         state.today.snoozes += 1
         for target in spent { state.today.opens[target, default: 0] += 1 }
         let window = UnlockWindow(app: app, kind: .snooze, opened: now, ends: now + settings.snooze.length)
-        state.windows.append(window)
+        state.windows.open(window)
         let count = "\(state.today.snoozes)/\(settings.snooze.perDay) today"
         log(.snooze, app, "open until \(settings.calendar.clockText(window.ends)) (\(count))", at: now)
         for target in spent { wasOpen[target] = true }
@@ -272,21 +270,16 @@ public struct PolicyEngine: Sendable {
     public mutating func beginEmergency(at now: Instant) throws(PolicyRefusal) -> UInt64 {
         let now = advance(to: now)
         try checkEmergencyAllowance()
-        holds = holds.filter { now - $0.value < .seconds(600) }
-        let id = nextHold
-        nextHold += 1
-        holds[id] = now
-        return id
+        return holds.begin(at: now)
     }
 
     /// Ends a hold begun by `beginEmergency` (letting go): if it lasted, every guarded app opens for
     /// the emergency window length; a hold let go too soon grants nothing and is over.
     public mutating func completeEmergency(hold id: UInt64, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
         let now = advance(to: now)
-        guard let started = holds.removeValue(forKey: id) else {
+        guard let held = holds.end(id, at: now) else {
             throw .holdIncomplete("no such emergency hold; start a new one")
         }
-        let held = now - started
         guard held >= settings.emergencyHold else {
             // Whole seconds held, rounded down: 7.9 s is not yet 8.
             let whole = Duration.seconds(held.milliseconds / 1000)
@@ -295,7 +288,7 @@ public struct PolicyEngine: Sendable {
         try checkEmergencyAllowance()
         state.today.emergencies += 1
         let window = UnlockWindow(app: nil, kind: .emergency, opened: now, ends: now + settings.emergency.length)
-        state.windows.append(window)
+        state.windows.open(window)
         let count = "\(state.today.emergencies)/\(settings.emergency.perDay) today"
         log(
             .emergency, nil, "all guarded apps open until \(settings.calendar.clockText(window.ends)) (\(count))",
@@ -391,8 +384,8 @@ public struct PolicyEngine: Sendable {
     /// or open. Call it about once a second.
     public mutating func tick(at now: Instant) {
         let now = advance(to: now)
-        state.windows.removeAll { $0.ends <= now && ($0.hourResets ?? now) <= now }
-        holds = holds.filter { now - $0.value < .seconds(600) }
+        state.windows.dropEnded(at: now)
+        holds.forgetStale(at: now)
         endProfiles(at: now)
         refreshRestrictions(at: now)
         noteTransitions(at: now)
@@ -438,7 +431,7 @@ public struct PolicyEngine: Sendable {
         let today = state.today
         let appStatuses = (guarded + restrictedUnguardedApps(at: now)).map { app in
             let access = access(app, at: now)
-            let window = state.windows.filter { $0.covers(app, at: now) }.max { $0.ends < $1.ends }
+            let window = state.windows.longest(covering: app, at: now)
             let key = settings.time.budgetKey(for: app)
             let budget = budget(forKey: key)
             let used = state.metering.used(app, at: now)
@@ -472,11 +465,11 @@ public struct PolicyEngine: Sendable {
     /// it then), then the longest window it is open in, then the mode.
     func access(_ app: String, at now: Instant) -> AppAccess {
         if let restriction = restriction(of: app, at: now) {
-            let emergency = state.windows.filter { $0.kind == .emergency && $0.covers(app, at: now) }.map(\.ends).max()
-            return emergency.map { .window(.emergency, until: $0) } ?? .restricted(restriction)
+            return state.windows.emergencyEnd(for: app, at: now).map { .window(.emergency, until: $0) }
+                ?? .restricted(restriction)
         }
         guard guardedSet.contains(app) else { return .free }
-        if let window = state.windows.filter({ $0.covers(app, at: now) }).max(by: { $0.ends < $1.ends }) {
+        if let window = state.windows.longest(covering: app, at: now) {
             return .window(window.kind, until: window.ends)
         }
         switch settings.mode {
@@ -491,7 +484,7 @@ public struct PolicyEngine: Sendable {
             if settings.mode == .extreme, let until = state.today.cooldownUntil, now < until {
                 return .coolingDown(until: until, misses: state.today.gateMisses)
             }
-            if let next = hourResets(for: app, at: now) { return .hourUsed(next: next) }
+            if let next = state.windows.hourResets(for: app, at: now) { return .hourUsed(next: next) }
             switch settings.mode {
             case .extreme:
                 let typed = gateSteps == [.phrase] && settings.gate.sentenceInput(for: gateSteps) != .voice
@@ -501,12 +494,6 @@ public struct PolicyEngine: Sendable {
             default: return .locked(.unlock, window: settings.hourly.window)
             }
         }
-    }
-
-    /// When `app`'s used hourly window lets it have another, or nil if it has not used one this hour.
-    private func hourResets(for app: String, at now: Instant) -> Instant? {
-        state.windows.lazy.filter { $0.kind == .hourly && $0.app == app }.compactMap(\.hourResets)
-            .filter { $0 > now }.max()
     }
 
     /// Time mode: each budget as configured; none in the other modes.

@@ -1,37 +1,3 @@
-/// Why a window is open.
-public enum WindowKind: String, Sendable {
-    /// Hourly or extreme mode: the hour's window (by `lockr unlock`, the phrase, or the first query).
-    case hourly
-    /// Time mode: the short grace after the budget is spent.
-    case snooze
-    /// The emergency bypass.
-    case emergency
-}
-
-/// A stretch of time in which an app (or every guarded app) resolves.
-public struct UnlockWindow: Sendable, Equatable {
-    /// The app's id, or nil for every guarded app.
-    public var app: String?
-    public var kind: WindowKind
-    public var opened: Instant
-    public var ends: Instant
-    /// Hourly windows: the start of the next clock hour, computed when the window opened and stored,
-    /// before which the app gets no other hourly window.
-    public var hourResets: Instant?
-
-    public init(app: String?, kind: WindowKind, opened: Instant, ends: Instant, hourResets: Instant? = nil) {
-        self.app = app
-        self.kind = kind
-        self.opened = opened
-        self.ends = ends
-        self.hourResets = hourResets
-    }
-
-    func covers(_ app: String, at now: Instant) -> Bool {
-        (self.app == nil || self.app == app) && opened <= now && now < ends
-    }
-}
-
 /// What today has used up: counters that reset when the day does.
 public struct DayRecord: Sendable, Equatable {
     public var day: PolicyDay
@@ -131,7 +97,7 @@ public struct PendingChange: Sendable, Equatable, Codable {
 
 /// Everything the policy remembers across restarts.
 public struct PolicyState: Sendable, Equatable {
-    public var windows: [UnlockWindow] = []
+    public var windows = UnlockWindows()
     public var today: DayRecord
     public var overlay = SettingsOverlay()
     public var metering = MeteringState()

@@ -265,15 +265,16 @@ public final class PolicyStore: Sendable {
                 state.overlay = Self.overlay(from: meta)
                 state.metering = Self.metering(from: meta, today: today)
                 Self.readChanges(from: meta, into: &state)
-                state.windows = try Row.fetchAll(
-                    db, sql: "SELECT * FROM windows WHERE person = ? ORDER BY id", arguments: [person]
-                ).compactMap { row in
-                    guard let kind = WindowKind(rawValue: row["kind"]) else { return nil }
-                    return UnlockWindow(
-                        app: row["app"], kind: kind, opened: Instant(milliseconds: row["opened_ms"]),
-                        ends: Instant(milliseconds: row["ends_ms"]),
-                        hourResets: (row["hour_resets_ms"] as Int64?).map(Instant.init(milliseconds:)))
-                }
+                state.windows = UnlockWindows(
+                    try Row.fetchAll(
+                        db, sql: "SELECT * FROM windows WHERE person = ? ORDER BY id", arguments: [person]
+                    ).compactMap { row in
+                        guard let kind = WindowKind(rawValue: row["kind"]) else { return nil }
+                        return UnlockWindow(
+                            app: row["app"], kind: kind, opened: Instant(milliseconds: row["opened_ms"]),
+                            ends: Instant(milliseconds: row["ends_ms"]),
+                            hourResets: (row["hour_resets_ms"] as Int64?).map(Instant.init(milliseconds:)))
+                    })
                 return state
             }
         }
@@ -304,7 +305,7 @@ public final class PolicyStore: Sendable {
         for day in record.closedDays { try write(day, of: person, into: db) }
         try write(state.today, of: person, into: db)
         try db.execute(sql: "DELETE FROM windows WHERE person = ?", arguments: [person])
-        for window in state.windows {
+        for window in state.windows.all {
             try db.execute(
                 sql: """
                     INSERT INTO windows (person, app, kind, opened_ms, ends_ms, hour_resets_ms) VALUES (?, ?, ?, ?, ?, ?)

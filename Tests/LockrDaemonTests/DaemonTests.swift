@@ -68,7 +68,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: config.stateDirectory + "/" + ControlFiles.addressFile))
         // The window was saved, and the directory is free for the next daemon.
         let store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
-        #expect(try store.load(person: "default")?.windows.map(\.app) == ["tiktok"])
+        #expect(try store.load(person: "default")?.windows.all.map(\.app) == ["tiktok"])
         let next = try await Daemon.build(configuration: { config }, logger: quiet, shutdownSignals: [])
         let again = Task { try await next.run() }
         #expect(try await controlAddress(config.stateDirectory) != nil)

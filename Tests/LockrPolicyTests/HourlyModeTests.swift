@@ -71,7 +71,9 @@ import Testing
         _ = try policy.unlock("tiktok", phrase: nil, at: start)
         var state = policy.snapshot(at: start + .seconds(60))
         // Whatever the calendar would compute now, the boundary kept with the window decides.
-        state.windows[0].hourResets = at("2026-06-01T10:30:00Z")
+        var windows = state.windows.all
+        windows[0].hourResets = at("2026-06-01T10:30:00Z")
+        state.windows = UnlockWindows(windows)
         var restored = PolicyEngine(
             settings: policy.base, guarded: ["tiktok"], apps: testApps, state: state, now: start + .seconds(60))
         #expect(

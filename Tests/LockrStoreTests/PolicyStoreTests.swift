@@ -1,8 +1,9 @@
 import Foundation
-@testable import LockrPolicy
 import LockrPuzzles
 import LockrStore
 import Testing
+
+@testable import LockrPolicy
 
 @Suite struct PolicyStoreTests {
     func temporaryPath() -> String {
@@ -37,14 +38,14 @@ import Testing
         tally.timed = 3
         today.gates = ["chess hard": tally]
         var state = PolicyState(today: today, lastSeen: Instant(milliseconds: 1_780_300_000_123))
-        state.windows = [
+        state.windows = UnlockWindows([
             UnlockWindow(
                 app: "tiktok", kind: .hourly, opened: Instant(milliseconds: 1_780_300_000_000),
                 ends: Instant(milliseconds: 1_780_300_600_000), hourResets: Instant(milliseconds: 1_780_303_200_000)),
             UnlockWindow(
                 app: nil, kind: .emergency, opened: Instant(milliseconds: 1_780_300_000_000),
                 ends: Instant(milliseconds: 1_780_300_300_000)),
-        ]
+        ])
         state.overlay.mode = .extreme
         state.overlay.extremeWindow = .seconds(600)
         state.overlay.budget = .seconds(2700)
@@ -52,7 +53,8 @@ import Testing
         state.overlay.guardAdded = ["reddit", "x"]
         state.overlay.guardRemoved = ["youtube"]
         state.overlay.schedulesAdded = [
-            Schedule(name: "bedtime", days: Weekdays("mon-fri")!, from: 22 * 60, to: 7 * 60, block: ["social", "tiktok"])
+            Schedule(
+                name: "bedtime", days: Weekdays("mon-fri")!, from: 22 * 60, to: 7 * 60, block: ["social", "tiktok"])
         ]
         state.overlay.schedulesRemoved = ["school"]
         state.profiles = [Profile(name: "work", block: ["social", "video"])]
@@ -90,7 +92,10 @@ import Testing
         try PolicyStore(path: path).save(state, events: [event])
         let reopened = try PolicyStore(path: path)
         #expect(try reopened.load() == state)
-        #expect(try reopened.events(since: Instant(milliseconds: 0)) == [LoggedEvent(person: People.defaultName, event: event)])
+        #expect(
+            try reopened.events(since: Instant(milliseconds: 0)) == [
+                LoggedEvent(person: People.defaultName, event: event)
+            ])
     }
 
     @Test func laterSavesReplaceWindowsAndKeepClosedDays() throws {
@@ -101,13 +106,14 @@ import Testing
         closed.used["*"] = .seconds(1800)
         let next = PolicyDay(key: "2026-06-02", start: day.end, end: day.end + .seconds(86400))
         state.today = DayRecord(day: next)
-        state.windows.removeFirst()
+        state.windows = UnlockWindows(Array(state.windows.all.dropFirst()))
         try store.save(state, closedDays: [closed])
         #expect(try store.load() == state)
         #expect(try store.usage(day: "2026-06-01")["*"] == .seconds(1800))
         #expect(try store.usage(day: "2026-06-02").isEmpty)
         // The days of a range, oldest first, each as it was saved last.
-        #expect(try store.days(person: People.defaultName, from: "2026-05-01", to: "2026-06-30") == [closed, state.today])
+        #expect(
+            try store.days(person: People.defaultName, from: "2026-05-01", to: "2026-06-30") == [closed, state.today])
         #expect(try store.days(person: People.defaultName, from: "2026-06-02", to: "2026-06-02") == [state.today])
         #expect(try store.days(person: "nobody", from: "2026-05-01", to: "2026-06-30").isEmpty)
     }
@@ -118,7 +124,8 @@ import Testing
             PolicyEvent(at: Instant(milliseconds: Int64(index) * 1000), type: .unlock, app: "x", detail: "#\(index)")
         }
         try store.save(sampleState(), events: events)
-        #expect(try store.events(since: Instant(milliseconds: 5000)).map(\.event.detail) == ["#5", "#6", "#7", "#8", "#9"])
+        #expect(
+            try store.events(since: Instant(milliseconds: 5000)).map(\.event.detail) == ["#5", "#6", "#7", "#8", "#9"])
         #expect(try store.events(since: Instant(milliseconds: 0), limit: 2).map(\.event.detail) == ["#8", "#9"])
     }
 
@@ -155,8 +162,10 @@ import Testing
         #expect(state.today.day.key == "2026-06-01")
         #expect(state.today.used == ["tiktok": .milliseconds(340_000), "*": .milliseconds(340_000)])
         #expect(state.today.emergencies == 1)
-        #expect(state.windows.map(\.kind) == [.hourly, .emergency])
-        #expect(state.windows.first?.app == "tiktok" && state.windows.first?.ends == Instant(milliseconds: 1_780_308_719_660))
+        #expect(state.windows.all.map(\.kind) == [.hourly, .emergency])
+        #expect(
+            state.windows.all.first?.app == "tiktok"
+                && state.windows.all.first?.ends == Instant(milliseconds: 1_780_308_719_660))
         #expect(state.pending.map(\.change.key) == ["policy.mode"] && state.overlay.mode == .time)
         #expect(state.metering.used["tiktok"] != nil && state.inForce?.guarded == ["tiktok", "youtube"])
         let events = try store.events(since: Instant(milliseconds: 0))
@@ -166,7 +175,9 @@ import Testing
         // A new person's state is kept apart from the default person's, and both come back.
         var alice = sampleState()
         alice.today.used = ["instagram": .seconds(60)]
-        try store.save(alice, events: [PolicyEvent(at: alice.lastSeen, type: .lock, app: "instagram", detail: "x")], person: "alice")
+        try store.save(
+            alice, events: [PolicyEvent(at: alice.lastSeen, type: .lock, app: "instagram", detail: "x")],
+            person: "alice")
         let reopened = try PolicyStore(path: path)
         #expect(try reopened.people() == ["alice", People.defaultName])
         #expect(try reopened.load() == state)
