@@ -71,10 +71,8 @@ extension PolicyEngine {
         let requested = Loosening.changes(from: desired, to: candidate).map(Self.slot)
         let (before, waiting) = (inForce, state.pending)
         state.overlay = overlay
-        if state.profiles != madeProfiles {
-            let gone = state.profiles.filter { made in !wanted.profiles.contains { $0.name == made.name } }
-            state.activeProfiles.removeAll { active in gone.contains { $0.name == active.name } }
-            state.profiles = madeProfiles
+        if state.profiles.made != madeProfiles {
+            state.profiles.replaceMade(with: madeProfiles)
             log(
                 .profileChange, nil, "profiles set by an import: \(profiles.map(\.name).joined(separator: ", "))",
                 at: now)

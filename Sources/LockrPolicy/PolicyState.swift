@@ -111,10 +111,8 @@ public struct PolicyState: Sendable, Equatable {
     public var nextChangeID = 1
     /// The PIN that protects settings, when one is set.
     public var pin: PinRecord?
-    /// Profiles made at run time (those of the configuration file live in it).
-    public var profiles: [Profile] = []
-    /// Profiles that are on.
-    public var activeProfiles: [ActiveProfile] = []
+    /// Profiles made at run time and those that are on.
+    public var profiles = Profiles()
     /// Puzzles out, gate steps passed, and the typed fallback.
     public var gate = GateState()
     /// Devices (MAC or IP addresses) the household assigned to this person at run time, besides

@@ -478,11 +478,11 @@ public final class PolicyStore: Sendable {
         if let gate = state.overlay.gate {
             meta["gate_set"] = String(decoding: try encoder.encode(gate), as: UTF8.self)
         }
-        if !state.profiles.isEmpty {
-            meta["profiles"] = String(decoding: try encoder.encode(state.profiles), as: UTF8.self)
+        if !state.profiles.made.isEmpty {
+            meta["profiles"] = String(decoding: try encoder.encode(state.profiles.made), as: UTF8.self)
         }
-        if !state.activeProfiles.isEmpty {
-            meta["active_profiles"] = String(decoding: try encoder.encode(state.activeProfiles), as: UTF8.self)
+        if !state.profiles.active.isEmpty {
+            meta["active_profiles"] = String(decoding: try encoder.encode(state.profiles.active), as: UTF8.self)
         }
         if state.gate != GateState() { meta["gate"] = String(decoding: try encoder.encode(state.gate), as: UTF8.self) }
         if !state.claimedDevices.isEmpty { meta["claimed_devices"] = state.claimedDevices.joined(separator: ",") }
@@ -500,8 +500,9 @@ public final class PolicyStore: Sendable {
         state.pin = decode("pin", as: PinRecord.self)
         state.overlay.schedulesAdded = decode("schedules_added", as: [Schedule].self) ?? []
         state.overlay.gate = decode("gate_set", as: GateSettings.self)
-        state.profiles = decode("profiles", as: [Profile].self) ?? []
-        state.activeProfiles = decode("active_profiles", as: [ActiveProfile].self) ?? []
+        state.profiles = Profiles(
+            made: decode("profiles", as: [Profile].self) ?? [],
+            active: decode("active_profiles", as: [ActiveProfile].self) ?? [])
         state.gate = decode("gate", as: GateState.self) ?? GateState()
         state.claimedDevices = meta["claimed_devices"]?.split(separator: ",").map(String.init) ?? []
     }

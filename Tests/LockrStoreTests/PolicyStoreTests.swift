@@ -57,11 +57,13 @@ import Testing
                 name: "bedtime", days: Weekdays("mon-fri")!, from: 22 * 60, to: 7 * 60, block: ["social", "tiktok"])
         ]
         state.overlay.schedulesRemoved = ["school"]
-        state.profiles = [Profile(name: "work", block: ["social", "video"])]
-        state.activeProfiles = [
-            ActiveProfile(name: "work", since: Instant(milliseconds: 1_000), until: Instant(milliseconds: 7_201_000)),
-            ActiveProfile(name: "homework", since: Instant(milliseconds: 2_000), until: nil),
-        ]
+        state.profiles = Profiles(
+            made: [Profile(name: "work", block: ["social", "video"])],
+            active: [
+                ActiveProfile(
+                    name: "work", since: Instant(milliseconds: 1_000), until: Instant(milliseconds: 7_201_000)),
+                ActiveProfile(name: "homework", since: Instant(milliseconds: 2_000), until: nil),
+            ])
         var generator = SeededGenerator(seed: 1)
         let issued = Instant(milliseconds: 1_780_300_000_000)
         state.gate.challenges = [

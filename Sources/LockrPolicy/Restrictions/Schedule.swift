@@ -21,7 +21,9 @@ public struct Weekdays: OptionSet, Sendable, Hashable, Codable {
             case "weekdays": days.formUnion(Weekdays(rawValue: 0x1F))
             case "weekends", "weekend": days.formUnion(Weekdays(rawValue: 0x60))
             default:
-                let ends = part.split(separator: "-", omittingEmptySubsequences: false).map { Self.index(of: String($0)) }
+                let ends = part.split(separator: "-", omittingEmptySubsequences: false).map {
+                    Self.index(of: String($0))
+                }
                 guard ends.count <= 2, let first = ends.first ?? nil, let last = ends.last ?? nil else { return nil }
                 // A range may wrap past Sunday: "fri-mon".
                 var index = first
@@ -105,7 +107,8 @@ public struct Schedule: Sendable, Equatable, Codable {
     /// Reads "HH:MM" (00:00 to 24:00) into minutes after midnight.
     public static func minutes(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]), let minute = Int(parts[1]),
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), let hour = Int(parts[0]),
+            let minute = Int(parts[1]),
             (0...59).contains(minute), (0...23).contains(hour) || (hour == 24 && minute == 0)
         else { return nil }
         return hour * 60 + minute
@@ -119,7 +122,8 @@ public struct Schedule: Sendable, Equatable, Codable {
         for startDay in crossesMidnight ? [calendar.localDay(before: today), today] : [today]
         where days.contains(Weekdays.day(startDay.weekday)) {
             let start = calendar.instant(atMinute: from, of: startDay)
-            let end = calendar.instant(atMinute: to, of: crossesMidnight ? calendar.localDay(after: startDay) : startDay)
+            let end = calendar.instant(
+                atMinute: to, of: crossesMidnight ? calendar.localDay(after: startDay) : startDay)
             if start <= instant, instant < end { return (start, end) }
         }
         return nil

@@ -1,49 +1,3 @@
-/// What blocks an app outright, whatever the mode says: a schedule in force or a profile that is on.
-public struct Restriction: Sendable, Equatable {
-    public enum Source: Sendable, Equatable {
-        case schedule(String)
-        case profile(String)
-    }
-
-    public let source: Source
-    /// When it ends; nil for a profile that is on until switched off.
-    public let until: Instant?
-
-    /// Whether `self` holds at least as long as `other`.
-    func outlasts(_ other: Restriction) -> Bool {
-        guard let until else { return true }
-        guard let otherUntil = other.until else { return false }
-        return until >= otherUntil
-    }
-}
-
-/// A schedule and, when it is in force, the end of its current stretch.
-public struct ScheduleStatus: Sendable, Equatable {
-    public let schedule: Schedule
-    public let activeUntil: Instant?
-}
-
-/// A profile, whether it is on and until when, and whether the configuration file defines it.
-public struct ProfileStatus: Sendable, Equatable {
-    public let profile: Profile
-    public let active: ActiveProfile?
-    public let fromConfig: Bool
-}
-
-/// Which apps schedules and profiles block at some time, and until when that answer holds: it is
-/// worked out at most once a minute (schedule boundaries fall on whole minutes) and whenever a
-/// schedule or profile changes, so the DNS path only looks it up.
-struct RestrictionTable: Sendable {
-    var validFrom: Instant
-    var validUntil: Instant
-    var byApp: [String: Restriction]
-
-    static let stale = RestrictionTable(
-        validFrom: Instant(milliseconds: 0), validUntil: Instant(milliseconds: 0), byApp: [:])
-
-    func holds(at now: Instant) -> Bool { validFrom <= now && now < validUntil }
-}
-
 /// Schedules and profiles. Both block chosen apps (ids, catalogue groups, or every guarded app)
 /// whatever the mode, budget or windows say; only the emergency opens them. Adding a schedule
 /// tightens; removing one, or editing it to cover less, loosens and waits like any loosening
@@ -77,26 +31,10 @@ extension PolicyEngine {
     }
 
     private func restrictionTable(at now: Instant) -> RestrictionTable {
-        var byApp: [String: Restriction] = [:]
-        func block(_ selection: [String], _ restriction: Restriction) {
-            for app in AppSelection.apps(selection, apps: apps, groups: groups, guarded: guarded) {
-                if let held = byApp[app], held.outlasts(restriction) { continue }
-                byApp[app] = restriction
-            }
-        }
-        let calendar = settings.calendar
-        for schedule in schedules {
-            guard let stretch = schedule.occurrence(containing: now, calendar: calendar) else { continue }
-            block(schedule.block, Restriction(source: .schedule(schedule.name), until: stretch.end))
-        }
-        var validUntil = Instant(milliseconds: (now.milliseconds / 60_000 + 1) * 60_000)
-        let defined = profiles
-        for active in state.activeProfiles where active.until.map({ $0 > now }) ?? true {
-            guard let profile = defined.first(where: { $0.name == active.name }) else { continue }
-            block(profile.block, Restriction(source: .profile(profile.name), until: active.until))
-            if let until = active.until { validUntil = min(validUntil, until) }
-        }
-        return RestrictionTable(validFrom: now, validUntil: validUntil, byApp: byApp)
+        RestrictionTable(
+            at: now, schedules: schedules, profiles: profiles, active: state.profiles.active,
+            calendar: settings.calendar
+        ) { [apps, groups, guarded] in AppSelection.apps($0, apps: apps, groups: groups, guarded: guarded) }
     }
 
     // MARK: Schedules
@@ -141,51 +79,56 @@ extension PolicyEngine {
     // MARK: Profiles
 
     /// The profiles defined: the configuration's, with those made at run time on top.
-    var profiles: [Profile] {
-        configuredProfiles.map { configured in state.profiles.first { $0.name == configured.name } ?? configured }
-            + state.profiles.filter { made in !configuredProfiles.contains { $0.name == made.name } }
-    }
+    var profiles: [Profile] { state.profiles.defined(configured: configuredProfiles) }
 
     /// Defines a profile, or redefines one. While it is off this changes no answer; while it is on,
     /// blocking less needs the PIN (when one is set).
     @discardableResult
-    public mutating func defineProfile(_ profile: Profile, pin: PinCheck = .none, at now: Instant) throws(PolicyRefusal)
+    public mutating func defineProfile(
+        _ profile: Profile, pin: PinCheck = .none, at now: Instant
+    ) throws(PolicyRefusal)
         -> Profile
     {
         let now = advance(to: now)
         if let problem = profile.problem { throw .invalidSettings("profile \(profile.name): \(problem)") }
         try checkSelection(profile.block)
         let old = profiles.first { $0.name == profile.name }
-        guard old != profile else { throw .nothingToDo("profile \(profile.name) already blocks \(profile.block.joined(separator: ", "))") }
+        guard old != profile else {
+            throw .nothingToDo("profile \(profile.name) already blocks \(profile.block.joined(separator: ", "))")
+        }
         if let old, isActive(profile.name, at: now), !Set(profile.block).isSuperset(of: old.block), needsPin(pin) {
             throw .pinRequired
         }
-        state.profiles.removeAll { $0.name == profile.name }
-        state.profiles.append(profile)
+        state.profiles.define(profile)
         log(.profileChange, nil, "profile \(profile.name) blocks \(profile.block.joined(separator: ", "))", at: now)
         restrictionsChanged(at: now)
         return profile
     }
 
     /// Removes a profile made at run time (switching it off first, which needs the PIN when set).
-    public mutating func removeProfile(_ name: String, pin: PinCheck = .none, at now: Instant) throws(PolicyRefusal)
+    public mutating func removeProfile(
+        _ name: String, pin: PinCheck = .none, at now: Instant
+    ) throws(PolicyRefusal)
         -> Profile
     {
         let now = advance(to: now)
         guard let profile = profiles.first(where: { $0.name == name }) else { throw unknownProfile(name) }
-        guard state.profiles.contains(where: { $0.name == name }), !configuredProfiles.contains(where: { $0.name == name })
+        guard state.profiles.made.contains(where: { $0.name == name }),
+            !configuredProfiles.contains(where: { $0.name == name })
         else {
             throw .nothingToDo("profile \(name) is defined in the config file: remove it there")
         }
         if isActive(name, at: now) { _ = try deactivateProfile(name, pin: pin, at: now) }
-        state.profiles.removeAll { $0.name == name }
+        state.profiles.remove(name)
         log(.profileChange, nil, "profile \(name) removed", at: now)
         return profile
     }
 
     /// Switches a profile on, until switched off or for `duration`; on already, a later end
     /// extends it.
-    public mutating func activateProfile(_ name: String, for duration: Duration? = nil, at now: Instant)
+    public mutating func activateProfile(
+        _ name: String, for duration: Duration? = nil, at now: Instant
+    )
         throws(PolicyRefusal) -> ActiveProfile
     {
         let now = advance(to: now)
@@ -194,31 +137,26 @@ extension PolicyEngine {
             throw .invalidSettings("--for must be 1 min to 7 days")
         }
         let until = duration.map { now + $0 }
-        if let index = state.activeProfiles.firstIndex(where: { $0.name == name }) {
-            let current = state.activeProfiles[index]
-            guard let ends = current.until, until.map({ $0 > ends }) ?? true else {
-                throw .nothingToDo("profile \(name) is already on\(untilText(current.until))")
-            }
-            state.activeProfiles[index].until = until
-        } else {
-            state.activeProfiles.append(ActiveProfile(name: name, since: now, until: until))
+        guard let active = state.profiles.switchOn(name, until: until, at: now) else {
+            let current = state.profiles.active.first { $0.name == name }
+            throw .nothingToDo("profile \(name) is already on\(untilText(current?.until))")
         }
         log(.profileOn, nil, "profile \(name) on\(untilText(until))", at: now)
         restrictionsChanged(at: now)
-        return state.activeProfiles.first { $0.name == name }!
+        return active
     }
 
     /// Switches a profile off: what it blocked goes back to what the mode and schedules say.
-    public mutating func deactivateProfile(_ name: String, pin: PinCheck = .none, at now: Instant)
+    public mutating func deactivateProfile(
+        _ name: String, pin: PinCheck = .none, at now: Instant
+    )
         throws(PolicyRefusal) -> ActiveProfile
     {
         let now = advance(to: now)
         guard profiles.contains(where: { $0.name == name }) else { throw unknownProfile(name) }
-        guard let active = state.activeProfiles.first(where: { $0.name == name }), isActive(name, at: now) else {
-            throw .nothingToDo("profile \(name) is off")
-        }
+        guard let active = state.profiles.activeOne(name, at: now) else { throw .nothingToDo("profile \(name) is off") }
         if needsPin(pin) { throw .pinRequired }
-        state.activeProfiles.removeAll { $0.name == name }
+        state.profiles.switchOff(name)
         log(.profileOff, nil, "profile \(name) off", at: now)
         restrictionsChanged(at: now)
         return active
@@ -238,29 +176,24 @@ extension PolicyEngine {
 
     /// Switches off the profiles whose time is up.
     mutating func endProfiles(at now: Instant) {
-        guard state.activeProfiles.contains(where: { $0.until.map { $0 <= now } ?? false }) else { return }
-        for ended in state.activeProfiles where ended.until.map({ $0 <= now }) ?? false {
-            log(.profileOff, nil, "profile \(ended.name) off: its time is up", at: ended.until!)
+        let ended = state.profiles.endExpired(at: now)
+        guard !ended.isEmpty else { return }
+        for profile in ended {
+            log(.profileOff, nil, "profile \(profile.name) off: its time is up", at: profile.until!)
         }
-        state.activeProfiles.removeAll { $0.until.map { $0 <= now } ?? false }
         restrictionsChanged(at: now)
     }
 
-    func isActive(_ name: String, at now: Instant) -> Bool {
-        state.activeProfiles.contains { $0.name == name && ($0.until.map { $0 > now } ?? true) }
-    }
+    func isActive(_ name: String, at now: Instant) -> Bool { state.profiles.isActive(name, at: now) }
 
     /// Every schedule in force and every profile, as status shows them.
     public func restrictionStatus(at now: Instant) -> (schedules: [ScheduleStatus], profiles: [ProfileStatus]) {
         let calendar = settings.calendar
         return (
-            schedules.map { ScheduleStatus(schedule: $0, activeUntil: $0.occurrence(containing: now, calendar: calendar)?.end) },
-            profiles.map { profile in
-                ProfileStatus(
-                    profile: profile,
-                    active: state.activeProfiles.first { $0.name == profile.name && ($0.until.map { $0 > now } ?? true) },
-                    fromConfig: configuredProfiles.contains { $0.name == profile.name })
-            }
+            schedules.map {
+                ScheduleStatus(schedule: $0, activeUntil: $0.occurrence(containing: now, calendar: calendar)?.end)
+            },
+            state.profiles.status(configured: configuredProfiles, at: now)
         )
     }
 
@@ -277,7 +210,8 @@ extension PolicyEngine {
     private func unknownProfile(_ name: String) -> PolicyRefusal {
         let names = profiles.map(\.name)
         return .notFound(
-            "no profile \(name)" + (names.isEmpty ? " (`lockr profile add` makes one)" : "; profiles: \(names.joined(separator: ", "))"))
+            "no profile \(name)"
+                + (names.isEmpty ? " (`lockr profile add` makes one)" : "; profiles: \(names.joined(separator: ", "))"))
     }
 
     private func checkSelection(_ block: [String]) throws(PolicyRefusal) {
