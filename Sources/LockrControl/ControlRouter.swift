@@ -511,7 +511,7 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             return ControlRouter.json(
                 ErrorBody(
-                    error: "no endpoint \(request.method) \(request.uri.path) (see README: Control API)",
+                    error: "no endpoint \(request.method) \(request.uri.path) (see docs/openapi.yaml)",
                     code: .notFound),
                 status: 404)
         }

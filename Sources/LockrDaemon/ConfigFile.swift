@@ -34,7 +34,7 @@ public struct ConfigErrors: Error, Sendable, CustomStringConvertible {
 
 /// Reads lockr's TOML config file onto a configuration, reporting every problem at once.
 ///
-/// The keys, their types and defaults are documented in README.md ("Configuration reference").
+/// The keys, their types and defaults are documented in docs/configuration.md.
 public enum ConfigFile {
     /// Applies the settings of `text` to `base`.
     public static func parse(

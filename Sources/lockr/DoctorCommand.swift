@@ -74,7 +74,7 @@ struct DoctorCommand: AsyncParsableCommand {
         var result: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(name, nil, &hints, &result)
         defer { if let result { freeaddrinfo(result) } }
-        let fix = "point this machine's resolver at lockr (README: Point your system at it), or its router's DNS at lockr"
+        let fix = "point this machine's resolver at lockr (docs/setup.md), or its router's DNS at lockr"
         guard status == 0, let first = result, let address = first.pointee.ai_addr else {
             let reason = String(cString: gai_strerror(status))
             return DoctorCheckBody(

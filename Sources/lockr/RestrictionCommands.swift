@@ -110,7 +110,7 @@ struct ProfileCommand: AsyncParsableCommand {
             A profile changes nothing until it is switched on, which applies at once; `--for 2h` switches it \
             off by itself. Switching it off restores exactly what the mode and schedules say, and needs the \
             household's PIN when one is set. Active profiles survive restarts. One HTTP call toggles one, for a \
-            phone shortcut or an NFC tag: see the README.
+            phone shortcut or an NFC tag: see docs/household.md.
             """,
         subcommands: [List.self, Show.self, Add.self, Remove.self, Activate.self, Deactivate.self, Toggle.self]
     )

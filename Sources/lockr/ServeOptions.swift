@@ -7,7 +7,7 @@ import LockrPolicy
 /// The settings `serve` and `check-config` share: a config file and the flags that override it.
 struct ServeOptions: ParsableArguments {
     @Option(
-        name: .long, help: ArgumentHelp("TOML config file (see README: Configuration reference).", valueName: "FILE"))
+        name: .long, help: ArgumentHelp("TOML config file (see docs/configuration.md).", valueName: "FILE"))
     var config: String?
 
     @Option(name: .long, help: ArgumentHelp("Address to answer on, UDP and TCP (repeatable).", valueName: "ADDR:PORT"))

@@ -53,6 +53,7 @@ import Testing
         #expect(files.isExecutableFile(atPath: root + "/bin/lockr"))
         #expect(files.fileExists(atPath: root + "/share/lockr/blocklists/README.md"), "the catalogue")
         #expect(files.fileExists(atPath: root + "/share/doc/lockr/README.md"))
+        #expect(files.fileExists(atPath: root + "/share/doc/lockr/docs/configuration.md"), "the docs the README links to")
         let manual = try run("gzip", ["-dc", root + "/share/man/man1/lockr.1.gz"]).output
         #expect(manual.contains(".Dt LOCKR 1") && manual.contains(".It Em unlock"), "the manual page")
         let unit = try String(contentsOfFile: stage + "/etc/systemd/system/lockr.service", encoding: .utf8)

@@ -17,15 +17,16 @@ import Testing
         #expect(config.access == AccessControl())
     }
 
-    /// The reference in README.md lists every key with its default: parsed, it is the default.
-    @Test func theREADMEReferenceIsTheDefault() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        let section = try #require(text.range(of: "## Configuration reference")).upperBound
+    /// The reference in docs/configuration.md lists every key with its default: parsed, it is the
+    /// default.
+    @Test func theDocumentedReferenceIsTheDefault() throws {
+        let reference = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/configuration.md")
+        let text = try String(contentsOf: reference, encoding: .utf8)
+        let section = try #require(text.range(of: "# Configuration reference")).upperBound
         let start = try #require(text.range(of: "```toml\n", range: section..<text.endIndex)).upperBound
         let end = try #require(text.range(of: "```", range: start..<text.endIndex)).lowerBound
-        var config = try ConfigFile.parse(String(text[start..<end]), path: "README.md")
+        var config = try ConfigFile.parse(String(text[start..<end]), path: "docs/configuration.md")
         #expect(config.stateDirectory == "/var/lib/lockr")
         config.stateDirectory = LockrConfiguration().stateDirectory
         #expect(config == LockrConfiguration())
@@ -33,7 +34,7 @@ import Testing
         for key in ConfigFile.knownKeys {
             #expect(
                 lines.line(of: key) != nil || text[start..<end].contains("# \(key.split(separator: ".").last!) ="),
-                "README documents \(key)")
+                "docs/configuration.md documents \(key)")
         }
     }
 
