@@ -326,7 +326,7 @@ public enum ControlRouter {
 
     static func pendingResponse(_ view: PolicyView) -> PendingResponse {
         PendingResponse(
-            pending: view.engine.state.pending.map { PendingBody($0, now: view.now, calendar: view.calendar) })
+            pending: view.engine.state.changes.pending.map { PendingBody($0, now: view.now, calendar: view.calendar) })
     }
 
     /// The person a request is about: `?person=NAME`, else the caller's (see `PolicyAccess`).

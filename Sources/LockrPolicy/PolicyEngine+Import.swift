@@ -63,13 +63,13 @@ extension PolicyEngine {
         let candidate = desired(with: overlay)
         if let problem = candidate.settings.problems().first { throw .invalidSettings(problem) }
         let loosening = Loosening.changes(from: inForce, to: candidate).filter(\.loosens)
-        if loosening.contains(where: { change in !state.pending.contains { Self.same($0.change, change) } }),
+        if loosening.contains(where: { state.changes.waiting(for: $0) == nil }),
             needsPin(pin)
         {
             throw .pinRequired
         }
-        let requested = Loosening.changes(from: desired, to: candidate).map(Self.slot)
-        let (before, waiting) = (inForce, state.pending)
+        let requested = Loosening.changes(from: desired, to: candidate).map(ChangeQueue.slot)
+        let (before, waiting) = (inForce, state.changes.pending)
         state.overlay = overlay
         if state.profiles.made != madeProfiles {
             state.profiles.replaceMade(with: madeProfiles)
@@ -81,8 +81,8 @@ extension PolicyEngine {
         settle(source: Self.configImport, at: now)
         return ChangeOutcome(
             applied: Loosening.changes(from: before, to: inForce),
-            pending: state.pending.filter { requested.contains(Self.slot($0.change)) },
-            cancelled: waiting.filter { old in !state.pending.contains { $0.id == old.id } })
+            pending: state.changes.pending.filter { requested.contains(ChangeQueue.slot($0.change)) },
+            cancelled: waiting.filter { state.changes.change($0.id) == nil })
     }
 
     /// The overlay that makes the configuration file's settings `wanted`: it sets only what differs

@@ -456,7 +456,7 @@ public struct PolicyEngine: Sendable {
             cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
             totalUsed: state.metering.used(MeteringState.allApps, at: now),
             totalCharged: state.metering.charged(MeteringState.allApps, at: now), apps: appStatuses,
-            pending: state.pending, overridden: differingFromConfiguration, schedules: schedules, profiles: profiles)
+            pending: state.changes.pending, overridden: differingFromConfiguration, schedules: schedules, profiles: profiles)
     }
 
     // MARK: - Deciding

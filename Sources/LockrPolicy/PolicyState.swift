@@ -79,22 +79,6 @@ public struct SettingsOverlay: Sendable, Equatable {
     }
 }
 
-/// A change that loosens protection, waiting for its time: the current mode's gate (the next day in
-/// time mode, the next clock hour in hourly and extreme mode) and the commitment delay. It applies at
-/// `appliesAt`, also when lockr was down then (at the next start), unless it waits for the sentence.
-public struct PendingChange: Sendable, Equatable, Codable {
-    public let id: Int
-    public let change: SettingChange
-    /// What asked for it: "lockr mode", "lockr guard remove", "lockr settings reset", "configuration (config file and serve flags)".
-    public let source: String
-    public let requested: Instant
-    public let appliesAt: Instant
-    /// From the config file in extreme mode: it waits for the sentence (`lockr pending confirm`).
-    public var awaitingSentence: Bool
-    /// The protection asked for, where the new value is taken from.
-    let target: Protection
-}
-
 /// Everything the policy remembers across restarts.
 public struct PolicyState: Sendable, Equatable {
     public var windows = UnlockWindows()
@@ -104,11 +88,8 @@ public struct PolicyState: Sendable, Equatable {
     /// The protection the engine enforces. Nil in a store an older lockr wrote: the configuration
     /// and overlay are then taken as they are.
     public var inForce: Protection?
-    public var pending: [PendingChange] = []
-    /// Values from the config file whose loosening was cancelled (`lockr pending cancel`), by
-    /// setting: they are not asked for again until the file says something else.
-    public var declined: [String: String] = [:]
-    public var nextChangeID = 1
+    /// Changes that loosen, waiting for their time, and the config file's values declined.
+    public var changes = ChangeQueue()
     /// The PIN that protects settings, when one is set.
     public var pin: PinRecord?
     /// Profiles made at run time and those that are on.

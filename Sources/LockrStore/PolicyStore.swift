@@ -468,9 +468,9 @@ public final class PolicyStore: Sendable {
         if let inForce = state.inForce {
             meta["in_force"] = String(decoding: try encoder.encode(inForce), as: UTF8.self)
         }
-        meta["pending"] = String(decoding: try encoder.encode(state.pending), as: UTF8.self)
-        meta["declined"] = String(decoding: try encoder.encode(state.declined), as: UTF8.self)
-        meta["next_change_id"] = String(state.nextChangeID)
+        meta["pending"] = String(decoding: try encoder.encode(state.changes.pending), as: UTF8.self)
+        meta["declined"] = String(decoding: try encoder.encode(state.changes.declined), as: UTF8.self)
+        meta["next_change_id"] = String(state.changes.nextID)
         if let pin = state.pin { meta["pin"] = String(decoding: try encoder.encode(pin), as: UTF8.self) }
         if !state.overlay.schedulesAdded.isEmpty {
             meta["schedules_added"] = String(decoding: try encoder.encode(state.overlay.schedulesAdded), as: UTF8.self)
@@ -494,9 +494,10 @@ public final class PolicyStore: Sendable {
             meta[key].flatMap { try? decoder.decode(T.self, from: Data($0.utf8)) }
         }
         state.inForce = decode("in_force", as: Protection.self)
-        state.pending = decode("pending", as: [PendingChange].self) ?? []
-        state.declined = decode("declined", as: [String: String].self) ?? [:]
-        state.nextChangeID = meta["next_change_id"].flatMap(Int.init) ?? 1
+        state.changes = ChangeQueue(
+            pending: decode("pending", as: [PendingChange].self) ?? [],
+            declined: decode("declined", as: [String: String].self) ?? [:],
+            nextID: meta["next_change_id"].flatMap(Int.init) ?? 1)
         state.pin = decode("pin", as: PinRecord.self)
         state.overlay.schedulesAdded = decode("schedules_added", as: [Schedule].self) ?? []
         state.overlay.gate = decode("gate_set", as: GateSettings.self)

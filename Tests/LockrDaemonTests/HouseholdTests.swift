@@ -219,7 +219,7 @@ import Testing
         // On to Bob: a loosening change of Alice's, waiting for her day to end (time mode).
         let waiting = try #require(try runtime.control.assignDevice("192.168.1.30", to: "bob", phrase: nil))
         #expect(waiting.change.description == "device 192.168.1.30: alice → bob")
-        #expect(runtime.control.view(of: "alice").engine.state.pending.map(\.id) == [waiting.id])
+        #expect(runtime.control.view(of: "alice").engine.state.changes.pending.map(\.id) == [waiting.id])
         // Asked again, it is the same change; another setting of hers settling keeps it waiting.
         #expect(try runtime.control.assignDevice("192.168.1.30", to: "bob", phrase: nil)?.id == waiting.id)
         _ = try runtime.control.perform(Commands.GuardApp("youtube"), for: "alice")
@@ -230,7 +230,7 @@ import Testing
         let restarted = try household(clocks, store: store, config: config)
         restarted.ticker.tick()
         #expect(claims(restarted, "alice").isEmpty && claims(restarted, "bob") == ["192.168.1.30"])
-        #expect(restarted.control.view(of: "alice").engine.state.pending.isEmpty)
+        #expect(restarted.control.view(of: "alice").engine.state.changes.pending.isEmpty)
         let events = try store.events(since: Instant(milliseconds: 0), person: "alice").map(\.event.detail)
         #expect(
             events.contains { $0.hasPrefix("#\(waiting.id) device 192.168.1.30: alice → bob (admin view)") },

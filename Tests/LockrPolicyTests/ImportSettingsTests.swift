@@ -63,7 +63,7 @@ import Testing
         #expect(policy.runTimeSettings == wanted, "what was asked for exports again")
         policy.tick(at: at("2026-06-01T11:00:00Z"))
         #expect(!policy.guarded.contains("tiktok") && policy.settings.hourly.window == .seconds(15 * 60))
-        #expect(policy.state.pending.isEmpty)
+        #expect(policy.state.changes.pending.isEmpty)
     }
 
     @Test func inExtremeModeALooseningImportWaitsForTheGateAndAPinIsAsked() throws {
@@ -89,7 +89,7 @@ import Testing
         #expect(loosening.pending.map(\.change.key) == ["hourly.gate"])
         _ = try policy.cancelPending(loosening.pending[0].id, at: start)
         #expect(policy.settings.gate.hourly == [.phrase], "the setting stays as it is in force")
-        #expect(policy.state.pending.isEmpty)
+        #expect(policy.state.changes.pending.isEmpty)
         #expect(policy.state.overlay.gate?.hourly == [], "the cancelled setting is the file's again")
         #expect(policy.state.overlay.gate?.extreme == [.phrase, .puzzle], "the others stay")
         #expect(policy.state.overlay.overriddenKeys.contains("extreme.gate"))

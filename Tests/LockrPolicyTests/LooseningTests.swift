@@ -366,10 +366,10 @@ import Testing
         // Not the engine's own to apply, nor taken back when its settings settle.
         _ = try policy.guardApp("whatsapp", at: start + .seconds(60))
         _ = policy.admit("tiktok", at: at("2026-06-01T11:00:01Z"))
-        #expect(policy.state.pending.map(\.id) == [pending.id])
+        #expect(policy.state.changes.pending.map(\.id) == [pending.id])
         #expect(policy.takeDueHandOvers(at: at("2026-06-01T10:59:59Z")).isEmpty)
         #expect(policy.takeDueHandOvers(at: at("2026-06-01T11:00:01Z")) == [.init(device: "192.168.1.5", person: "c")])
-        #expect(policy.state.pending.isEmpty)
+        #expect(policy.state.changes.pending.isEmpty)
         // Cancelled like any pending change.
         let again = try #require(
             try policy.handOverDevice(
@@ -387,7 +387,7 @@ import Testing
                 phrase: nil, pin: .none,
                 at: at("2026-06-01T13:00:02Z"))
                 == nil)
-        #expect(policy.state.pending.isEmpty)
+        #expect(policy.state.changes.pending.isEmpty)
     }
 
     /// A move loosens only when the device ends up with less protection: schedules are compared by
@@ -475,7 +475,7 @@ import Testing
         let smaller = try policy.setMode(.time, budget: .seconds(5 * 60), at: start + .seconds(60))
         #expect(smaller.applied.map(\.key) == ["time.budget-minutes"])
         #expect(smaller.cancelled.map(\.id) == [waiting.id])
-        #expect(policy.state.pending.isEmpty)
+        #expect(policy.state.changes.pending.isEmpty)
     }
 
     @Test func anotherPersonsEngineNeedsTheHouseholdsPinToo() throws {

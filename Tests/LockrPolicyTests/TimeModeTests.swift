@@ -226,11 +226,11 @@ import Testing
         #expect(policy.drainEvents().map(\.type) == [.changeApplied, .changePending])
         // Pending changes survive a restart and apply on time, also when lockr was down then.
         let restarted = policy.restarted(at: start + .seconds(1))
-        #expect(restarted.state.pending.count == 1)
+        #expect(restarted.state.changes.pending.count == 1)
         let nextDay = restarted.restarted(at: at("2026-06-02T09:00:00Z"))
         #expect(nextDay.settings.mode == .hourly)
         #expect(nextDay.settings.hourly.window == .seconds(300))
-        #expect(nextDay.state.pending.isEmpty)
+        #expect(nextDay.state.changes.pending.isEmpty)
         // Tightening applies at once.
         var tighter = nextDay
         let extreme = try tighter.setMode(.extreme, at: at("2026-06-02T09:00:01Z"))
@@ -264,7 +264,7 @@ import Testing
         _ = try policy.cancelPending(outcome.pending[0].id, at: start + .seconds(60))
         policy.tick(at: start + .seconds(2 * 86_400))
         #expect(policy.settings.hourly.window == .seconds(600))
-        #expect(policy.state.pending.isEmpty)
+        #expect(policy.state.changes.pending.isEmpty)
     }
 
     @Test func extremeModeChargesTheSentenceForLooseningWithItsCooldowns() throws {
@@ -290,7 +290,7 @@ import Testing
             guarded: ["instagram", "tiktok", "youtube"],
             apps: testApps, at: start)
         #expect(notes.isEmpty)
-        let pending = try #require(policy.state.pending.first)
+        let pending = try #require(policy.state.changes.pending.first)
         #expect(pending.source == "configuration (config file and serve flags)" && pending.awaitingSentence)
         policy.tick(at: at("2026-06-01T12:00:00Z"))
         #expect(policy.settings.extreme.strictness == .normal, "no sentence, no change")
@@ -316,7 +316,7 @@ import Testing
         let reloaded = NameRules(alwaysAllow: ["media.example"])
         policy.rebase(settings: settings(.hourly), guarded: ["tiktok"], apps: testApps, names: reloaded, at: start)
         #expect(
-            policy.state.pending.map(\.change.description) == [
+            policy.state.changes.pending.map(\.change.description) == [
                 "guard news: guarded → not guarded", "always-allow media.example: not allowed → always allowed",
                 "apps.news news.example: listed → not listed",
             ])
@@ -327,7 +327,7 @@ import Testing
         var restarted = PolicyEngine(
             settings: settings(.hourly), guarded: ["tiktok"], apps: testApps, names: reloaded,
             state: policy.snapshot(at: start + .seconds(1)), now: start + .seconds(1))
-        #expect(restarted.guarded == ["tiktok", "news"] && restarted.state.pending.count == 3)
+        #expect(restarted.guarded == ["tiktok", "news"] && restarted.state.changes.pending.count == 3)
         restarted.tick(at: at("2026-06-01T11:00:00Z"))
         #expect(restarted.inForceNames == reloaded)
         #expect(restarted.guarded == ["tiktok"] && restarted.apps["news"] == nil)
@@ -340,7 +340,7 @@ import Testing
         let restored = PolicyEngine(
             settings: settings(.hourly), guarded: ["instagram", "tiktok", "youtube"], apps: testApps, names: names,
             state: state, now: start)
-        #expect(restored.inForceNames == names && restored.state.pending.isEmpty)
+        #expect(restored.inForceNames == names && restored.state.changes.pending.isEmpty)
     }
 
     @Test func defaultSettingsHaveNoProblems() {

@@ -168,7 +168,7 @@ import Testing
         #expect(
             state.windows.all.first?.app == "tiktok"
                 && state.windows.all.first?.ends == Instant(milliseconds: 1_780_308_719_660))
-        #expect(state.pending.map(\.change.key) == ["policy.mode"] && state.overlay.mode == .time)
+        #expect(state.changes.pending.map(\.change.key) == ["policy.mode"] && state.overlay.mode == .time)
         #expect(state.metering.used["tiktok"] != nil && state.inForce?.guarded == ["tiktok", "youtube"])
         let events = try store.events(since: Instant(milliseconds: 0))
         #expect(events.map(\.event.type) == [.unlock, .emergency, .changePending])

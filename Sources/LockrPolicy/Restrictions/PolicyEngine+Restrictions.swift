@@ -61,7 +61,7 @@ extension PolicyEngine {
         _ name: String, phrase: String? = nil, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
         guard desired.schedules?.contains(where: { $0.name == name }) == true else {
-            if state.pending.contains(where: { $0.change.key == Loosening.scheduleKey && $0.change.element == name }) {
+            if state.changes.pending.contains(where: { $0.change.key == Loosening.scheduleKey && $0.change.element == name }) {
                 throw .nothingToDo("schedule \(name) is already to be removed (`lockr pending list`)")
             }
             throw .notFound("no schedule \(name) (`lockr schedule list` shows them)")

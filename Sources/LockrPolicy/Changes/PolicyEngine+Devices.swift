@@ -42,7 +42,7 @@ extension PolicyEngine {
     ) throws(PolicyRefusal) -> PendingChange? {
         let now = advance(to: now)
         let move = SettingChange(key: Loosening.deviceKey, element: device, from: me, to: person, loosens: true)
-        if let waiting = state.pending.first(where: { Self.same($0.change, move) }) { return waiting }
+        if let waiting = state.changes.waiting(for: move) { return waiting }
         if person == me {
             dropHandOvers(of: device, "it stays with \(me)", at: now)
             return nil
@@ -55,11 +55,9 @@ extension PolicyEngine {
         if needsPin(pin) { throw .pinRequired }
         try passGate(phrase, for: nil, at: now)
         dropHandOvers(of: device, "it goes to \(person) instead", at: now)
-        let pending = PendingChange(
-            id: state.nextChangeID, change: move, source: Self.adminView, requested: now, appliesAt: gateTime(at: now),
-            awaitingSentence: false, target: inForce)
-        state.nextChangeID += 1
-        state.pending.append(pending)
+        let pending = state.changes.enqueue(
+            move, source: Self.adminView, appliesAt: gateTime(at: now), awaitingSentence: false, target: inForce,
+            at: now)
         log(.changePending, nil, "#\(pending.id) \(move.description) (\(Self.adminView)): \(when(pending))", at: now)
         return pending
     }
@@ -67,12 +65,10 @@ extension PolicyEngine {
     /// The device moves whose time has come (also those due while lockr was down), taken out of
     /// the pending changes and released here; the household has each new person claim theirs.
     public mutating func takeDueHandOvers(at now: Instant) -> [HandOver] {
-        func isDue(_ pending: PendingChange) -> Bool { pending.change.isDeviceMove && pending.appliesAt <= now }
         // Runs every tick: nothing is allocated unless a move is due.
-        guard state.pending.contains(where: isDue) else { return [] }
+        let due = state.changes.remove { $0.change.isDeviceMove && $0.appliesAt <= now }
+        guard !due.isEmpty else { return [] }
         let now = advance(to: now)
-        let due = state.pending.filter(isDue)
-        state.pending.removeAll { pending in due.contains { $0.id == pending.id } }
         return due.compactMap { pending in
             guard let device = pending.change.element else { return nil }
             log(.changeApplied, nil, "#\(pending.id) \(pending.change.description) (\(pending.source))", at: now)
@@ -83,13 +79,10 @@ extension PolicyEngine {
 
     /// Cancels the waiting moves of `device`, saying `why`.
     private mutating func dropHandOvers(of device: String, _ why: String, at now: Instant) {
-        func isMove(_ pending: PendingChange) -> Bool {
-            pending.change.isDeviceMove && pending.change.element == device
-        }
-        for pending in state.pending where isMove(pending) {
+        let moves = state.changes.remove { $0.change.isDeviceMove && $0.change.element == device }
+        for pending in moves {
             log(.changeCancelled, nil, "#\(pending.id) \(pending.change.description): \(why)", at: now)
         }
-        state.pending.removeAll(where: isMove)
     }
 
     static let adminView = "admin view"

@@ -58,27 +58,19 @@ extension PolicyEngine {
         let loosening = Loosening.changes(from: current, to: wanted).filter(\.loosens)
         // A device's move is no setting: it waits whatever the settings ask for.
         func stillAsked(_ pending: PendingChange) -> Bool {
-            pending.change.isDeviceMove || loosening.contains { Self.same($0, pending.change) }
+            pending.change.isDeviceMove || loosening.contains { ChangeQueue.same($0, pending.change) }
         }
-        for gone in state.pending where !stillAsked(gone) {
+        for gone in state.changes.remove(where: { !stillAsked($0) }) {
             log(
                 .changeCancelled, gone.change.app, "#\(gone.id) \(gone.change.description): no longer asked for",
                 at: now)
         }
-        state.pending.removeAll { !stillAsked($0) }
-        state.declined = state.declined.filter { slot, value in
-            loosening.contains { Self.slot($0) == slot && $0.to == value }
-        }
+        state.changes.forgetDeclined(notIn: loosening)
         var created: [PendingChange] = []
-        for change in loosening
-        where !state.pending.contains(where: { Self.same($0.change, change) })
-            && state.declined[Self.slot(change)] != change.to
-        {
-            let pending = PendingChange(
-                id: state.nextChangeID, change: change, source: source, requested: now, appliesAt: gateTime(at: now),
-                awaitingSentence: Self.passesNoGate(source) && !gateSteps.isEmpty, target: wanted)
-            state.nextChangeID += 1
-            state.pending.append(pending)
+        for change in loosening where state.changes.waiting(for: change) == nil && !state.changes.isDeclined(change) {
+            let pending = state.changes.enqueue(
+                change, source: source, appliesAt: gateTime(at: now),
+                awaitingSentence: Self.passesNoGate(source) && !gateSteps.isEmpty, target: wanted, at: now)
             created.append(pending)
             log(
                 .changePending, change.app, "#\(pending.id) \(change.description) (\(source)): \(when(pending))",
@@ -114,11 +106,10 @@ extension PolicyEngine {
     mutating func applyDueChanges(at now: Instant) {
         // Runs on every query (through `advance`): nothing is allocated unless a change is due.
         // A device's move is the household's to carry out (`takeDueHandOvers`).
-        func isDue(_ pending: PendingChange) -> Bool {
+        let due = state.changes.remove { pending in
             pending.appliesAt <= now && !pending.awaitingSentence && !pending.change.isDeviceMove
         }
-        guard state.pending.contains(where: isDue) else { return }
-        let due = state.pending.filter(isDue)
+        guard !due.isEmpty else { return }
         var current = inForce
         for pending in due {
             current = Loosening.applying(pending.change, to: current, from: pending.target)
@@ -127,7 +118,6 @@ extension PolicyEngine {
                 at: now)
         }
         state.inForce = current
-        state.pending.removeAll { pending in due.contains { $0.id == pending.id } }
         refreshInForce()
         restartMeteringIfTheSliceChanged(at: now)
         noteTransitions(at: now)
@@ -144,17 +134,17 @@ extension PolicyEngine {
         let candidate = desired(with: overlay)
         if let problem = candidate.settings.problems().first { throw .invalidSettings(problem) }
         let loosening = Loosening.changes(from: inForce, to: candidate).filter(\.loosens)
-        let asked = loosening.filter { change in !state.pending.contains { Self.same($0.change, change) } }
+        let asked = loosening.filter { state.changes.waiting(for: $0) == nil }
         if !asked.isEmpty, needsPin(pin) { throw .pinRequired }
         if !asked.isEmpty { try passGate(phrase, for: nil, at: now) }
-        let requested = Loosening.changes(from: desired, to: candidate).map(Self.slot)
-        let (before, waiting) = (inForce, state.pending)
+        let requested = Loosening.changes(from: desired, to: candidate).map(ChangeQueue.slot)
+        let (before, waiting) = (inForce, state.changes.pending)
         state.overlay = overlay
         settle(source: source, at: now)
         return ChangeOutcome(
             applied: Loosening.changes(from: before, to: inForce),
-            pending: state.pending.filter { requested.contains(Self.slot($0.change)) },
-            cancelled: waiting.filter { old in !state.pending.contains { $0.id == old.id } })
+            pending: state.changes.pending.filter { requested.contains(ChangeQueue.slot($0.change)) },
+            cancelled: waiting.filter { state.changes.change($0.id) == nil })
     }
 
     /// Changes the mode and, optionally, its budget or window; kept across restarts, on top of the
@@ -193,7 +183,9 @@ extension PolicyEngine {
     ) throws(PolicyRefusal) -> ChangeOutcome {
         let app = try appID(app)
         guard desired.guarded.contains(app) else {
-            throw state.pending.contains(where: { $0.change.key == Loosening.guardKey && $0.change.element == app })
+            throw state.changes.pending.contains(where: {
+                $0.change.key == Loosening.guardKey && $0.change.element == app
+            })
                 ? .nothingToDo("\(app) is already to stop being guarded (`lockr pending list`)") : .notGuarded(app)
         }
         let configured = baseGuarded.contains(app)
@@ -222,13 +214,14 @@ extension PolicyEngine {
     /// is taken back; one from the config file is declined until the file says something else.
     public mutating func cancelPending(_ id: Int, at now: Instant) throws(PolicyRefusal) -> PendingChange {
         let now = advance(to: now)
-        guard let pending = state.pending.first(where: { $0.id == id }) else {
+        guard let pending = state.changes.change(id) else {
             throw .nothingToDo("no pending change #\(id) (`lockr pending list` shows them)")
         }
         state.overlay.revert(pending.change, base: base)
-        let still = Loosening.changes(from: inForce, to: desired).first { Self.slot($0) == Self.slot(pending.change) }
-        if let still, still.loosens { state.declined[Self.slot(still)] = still.to }
-        state.pending.removeAll { $0.id == id }
+        let slot = ChangeQueue.slot(pending.change)
+        let still = Loosening.changes(from: inForce, to: desired).first { ChangeQueue.slot($0) == slot }
+        if let still, still.loosens { state.changes.decline(still) }
+        _ = state.changes.remove { $0.id == id }
         log(.changeCancelled, pending.change.app, "#\(id) \(pending.change.description): cancelled", at: now)
         settle(source: Self.configuration, at: now)
         return pending
@@ -239,16 +232,14 @@ extension PolicyEngine {
         _ id: Int, phrase: String?, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> PendingChange {
         let now = advance(to: now)
-        guard let index = state.pending.firstIndex(where: { $0.id == id }) else {
+        guard let waiting = state.changes.change(id) else {
             throw .nothingToDo("no pending change #\(id) (`lockr pending list` shows them)")
         }
-        guard state.pending[index].awaitingSentence else {
-            throw .nothingToDo("#\(id) waits for no sentence: \(when(state.pending[index]))")
-        }
+        guard waiting.awaitingSentence else { throw .nothingToDo("#\(id) waits for no sentence: \(when(waiting))") }
         if needsPin(pin) { throw .pinRequired }
         try passGate(phrase, for: nil, at: now)
-        state.pending[index].awaitingSentence = false
-        let confirmed = state.pending[index]
+        state.changes.confirm(id)
+        let confirmed = state.changes.change(id)!
         applyDueChanges(at: now)
         return confirmed
     }
@@ -259,10 +250,6 @@ extension PolicyEngine {
         [configuration, configFileBefore, configImport].contains(source)
     }
 
-    static func same(_ a: SettingChange, _ b: SettingChange) -> Bool { slot(a) == slot(b) && a.to == b.to }
-
-    /// The setting a change is about: its key, and for a list the entry.
-    static func slot(_ change: SettingChange) -> String { change.key + (change.element.map { " " + $0 } ?? "") }
 }
 
 extension SettingsOverlay {
