@@ -121,8 +121,13 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
+            ],
+            // The templates, stylesheet and script, embedded at build time by EmbedWebAssets.
+            exclude: ["Assets"],
+            plugins: ["EmbedWebAssets"]
         ),
+        // Turns a target's Assets/ into string literals in its code (a static binary carries them).
+        .plugin(name: "EmbedWebAssets", capability: .buildTool()),
         // Configuration (TOML + flags) and composition of the running daemon.
         .target(
             name: "LockrDaemon",
@@ -230,7 +235,8 @@ if Context.environment["LOCKR_FUZZ"] != nil {
         .executableTarget(
             name: "lockr-fuzz",
             dependencies: [
-                "LockrFuzzDriver", "DNSWire", "DNSFilter", "LockrPuzzles", "LockrSpeech", "LockrControl", "LockrDaemon", "LockrWeb",
+                "LockrFuzzDriver", "DNSWire", "DNSFilter", "LockrPuzzles", "LockrSpeech", "LockrControl", "LockrDaemon",
+                "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Fuzz/Harness"

@@ -15,7 +15,7 @@ public enum WebRouter {
     /// The routes, answering from `policy`; spoken sentences are heard by `speech`.
     public static func build(policy: some PolicyAccess, speech: SpeechPool?) throws -> Router<ControlRequestContext> {
         var library = MustacheLibrary()
-        for (name, text) in WebTemplates.all { try library.register(text, named: name) }
+        for (name, text) in WebAssets.templates { try library.register(text, named: name) }
         let pages = Pages(library: library)
         // The control API's context: it carries the caller's address, whose person the page is.
         let router = Router(context: ControlRequestContext.self)
@@ -34,8 +34,8 @@ public enum WebRouter {
             return ControlRouter.eventStream(
                 of: caller(context, policy), after: lastSeen, to: context, policy: policy)
         }
-        router.get("/static/lockr.css") { _, _ in asset(WebStyle.css, type: "text/css; charset=utf-8") }
-        router.get("/static/lockr.js") { _, _ in asset(WebScript.javascript, type: "text/javascript; charset=utf-8") }
+        router.get("/static/lockr.css") { _, _ in asset(WebAssets.stylesheet, type: "text/css; charset=utf-8") }
+        router.get("/static/lockr.js") { _, _ in asset(WebAssets.script, type: "text/javascript; charset=utf-8") }
         addAppRoutes(to: router, policy: policy, pages: pages)
         addHeldRoutes(to: router, policy: policy, speech: speech)
         addAdminRoutes(to: router, policy: policy, pages: pages)
