@@ -43,6 +43,8 @@ public struct PolicyEngine: Sendable {
     var restrictions = RestrictionTable.stale
     public internal(set) var state: PolicyState
     var journal = PolicyJournal()
+    /// Each blocked app's reason, worded once per lock.
+    var wording = LockWording()
     var closedDays: [DayRecord] = []
     /// Whether each guarded app was open when last looked at, to log locks and unlocks once.
     var wasOpen: [String: Bool] = [:]
@@ -125,7 +127,7 @@ public struct PolicyEngine: Sendable {
         noteTransition(app, access, at: now)
         if access == .free { return .notGuarded }
         guard access.isOpen, let until = access.until else {
-            return .block(access, reason: text.sentence(app, access, at: now))
+            return .block(access, reason: wording.sentence(app, access, at: now, text: text))
         }
         return .allow(ttl: max(.seconds(1), min(settings.maximumTTL, .seconds((until - now).secondsRoundedUp))))
     }

@@ -33,6 +33,7 @@ extension PolicyEngine {
     /// configuration no longer defines stays known while the protection in force still has it.
     mutating func refreshInForce() {
         settings = inForce.settings
+        wording.forget()
         apps = configuredApps
         for app in inForce.names?.customApps.keys.sorted() ?? [] where apps[app] == nil { apps[app] = app }
         guarded = inForce.guarded.filter { apps[$0] != nil }
