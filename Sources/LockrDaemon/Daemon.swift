@@ -13,9 +13,11 @@ import ServiceLifecycle
 import UnixSignals
 
 /// `lockr serve`: the configuration loaded, the policy restored, and the daemon's parts composed as
-/// one swift-service-lifecycle `ServiceGroup`: the DNS server, the policy's clock, the neighbour
-/// table, the adapter hub, the control API and reloads on SIGHUP. `build` binds the listeners and
-/// returns it ready to run, so that tests run the whole daemon in their own process.
+/// one swift-service-lifecycle `ServiceGroup`: the DNS server with its query log, the policy's
+/// clock, the neighbour table, the adapter hub, the control API and the web pages, and reloads on
+/// SIGHUP. Each service lets go of what it owns when the group stops it gracefully; SIGTERM and
+/// SIGINT (or `stop()`) tell the service manager, then stop the group. `build` binds the listeners
+/// and returns it ready to run, so that tests run the whole daemon in their own process.
 public final class Daemon: Sendable {
     /// Produces the configuration anew (config file + command-line overrides) for start and reload.
     public typealias ConfigurationSource = @Sendable () throws -> LockrConfiguration
@@ -27,16 +29,21 @@ public final class Daemon: Sendable {
     public let dnsAddresses: [SocketAddress]
     private let stateDirectory: String
     private let lock: StateDirectoryLock
+    /// SIGTERM and SIGINT, trapped before the daemon says it is ready.
+    private let shutdownSignals: UnixSignalsSequence
+    private let serviceManager: ServiceManagerNotifier?
     private let logger: Logger
 
     private init(
         services: ServiceGroup, dnsAddresses: [SocketAddress], stateDirectory: String, lock: StateDirectoryLock,
-        logger: Logger
+        shutdownSignals: UnixSignalsSequence, serviceManager: ServiceManagerNotifier?, logger: Logger
     ) {
         self.services = services
         self.dnsAddresses = dnsAddresses
         self.stateDirectory = stateDirectory
         self.lock = lock
+        self.shutdownSignals = shutdownSignals
+        self.serviceManager = serviceManager
         self.logger = logger
     }
 
@@ -67,169 +74,56 @@ public final class Daemon: Sendable {
         report(loaded, config, logger: logger)
         let descriptors = DescriptorBudget.claim(maxTCPConnections: config.maxTCPConnections, logger: logger)
         let neighbours = NeighbourTable()
-        let parts: PolicyParts
-        let token: String
-        let store: PolicyStore
-        do {
-            store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
-            try DemoClock.admit(config, store: store)
-            parts = try PolicyParts(
-                config: config, loaded: loaded, store: store, logger: logger,
-                publisher: publisher(config, outbox: OutboxStore(sharing: store), logger: logger),
-                neighbours: neighbours, queryLog: try QueryLog(config: config))
-            token = try ControlFiles.token(in: config.stateDirectory)
-        } catch {
-            throw LoadError("\(error)")
-        }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
-        func add(_ service: some Service) {
-            services.append(.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup))
-        }
-        if let queryLog = parts.queryLog {
-            // Before the DNS server: services stop in reverse order, so the log writes what the
-            // DNS server handed over last.
-            let writer = QueryLogWriter(
-                journal: queryLog.journal, store: queryLog.store, retention: queryLog.retention,
-                maximumBytes: queryLog.maximumBytes, logger: logger)
-            add(RepeatingService(description: "query log") { await writer.run() })
-        }
-        let devices = DeviceTableKeeper(
-            watch: parts.watch, store: DeviceStore(sharing: store), household: parts.household, logger: logger)
-        devices.restore()
-        add(RepeatingService(description: "device table") { await devices.run() })
-        let cache = AnswerCache(settings: config.cache)
+        let (store, parts, token) = try openState(config, loaded: loaded, neighbours: neighbours, logger: logger)
         let serviceManager = ServiceManagerNotifier()
-        var server: DNSServer?
-        var dnsLoops: [any EventLoop] = []
-        if config.answersDNS {
-            let loops = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
-            do {
-                let started = try await DNSServer.start(
-                    listeners: ListenerSettings(
-                        addresses: listenAddresses(config, logger: logger), maxTCPConnections: config.maxTCPConnections,
-                        tcpIdleTimeout: config.tcpIdleTimeout),
-                    pipeline: PipelineKeeper.pipeline(
-                        config, lists: loaded.lists, cache: cache, parts: parts),
-                    upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
-                    forwarding: config.forwarding,
-                    group: loops, journal: parts.queryLog?.journal)
-                server = started
-                dnsLoops = Array(loops.makeIterator())
-                await parts.metrics.observe(started, cache: cache)
-                add(DNSService(server: started, loops: loops))
-            } catch {
-                try? await loops.shutdownGracefully()
-                throw LoadError("\(error)")
-            }
-        }
-        let keeper = server.map {
-            PipelineKeeper(server: $0, cache: cache, parts: parts, config: config, lists: loaded.lists)
+        // Restored before DNS answers, so that the first queries' sightings add to it.
+        let devices = deviceTable(parts: parts, store: store, logger: logger)
+        let dns = try await dnsService(config, loaded: loaded, parts: parts, logger: logger)
+        let keeper = dns.map {
+            PipelineKeeper(server: $0.server, cache: $0.cache, parts: parts, config: config, lists: loaded.lists)
         }
         if let keeper { parts.control.explainer.use { keeper.dryRunFilter() } }
-        add(RepeatingService(description: "policy clock") { await parts.ticker.run() })
-        if let watchdog = Watchdog(
-            notifier: serviceManager, loops: dnsLoops, lastTick: { parts.ticker.lastTicked }, logger: logger)
-        {
-            add(RepeatingService(description: "watchdog") { await watchdog.run() })
-        }
-        if let stall = config.testStallDNSAfter { add(Watchdog.stalling(dnsLoops, after: stall, logger: logger)) }
-        add(
-            RepeatingService(description: "neighbour table") {
-                await neighbours.keepFresh(every: .seconds(5)) { failure in
-                    if let failure {
-                        logger.warning(
-                            "cannot read the neighbour table; devices are told apart by address and forwarders only",
-                            metadata: ["error": "\(failure)"])
-                    } else {
-                        logger.notice("neighbour table readable again")
-                    }
-                }
-            })
-        if let hub = parts.propagation.publisher?.hub {
-            parts.propagation.publish()
-            add(
-                RepeatingService(description: "adapters") {
-                    await hub.run(observe: { backend, queries in parts.meter.observe(queries, from: backend) })
-                })
-        }
         let hangups = await UnixSignalsSequence(trapping: .sighup)
-        add(
-            ReloadService(hangups: hangups) {
-                reload(configure: configure, keeper: keeper, parts: parts, running: config, logger: logger)
-            })
-        let speech = SpeechPool(model: SpeechModel(directory: config.speechModel))
-        let speechProblem = SpeechModel(directory: config.speechModel).problem.map { "\($0)" }
+        let reloads = ReloadService(hangups: hangups) {
+            reload(configure: configure, keeper: keeper, parts: parts, running: config, logger: logger)
+        }
+        let speechModel = SpeechModel(directory: config.speechModel)
+        let speech = SpeechService(pool: SpeechPool(model: speechModel))
+        let speechProblem = speechModel.problem.map { "\($0)" }
         if let speechProblem {
             logger.notice("spoken sentences cannot be heard", metadata: ["reason": "\(speechProblem)"])
         }
-        add(
-            RepeatingService(description: "speech") {
-                try? await gracefulShutdown()
-                try? await speech.shutdown()
-            })
-        let dnsAddresses = server?.boundAddresses ?? []
+        let dnsAddresses = dns?.server.boundAddresses ?? []
         parts.doctor.serve(
             dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, answersDNS: config.answersDNS,
             installation: installation(loaded, config, speechProblem: speechProblem))
-        add(
-            ControlService.make(
-                router: ControlRouter.build(policy: parts.control, token: token, speech: speech),
-                address: config.control, quota: descriptors.control,
-                stateDirectory: config.stateDirectory, logger: logger
-            ) { address in
-                reportReady(
-                    config: config, loaded: loaded, parts: parts, dnsAddresses: dnsAddresses, control: address,
-                    logger: logger)
-                serviceManager?.send("READY=1\nSTATUS=answering")
-            })
-        if let web = config.web {
-            add(
-                WebService.make(
-                    router: try WebRouter.build(policy: parts.control, speech: speech), address: web,
-                    quota: descriptors.web, logger: logger))
+        let http = try httpServices(
+            config, parts: parts, quotas: descriptors, token: token, speech: speech.pool, logger: logger
+        ) { control in
+            reportReady(
+                config: config, loaded: loaded, parts: parts, dnsAddresses: dnsAddresses, control: control,
+                logger: logger)
+            serviceManager?.send("READY=1\nSTATUS=answering")
         }
-        let quotas = [
-            WatchedQuota(label: "web", description: "connections to the web pages", quota: descriptors.web),
-            WatchedQuota(label: "control", description: "connections to the control API", quota: descriptors.control),
-            WatchedQuota(label: "events", description: "event streams", quota: parts.liveEvents.streams),
-        ]
-        add(
-            RepeatingService(description: "connection quotas") {
-                await QuotaWatch(quotas: quotas, logger: logger).run()
-            })
-        await parts.metrics.observe(quotas)
-        // After the control API, so that it stops first: open event streams end, and with them the
-        // requests the control API waits for before it stops.
-        add(
-            RepeatingService(description: "live events") {
-                try? await gracefulShutdown()
-                parts.liveEvents.close()
-            })
-        // After the live events' end, so that they stop first: a stream that ends before its reader
-        // is cancelled would end that service unasked, which the group takes for a failure.
-        for backend in config.backends where backend.kind == .webhook && backend.events != .off {
-            let notifier = WebhookNotifier(settings: backend)
-            let notices = parts.liveEvents.listen(after: nil).map { event in
-                WebhookNotices.notice(event, calendar: parts.control.view(of: event.person).calendar)
-            }
-            add(
-                RepeatingService(description: "live events to \(backend.name)") {
-                    await notifier.run(notices, logger: logger)
-                })
-        }
-        if let serviceManager {
-            // Last, so that it hears of the shutdown first and says so before anything stops.
-            add(
-                RepeatingService(description: "service manager") {
-                    try? await gracefulShutdown()
-                    serviceManager.send("STOPPING=1")
-                })
-        }
+        // The group stops services in the reverse of this order: the HTTP services before the
+        // speech threads they hear sentences with; the policy's clock and the watchdog before the
+        // DNS loops they watch; the DNS server before the device table it reports sightings to.
+        var services = [devices]
+        if let dns { services.append(dns.service) }
+        services += upkeep(
+            config, parts: parts, neighbours: neighbours, dnsLoops: dns?.loops ?? [], serviceManager: serviceManager,
+            logger: logger)
+        services += [reloads, speech] as [any Service]
+        services += http
+        services.append(await quotaWatch(descriptors, parts: parts, logger: logger))
+        services += webhookNotifiers(config, parts: parts, logger: logger)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: services, gracefulShutdownSignals: signals, logger: logger))
+                services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
+                logger: logger))
         return Daemon(
             services: group, dnsAddresses: dnsAddresses, stateDirectory: config.stateDirectory, lock: lock,
+            shutdownSignals: await UnixSignalsSequence(trapping: signals), serviceManager: serviceManager,
             logger: logger)
     }
 
@@ -239,12 +133,21 @@ public final class Daemon: Sendable {
             unlink(stateDirectory + "/" + ControlFiles.addressFile)
             lock.release()
         }
-        try await services.run()
+        try await withThrowingDiscardingTaskGroup { tasks in
+            tasks.addTask {
+                var signals = self.shutdownSignals.makeAsyncIterator()
+                if await signals.next() != nil { await self.stop() }
+            }
+            defer { tasks.cancelAll() }
+            try await services.run()
+        }
         logger.notice("stopped")
     }
 
     /// Stops every service gracefully: queries and requests under way are answered, state is saved.
+    /// The service manager hears of it first.
     public func stop() async {
+        _ = serviceManager?.send("STOPPING=1")
         await services.triggerGracefulShutdown()
     }
 
@@ -305,7 +208,7 @@ public final class Daemon: Sendable {
 
     /// The configured addresses; on a machine without IPv6 the embedded default drops `[::1]`
     /// rather than failing to start.
-    private static func listenAddresses(_ config: LockrConfiguration, logger: Logger) -> [SocketAddress] {
+    static func listenAddresses(_ config: LockrConfiguration, logger: Logger) -> [SocketAddress] {
         guard config.listen == LockrConfiguration().listen else { return config.listen }
         let hasIPv6Loopback = ((try? System.enumerateDevices()) ?? []).contains { $0.address?.ipAddress == "::1" }
         if hasIPv6Loopback { return config.listen }

@@ -2,6 +2,7 @@ import DNSProxy
 import Hummingbird
 import HummingbirdCore
 import LockrControl
+import LockrSpeech
 import LockrWeb
 import Logging
 import NIOCore
@@ -9,17 +10,35 @@ import NIOPosix
 import ServiceLifecycle
 import UnixSignals
 
-/// The DNS server, bound before the group starts: answers until graceful shutdown, then closes its
-/// sockets and event loops.
+/// The DNS server, bound before the group starts, and the query log's writer, which takes what the
+/// server's loops journal: answers until graceful shutdown, then closes its sockets and event loops,
+/// and the writer writes what the server handed over last before it ends.
 struct DNSService: Service, CustomStringConvertible {
     let server: DNSServer
     let loops: MultiThreadedEventLoopGroup
+    let queryLog: QueryLogWriter?
     var description: String { "DNS" }
 
     func run() async throws {
+        try await withThrowingDiscardingTaskGroup { tasks in
+            if let queryLog { tasks.addTask { await queryLog.run() } }
+            try? await gracefulShutdown()
+            await server.close()
+            defer { tasks.cancelAll() }
+            try await loops.shutdownGracefully()
+        }
+    }
+}
+
+/// The speech recogniser's threads, which the control API and the web pages hear sentences with:
+/// let go once the daemon stops (the group stops it after the services registered later).
+struct SpeechService: Service, CustomStringConvertible {
+    let pool: SpeechPool
+    var description: String { "speech" }
+
+    func run() async {
         try? await gracefulShutdown()
-        await server.close()
-        try await loops.shutdownGracefully()
+        try? await pool.shutdown()
     }
 }
 
@@ -34,86 +53,77 @@ struct RepeatingService: Service, CustomStringConvertible {
     }
 }
 
-/// The control API. Once it listens, writes its address where the CLI finds it and says so through
-/// `listening`; a port it cannot bind ends the daemon with a message saying what to change.
-struct ControlService: Service, CustomStringConvertible {
+/// One of the daemon's HTTP servers (the control API, the web pages): Hummingbird's application
+/// on its address, counting connections against its quota. Once it listens it calls `listening`.
+/// When the daemon stops it ends the live event streams it serves, so that the requests it waits
+/// for end. An address it cannot bind ends the daemon when the server is `required`; otherwise it
+/// is logged and the daemon goes on without it (answering DNS matters more than a page), still
+/// stopping when the others do.
+struct HTTPService: Service, CustomStringConvertible {
+    /// What a server that cannot listen does to the daemon, and the fix to say.
+    enum Need: Sendable {
+        case required(fix: String)
+        case optional(fix: String)
+    }
+
+    let description: String
     let application: any Service
     let bound: AsyncStream<SocketAddress?>
     let boundSink: AsyncStream<SocketAddress?>.Continuation
     let addressText: String
-    let stateDirectory: String
-    let listening: @Sendable (SocketAddress) -> Void
-    var description: String { "control API" }
+    let need: Need
+    let endStreams: @Sendable () -> Void
+    let listening: @Sendable (SocketAddress) throws -> Void
+    let logger: Logger
 
-    /// The control API at `address`, answering through `router`.
-    static func make(
-        router: Router<ControlRequestContext>, address: SocketAddress, quota: SourceQuota, stateDirectory: String,
-        logger: Logger, listening: @escaping @Sendable (SocketAddress) -> Void
-    ) -> ControlService {
+    /// `description` served through `router` at `address`.
+    init(
+        _ description: String, router: Router<ControlRequestContext>, address: SocketAddress, quota: SourceQuota,
+        need: Need, logger: Logger, endStreams: @escaping @Sendable () -> Void,
+        listening: @escaping @Sendable (SocketAddress) throws -> Void
+    ) {
         let (bound, boundSink) = AsyncStream.makeStream(of: SocketAddress?.self)
-        let application = Application(
+        self.description = description
+        application = Application(
             router: router, server: .guarded(by: quota),
             configuration: .init(address: .hostname(address.ipAddress ?? "127.0.0.1", port: address.port ?? 0)),
             onServerRunning: { channel in boundSink.yield(channel.localAddress) },
             logger: logger)
-        return ControlService(
-            application: application, bound: bound, boundSink: boundSink, addressText: AddressText.format(address),
-            stateDirectory: stateDirectory, listening: listening)
+        self.bound = bound
+        self.boundSink = boundSink
+        addressText = AddressText.format(address)
+        self.need = need
+        self.endStreams = endStreams
+        self.listening = listening
+        self.logger = logger
     }
 
     func run() async throws {
-        try await withThrowingDiscardingTaskGroup { tasks in
-            tasks.addTask {
-                // Ending here without having listened ends the wait for the address below.
-                defer { boundSink.finish() }
-                do { try await application.run() } catch {
-                    throw LoadError(
-                        "cannot serve the control API on \(addressText): \(ListenError.reason(error))"
-                            + " (another lockr, or another program, holds it? set control = \"127.0.0.1:PORT\")")
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { tasks in
+                tasks.addTask {
+                    // Ending here without having listened ends the wait for the address below.
+                    defer { boundSink.finish() }
+                    do { try await application.run() } catch { try await cannotServe(error) }
                 }
+                var addresses = bound.makeAsyncIterator()
+                guard let address = await addresses.next(), let address else { return }
+                try listening(address)
             }
-            var addresses = bound.makeAsyncIterator()
-            guard let address = await addresses.next(), let address else { return }
-            do { try ControlFiles.writeAddress(AddressText.format(address), in: stateDirectory) } catch {
-                throw LoadError("\(error)")
-            }
-            listening(address)
+        } onGracefulShutdown: {
+            endStreams()
         }
     }
-}
 
-/// The web pages. Once they are served, says where; an address it cannot bind is logged and the
-/// daemon goes on without them (answering DNS matters more than a page), still stopping when the
-/// others do.
-struct WebService: Service, CustomStringConvertible {
-    let application: any Service
-    let addressText: String
-    let logger: Logger
-    var description: String { "web pages" }
-
-    /// The pages at `address`, answering through `router`.
-    static func make(
-        router: Router<ControlRequestContext>, address: SocketAddress, quota: SourceQuota, logger: Logger
-    ) -> WebService {
-        let application = Application(
-            router: router, server: .guarded(by: quota),
-            configuration: .init(address: .hostname(address.ipAddress ?? "127.0.0.1", port: address.port ?? 0)),
-            onServerRunning: { channel in
-                guard let bound = channel.localAddress else { return }
-                logger.notice("web pages", metadata: ["address": "\(AddressText.format(bound))"])
-            },
-            logger: logger)
-        return WebService(application: application, addressText: AddressText.format(address), logger: logger)
-    }
-
-    func run() async {
-        do { try await application.run() } catch {
+    private func cannotServe(_ error: any Error) async throws {
+        let reason = ListenError.reason(error)
+        switch need {
+        case .required(let fix):
+            throw LoadError("cannot serve the \(description) on \(addressText): \(reason) (\(fix))")
+        case .optional(let fix):
             logger.warning(
-                "web pages not served",
-                metadata: [
-                    "address": "\(addressText)", "reason": "\(ListenError.reason(error))",
-                    "fix": "set web = \"ADDR:PORT\" to a free port, or web = \"off\"",
-                ])
+                "\(description) not served",
+                metadata: ["address": "\(addressText)", "reason": "\(reason)", "fix": "\(fix)"])
             // Ended early, it waits for the others' shutdown: returning now would end the group.
             try? await gracefulShutdown()
         }

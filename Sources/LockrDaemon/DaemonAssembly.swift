@@ -1,0 +1,169 @@
+import DNSFilter
+import DNSProxy
+import Foundation
+import LockrAdapters
+import LockrControl
+import LockrSpeech
+import LockrStore
+import LockrWeb
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// The daemon's parts, each built from what it needs (Hummingbird's `buildApplication` shape):
+/// `Daemon.build` composes them in order.
+extension Daemon {
+    /// The state database, everyone's policy restored from it, and the control API's token.
+    static func openState(
+        _ config: LockrConfiguration, loaded: LoadedPolicy, neighbours: NeighbourTable, logger: Logger
+    ) throws -> (store: PolicyStore, parts: PolicyParts, token: String) {
+        do {
+            let store = try PolicyStore(path: config.stateDirectory + "/state.sqlite")
+            try DemoClock.admit(config, store: store)
+            let parts = try PolicyParts(
+                config: config, loaded: loaded, store: store, logger: logger,
+                publisher: publisher(config, outbox: OutboxStore(sharing: store), logger: logger),
+                neighbours: neighbours, queryLog: try QueryLog(config: config))
+            return (store, parts, try ControlFiles.token(in: config.stateDirectory))
+        } catch {
+            throw LoadError("\(error)")
+        }
+    }
+
+    /// The DNS server bound on the configured addresses, with its cache and its query log's
+    /// writer; nil when lockr leaves DNS to its backends.
+    static func dnsService(
+        _ config: LockrConfiguration, loaded: LoadedPolicy, parts: PolicyParts, logger: Logger
+    ) async throws -> (service: DNSService, server: DNSServer, cache: AnswerCache, loops: [any EventLoop])? {
+        guard config.answersDNS else { return nil }
+        let cache = AnswerCache(settings: config.cache)
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
+        do {
+            let server = try await DNSServer.start(
+                listeners: ListenerSettings(
+                    addresses: listenAddresses(config, logger: logger), maxTCPConnections: config.maxTCPConnections,
+                    tcpIdleTimeout: config.tcpIdleTimeout),
+                pipeline: PipelineKeeper.pipeline(config, lists: loaded.lists, cache: cache, parts: parts),
+                upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger), forwarding: config.forwarding,
+                group: loops, journal: parts.queryLog?.journal)
+            await parts.metrics.observe(server, cache: cache)
+            let writer = parts.queryLog.map { queryLog in
+                QueryLogWriter(
+                    journal: queryLog.journal, store: queryLog.store, retention: queryLog.retention,
+                    maximumBytes: queryLog.maximumBytes, logger: logger)
+            }
+            return (
+                DNSService(server: server, loops: loops, queryLog: writer), server, cache, Array(loops.makeIterator())
+            )
+        } catch {
+            try? await loops.shutdownGracefully()
+            throw LoadError("\(error)")
+        }
+    }
+
+    /// The devices that asked, restored from the state database and kept there.
+    static func deviceTable(parts: PolicyParts, store: PolicyStore, logger: Logger) -> any Service {
+        let devices = DeviceTableKeeper(
+            watch: parts.watch, store: DeviceStore(sharing: store), household: parts.household, logger: logger)
+        devices.restore()
+        return RepeatingService(description: "device table") { await devices.run() }
+    }
+
+    /// What keeps the daemon's picture of the world fresh once DNS is answered: the policy's clock,
+    /// the service manager's watchdog over the DNS loops, the neighbour table and the backends.
+    static func upkeep(
+        _ config: LockrConfiguration, parts: PolicyParts, neighbours: NeighbourTable, dnsLoops: [any EventLoop],
+        serviceManager: ServiceManagerNotifier?, logger: Logger
+    ) -> [any Service] {
+        var services: [any Service] = [RepeatingService(description: "policy clock") { await parts.ticker.run() }]
+        if let watchdog = Watchdog(
+            notifier: serviceManager, loops: dnsLoops, lastTick: { parts.ticker.lastTicked }, logger: logger)
+        {
+            services.append(RepeatingService(description: "watchdog") { await watchdog.run() })
+        }
+        if let stall = config.testStallDNSAfter {
+            services.append(Watchdog.stalling(dnsLoops, after: stall, logger: logger))
+        }
+        services.append(
+            RepeatingService(description: "neighbour table") {
+                await neighbours.keepFresh(every: .seconds(5)) { failure in
+                    if let failure {
+                        logger.warning(
+                            "cannot read the neighbour table; devices are told apart by address and forwarders only",
+                            metadata: ["error": "\(failure)"])
+                    } else {
+                        logger.notice("neighbour table readable again")
+                    }
+                }
+            })
+        if let hub = parts.propagation.publisher?.hub {
+            parts.propagation.publish()
+            services.append(
+                RepeatingService(description: "adapters") {
+                    await hub.run(observe: { backend, queries in parts.meter.observe(queries, from: backend) })
+                })
+        }
+        return services
+    }
+
+    /// The control API and, when configured, the web pages; `ready` is told the control API's
+    /// address once it listens.
+    static func httpServices(
+        _ config: LockrConfiguration, parts: PolicyParts, quotas: DescriptorBudget, token: String, speech: SpeechPool,
+        logger: Logger, ready: @escaping @Sendable (SocketAddress) -> Void
+    ) throws -> [any Service] {
+        let endStreams: @Sendable () -> Void = { parts.liveEvents.close() }
+        var services: [any Service] = [
+            HTTPService(
+                "control API", router: ControlRouter.build(policy: parts.control, token: token, speech: speech),
+                address: config.control, quota: quotas.control,
+                need: .required(fix: "another lockr, or another program, holds it? set control = \"127.0.0.1:PORT\""),
+                logger: logger, endStreams: endStreams
+            ) { address in
+                do { try ControlFiles.writeAddress(AddressText.format(address), in: config.stateDirectory) } catch {
+                    throw LoadError("\(error)")
+                }
+                ready(address)
+            }
+        ]
+        if let web = config.web {
+            services.append(
+                HTTPService(
+                    "web pages", router: try WebRouter.build(policy: parts.control, speech: speech), address: web,
+                    quota: quotas.web, need: .optional(fix: "set web = \"ADDR:PORT\" to a free port, or web = \"off\""),
+                    logger: logger, endStreams: endStreams
+                ) { address in logger.notice("web pages", metadata: ["address": "\(AddressText.format(address))"]) })
+        }
+        return services
+    }
+
+    /// Watches the web pages', the control API's and the event streams' connections against their
+    /// quotas, and has the metrics count them.
+    static func quotaWatch(_ quotas: DescriptorBudget, parts: PolicyParts, logger: Logger) async -> any Service {
+        let watched = [
+            WatchedQuota(label: "web", description: "connections to the web pages", quota: quotas.web),
+            WatchedQuota(label: "control", description: "connections to the control API", quota: quotas.control),
+            WatchedQuota(label: "events", description: "event streams", quota: parts.liveEvents.streams),
+        ]
+        await parts.metrics.observe(watched)
+        return RepeatingService(description: "connection quotas") {
+            await QuotaWatch(quotas: watched, logger: logger).run()
+        }
+    }
+
+    /// The live events each webhook that takes them is sent.
+    static func webhookNotifiers(_ config: LockrConfiguration, parts: PolicyParts, logger: Logger) -> [any Service] {
+        config.backends.filter { $0.kind == .webhook && $0.events != .off }.map { backend in
+            let notifier = WebhookNotifier(settings: backend)
+            let notices = parts.liveEvents.listen(after: nil).map { event in
+                WebhookNotices.notice(event, calendar: parts.control.view(of: event.person).calendar)
+            }
+            return RepeatingService(description: "live events to \(backend.name)") {
+                await notifier.run(notices, logger: logger)
+                // The daemon closed its live events: the group's stop reaches this service next.
+                try? await gracefulShutdown()
+            }
+        }
+    }
+}
