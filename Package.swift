@@ -203,7 +203,14 @@ let package = Package(
         ),
         .testTarget(name: "LockrPolicyTests", dependencies: ["LockrPolicy", "LockrPuzzles"]),
         .testTarget(name: "LockrPuzzlesTests", dependencies: ["LockrPuzzles"]),
-        .testTarget(name: "LockrWebTests", dependencies: ["LockrWeb", "LockrControl", "LockrPolicy", "LockrPuzzles"]),
+        .testTarget(
+            name: "LockrWebTests",
+            dependencies: [
+                "LockrWeb", "LockrControl", "LockrPolicy", "LockrPuzzles", "PolicyFakes",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
         .testTarget(name: "LockrSpeechTests", dependencies: ["LockrSpeech", "LockrPolicy", "DNSTestSupport"]),
         // Fixtures: state databases older versions wrote, for the migrations.
         .testTarget(
@@ -212,10 +219,15 @@ let package = Package(
                 "DNSWire", "LockrStore", "LockrPolicy", "LockrPuzzles", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures"]),
+        // Each person's engine in memory behind the control API's PolicyAccess, for the control
+        // API's and the web pages' in-process tests.
+        .target(
+            name: "PolicyFakes", dependencies: ["LockrControl", "LockrPolicy"], path: "Tests/PolicyFakes"
+        ),
         .testTarget(
             name: "LockrControlTests",
             dependencies: [
-                "LockrControl", "LockrPolicy", "DNSTestSupport",
+                "LockrControl", "LockrPolicy", "DNSTestSupport", "PolicyFakes",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

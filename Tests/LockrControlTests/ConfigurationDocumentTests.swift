@@ -44,32 +44,58 @@ import Testing
 
     @Test func eachProblemIsNamedByItsPlace() {
         let cases: [(String, (inout [String: Any]) -> Void)] = [
-            ("people.alice.time.budget_minutes: must be 5 to 180, not 9000000000000000000",
-             alice { $0["time"] = ["budget_minutes": 9_000_000_000_000_000_000, "per_app": false] }),
-            ("people.alice.time.budget_minutes: must be 5 to 180, not -30",
-             alice { $0["time"] = ["budget_minutes": -30, "per_app": false] }),
-            ("people.0.time.budget_minutes: must be a whole number",
-             alice { $0["time"] = ["budget_minutes": "30", "per_app": false] }),
-            ("people.alice.gate.puzzles.time_limit_seconds: must be 10 to 3600, not 1000000000",
-             alice { alice in
-                 var gate = alice["gate"] as! [String: Any]
-                 gate["puzzles"] = ["kinds": ["chess"], "difficulty": "easy", "count": 1, "time_limit_seconds": 1_000_000_000]
-                 alice["gate"] = gate
-             }),
-            ("people.alice.gate.puzzles.kinds: 'sudoku' is not one of arithmetic, chess",
-             alice { alice in
-                 var gate = alice["gate"] as! [String: Any]
-                 gate["puzzles"] = ["kinds": ["sudoku"], "difficulty": "easy", "count": 1, "time_limit_seconds": 60]
-                 alice["gate"] = gate
-             }),
-            ("people.0.gate.puzzles.level: unknown key",
-             alice { alice in
-                 var gate = alice["gate"] as! [String: Any]
-                 gate["puzzles"] = ["kinds": ["chess"], "difficulty": "easy", "count": 1, "time_limit_seconds": 60, "level": 2]
-                 alice["gate"] = gate
-             }),
-            ("people.0.schedules.0.name: required", alice { $0["schedules"] = [["days": "daily", "from": "22:00", "to": "07:00", "block": ["social"]]] }),
-            ("people.alice.schedules.0.days: 'someday' is no days", alice { $0["schedules"] = [["name": "b", "days": "someday", "from": "22:00", "to": "07:00", "block": ["social"]]] }),
+            (
+                "people.alice.time.budget_minutes: must be 5 to 180, not 9000000000000000000",
+                alice { $0["time"] = ["budget_minutes": 9_000_000_000_000_000_000, "per_app": false] }
+            ),
+            (
+                "people.alice.time.budget_minutes: must be 5 to 180, not -30",
+                alice { $0["time"] = ["budget_minutes": -30, "per_app": false] }
+            ),
+            (
+                "people.0.time.budget_minutes: must be a whole number",
+                alice { $0["time"] = ["budget_minutes": "30", "per_app": false] }
+            ),
+            (
+                "people.alice.gate.puzzles.time_limit_seconds: must be 10 to 3600, not 1000000000",
+                alice { alice in
+                    var gate = alice["gate"] as! [String: Any]
+                    gate["puzzles"] = [
+                        "kinds": ["chess"], "difficulty": "easy", "count": 1, "time_limit_seconds": 1_000_000_000,
+                    ]
+                    alice["gate"] = gate
+                }
+            ),
+            (
+                "people.alice.gate.puzzles.kinds: 'sudoku' is not one of arithmetic, chess",
+                alice { alice in
+                    var gate = alice["gate"] as! [String: Any]
+                    gate["puzzles"] = ["kinds": ["sudoku"], "difficulty": "easy", "count": 1, "time_limit_seconds": 60]
+                    alice["gate"] = gate
+                }
+            ),
+            (
+                "people.0.gate.puzzles.level: unknown key",
+                alice { alice in
+                    var gate = alice["gate"] as! [String: Any]
+                    gate["puzzles"] = [
+                        "kinds": ["chess"], "difficulty": "easy", "count": 1, "time_limit_seconds": 60, "level": 2,
+                    ]
+                    alice["gate"] = gate
+                }
+            ),
+            (
+                "people.0.schedules.0.name: required",
+                alice { $0["schedules"] = [["days": "daily", "from": "22:00", "to": "07:00", "block": ["social"]]] }
+            ),
+            (
+                "people.alice.schedules.0.days: 'someday' is no days",
+                alice {
+                    $0["schedules"] = [
+                        ["name": "b", "days": "someday", "from": "22:00", "to": "07:00", "block": ["social"]]
+                    ]
+                }
+            ),
             ("comment: unknown key", { $0["comment"] = "mine" }),
             ("people.alice: named twice", { $0["people"] = ($0["people"] as! [Any]) + ($0["people"] as! [Any]) }),
             ("version: this lockr reads version 1, not 7", { $0["version"] = 7 }),

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import LockrControl
 import LockrPolicy
+import PolicyFakes
 import Testing
 
 /// Hostile input against the control API, driving a real engine: every answer must be a JSON error or
@@ -36,13 +37,22 @@ import Testing
                     "/api/v1/mode", .put, #"{"mode":"time","budget_minutes":1000000000000000}"#,
                     "budget_minutes must be 5 to 180, not 1000000000000000"
                 ),
-                ("/api/v1/mode", .put, #"{"mode":"time","budget_minutes":-5}"#, "budget_minutes must be 5 to 180, not -5"),
+                (
+                    "/api/v1/mode", .put, #"{"mode":"time","budget_minutes":-5}"#,
+                    "budget_minutes must be 5 to 180, not -5"
+                ),
                 (
                     "/api/v1/mode", .put, #"{"mode":"time","budget_minutes":30.5}"#,
                     "bad JSON: 'budget_minutes' must be a whole number"
                 ),
-                ("/api/v1/mode", .put, #"{"mode":"time","budget_minutes":1e300}"#, "'budget_minutes' must be a whole number"),
-                ("/api/v1/mode", .put, #"{"mode":"hourly","window_minutes":7}"#, "window_minutes must be 5, 10 or 15, not 7"),
+                (
+                    "/api/v1/mode", .put, #"{"mode":"time","budget_minutes":1e300}"#,
+                    "'budget_minutes' must be a whole number"
+                ),
+                (
+                    "/api/v1/mode", .put, #"{"mode":"hourly","window_minutes":7}"#,
+                    "window_minutes must be 5, 10 or 15, not 7"
+                ),
                 ("/api/v1/emergency", .post, #"{"hold":-1}"#, "'hold' must be a whole number"),
                 ("/api/v1/emergency", .post, #"{"hold":18446744073709551616}"#, "'hold' must be a whole number"),
             ]
@@ -106,7 +116,8 @@ struct FuzzRequest {
         "99999999999999999999999", "0.000001", "1E2", "3600", "86400000",
     ]
     static let strings = [
-        "tiktok", "youtube", "reddit", "myspace", "", "../status", "%2e%2e", "TikTok", String(repeating: "a", count: 5000),
+        "tiktok", "youtube", "reddit", "myspace", "", "../status", "%2e%2e", "TikTok",
+        String(repeating: "a", count: 5000),
         "\u{0}", "é", "time", "hourly", "extreme", "purple", "I am stupid enough to waste more time.",
     ]
     static let keys = ["mode", "budget_minutes", "window_minutes", "per_app", "app", "all", "phrase", "hold", "x"]
@@ -131,7 +142,9 @@ struct FuzzRequest {
     }
 
     /// A body of the right shape for `path`, with hostile values in it.
-    static func template(for path: String, using random: inout SplitMix64) -> (method: HTTPRequest.Method, body: String)? {
+    static func template(
+        for path: String, using random: inout SplitMix64
+    ) -> (method: HTTPRequest.Method, body: String)? {
         func number() -> String { numbers.randomElement(using: &random)! }
         func text() -> String { value(depth: 2, using: &random) }
         switch path {

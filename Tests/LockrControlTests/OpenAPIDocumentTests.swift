@@ -2,6 +2,7 @@ import DNSWire
 import Foundation
 import Hummingbird
 import LockrPolicy
+import PolicyFakes
 import Testing
 
 @testable import LockrControl
