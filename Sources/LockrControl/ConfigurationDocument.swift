@@ -137,12 +137,15 @@ extension PersonConfiguration {
     /// place (numbers are checked before any arithmetic).
     public func settings() throws(ConfigurationProblem) -> RunTimeSettings {
         let at = "people.\(name)"
-        try Self.check(time.budgetMinutes, in: 5...180, at: "\(at).time.budget_minutes")
-        try Self.check(hourly.windowMinutes, in: [5, 10, 15], at: "\(at).hourly.window_minutes")
-        try Self.check(extreme.windowMinutes, in: [5, 10, 15], at: "\(at).extreme.window_minutes")
-        try Self.check(gate.typedFallbackSteps, in: 0...5, at: "\(at).gate.typed_fallback_steps")
-        try Self.check(gate.puzzles.count, in: 1...5, at: "\(at).gate.puzzles.count")
-        try Self.check(gate.puzzles.timeLimitSeconds, in: 10...3600, at: "\(at).gate.puzzles.time_limit_seconds")
+        try Self.check(time.budgetMinutes, in: TimeModeSettings.budgetMinutes, at: "\(at).time.budget_minutes")
+        try Self.check(hourly.windowMinutes, in: HourlySettings.windowMinutes, at: "\(at).hourly.window_minutes")
+        try Self.check(extreme.windowMinutes, in: HourlySettings.windowMinutes, at: "\(at).extreme.window_minutes")
+        try Self.check(
+            gate.typedFallbackSteps, in: GateSettings.typedFallbackStepsRange, at: "\(at).gate.typed_fallback_steps")
+        try Self.check(gate.puzzles.count, in: PuzzleSettings.countRange, at: "\(at).gate.puzzles.count")
+        try Self.check(
+            gate.puzzles.timeLimitSeconds, in: PuzzleSettings.timeLimitSeconds,
+            at: "\(at).gate.puzzles.time_limit_seconds")
         return RunTimeSettings(
             mode: try Self.choice(mode, at: "\(at).mode", as: Mode.self),
             budget: .seconds(Int64(time.budgetMinutes) * 60), perApp: time.perApp,
@@ -157,12 +160,15 @@ extension PersonConfiguration {
 
     private func gateSettings(at path: String) throws(ConfigurationProblem) -> GateSettings {
         func steps(_ names: [String], _ key: String) throws(ConfigurationProblem) -> [GateStep] {
-            try names.map { name throws(ConfigurationProblem) in try Self.choice(name, at: "\(path).\(key)", as: GateStep.self) }
+            try names.map { name throws(ConfigurationProblem) in
+                try Self.choice(name, at: "\(path).\(key)", as: GateStep.self)
+            }
         }
         let puzzles = gate.puzzles
         return GateSettings(
             time: try steps(gate.time, "time"), hourly: try steps(gate.hourly, "hourly"),
-            extreme: try steps(gate.extreme, "extreme"), input: try Self.choice(gate.input, at: "\(path).input", as: SentenceInput.self),
+            extreme: try steps(gate.extreme, "extreme"),
+            input: try Self.choice(gate.input, at: "\(path).input", as: SentenceInput.self),
             typedFallbackSteps: gate.typedFallbackSteps,
             puzzles: PuzzleSettings(
                 kinds: try puzzles.kinds.map { kind throws(ConfigurationProblem) in
@@ -172,9 +178,12 @@ extension PersonConfiguration {
                 count: puzzles.count, timeLimit: .seconds(Int64(puzzles.timeLimitSeconds))))
     }
 
-    private static func schedule(_ body: ScheduleConfiguration, at path: String) throws(ConfigurationProblem) -> Schedule {
+    private static func schedule(
+        _ body: ScheduleConfiguration, at path: String
+    ) throws(ConfigurationProblem) -> Schedule {
         guard let days = Weekdays(body.days) else {
-            throw ConfigurationProblem(description: "\(path).days: '\(body.days)' is no days such as mon-fri, sat,sun or daily")
+            throw ConfigurationProblem(
+                description: "\(path).days: '\(body.days)' is no days such as mon-fri, sat,sun or daily")
         }
         guard let from = Schedule.minutes(body.from) else {
             throw ConfigurationProblem(description: "\(path).from: '\(body.from)' is no time HH:MM (00:00 to 24:00)")
@@ -185,7 +194,9 @@ extension PersonConfiguration {
         return Schedule(name: body.name, days: days, from: from, to: to, block: body.block)
     }
 
-    private static func choice<Value: RawRepresentable & CaseIterable>(_ text: String, at path: String, as: Value.Type)
+    private static func choice<Value: RawRepresentable & CaseIterable>(
+        _ text: String, at path: String, as: Value.Type
+    )
         throws(ConfigurationProblem) -> Value where Value.RawValue == String
     {
         guard let value = Value(rawValue: text) else {
@@ -199,14 +210,14 @@ extension PersonConfiguration {
 
     private static func check(_ value: Int, in range: ClosedRange<Int>, at path: String) throws(ConfigurationProblem) {
         guard range.contains(value) else {
-            throw ConfigurationProblem(description: "\(path): must be \(range.lowerBound) to \(range.upperBound), not \(value)")
+            throw ConfigurationProblem(
+                description: "\(path): must be \(range.lowerBound) to \(range.upperBound), not \(value)")
         }
     }
 
     private static func check(_ value: Int, in choices: [Int], at path: String) throws(ConfigurationProblem) {
         guard choices.contains(value) else {
-            let listed = choices.dropLast().map(String.init).joined(separator: ", ") + " or \(choices.last!)"
-            throw ConfigurationProblem(description: "\(path): must be \(listed), not \(value)")
+            throw ConfigurationProblem(description: "\(path): must be \(choices.spokenChoices), not \(value)")
         }
     }
 }
@@ -224,7 +235,8 @@ extension ConfigurationDocument {
             throw ConfigurationProblem(description: "not JSON: \(error.localizedDescription)")
         }
         if let version = (tree as? [String: Any])?["version"] as? Int, version != currentVersion {
-            throw ConfigurationProblem(description: "version: this lockr reads version \(currentVersion), not \(version)")
+            throw ConfigurationProblem(
+                description: "version: this lockr reads version \(currentVersion), not \(version)")
         }
         let document: ConfigurationDocument
         do { document = try ControlJSON.decoder().decode(ConfigurationDocument.self, from: data) } catch {

@@ -123,12 +123,16 @@ public enum ControlRouter {
                     throw ErrorBody(
                         error: "mode must be time, hourly or extreme, not '\(body.mode)'", code: .badRequest)
                 }
-                if let budget = body.budgetMinutes, !(5...180).contains(budget) {
-                    throw ErrorBody(error: "budget_minutes must be 5 to 180, not \(budget)", code: .invalidSettings)
-                }
-                if let window = body.windowMinutes, ![5, 10, 15].contains(window) {
+                let budgets = TimeModeSettings.budgetMinutes
+                if let budget = body.budgetMinutes, !budgets.contains(budget) {
                     throw ErrorBody(
-                        error: "window_minutes must be 5, 10 or 15, not \(window)", code: .invalidSettings)
+                        error: "budget_minutes must be \(budgets.lowerBound) to \(budgets.upperBound), not \(budget)",
+                        code: .invalidSettings)
+                }
+                if let window = body.windowMinutes, !HourlySettings.windowMinutes.contains(window) {
+                    throw ErrorBody(
+                        error: "window_minutes must be \(HourlySettings.windowMinutes.spokenChoices), not \(window)",
+                        code: .invalidSettings)
                 }
                 let pinCheck = try policy.verifyPIN(pin(request, context))
                 let command = Commands.SetMode(

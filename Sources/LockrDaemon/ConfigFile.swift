@@ -176,10 +176,10 @@ private struct ConfigReader {
         if let list = strings("allowlists") { config.allowlists = list }
         if let value = string("catalogue") { config.catalogueDirectory = value }
         if let value = string("log-level") {
-            if ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(value) {
+            if LockrConfiguration.logLevels.contains(value) {
                 config.logLevel = value
             } else {
-                issue("log-level", "expected trace, debug, info, notice, warning, error or critical")
+                issue("log-level", "expected \(LockrConfiguration.logLevelsText)")
             }
         }
 
@@ -679,7 +679,7 @@ private struct ConfigReader {
             }
         }
 
-        if let value = integer(prefix + "time.budget-minutes", in: 5...180) {
+        if let value = integer(prefix + "time.budget-minutes", in: TimeModeSettings.budgetMinutes) {
             policy.time.budget = .seconds(value * 60)
         }
         if let value = bool(prefix + "time.per-app") { policy.time.perApp = value }
@@ -746,7 +746,9 @@ private struct ConfigReader {
                 issue(prefix + "extreme.input", "expected voice, typed or either, not '\(value)'")
             }
         }
-        if let value = integer(prefix + "extreme.typed-fallback-steps", in: 0...5) { gate.typedFallbackSteps = value }
+        if let value = integer(prefix + "extreme.typed-fallback-steps", in: GateSettings.typedFallbackStepsRange) {
+            gate.typedFallbackSteps = value
+        }
         if let value = choices(prefix + "puzzles.kinds", as: PuzzleKind.self) {
             if value.isEmpty {
                 issue(prefix + "puzzles.kinds", "name arithmetic, chess or both")
@@ -761,9 +763,11 @@ private struct ConfigReader {
                 issue(prefix + "puzzles.difficulty", "expected easy, medium or hard, not '\(value)'")
             }
         }
-        if let value = integer(prefix + "puzzles.count", in: 1...5) { gate.puzzles.count = value }
+        if let value = integer(prefix + "puzzles.count", in: PuzzleSettings.countRange) { gate.puzzles.count = value }
         if let value = string(prefix + "puzzles.time-limit") {
-            if let seconds = DurationText.seconds(value, plainUnit: nil), (10...3600).contains(seconds) {
+            if let seconds = DurationText.seconds(value, plainUnit: nil),
+                PuzzleSettings.timeLimitSeconds.contains(seconds)
+            {
                 gate.puzzles.timeLimit = .seconds(seconds)
             } else {
                 issue(
@@ -794,8 +798,8 @@ private struct ConfigReader {
 
     private mutating func windowMinutes(_ key: String) -> Duration? {
         guard let value = integer(key, in: 1...60) else { return nil }
-        guard [5, 10, 15].contains(value) else {
-            issue(key, "must be 5, 10 or 15")
+        guard HourlySettings.windowMinutes.contains(value) else {
+            issue(key, "must be \(HourlySettings.windowMinutes.spokenChoices)")
             return nil
         }
         return .seconds(value * 60)

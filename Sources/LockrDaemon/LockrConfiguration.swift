@@ -3,6 +3,7 @@ import DNSWire
 import Foundation
 import LockrAdapters
 import LockrPolicy
+import Logging
 import NIOCore
 
 /// Everything `lockr serve` runs with. Defaults are the embedded configuration.
@@ -18,7 +19,12 @@ public struct LockrConfiguration: Sendable, Equatable {
     public var allowlists: [String] = []
     /// The app catalogue directory; nil means the `blocklists/` found next to the program.
     public var catalogueDirectory: String?
+    /// One of `logLevels`.
     public var logLevel: String = "info"
+    /// swift-log's levels, by name: what `log-level` and `--log-level` take.
+    public static let logLevels = Logger.Level.allCases.map(\.rawValue)
+    /// "trace, debug, ... or critical".
+    public static var logLevelsText: String { logLevels.dropLast().joined(separator: ", ") + " or " + logLevels.last! }
 
     public var blockAnswer: BlockAnswer = .null
     public var blockTTL: UInt32 = 60

@@ -34,7 +34,10 @@ public struct TimeModeSettings: Sendable, Equatable, Codable {
     public var perApp: Bool
     public var metering: MeteringSettings
 
-    public static let budgetRange: ClosedRange<Duration> = .seconds(5 * 60)...(.seconds(180 * 60))
+    /// The budgets a person may choose, in minutes: what the config file, the API and an import take.
+    public static let budgetMinutes: ClosedRange<Int> = 5...180
+    public static let budgetRange: ClosedRange<Duration> =
+        .seconds(budgetMinutes.lowerBound * 60)...(.seconds(budgetMinutes.upperBound * 60))
 
     public init(budget: Duration = .seconds(30 * 60), perApp: Bool = false, metering: MeteringSettings = .init()) {
         self.budget = budget
@@ -98,7 +101,9 @@ public struct HourlySettings: Sendable, Equatable, Codable {
     /// Open the hour's window on the first guarded query of the hour instead of on `lockr unlock`.
     public var openOnFirstQuery: Bool
 
-    public static let windowChoices: [Duration] = [.seconds(5 * 60), .seconds(10 * 60), .seconds(15 * 60)]
+    /// The windows a person may choose, in minutes: what the config file, the API and an import take.
+    public static let windowMinutes = [5, 10, 15]
+    public static let windowChoices: [Duration] = windowMinutes.map { .seconds($0 * 60) }
 
     public init(window: Duration = .seconds(10 * 60), openOnFirstQuery: Bool = false) {
         self.window = window
@@ -246,5 +251,13 @@ public struct PolicySettings: Sendable, Equatable, Codable {
             problems.append("maximum TTL of guarded answers must be 1 to \(Self.maximumTTLLimit.spoken)")
         }
         return problems + gate.problems()
+    }
+}
+
+extension Array where Element == Int {
+    /// "5, 10 or 15", as a message lists the choices.
+    public var spokenChoices: String {
+        guard let last else { return "" }
+        return count == 1 ? "\(last)" : dropLast().map(String.init).joined(separator: ", ") + " or \(last)"
     }
 }

@@ -39,7 +39,7 @@ struct ServeOptions: ParsableArguments {
     var blockMode: String?
 
     @Option(
-        name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
+        name: .long, help: ArgumentHelp("\(LockrConfiguration.logLevelsText).", valueName: "LEVEL"))
     var logLevel: String?
 
     @Option(
@@ -102,16 +102,14 @@ struct ServeOptions: ParsableArguments {
         if let startAt, ISO8601DateFormatter().date(from: startAt) == nil {
             throw ValidationError("--start-at '\(startAt)' is not an ISO 8601 time such as 2026-06-01T14:55:00Z")
         }
-        if let logLevel, !Self.logLevels.contains(logLevel) {
+        if let logLevel, !LockrConfiguration.logLevels.contains(logLevel) {
             throw ValidationError(
-                "--log-level must be one of \(Self.logLevels.joined(separator: ", ")), not '\(logLevel)'")
+                "--log-level must be one of \(LockrConfiguration.logLevels.joined(separator: ", ")), not '\(logLevel)'")
         }
         if let blockMode, BlockAnswer(blockMode) == nil {
             throw ValidationError("--block-mode '\(blockMode)' is not null, nxdomain, refused or an IP address")
         }
     }
-
-    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
 
     /// The config file (if any) with the flags applied over it.
     func resolve() throws -> LockrConfiguration {

@@ -31,6 +31,10 @@ public struct PuzzleSettings: Sendable, Equatable, Codable {
     /// How long an issued puzzle may be answered.
     public var timeLimit: Duration
 
+    /// The counts and time limits (seconds) a person may choose.
+    public static let countRange = 1...5
+    public static let timeLimitSeconds = 10...3600
+
     public init(
         kinds: [PuzzleKind] = [.arithmetic, .chess], difficulty: Difficulty = .easy, count: Int = 1,
         timeLimit: Duration = .seconds(120)
@@ -56,6 +60,8 @@ public struct GateSettings: Sendable, Equatable, Codable {
     /// Where the sentence must be spoken, typing it instead first costs a wait: this many steps
     /// further along the cooldown ladder than the person now stands (0: no wait).
     public var typedFallbackSteps: Int
+    /// The steps a person may choose.
+    public static let typedFallbackStepsRange = 0...5
     public var puzzles: PuzzleSettings
 
     public init(
@@ -95,7 +101,8 @@ public struct GateSettings: Sendable, Equatable, Codable {
     func problems() -> [String] {
         var problems: [String] = []
         if extreme.isEmpty { problems.append("extreme gate must ask something (phrase, voice or puzzle)") }
-        for (name, steps) in [("time", time), ("hourly", hourly), ("extreme", extreme)] where Set(steps).count != steps.count {
+        for (name, steps) in [("time", time), ("hourly", hourly), ("extreme", extreme)]
+        where Set(steps).count != steps.count {
             problems.append("\(name) gate names a step twice")
         }
         if puzzles.kinds.isEmpty { problems.append("puzzles kinds must name arithmetic, chess or both") }
