@@ -16,7 +16,8 @@ PEERS_DIR = os.environ.get("LOCKR_PEERS_DIR", os.path.join(HERE, "..", "..", "sh
 sys.path.insert(0, PEERS_DIR)
 import run_bench  # noqa: E402
 
-LOCKR = os.path.join(HERE, "..", ".build", "release", "lockr")
+# LOCKR_BINARY compares another build (an older commit's, say) under the same harness.
+LOCKR = os.environ.get("LOCKR_BINARY", os.path.join(HERE, "..", ".build", "release", "lockr"))
 PORT = 5341
 HOUSEHOLD_PORT = 5342
 NO_LOG_PORT = 5343
