@@ -1,9 +1,6 @@
 /// The engine's side of the gate (see `GateState`): the rules of the settings in force, today's
 /// record and the journal handed to it.
 extension PolicyEngine {
-    /// How long a passed step waits to be spent by the action it was passed for.
-    public static var passLifetime: Duration { GateState.passLifetime }
-
     /// The current mode's gate.
     public var gateSteps: [GateStep] { settings.gate.steps(for: settings.mode) }
 
