@@ -61,7 +61,7 @@ final class QueryLogWriter: Sendable {
         let entries = batches.reduce(0) { $0 + $1.entries.count }
         let store = self.store
         do {
-            try await thread.runIfActive { try store.append(blobs, counts: counts) }
+            try await thread.runEvenIfCancelled { try store.append(blobs, counts: counts) }
         } catch {
             journal.noteDropped(entries)
             if lastComplaint.map({ .now - $0 >= .seconds(60) }) ?? true {
@@ -178,6 +178,23 @@ struct JournalFormatter {
         let text = AddressText.format(address)
         upstreams[address] = text
         return text
+    }
+}
+
+extension NIOThreadPool {
+    /// Runs `body` on the pool and waits for it, whether or not the waiting task is cancelled
+    /// (`runIfActive` skips the work of a cancelled task): the daemon's stop cancels the writer, and
+    /// what it writes then is what was answered last. Throws `CancellationError` only once the pool
+    /// itself is shut down.
+    fileprivate func runEvenIfCancelled<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { finished in
+            submit { state in
+                switch state {
+                case .active: finished.resume(with: Result(catching: body))
+                case .cancelled: finished.resume(throwing: CancellationError())
+                }
+            }
+        }
     }
 }
 

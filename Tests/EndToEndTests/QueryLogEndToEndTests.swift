@@ -120,6 +120,23 @@ import Testing
         }
     }
 
+    /// A stop loses no entry: what was answered in the quarter second before SIGTERM, not yet handed
+    /// to the database, is written as lockr stops (it was dropped as a cancelled write).
+    @Test func queriesAnsweredJustBeforeAStopAreLogged() async throws {
+        let state = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let names = (1...5).map { "n\($0).news.example" }
+        try await PolicyEndToEndTests().withLockr(mode: "hourly", stateDirectory: state) { lockr, _ in
+            for name in names { _ = try dig(lockr.port, name, "A") }
+            #expect(await lockr.stop(sending: SIGTERM, within: 15) == 0)
+            #expect(!lockr.finalLog.contains("query log entries dropped"), "\(lockr.finalLog)")
+        }
+        try await PolicyEndToEndTests().withLockr(mode: "hourly", stateDirectory: state) { lockr, _ in
+            let logged = try entries(lockr).compactMap { $0["name"] as? String }
+            #expect(logged == names)
+        }
+    }
+
     @Test func aLockedDatabaseCostsEntriesNotAnswers() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "hourly") { lockr, _ in
             _ = try dig(lockr.port, "news.example", "A")
