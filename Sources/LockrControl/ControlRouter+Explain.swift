@@ -15,7 +15,8 @@ extension ControlRouter {
                 if client != nil, named != nil {
                     throw ErrorBody(error: "give 'person' or 'client', not both", code: .badRequest)
                 }
-                let person = client == nil ? try policy.person(named: named, caller: context.remoteAddress) : People.defaultName
+                let person =
+                    client == nil ? try policy.person(named: named, caller: context.remoteAddress) : People.defaultName
                 return try policy.explain(
                     name: name, type: parameters["type"].map(String.init) ?? "A", person: person, client: client)
             }

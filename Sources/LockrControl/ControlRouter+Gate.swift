@@ -45,8 +45,9 @@ extension ControlRouter {
             try await respond {
                 let body = try await decode(ChallengeRequest.self, from: request, emptyIs: ChallengeRequest(app: nil))
                 let issued = try policy.perform(
-                    Commands.IssueChallenges(for: body.app, seed: UInt64.random(in: .min ... .max)),
-                    for: try person(request, context, policy))
+                    .issueChallenges(app: body.app, seed: UInt64.random(in: .min ... .max)),
+                    for: try person(request, context, policy)
+                ).expecting(\.challenges)
                 let view = issued.view
                 return ChallengesResponse(
                     challenges: issued.result.map { ChallengeBody($0, now: view.now, calendar: view.calendar) })
@@ -60,13 +61,14 @@ extension ControlRouter {
                     throw ErrorBody(error: "an answer is at most 64 characters", code: .badRequest)
                 }
                 let answered = try policy.perform(
-                    Commands.AnswerChallenge(id, answer: body.answer), for: try person(request, context, policy))
+                    .answerChallenge(id: id, answer: body.answer), for: try person(request, context, policy))
                 return GatePassedResponse(gate: gateBody(answered.view, app: nil))
             }
         }
         api.post("gate/fallback") { request, context in
             try await respond {
-                let begun = try policy.perform(Commands.BeginTypedFallback(), for: try person(request, context, policy))
+                let begun = try policy.perform(.beginTypedFallback, for: try person(request, context, policy))
+                    .expecting(\.typedFrom)
                 let (now, calendar) = (begun.view.now, begun.view.calendar)
                 let wait = Double(max(.zero, begun.result - now).milliseconds) / policy.timeScale
                 return FallbackResponse(
@@ -83,7 +85,8 @@ extension ControlRouter {
         in request: Request, policy: some PolicyAccess, speech: SpeechPool?,
         person: () throws -> String
     ) async throws -> GatePassedResponse {
-        let type = request.headers[.contentType]?.split(separator: ";").first?
+        let type =
+            request.headers[.contentType]?.split(separator: ";").first?
             .trimmingCharacters(in: .whitespaces).lowercased() ?? "none"
         guard clipTypes.contains(type) else {
             throw HTTPFailure(
@@ -110,7 +113,7 @@ extension ControlRouter {
             throw HTTPFailure(error)
         }
         let passed = try policy.perform(
-            Commands.PassSpokenSentence(Spoken(transcript: heard.transcript, length: heard.length)), for: person)
+            .passSpokenSentence(Spoken(transcript: heard.transcript, length: heard.length)), for: person)
         return GatePassedResponse(
             gate: gateBody(passed.view, app: nil), heard: heard.transcript,
             recognitionMilliseconds: heard.recognition.milliseconds)
@@ -119,6 +122,7 @@ extension ControlRouter {
     static func gateBody(_ view: PolicyView, app: String?) -> GateBody {
         GateBody(
             view.engine.gateRequirement(for: app, at: view.now),
-            puzzleKinds: view.engine.settings.gate.puzzles.kinds.map(\.rawValue), now: view.now, calendar: view.calendar)
+            puzzleKinds: view.engine.settings.gate.puzzles.kinds.map(\.rawValue), now: view.now, calendar: view.calendar
+        )
     }
 }

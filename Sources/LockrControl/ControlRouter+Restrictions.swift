@@ -18,8 +18,8 @@ extension ControlRouter {
                 let pinCheck = try policy.verifyPIN(pin(request, context))
                 let name = try person(request, context, policy)
                 let added = try policy.perform(
-                    Commands.AddSchedule(schedule, phrase: body.phrase, pin: pinCheck), for: name)
-                return schedulesResponse(of: name, added.view, change: added.result)
+                    .addSchedule(schedule), Credentials(phrase: body.phrase, pin: pinCheck), for: name)
+                return schedulesResponse(of: name, added.view, change: added.result.change)
             }
         }
         api.delete("schedules/:name") { request, context in
@@ -29,8 +29,8 @@ extension ControlRouter {
                 let pinCheck = try policy.verifyPIN(pin(request, context))
                 let whose = try person(request, context, policy)
                 let removed = try policy.perform(
-                    Commands.RemoveSchedule(name, phrase: body.phrase, pin: pinCheck), for: whose)
-                return schedulesResponse(of: whose, removed.view, change: removed.result)
+                    .removeSchedule(name: name), Credentials(phrase: body.phrase, pin: pinCheck), for: whose)
+                return schedulesResponse(of: whose, removed.view, change: removed.result.change)
             }
         }
         api.get("profiles") { request, context in
@@ -50,9 +50,9 @@ extension ControlRouter {
                 let body = try await decode(ProfileRequest.self, from: request)
                 let pinCheck = try policy.verifyPIN(pin(request, context))
                 let defined = try policy.perform(
-                    Commands.DefineProfile(Profile(name: body.name, block: body.block), pin: pinCheck),
+                    .defineProfile(Profile(name: body.name, block: body.block)), Credentials(pin: pinCheck),
                     for: try person(request, context, policy))
-                return try profileBody(defined.result.name, defined.view)
+                return try profileBody(body.name, defined.view)
             }
         }
         api.delete("profiles/:name") { request, context in
@@ -61,10 +61,11 @@ extension ControlRouter {
                 let pinCheck = try policy.verifyPIN(pin(request, context))
                 let whose = try person(request, context, policy)
                 return profilesResponse(
-                    of: whose, try policy.perform(Commands.RemoveProfile(name, pin: pinCheck), for: whose).view)
+                    of: whose,
+                    try policy.perform(.removeProfile(name: name), Credentials(pin: pinCheck), for: whose).view)
             }
         }
-        for action in Commands.SwitchProfile.Action.allCases {
+        for action in ProfileSwitch.allCases {
             api.post("profiles/:name/\(action.rawValue)") { request, context in
                 try await respond {
                     let name = try parameter("name", context)
@@ -76,7 +77,7 @@ extension ControlRouter {
                     let duration = body.forMinutes.map { Duration.seconds($0 * 60) }
                     let pinCheck = action == .activate ? PinCheck.none : try policy.verifyPIN(pin(request, context))
                     let switched = try policy.perform(
-                        Commands.SwitchProfile(name, action, for: duration, pin: pinCheck),
+                        .switchProfile(name: name, action, duration: duration), Credentials(pin: pinCheck),
                         for: try person(request, context, policy))
                     return try profileBody(name, switched.view)
                 }

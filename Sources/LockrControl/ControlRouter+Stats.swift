@@ -18,7 +18,9 @@ extension ControlRouter {
                     throw ErrorBody(error: "'day' must be a date such as 2026-03-27", code: .badRequest)
                 }
                 let count = try integer(parameters["days"], name: "days", upTo: Int64(longestStatsRange)) ?? 1
-                guard count >= 1 else { throw ErrorBody(error: "'days' must be from 1 to \(longestStatsRange)", code: .badRequest) }
+                guard count >= 1 else {
+                    throw ErrorBody(error: "'days' must be from 1 to \(longestStatsRange)", code: .badRequest)
+                }
                 return StatsResponse(
                     people: try people.map { person in
                         try stats(of: person, day: day, count: Int(count), policy: policy)
@@ -28,7 +30,9 @@ extension ControlRouter {
     }
 
     /// `person`'s day `day`, or their last `count` days (today's included), and their streaks.
-    public static func stats(of person: String, day: String?, count: Int, policy: some PolicyAccess) throws
+    public static func stats(
+        of person: String, day: String?, count: Int, policy: some PolicyAccess
+    ) throws
         -> PersonStatsBody
     {
         let view = policy.view(of: person)
@@ -47,10 +51,13 @@ extension ControlRouter {
             },
             streaks: StreaksBody(
                 heldLimits: RunBody(current: streaks.heldLimits.current, best: streaks.heldLimits.best),
-                withoutEmergency: RunBody(current: streaks.withoutEmergency.current, best: streaks.withoutEmergency.best)))
+                withoutEmergency: RunBody(
+                    current: streaks.withoutEmergency.current, best: streaks.withoutEmergency.best)))
     }
 
-    private static func dayBody(_ record: DayRecord, apps names: [String: String], queries: [String: Int]) -> DayStatsBody {
+    private static func dayBody(
+        _ record: DayRecord, apps names: [String: String], queries: [String: Int]
+    ) -> DayStatsBody {
         func seconds(_ duration: Duration?) -> Int64 { (duration ?? .zero).milliseconds / 1000 }
         func budget(_ key: String) -> Int64? {
             record.budgets[key].map { seconds($0 + (record.extraBudget[key] ?? .zero)) }
@@ -58,7 +65,9 @@ extension ControlRouter {
         let appIDs = Set(record.used.keys).union(record.sessions.keys).union(record.opens.keys)
             .union(record.blocked.keys).subtracting([MeteringState.allApps])
         let apps = appIDs.sorted {
-            (record.used[$0] ?? .zero, record.blocked[$0] ?? 0, $1) > (record.used[$1] ?? .zero, record.blocked[$1] ?? 0, $0)
+            (record.used[$0] ?? .zero, record.blocked[$0] ?? 0, $1) > (
+                record.used[$1] ?? .zero, record.blocked[$1] ?? 0, $0
+            )
         }.map { app in
             AppDayBody(
                 id: app, name: names[app] ?? app, usedSeconds: seconds(record.used[app]), budgetSeconds: budget(app),

@@ -116,140 +116,7 @@ public enum ControlRouter {
                 return AppsResponse(apps: apps)
             }
         }
-        api.put("mode") { request, context in
-            try await respond {
-                let body = try await decode(ModeRequest.self, from: request)
-                guard let mode = Mode(rawValue: body.mode) else {
-                    throw ErrorBody(
-                        error: "mode must be time, hourly or extreme, not '\(body.mode)'", code: .badRequest)
-                }
-                let budgets = TimeModeSettings.budgetMinutes
-                if let budget = body.budgetMinutes, !budgets.contains(budget) {
-                    throw ErrorBody(
-                        error: "budget_minutes must be \(budgets.lowerBound) to \(budgets.upperBound), not \(budget)",
-                        code: .invalidSettings)
-                }
-                if let window = body.windowMinutes, !HourlySettings.windowMinutes.contains(window) {
-                    throw ErrorBody(
-                        error: "window_minutes must be \(HourlySettings.windowMinutes.spokenChoices), not \(window)",
-                        code: .invalidSettings)
-                }
-                let pinCheck = try policy.verifyPIN(pin(request, context))
-                let command = Commands.SetMode(
-                    mode, budget: body.budgetMinutes.map { .seconds($0 * 60) }, perApp: body.perApp,
-                    window: body.windowMinutes.map { .seconds($0 * 60) }, phrase: body.phrase, pin: pinCheck)
-                return modeResponse(try policy.perform(command, for: try person(request, context, policy)))
-            }
-        }
-        api.post("guard") { request, context in
-            try await respond {
-                let body = try await decode(AppRequest.self, from: request)
-                guard let app = body.app else { throw ErrorBody(error: "'app' is required", code: .badRequest) }
-                return guardResponse(
-                    try policy.perform(Commands.GuardApp(app), for: try person(request, context, policy)))
-            }
-        }
-        api.delete("guard/:app") { request, context in
-            try await respond {
-                let raw = try context.parameters.require("app")
-                let app = raw.removingPercentEncoding ?? raw
-                let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
-                let pinCheck = try policy.verifyPIN(pin(request, context))
-                let command = Commands.UnguardApp(app, phrase: body.phrase, pin: pinCheck)
-                return guardResponse(try policy.perform(command, for: try person(request, context, policy)))
-            }
-        }
-        api.get("pending") { request, context in
-            try await respond {
-                pendingResponse(policy.view(of: try person(request, context, policy)))
-            }
-        }
-        api.delete("pending/:id") { request, context in
-            try await respond {
-                let id = try pendingID(context)
-                return pendingResponse(
-                    try policy.perform(Commands.CancelPending(id), for: try person(request, context, policy)).view)
-            }
-        }
-        api.post("pending/:id/confirm") { request, context in
-            try await respond {
-                let id = try pendingID(context)
-                let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
-                let pinCheck = try policy.verifyPIN(pin(request, context))
-                let command = Commands.ConfirmPending(id, phrase: body.phrase, pin: pinCheck)
-                return pendingResponse(try policy.perform(command, for: try person(request, context, policy)).view)
-            }
-        }
-        api.post("settings/reset") { request, context in
-            try await respond {
-                let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
-                let pinCheck = try policy.verifyPIN(pin(request, context))
-                let command = Commands.ResetSettings(phrase: body.phrase, pin: pinCheck)
-                return modeResponse(try policy.perform(command, for: try person(request, context, policy)))
-            }
-        }
-        api.put("pin") { request, context in
-            try await respond {
-                let body = try await decode(PinRequest.self, from: request)
-                if let problem = PinHash.problem(body.pin) { throw ErrorBody(error: problem, code: .badRequest) }
-                try requireCurrentPIN(request, context, policy)
-                let record: PinRecord
-                do { record = try PinHash.record(for: body.pin) } catch {
-                    throw ErrorBody(error: "cannot hash the PIN: \(error)", code: .badRequest)
-                }
-                _ = try policy.perform(Commands.SetPin(record), for: People.defaultName)
-                return PinResponse(set: true)
-            }
-        }
-        api.delete("pin") { request, context in
-            try await respond {
-                guard policy.view(of: People.defaultName).engine.pin != nil else {
-                    throw ErrorBody(error: "no PIN is set", code: .nothingToDo)
-                }
-                try requireCurrentPIN(request, context, policy)
-                _ = try policy.perform(Commands.SetPin(nil), for: People.defaultName)
-                return PinResponse(set: false)
-            }
-        }
-        api.post("unlock") { request, context in
-            try await respond {
-                let body = try await decode(UnlockRequest.self, from: request)
-                guard (body.app == nil) == (body.all == true) else {
-                    throw ErrorBody(error: "give either 'app' or \"all\": true", code: .badRequest)
-                }
-                let unlocked = try policy.perform(
-                    Commands.Unlock(body.app, phrase: body.phrase), for: try person(request, context, policy))
-                let (now, calendar) = (unlocked.view.now, unlocked.view.calendar)
-                return UnlockResponse(
-                    opened: unlocked.result.opened.map { WindowBody($0, now: now, calendar: calendar) },
-                    alreadyOpen: unlocked.result.alreadyOpen.map { WindowBody($0, now: now, calendar: calendar) })
-            }
-        }
-        api.post("snooze") { request, context in
-            try await respond {
-                let body = try await decode(AppRequest.self, from: request, emptyIs: AppRequest(app: nil))
-                return windowBody(
-                    try policy.perform(
-                        Commands.Snooze(body.app, phrase: body.phrase), for: try person(request, context, policy)))
-            }
-        }
-        api.post("extend") { request, context in
-            try await respond {
-                let body = try await decode(AppRequest.self, from: request, emptyIs: AppRequest(app: nil))
-                let extended = try policy.perform(
-                    Commands.Extend(body.app, phrase: body.phrase), for: try person(request, context, policy))
-                return ExtendResponse(budgetMinutes: extended.result.milliseconds / 60_000)
-            }
-        }
-        api.post("emergency/hold") { request, context in
-            try await respond { try beginEmergency(for: try person(request, context, policy), policy: policy) }
-        }
-        api.post("emergency") { request, context in
-            try await respond {
-                let body = try await decode(EmergencyRequest.self, from: request)
-                return try completeEmergency(hold: body.hold, for: try person(request, context, policy), policy: policy)
-            }
-        }
+        addActionRoutes(to: api, policy: policy)
         addRestrictionRoutes(to: api, policy: policy)
         addGateRoutes(to: api, policy: policy, speech: speech)
         addStatsRoutes(to: api, policy: policy)
@@ -302,51 +169,12 @@ public enum ControlRouter {
             from: context.remoteAddress)
     }
 
-    /// Changing or clearing a PIN needs the current one.
-    private static func requireCurrentPIN(
-        _ request: Request, _ context: ControlRequestContext, _ policy: some PolicyAccess
-    ) throws {
-        guard try policy.verifyPIN(pin(request, context)) != .missing else {
-            throw ControlFailure.refused(.pinRequired)
-        }
-    }
-
-    static func modeResponse(_ changed: Performed<ChangeOutcome>) -> ModeResponse {
-        let view = changed.view
-        return ModeResponse(
-            mode: view.engine.settings.mode.rawValue, summary: view.engine.modeSummary,
-            change: ChangeBody(changed.result, now: view.now, calendar: view.calendar))
-    }
-
-    static func guardResponse(_ changed: Performed<ChangeOutcome>) -> GuardResponse {
-        let view = changed.view
-        return GuardResponse(
-            guarded: view.engine.guarded, change: ChangeBody(changed.result, now: view.now, calendar: view.calendar))
-    }
-
-    static func windowBody(_ opened: Performed<UnlockWindow>) -> WindowBody {
-        WindowBody(opened.result, now: opened.view.now, calendar: opened.view.calendar)
-    }
-
-    static func pendingResponse(_ view: PolicyView) -> PendingResponse {
-        PendingResponse(
-            pending: view.engine.state.changes.pending.map { PendingBody($0, now: view.now, calendar: view.calendar) })
-    }
-
     /// The person a request is about: `?person=NAME`, else the caller's (see `PolicyAccess`).
     static func person(
         _ request: Request, _ context: ControlRequestContext, _ policy: some PolicyAccess
     ) throws(ControlFailure) -> String {
         try policy.person(
             named: request.uri.queryParameters["person"].map(String.init), caller: context.remoteAddress)
-    }
-
-    private static func pendingID(_ context: ControlRequestContext) throws -> Int {
-        guard let id = Int(try context.parameters.require("id")), id > 0 else {
-            throw ErrorBody(
-                error: "a pending change's id is a whole number (`lockr pending list`)", code: .badRequest)
-        }
-        return id
     }
 
     static func status(_ person: String, _ view: PolicyView, devices: [DeviceBody]) -> StatusBody {
@@ -421,26 +249,6 @@ public enum ControlRouter {
         key.reduce(into: "") { result, character in
             if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
         }
-    }
-
-    /// Starts `person`'s emergency hold: its id, and how long to hold in real time.
-    public static func beginEmergency(
-        for person: String, policy: some PolicyAccess
-    ) throws(ControlFailure)
-        -> HoldResponse
-    {
-        let begun = try policy.perform(Commands.BeginEmergency(), for: person)
-        let wait = Double(begun.view.engine.settings.emergencyHold.milliseconds) / policy.timeScale
-        return HoldResponse(hold: begun.result, waitMilliseconds: Int64(wait.rounded(.up)))
-    }
-
-    /// Lets go of `person`'s emergency hold `hold`: the window it opened, if it was held long enough.
-    public static func completeEmergency(
-        hold: UInt64, for person: String, policy: some PolicyAccess
-    )
-        throws(ControlFailure) -> WindowBody
-    {
-        windowBody(try policy.perform(Commands.CompleteEmergency(hold: hold), for: person))
     }
 
     /// `body`'s answer as JSON, or what it threw as an `ErrorBody` with its status.

@@ -25,7 +25,7 @@ public struct PolicyView: Sendable {
     public var calendar: DayCalendar { engine.settings.calendar }
 }
 
-/// What a command gave, and the person's policy just after it.
+/// What an action gave, and the person's policy just after it.
 public struct Performed<Result: Sendable>: Sendable {
     public let result: Result
     public let view: PolicyView
@@ -33,6 +33,18 @@ public struct Performed<Result: Sendable>: Sendable {
     public init(result: Result, view: PolicyView) {
         self.result = result
         self.view = view
+    }
+}
+
+extension Performed where Result == ActionOutcome {
+    /// The part of the outcome that `part` names (`\.change`, `\.window`, ...): the kind of
+    /// outcome an action gives is fixed by its case (see `PolicyEngine.apply`), so a caller names the
+    /// kind its action gives, and any other is a fault of the engine's, not of the request.
+    public func expecting<Part: Sendable>(_ part: KeyPath<ActionOutcome, Part?>) -> Performed<Part> {
+        guard let value = result[keyPath: part] else {
+            preconditionFailure("\(result) answered an action of another kind")
+        }
+        return Performed<Part>(result: value, view: view)
     }
 }
 
@@ -48,13 +60,14 @@ public protocol PolicyAccess: Sendable {
     /// The person whose device `caller` is, if any but the default person.
     func person(ofCaller caller: SocketAddress) -> String?
 
-    /// Carries `command` out on `person`'s policy at the current policy time and saves what it
-    /// changed (also when it is refused, as a refusal may count, like a wrong sentence) before
-    /// returning its result and the person's policy just after.
-    func perform<Command: PolicyCommand>(
-        _ command: Command, for person: String
-    ) throws(ControlFailure)
-        -> Performed<Command.Result>
+    /// Takes `step` on `person`'s policy at the current policy time and saves what it changed
+    /// (also when it is refused, as a refusal may count, like a wrong sentence) before returning
+    /// its result and the person's policy just after. Actions go through `perform(_:_:for:)`; a
+    /// step of its own is for what the daemon does on a person's behalf (a PIN entry checked, a
+    /// device handed over).
+    func perform<Result: Sendable>(
+        for person: String, _ step: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
+    ) throws(ControlFailure) -> Performed<Result>
 
     /// `person`'s policy (one `person(named:caller:)` or `peopleNames()` gave) at the current policy
     /// time.
@@ -122,6 +135,15 @@ public protocol PolicyAccess: Sendable {
 }
 
 extension PolicyAccess {
+    /// Carries `action` out on `person`'s policy with `credentials` (see `perform(for:_:)`).
+    public func perform(
+        _ action: PolicyAction, _ credentials: Credentials = .none, for person: String
+    ) throws(ControlFailure) -> Performed<ActionOutcome> {
+        try perform(for: person) { engine, now throws(PolicyRefusal) in
+            try engine.apply(action, credentials: credentials, at: now)
+        }
+    }
+
     /// Whom a call is about: `name` when given; else the person of the caller's device; else the
     /// default person when there is no other.
     public func person(named name: String?, caller: SocketAddress?) throws(ControlFailure) -> String {
@@ -144,9 +166,16 @@ extension PolicyAccess {
         let keeper = People.defaultName
         guard let record = view(of: keeper).engine.pin else { return .none }
         guard let presented = entry.presented else { return .missing }
-        _ = try perform(Commands.BeginPinEntry(by: entry.entrant), for: keeper)
+        _ = try perform(for: keeper) { engine, now throws(PolicyRefusal) in
+            try engine.beginPinEntry(by: entry.entrant, at: now)
+        }
         let correct = (try? PinHash.matches(presented, record)) ?? false
-        _ = try perform(Commands.NotePinEntry(correct: correct, by: entry.entrant), for: keeper)
+        _ = try perform(for: keeper) { engine, now throws(PolicyRefusal) in
+            let lockout = engine.notePinEntry(correct: correct, by: entry.entrant, at: now)
+            guard correct else {
+                throw .wrongPin(failures: engine.pin?.lockouts.failures(of: entry.entrant) ?? 0, lockout: lockout)
+            }
+        }
         return .verified
     }
 }

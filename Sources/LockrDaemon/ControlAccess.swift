@@ -34,21 +34,19 @@ struct ControlAccess: PolicyAccess {
         return number == 0 ? nil : household.policy(number: number).name
     }
 
-    func perform<Command: PolicyCommand>(
-        _ command: Command, for name: String
-    ) throws(ControlFailure)
-        -> Performed<Command.Result>
-    {
+    func perform<Result: Sendable>(
+        for name: String, _ step: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
+    ) throws(ControlFailure) -> Performed<Result> {
         guard let person = household.policy(of: name) else {
             throw .unknownPerson(name, people: household.peopleNames())
         }
         let now = clock.now()
         // Stored before it is made (a refusal too: it may count an attempt): on a full disk
         // nothing changes, and the caller hears why.
-        let (outcome, after): (Result<Command.Result, PolicyRefusal>, [PolicyEngine])
+        let (outcome, after): (Swift.Result<Result, PolicyRefusal>, [PolicyEngine])
         do {
             (outcome, after) = try propagation.saver.commit([person], in: household, at: now) { engines in
-                do throws(PolicyRefusal) { return .success(try command.apply(to: &engines[0], at: now)) } catch {
+                do throws(PolicyRefusal) { return .success(try step(&engines[0], now)) } catch {
                     return .failure(error)
                 }
             }
@@ -118,12 +116,16 @@ struct ControlAccess: PolicyAccess {
         let key = spec.clientName
         let owner =
             household.everyone.first { $0.read { $0.state.claimedDevices.contains(key) } }?.name ?? People.defaultName
-        let moving = Commands.HandOverDevice(
-            key, from: owner, to: name, theirs: target.read { $0.enforcement(at: clock.now()) }, phrase: phrase,
-            pin: .verified)
-        if let pending = try perform(moving, for: owner).result { return pending }
+        let theirs = target.read { $0.enforcement(at: clock.now()) }
+        let moving = try perform(for: owner) { engine, now throws(PolicyRefusal) in
+            try engine.handOverDevice(
+                key, from: owner, to: name, theirs: theirs, phrase: phrase, pin: .verified, at: now)
+        }
+        if let pending = moving.result { return pending }
         guard owner != name else { return nil }
-        if name != People.defaultName { _ = try perform(Commands.ClaimDevice(key), for: name) }
+        if name != People.defaultName {
+            _ = try perform(for: name) { engine, now throws(PolicyRefusal) in engine.claimDevice(key, at: now) }
+        }
         household.devicesChanged()
         return nil
     }

@@ -71,21 +71,21 @@ extension WebRouter {
                     throw ControlFailure.refused(.invalidSettings("no mode \(form.mode)"))
                 }
                 _ = try policy.perform(
-                    Commands.SetMode(
+                    .setMode(
                         mode, budget: try minutes(form.budget, "the budget"),
-                        window: try minutes(form.window, "the window"),
-                        phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 }, pin: .verified),
-                    for: person)
+                        window: try minutes(form.window, "the window")),
+                    Credentials(phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 }, pin: .verified), for: person)
             }
         }
         admin.post("people/:person/profiles/:name") { request, context in
             try await change(ProfileForm.self, request, context, sessions: sessions, policy: policy, pages: pages) {
                 form, person in
-                guard let action = Commands.SwitchProfile.Action(rawValue: form.action) else {
+                guard let action = ProfileSwitch(rawValue: form.action) else {
                     throw ControlFailure.refused(.nothingToDo("no such switch: \(form.action)"))
                 }
                 _ = try policy.perform(
-                    Commands.SwitchProfile(try context.parameters.require("name"), action, pin: .verified), for: person)
+                    .switchProfile(name: try context.parameters.require("name"), action), Credentials(pin: .verified),
+                    for: person)
             }
         }
         admin.post("people/:person/schedules") { request, context in
@@ -98,19 +98,16 @@ extension WebRouter {
                         block: form.block.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                             .filter { !$0.isEmpty }))
                 _ = try policy.perform(
-                    Commands.AddSchedule(
-                        schedule, phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 }, pin: .verified),
-                    for: person)
+                    .addSchedule(schedule),
+                    Credentials(phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 }, pin: .verified), for: person)
             }
         }
         admin.post("people/:person/schedules/:name/remove") { request, context in
             try await change(PhraseForm.self, request, context, sessions: sessions, policy: policy, pages: pages) {
                 form, person in
                 _ = try policy.perform(
-                    Commands.RemoveSchedule(
-                        try context.parameters.require("name"), phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 },
-                        pin: .verified),
-                    for: person)
+                    .removeSchedule(name: try context.parameters.require("name")),
+                    Credentials(phrase: form.phrase.flatMap { $0.isEmpty ? nil : $0 }, pin: .verified), for: person)
             }
         }
         admin.post("devices") { request, _ in

@@ -27,28 +27,32 @@ extension WebRouter {
         }
         router.post("/apps/:app/open") { request, context in
             try await act(OpenForm.self, request, context, policy: policy, pages: pages) { form, app, person in
+                let action: PolicyAction
                 switch form.action {
-                case "unlock": _ = try policy.perform(Commands.Unlock(app, phrase: form.phrase), for: person)
-                case "snooze": _ = try policy.perform(Commands.Snooze(app, phrase: form.phrase), for: person)
-                case "extend": _ = try policy.perform(Commands.Extend(app, phrase: form.phrase), for: person)
+                case "unlock": action = .unlock(app: app)
+                case "snooze": action = .snooze(app: app)
+                case "extend": action = .extend(app: app)
                 default: throw ControlFailure.refused(.nothingToDo("no such way to open it: \(form.action)"))
                 }
+                _ = try policy.perform(action, Credentials(phrase: form.phrase), for: person)
             }
         }
         router.post("/apps/:app/puzzles") { request, context in
             try await act(TokenOnlyForm.self, request, context, policy: policy, pages: pages) { _, app, person in
-                _ = try policy.perform(Commands.IssueChallenges(for: app, seed: .random(in: .min ... .max)), for: person)
+                _ = try policy.perform(.issueChallenges(app: app, seed: .random(in: .min ... .max)), for: person)
             }
         }
         router.post("/apps/:app/answer") { request, context in
             try await act(AnswerForm.self, request, context, policy: policy, pages: pages) { form, _, person in
-                guard form.answer.count <= 64 else { throw ControlFailure.refused(.unreadableAnswer("an answer is at most 64 characters")) }
-                _ = try policy.perform(Commands.AnswerChallenge(form.id, answer: form.answer), for: person)
+                guard form.answer.count <= 64 else {
+                    throw ControlFailure.refused(.unreadableAnswer("an answer is at most 64 characters"))
+                }
+                _ = try policy.perform(.answerChallenge(id: form.id, answer: form.answer), for: person)
             }
         }
         router.post("/apps/:app/fallback") { request, context in
             try await act(TokenOnlyForm.self, request, context, policy: policy, pages: pages) { _, _, person in
-                _ = try policy.perform(Commands.BeginTypedFallback(), for: person)
+                _ = try policy.perform(.beginTypedFallback, for: person)
             }
         }
     }
@@ -85,7 +89,8 @@ extension WebRouter {
         let body = StatusBody(person: person, view: view, devices: [])
         guard let app = body.apps.first(where: { $0.id == id.lowercased() }) else { throw HTTPError(.notFound) }
         let page = AppPage(
-            app, of: body, view: view, timeScale: policy.timeScale, suggestion: policy.liveEvents.nextSuggestion(), csrf: token, error: error)
+            app, of: body, view: view, timeScale: policy.timeScale, suggestion: policy.liveEvents.nextSuggestion(),
+            csrf: token, error: error)
         return pages.html("app", ["title": app.name, "page": page], status: status)
     }
 }

@@ -14,7 +14,8 @@ import LockrSpeech
 /// The server times the hold: a hold let go before its time grants nothing. Without the token:
 /// 403 `bad_form_token`; a form that does not read: 400.
 extension WebRouter {
-    static func addHeldRoutes(to router: Router<ControlRequestContext>, policy: some PolicyAccess, speech: SpeechPool?) {
+    static func addHeldRoutes(to router: Router<ControlRequestContext>, policy: some PolicyAccess, speech: SpeechPool?)
+    {
         router.post("/emergency/hold") { request, context in
             do throws(FormRefusal) {
                 _ = try await FormToken.checked(TokenOnlyForm.self, from: request)
@@ -49,9 +50,11 @@ extension WebRouter {
     private static func refusedScript(_ refusal: FormRefusal) -> Response {
         switch refusal {
         case .forged:
-            ControlRouter.json(ErrorBody(error: "no valid form token: open the page again", code: .badFormToken), status: 403)
+            ControlRouter.json(
+                ErrorBody(error: "no valid form token: open the page again", code: .badFormToken), status: 403)
         case .unreadable:
-            ControlRouter.json(ErrorBody(error: "the form was incomplete or could not be read", code: .badRequest), status: 400)
+            ControlRouter.json(
+                ErrorBody(error: "the form was incomplete or could not be read", code: .badRequest), status: 400)
         }
     }
 }

@@ -53,7 +53,7 @@ import Testing
         let clocks = FakeClocks()
         let store = try store()
         let runtime = try runtime(clocks, store: store)
-        _ = try runtime.control.perform(Commands.Unlock("tiktok"), for: People.defaultName)
+        _ = try runtime.control.perform(.unlock(app: "tiktok"), for: People.defaultName)
         #expect(runtime.gate.admit(app: "tiktok", client: device(0)) == .allow(ttl: 30))
         clocks.pass(seconds: 1)
         clocks.wallMilliseconds.add(2 * 3_600_000, ordering: .relaxed)  // the clock is set two hours ahead
@@ -76,7 +76,7 @@ import Testing
         let store = try store()
         let runtime = try runtime(clocks, store: store, mode: .extreme)
         #expect(throws: ControlFailure.self) {
-            try runtime.control.perform(Commands.Unlock("tiktok", phrase: "no"), for: People.defaultName)
+            try runtime.control.perform(.unlock(app: "tiktok"), Credentials(phrase: "no"), for: People.defaultName)
         }
         // Nothing else ran: the miss is already in the store.
         #expect(try store.load()?.today.gateMisses == 1)
@@ -171,7 +171,7 @@ import Testing
                 == .block(
                     PolicyBlock(
                         app: "tiktok", code: "locked", text: "tiktok: locked; `lockr unlock tiktok` opens 10 min")))
-        _ = try runtime.control.perform(Commands.Unlock("tiktok"), for: "bob")
+        _ = try runtime.control.perform(.unlock(app: "tiktok"), for: "bob")
         #expect(runtime.gate.admit(app: "tiktok", client: device(2)) == .allow(ttl: 30))
         // Alice's 20 minutes run out; the default person's 30 do not.
         for _ in 0..<(21 * 4) {
@@ -222,7 +222,7 @@ import Testing
         #expect(runtime.control.view(of: "alice").engine.state.changes.pending.map(\.id) == [waiting.id])
         // Asked again, it is the same change; another setting of hers settling keeps it waiting.
         #expect(try runtime.control.assignDevice("192.168.1.30", to: "bob", phrase: nil)?.id == waiting.id)
-        _ = try runtime.control.perform(Commands.GuardApp("youtube"), for: "alice")
+        _ = try runtime.control.perform(.guardApp("youtube"), for: "alice")
         runtime.ticker.tick()
         #expect(claims(runtime, "alice") == ["192.168.1.30"] && claims(runtime, "bob").isEmpty)
         // The day ends while lockr is down; the next start carries the move out.

@@ -79,11 +79,9 @@ public final class MemoryPolicy: PolicyAccess {
         return callerPerson.withLock { $0 }
     }
 
-    public func perform<Command: PolicyCommand>(
-        _ command: Command, for person: String
-    ) throws(ControlFailure)
-        -> Performed<Command.Result>
-    {
+    public func perform<Result: Sendable>(
+        for person: String, _ step: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
+    ) throws(ControlFailure) -> Performed<Result> {
         let now = clock.withLock { $0 }
         let (outcome, after) = engines.withLock { engines in
             let index = engines.firstIndex { $0.name == person }!
@@ -93,8 +91,8 @@ public final class MemoryPolicy: PolicyAccess {
             }
             do throws(PolicyRefusal) {
                 return (
-                    Result<Command.Result, PolicyRefusal>.success(
-                        try command.apply(to: &engines[index].engine, at: now)), engines[index].engine
+                    Swift.Result<Result, PolicyRefusal>.success(try step(&engines[index].engine, now)),
+                    engines[index].engine
                 )
             } catch {
                 return (.failure(error), engines[index].engine)
@@ -141,7 +139,9 @@ public final class MemoryPolicy: PolicyAccess {
     public func assignDevice(
         _ device: String, to person: String, phrase: String?
     ) throws(ControlFailure) -> PendingChange? {
-        if person != People.defaultName { _ = try perform(Commands.ClaimDevice(device), for: person) }
+        if person != People.defaultName {
+            _ = try perform(for: person) { engine, now throws(PolicyRefusal) in engine.claimDevice(device, at: now) }
+        }
         return nil
     }
     public func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody {

@@ -1,7 +1,7 @@
 /// The part of one person's policy that can be changed while lockr runs, as a whole: what `lockr
 /// config export` writes and `lockr config import` asks for. Devices, the sentence, the day's
 /// calendar and the allowances stay the config file's.
-public struct RunTimeSettings: Sendable, Equatable {
+public struct RunTimeSettings: Sendable, Equatable, Codable {
     public var mode: Mode
     public var budget: Duration
     public var perApp: Bool

@@ -52,7 +52,7 @@ public struct GateTally: Sendable, Equatable, Codable {
 }
 
 /// The sentence as the recogniser heard it.
-public struct Spoken: Sendable, Equatable {
+public struct Spoken: Sendable, Equatable, Codable {
     public let transcript: String
     /// The clip's length.
     public let length: Duration

@@ -1,0 +1,138 @@
+/// One thing a person (or a parent for them) asks of their policy: the value the control API
+/// decodes a request into, the CLI and the web forms send, and the engine applies
+/// (`PolicyEngine.apply`). What proves the caller may ask it travels beside it as `Credentials`.
+/// Adding an action is a case here, its line in `apply`, and the words that ask for it.
+public enum PolicyAction: Sendable, Equatable, Codable {
+    /// Changes the mode and, optionally, its budget (time mode) or window.
+    case setMode(Mode, budget: Duration? = nil, perApp: Bool? = nil, window: Duration? = nil)
+    case guardApp(String)
+    case unguardApp(String)
+    /// Drops every change made while lockr runs, back to the configuration.
+    case resetSettings
+    /// Asks for a whole set of run-time settings (`lockr config import`).
+    case importSettings(RunTimeSettings)
+    case cancelPending(id: Int)
+    /// Passes the gate of a pending change that waits for it.
+    case confirmPending(id: Int)
+    /// Opens the hour's window for an app, or for every guarded app when nil.
+    case unlock(app: String?)
+    case snooze(app: String?)
+    /// Adds the extra time of the day once.
+    case extend(app: String?)
+    /// Issues the puzzles that open the gate; `seed` makes them (the API draws it at random).
+    case issueChallenges(app: String?, seed: UInt64)
+    case answerChallenge(id: String, answer: String)
+    case passSpokenSentence(Spoken)
+    /// Starts the wait after which the sentence may be typed instead of said.
+    case beginTypedFallback
+    /// Starts an emergency hold; `completeEmergency` lets go of it.
+    case beginEmergency
+    case completeEmergency(hold: UInt64)
+    case addSchedule(Schedule)
+    case removeSchedule(name: String)
+    case defineProfile(Profile)
+    case removeProfile(name: String)
+    /// Switches a profile on (for `duration`, or until switched off), off, or over.
+    case switchProfile(name: String, ProfileSwitch, duration: Duration? = nil)
+    /// Sets or changes (a record) or clears (nil) the household's settings PIN.
+    case setPin(PinRecord?)
+}
+
+/// How a profile is switched.
+public enum ProfileSwitch: String, Sendable, Codable, CaseIterable {
+    case activate, deactivate, toggle
+}
+
+/// What proves that a caller may make a change: the sentence typed for the mode's gate, and
+/// whether the household's PIN was checked (the control API checks it before the action).
+public struct Credentials: Sendable, Equatable {
+    public var phrase: String?
+    public var pin: PinCheck
+
+    public init(phrase: String? = nil, pin: PinCheck = .none) {
+        self.phrase = phrase
+        self.pin = pin
+    }
+
+    public static let none = Credentials()
+}
+
+/// What an action did, one case per kind of answer.
+public enum ActionOutcome: Sendable, Equatable {
+    /// A settings change (mode, guards, schedules, a reset or an import): applied, pending, or both.
+    case changed(ChangeOutcome)
+    /// The pending change cancelled or confirmed.
+    case pending(PendingChange)
+    case unlocked(UnlockResult)
+    /// The window a snooze or an emergency opened.
+    case opened(UnlockWindow)
+    /// The day's budget after an extension.
+    case extended(budget: Duration)
+    case challenges([Challenge])
+    case answered(Challenge)
+    /// The spoken sentence opened the gate until then.
+    case gateOpen(until: Instant)
+    /// The sentence may be typed from then on.
+    case typedFallback(from: Instant)
+    case holdBegun(UInt64)
+    /// The profile defined or removed.
+    case profile(Profile)
+    /// Whether the profile switched is on now.
+    case switched(on: Bool)
+    case pinSet
+
+    // The kind of outcome an action gives is fixed by its case (see `PolicyEngine.apply`): each
+    // part below is there for the actions that give it, nil for the others.
+    public var change: ChangeOutcome? { if case .changed(let change) = self { change } else { nil } }
+    public var unlocked: UnlockResult? { if case .unlocked(let result) = self { result } else { nil } }
+    public var window: UnlockWindow? { if case .opened(let window) = self { window } else { nil } }
+    public var budget: Duration? { if case .extended(let budget) = self { budget } else { nil } }
+    public var challenges: [Challenge]? { if case .challenges(let issued) = self { issued } else { nil } }
+    public var typedFrom: Instant? { if case .typedFallback(let from) = self { from } else { nil } }
+    public var hold: UInt64? { if case .holdBegun(let hold) = self { hold } else { nil } }
+}
+
+extension PolicyEngine {
+    /// Carries `action` out at `now` with `credentials`: the one way the control API, the CLI and
+    /// the web pages change a person's policy.
+    public mutating func apply(
+        _ action: PolicyAction, credentials: Credentials = .none, at now: Instant
+    ) throws(PolicyRefusal) -> ActionOutcome {
+        let (phrase, pin) = (credentials.phrase, credentials.pin)
+        switch action {
+        case .setMode(let mode, let budget, let perApp, let window):
+            return .changed(
+                try setMode(mode, budget: budget, perApp: perApp, window: window, phrase: phrase, pin: pin, at: now))
+        case .guardApp(let app): return .changed(try guardApp(app, at: now))
+        case .unguardApp(let app): return .changed(try unguardApp(app, phrase: phrase, pin: pin, at: now))
+        case .resetSettings: return .changed(try resetSettings(phrase: phrase, pin: pin, at: now))
+        case .importSettings(let settings): return .changed(try importSettings(settings, pin: pin, at: now))
+        case .cancelPending(let id): return .pending(try cancelPending(id, at: now))
+        case .confirmPending(let id): return .pending(try confirmPending(id, phrase: phrase, pin: pin, at: now))
+        case .unlock(let app): return .unlocked(try unlock(app, phrase: phrase, at: now))
+        case .snooze(let app): return .opened(try snooze(app, phrase: phrase, at: now))
+        case .extend(let app): return .extended(budget: try extend(app, phrase: phrase, at: now))
+        case .issueChallenges(let app, let seed): return .challenges(try issueChallenges(for: app, seed: seed, at: now))
+        case .answerChallenge(let id, let answer): return .answered(try answerChallenge(id, answer: answer, at: now))
+        case .passSpokenSentence(let spoken): return .gateOpen(until: try passSpokenSentence(spoken, at: now))
+        case .beginTypedFallback: return .typedFallback(from: try beginTypedFallback(at: now))
+        case .beginEmergency: return .holdBegun(try beginEmergency(at: now))
+        case .completeEmergency(let hold): return .opened(try completeEmergency(hold: hold, at: now))
+        case .addSchedule(let schedule): return .changed(try addSchedule(schedule, phrase: phrase, pin: pin, at: now))
+        case .removeSchedule(let name): return .changed(try removeSchedule(name, phrase: phrase, pin: pin, at: now))
+        case .defineProfile(let profile): return .profile(try defineProfile(profile, pin: pin, at: now))
+        case .removeProfile(let name): return .profile(try removeProfile(name, pin: pin, at: now))
+        case .switchProfile(let name, .activate, let duration):
+            _ = try activateProfile(name, for: duration, at: now)
+            return .switched(on: true)
+        case .switchProfile(let name, .deactivate, _):
+            _ = try deactivateProfile(name, pin: pin, at: now)
+            return .switched(on: false)
+        case .switchProfile(let name, .toggle, let duration):
+            return .switched(on: try toggleProfile(name, for: duration, pin: pin, at: now))
+        case .setPin(let record):
+            setPin(record, at: now)
+            return .pinSet
+        }
+    }
+}
