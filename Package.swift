@@ -56,6 +56,9 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // The config file's sections as each module declares them: keys, ranges, defaults, which
+        // need a restart; read from any syntax's values (the daemon reads TOML into them).
+        .target(name: "ConfigKit"),
         // Wire format: in-place query parsing, answer synthesis, upstream answer layout; ldns for validation.
         .target(name: "DNSWire", dependencies: ["CLdns"]),
         // Rule lists, the compact domain matcher, the app catalogue. Pure Swift, no I/O beyond reading files.
@@ -63,12 +66,12 @@ let package = Package(
         // Puzzles for the gate: arithmetic, and chess mates checked by lockr's own move generator. Pure.
         .target(name: "LockrPuzzles"),
         // Modes, metering, windows and gates: pure, no I/O, time comes in as a parameter.
-        .target(name: "LockrPolicy", dependencies: ["LockrPuzzles"]),
+        .target(name: "LockrPolicy", dependencies: ["ConfigKit", "LockrPuzzles"]),
         // The query pipeline, cache, upstream forwarding and the UDP/TCP listeners (SwiftNIO).
         .target(
             name: "DNSProxy",
             dependencies: [
-                "DNSWire", "DNSFilter",
+                "ConfigKit", "DNSWire", "DNSFilter",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -132,7 +135,7 @@ let package = Package(
         .target(
             name: "LockrDaemon",
             dependencies: [
-                "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles", "LockrStore", "LockrControl",
+                "ConfigKit", "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles", "LockrStore", "LockrControl",
                 "LockrAdapters", "LockrSpeech", "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -151,7 +154,8 @@ let package = Package(
         .executableTarget(
             name: "lockr",
             dependencies: [
-                "LockrDaemon", "LockrControl", "LockrPolicy", "LockrPuzzles", "DesktopNotifications", "DNSProxy",
+                "ConfigKit", "LockrDaemon", "LockrControl", "LockrPolicy", "LockrPuzzles", "DesktopNotifications",
+                "DNSProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

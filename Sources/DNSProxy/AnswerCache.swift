@@ -30,22 +30,6 @@ public struct StaleAnswer: Sendable {
     public let age: UInt32
 }
 
-/// Cache settings.
-public struct CacheSettings: Sendable, Equatable {
-    /// Most answers held; the least recently useful are evicted first.
-    public var capacity: Int
-    /// TTL bounds applied when answers are stored.
-    public var bounds: TTLBounds
-    /// How long past expiry an answer may still be served when every upstream fails (RFC 8767); 0 = off.
-    public var staleSeconds: UInt32
-
-    public init(capacity: Int = 10_000, bounds: TTLBounds = TTLBounds(), staleSeconds: UInt32 = 86_400) {
-        self.capacity = capacity
-        self.bounds = bounds
-        self.staleSeconds = staleSeconds
-    }
-}
-
 /// A bounded cache of upstream answers, positive and negative (RFC 2308), keyed by question name
 /// (ignoring case), type, class and the DO and CD bits.
 ///

@@ -6,30 +6,20 @@ import NIOPosix
 public struct ListenerSettings: Sendable, Equatable {
     /// Addresses to answer on, UDP and TCP each.
     public var addresses: [SocketAddress]
-    /// TCP connections allowed at once, shared fairly among sources (`TCPConnectionTable`).
-    public var maxTCPConnections: Int
-    /// A TCP connection that completes no query for this long (counted from its start, its last
-    /// query or its last answer) is closed, however many bytes it trickles in.
-    public var tcpIdleTimeout: TimeAmount
+    public var tcp: TCPSettings
     /// Largest query accepted over TCP.
     public var maxTCPQuerySize: Int
 
-    public init(
-        addresses: [SocketAddress],
-        maxTCPConnections: Int = 256,
-        tcpIdleTimeout: TimeAmount = .seconds(10),
-        maxTCPQuerySize: Int = 4_096
-    ) {
+    public init(addresses: [SocketAddress], tcp: TCPSettings = TCPSettings(), maxTCPQuerySize: Int = 4_096) {
         self.addresses = addresses
-        self.maxTCPConnections = maxTCPConnections
-        self.tcpIdleTimeout = tcpIdleTimeout
+        self.tcp = tcp
         self.maxTCPQuerySize = maxTCPQuerySize
     }
 }
 
 /// The running DNS listeners: one UDP socket per address and event loop (SO_REUSEPORT spreads
 /// datagrams over the loops) and one TCP listener per address. A TCP connection from a source the
-/// access rules refuse is closed before it takes a slot; the rest share `maxTCPConnections` of all
+/// access rules refuse is closed before it takes a slot; the rest share `tcp.maxConnections` of all
 /// listeners so that a few sources cannot lock the others out (`TCPConnectionTable`).
 public final class DNSServer: Sendable {
     private let contexts: [LoopContext]
@@ -75,7 +65,7 @@ public final class DNSServer: Sendable {
         for context in contexts { try await context.eventLoop.submit { context.startJournal() }.get() }
         var channels: [Channel] = []
         var bound: [SocketAddress] = []
-        let tcpConnections = TCPConnectionTable(total: listeners.maxTCPConnections)
+        let tcpConnections = TCPConnectionTable(total: listeners.tcp.maxConnections)
         do {
             for requested in listeners.addresses {
                 // Port 0: UDP picks a free port and TCP takes the same number, which a TCP socket may
@@ -247,7 +237,7 @@ public final class DNSServer: Sendable {
                     try channel.pipeline.syncOperations.addHandlers(
                         MessageToByteHandler(DNSFrameEncoder()),
                         ByteToMessageHandler(DNSFrameDecoder(maxMessageSize: listeners.maxTCPQuerySize)),
-                        TCPQueryHandler(context: context, queryTimeout: listeners.tcpIdleTimeout, activity: activity))
+                        TCPQueryHandler(context: context, queryTimeout: listeners.tcp.idleTimeout, activity: activity))
                 }
             }
             .bind(to: address)

@@ -69,7 +69,10 @@ public final class UpstreamPool: Sendable {
         if let downSince {
             logger?.notice(
                 "upstream answering again",
-                metadata: ["upstream": "\(Self.text(servers[server]))", "down-seconds": "\((now &- downSince) / 1_000_000_000)"])
+                metadata: [
+                    "upstream": "\(Self.text(servers[server]))",
+                    "down-seconds": "\((now &- downSince) / 1_000_000_000)",
+                ])
         }
     }
 
@@ -77,7 +80,9 @@ public final class UpstreamPool: Sendable {
         let wentDown = health.withLockedValue { health -> Bool in
             health[server].consecutiveFailures += 1
             health[server].lastFailure = now
-            guard health[server].downSince == nil, health[server].consecutiveFailures >= Self.downAfter else { return false }
+            guard health[server].downSince == nil, health[server].consecutiveFailures >= Self.downAfter else {
+                return false
+            }
             health[server].downSince = now
             return true
         }
@@ -85,7 +90,8 @@ public final class UpstreamPool: Sendable {
             logger?.warning(
                 "upstream down",
                 metadata: [
-                    "upstream": "\(Self.text(servers[server]))", "failures-in-a-row": "\(Self.downAfter)", "last": "\(reason)",
+                    "upstream": "\(Self.text(servers[server]))", "failures-in-a-row": "\(Self.downAfter)",
+                    "last": "\(reason)",
                 ])
         }
     }
@@ -93,33 +99,6 @@ public final class UpstreamPool: Sendable {
     static func text(_ address: SocketAddress) -> String {
         let host = address.ipAddress ?? "?"
         return address.protocol == .inet6 ? "[\(host)]:\(address.port ?? 0)" : "\(host):\(address.port ?? 0)"
-    }
-}
-
-/// How queries are sent upstream.
-public struct ForwardSettings: Sendable, Equatable {
-    /// How long one attempt waits for an answer before the next upstream is tried.
-    public var attemptTimeout: TimeAmount
-    /// Attempts per query, cycling through the upstreams in health order.
-    public var attempts: Int
-    /// UDP sockets per address family and event loop.
-    public var socketsPerFamily: Int
-    /// Queries one socket carries before a socket on a new random port replaces it.
-    public var queriesPerPort: Int
-    /// How long a query with an expired cached answer waits for the upstreams before it gets the
-    /// stale answer (RFC 8767's client-response timer; it suggests 1.8 s). The upstream answer, when
-    /// it comes, still refreshes the cache. While every upstream is down, stale answers go at once.
-    public var staleAnswerTimeout: TimeAmount
-
-    public init(
-        attemptTimeout: TimeAmount = .milliseconds(1000), attempts: Int = 3, socketsPerFamily: Int = 8,
-        queriesPerPort: Int = 64, staleAnswerTimeout: TimeAmount = .milliseconds(1800)
-    ) {
-        self.attemptTimeout = attemptTimeout
-        self.attempts = attempts
-        self.socketsPerFamily = socketsPerFamily
-        self.queriesPerPort = queriesPerPort
-        self.staleAnswerTimeout = staleAnswerTimeout
     }
 }
 

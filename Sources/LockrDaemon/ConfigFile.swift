@@ -1,3 +1,4 @@
+import ConfigKit
 import DNSFilter
 import DNSProxy
 import DNSWire
@@ -6,7 +7,6 @@ import LockrAdapters
 import LockrPolicy
 import LockrPuzzles
 import NIOCore
-import TOMLKit
 
 /// One thing wrong in a config file, located by line and key.
 public struct ConfigIssue: Error, Equatable, Sendable, CustomStringConvertible {
@@ -42,12 +42,15 @@ public enum ConfigFile {
     )
         throws(ConfigErrors) -> LockrConfiguration
     {
-        let table = try Self.table(text, path: path)
-        var reader = ConfigReader(table: table, lines: KeyLines(text: text))
+        var reader = ConfigReader(table: try TOMLConfig.table(text, path: path))
         var config = base
         reader.apply(to: &config)
-        guard reader.issues.isEmpty else {
-            throw ConfigErrors(path: path, issues: reader.issues.sorted { ($0.line ?? 0) < ($1.line ?? 0) })
+        guard reader.problems.isEmpty else {
+            let lines = KeyLines(text: text)
+            let issues = reader.problems.map {
+                ConfigIssue(line: $0.key.flatMap(lines.line(of:)), key: $0.key, message: $0.message)
+            }
+            throw ConfigErrors(path: path, issues: issues.sorted { ($0.line ?? 0) < ($1.line ?? 0) })
         }
         return config
     }
@@ -57,7 +60,7 @@ extension ConfigFile {
     /// The `state-dir` a config file names, if any, without checking the rest of it (the CLI needs
     /// only this to find the daemon). Fails only when the file is not TOML or the key not a string.
     public static func stateDirectory(in text: String, path: String) throws(ConfigErrors) -> String? {
-        guard let value = try table(text, path: path)["state-dir"] else { return nil }
+        guard let value = try TOMLConfig.table(text, path: path)["state-dir"] else { return nil }
         guard let directory = value.string else {
             throw ConfigErrors(
                 path: path,
@@ -70,19 +73,6 @@ extension ConfigFile {
         return directory
     }
 
-    /// `text` as TOML; a syntax error names its line.
-    private static func table(_ text: String, path: String) throws(ConfigErrors) -> TOMLTable {
-        if let (line, problem) = TOMLPrecheck.firstProblem(in: text) {
-            throw ConfigErrors(path: path, issues: [ConfigIssue(line: line, key: nil, message: problem)])
-        }
-        do { return try TOMLTable(string: text) } catch let error as TOMLParseError {
-            throw ConfigErrors(
-                path: path, issues: [ConfigIssue(line: error.source.begin.line, key: nil, message: error.description)])
-        } catch {
-            throw ConfigErrors(path: path, issues: [ConfigIssue(line: nil, key: nil, message: "\(error)")])
-        }
-    }
-
     /// Every key lockr reads, dotted ("cache.size"), tables excluded.
     static var knownKeys: [String] {
         ConfigReader.topLevel.filter {
@@ -92,12 +82,8 @@ extension ConfigFile {
     }
 }
 
-/// Walks the TOML table, one known key at a time, collecting issues.
-private struct ConfigReader {
-    let table: TOMLTable
-    let lines: KeyLines
-    var issues: [ConfigIssue] = []
-
+/// Walks the config file's table, one known key at a time, collecting problems.
+extension ConfigReader {
     static let topLevel: Set<String> = [
         "listen", "upstreams", "state-dir", "blocklists", "allowlists", "catalogue", "log-level", "threads",
         "blocking", "cache", "upstream", "access", "tcp", "guard", "always-allow", "control", "web", "web-name", "apps",
@@ -116,27 +102,27 @@ private struct ConfigReader {
     ]
     static let sections: [String: Set<String>] = [
         "blocking": ["mode", "ttl", "anti-bypass"],
-        "cache": ["size", "min-ttl", "max-ttl", "negative-max-ttl", "serve-stale"],
-        "upstream": ["timeout-ms", "attempts", "stale-answer-ms"],
+        "cache": CacheSettings.keys,
+        "upstream": ForwardSettings.keys,
         "access": ["allow"],
-        "tcp": ["max-connections", "idle-timeout-ms"],
+        "tcp": TCPSettings.keys,
         "policy": ["mode", "time-zone", "day-start", "max-ttl", "block-ttl", "commitment-delay"],
         "time": [
             "budget-minutes", "per-app", "slice-seconds", "min-queries", "neighbourhood", "grace-seconds", "gate",
         ],
         "hourly": ["window-minutes", "open-on-first-query", "gate"],
         "extreme": ["phrase", "strictness", "window-minutes", "gate", "input", "typed-fallback-steps"],
-        "puzzles": ["kinds", "difficulty", "count", "time-limit"],
-        "snooze": ["minutes", "per-day"],
-        "extend": ["minutes", "per-day"],
-        "emergency": ["minutes", "per-day", "hold-seconds"],
+        "puzzles": PuzzleSettings.keys,
+        "snooze": Allowance.keys,
+        "extend": Allowance.keys,
+        "emergency": Allowance.keys.union(["hold-seconds"]),
         "pihole6": ["url", "password-file", "password-env", "clients", "group"],
         "pihole5": ["url", "token-file", "token-env"],
         "adguardhome": ["url", "username", "password-file", "password-env", "clients"],
         "nextdns": ["url", "profile", "api-key-file", "api-key-env"],
         "webhook": ["url", "token-file", "token-env", "events", "events-url", "events-token-file", "events-token-env"],
         "adapters": ["reconcile-seconds", "retry-max-seconds", "log-seconds", "timeout-seconds"],
-        "query-log": ["enabled", "retention", "privacy", "max-size"],
+        "query-log": QueryLogSettings.keys,
         "notify": ["suggestions"],
     ]
     /// The keys of a person's sections, where they differ from the top level's.
@@ -148,9 +134,9 @@ private struct ConfigReader {
         let named = namedBackends()
         for key in table.keys where !Self.topLevel.contains(key) && named[key] == nil {
             if table[key]?.table?["kind"] != nil {
-                issue(key, "is configured but not listed in backends")
+                problem(key, "is configured but not listed in backends")
             } else {
-                issue(key, "unknown key")
+                problem(key, "unknown key")
             }
         }
         var sections = Self.sections
@@ -160,15 +146,15 @@ private struct ConfigReader {
         for (section, keys) in sections {
             guard let value = table[section] else { continue }
             guard let subtable = value.table else {
-                issue(section, "expected a table ([\(section)])")
+                problem(section, "expected a table ([\(section)])")
                 continue
             }
-            for key in subtable.keys where !keys.contains(key) { issue("\(section).\(key)", "unknown key") }
+            for key in subtable.keys where !keys.contains(key) { problem("\(section).\(key)", "unknown key") }
         }
 
         if let list = strings("listen") {
             config.listen = addresses(list, key: "listen", defaultPort: nil)
-            if list.isEmpty { issue("listen", "needs at least one address") }
+            if list.isEmpty { problem("listen", "needs at least one address") }
         }
         if let list = strings("upstreams") { config.upstreams = addresses(list, key: "upstreams", defaultPort: 53) }
         if let value = string("state-dir") { config.stateDirectory = value }
@@ -179,7 +165,7 @@ private struct ConfigReader {
             if LockrConfiguration.logLevels.contains(value) {
                 config.logLevel = value
             } else {
-                issue("log-level", "expected \(LockrConfiguration.logLevelsText)")
+                problem("log-level", "expected \(LockrConfiguration.logLevelsText)")
             }
         }
 
@@ -189,30 +175,14 @@ private struct ConfigReader {
             if let answer = BlockAnswer(value) {
                 config.blockAnswer = answer
             } else {
-                issue("blocking.mode", "expected null, nxdomain, refused or an IP address, not '\(value)'")
+                problem("blocking.mode", "expected null, nxdomain, refused or an IP address, not '\(value)'")
             }
         }
         if let value = integer("blocking.ttl", in: 0...86_400) { config.blockTTL = UInt32(value) }
         if let value = bool("blocking.anti-bypass") { config.names.antiBypass = value }
 
-        if let value = integer("cache.size", in: 0...10_000_000) { config.cache.capacity = value }
-        if let value = integer("cache.min-ttl", in: 0...86_400) { config.cache.bounds.minimum = UInt32(value) }
-        if let value = integer("cache.max-ttl", in: 0...604_800) { config.cache.bounds.maximum = UInt32(value) }
-        if let value = integer("cache.negative-max-ttl", in: 0...86_400) {
-            config.cache.bounds.negativeMaximum = UInt32(value)
-        }
-        if let value = integer("cache.serve-stale", in: 0...604_800) { config.cache.staleSeconds = UInt32(value) }
-        if config.cache.bounds.minimum > config.cache.bounds.maximum {
-            issue("cache.min-ttl", "is larger than cache.max-ttl")
-        }
-
-        if let value = integer("upstream.timeout-ms", in: 10...60_000) {
-            config.forwarding.attemptTimeout = .milliseconds(Int64(value))
-        }
-        if let value = integer("upstream.attempts", in: 1...10) { config.forwarding.attempts = value }
-        if let value = integer("upstream.stale-answer-ms", in: 0...60_000) {
-            config.forwarding.staleAnswerTimeout = .milliseconds(Int64(value))
-        }
+        read(&config.cache, at: "cache")
+        read(&config.forwarding, at: "upstream")
 
         if let list = strings("access.allow") {
             var networks: [IPNetwork] = []
@@ -220,34 +190,31 @@ private struct ConfigReader {
                 if let network = IPNetwork(entry) {
                     networks.append(network)
                 } else {
-                    issue("access.allow", "'\(entry)' is not a network (CIDR such as 192.168.0.0/16)")
+                    problem("access.allow", "'\(entry)' is not a network (CIDR such as 192.168.0.0/16)")
                 }
             }
             if !list.isEmpty { config.access = AccessControl(networks: networks) }
         }
 
-        if let value = integer("tcp.max-connections", in: 1...100_000) { config.maxTCPConnections = value }
-        if let value = integer("tcp.idle-timeout-ms", in: 100...600_000) {
-            config.tcpIdleTimeout = .milliseconds(Int64(value))
-        }
+        read(&config.tcp, at: "tcp")
         applyGuard(to: &config)
         applyBackends(to: &config)
         applyPolicy(to: &config.policy)
         if let value = integer("policy.block-ttl", in: 0...3600) { config.guardBlockTTL = UInt32(value) }
-        for problem in config.policy.problems() { issue("policy", problem) }
+        for found in config.policy.problems() { problem("policy", found) }
         if let value = string("protection-off-after") {
             if let seconds = DurationText.seconds(value, plainUnit: nil), (60...7 * 86_400).contains(seconds) {
                 config.protectionOffAfter = .seconds(seconds)
             } else {
-                issue(
+                problem(
                     "protection-off-after", "expected a duration from 1 min to 7 days such as \"10m\", not '\(value)'")
             }
         }
         if let value = string("speech-model") { config.speechModel = value }
-        applyQueryLog(to: &config.queryLog)
+        read(&config.queryLog, at: "query-log")
         if let suggestions = strings("notify.suggestions") {
             if let long = suggestions.first(where: { $0.count > 200 }) {
-                issue("notify.suggestions", "a suggestion is at most 200 characters, not \(long.count)")
+                problem("notify.suggestions", "a suggestion is at most 200 characters, not \(long.count)")
             } else {
                 config.suggestions = suggestions.filter { !$0.isEmpty }
             }
@@ -257,96 +224,63 @@ private struct ConfigReader {
         applyPeople(to: &config)
     }
 
-    /// `[query-log]`: on or off, how long queries are kept, the default privacy level.
-    private mutating func applyQueryLog(to settings: inout QueryLogSettings) {
-        if let value = bool("query-log.enabled") { settings.enabled = value }
-        if let value = string("query-log.retention") {
-            if let seconds = DurationText.seconds(value, plainUnit: nil), (3_600...366 * 86_400).contains(seconds) {
-                settings.retention = .seconds(seconds)
-            } else {
-                issue(
-                    "query-log.retention", "expected a duration from 1 hour to 366 days such as \"7d\", not '\(value)'")
-            }
-        }
-        if let level = queryLogPrivacy("query-log.privacy") { settings.privacy = level }
-        if let value = string("query-log.max-size") {
-            if let bytes = ByteSizeText.bytes(value), (1 << 20...1 << 40).contains(bytes) {
-                settings.maximumBytes = bytes
-            } else {
-                issue("query-log.max-size", "expected a size from 1MB to 1TB such as \"256MB\", not '\(value)'")
-            }
-        }
-    }
-
-    private mutating func queryLogPrivacy(_ key: String) -> QueryLogPrivacy? {
-        guard let value = string(key) else { return nil }
-        guard let level = QueryLogPrivacy(rawValue: value) else {
-            issue(
-                key, "expected full (every query), apps (only the names of apps) or counts (no names), not '\(value)'")
-            return nil
-        }
-        return level
-    }
-
     /// `[people.NAME]` tables, each on top of the top level's policy, and `trusted-forwarders`.
     private mutating func applyPeople(to config: inout LockrConfiguration) {
         if let list = strings("trusted-forwarders") {
             config.trustedForwarders = list.compactMap { entry in
                 if let network = IPNetwork(entry) { return network }
-                issue(
+                problem(
                     "trusted-forwarders", "'\(entry)' is not an address or network (such as 127.0.0.1 or 192.168.1.1)")
                 return nil
             }
         }
         guard let value = table["people"] else { return }
         guard let people = value.table else {
-            issue("people", "expected a table per person ([people.NAME])")
+            problem("people", "expected a table per person ([people.NAME])")
             return
         }
         var owners: [String: String] = [:]
-        let names = people.keys.sorted {
-            (lines.line(of: "people.\($0)") ?? 0, $0) < (lines.line(of: "people.\($1)") ?? 0, $1)
-        }
-        for name in names {
+        for name in people.keys {
             let key = "people.\(name)"
-            if let problem = People.problem(with: name) {
-                issue(key, problem)
+            if let found = People.problem(with: name) {
+                problem(key, found)
                 continue
             }
             guard name != People.defaultName else {
-                issue(key, "'\(name)' is every other device's person, whose policy is the top level; pick another name")
+                problem(
+                    key, "'\(name)' is every other device's person, whose policy is the top level; pick another name")
                 continue
             }
             guard let section = people[name]?.table else {
-                issue(key, "expected a table ([\(key)])")
+                problem(key, "expected a table ([\(key)])")
                 continue
             }
             for entry in section.keys where !Self.personKeys.contains(entry) {
                 guard Self.personSections.contains(entry) else {
-                    issue(
+                    problem(
                         "\(key).\(entry)",
                         "unknown key (a person takes devices, guard, always-allow, blocklists, allowlists, schedules, profiles and the sections \(Self.personSections.joined(separator: ", ")))"
                     )
                     continue
                 }
                 guard let subtable = section[entry]?.table else {
-                    issue("\(key).\(entry)", "expected a table ([\(key).\(entry)])")
+                    problem("\(key).\(entry)", "expected a table ([\(key).\(entry)])")
                     continue
                 }
                 let allowed = Self.personSectionKeys[entry] ?? Self.sections[entry] ?? []
                 for subkey in subtable.keys where !allowed.contains(subkey) {
-                    issue("\(key).\(entry).\(subkey)", "unknown key")
+                    problem("\(key).\(entry).\(subkey)", "unknown key")
                 }
             }
             var person = PersonSettings(name: name, policy: config.policy)
             for text in strings("\(key).devices") ?? [] {
                 guard let device = DeviceSpec(text) else {
-                    issue(
+                    problem(
                         "\(key).devices", "'\(text)' is not a MAC address (aa:bb:cc:dd:ee:ff), an address or a network")
                     continue
                 }
                 if let owner = owners[device.description] {
-                    issue("\(key).devices", "\(device) is already a device of \(owner)")
+                    problem("\(key).devices", "\(device) is already a device of \(owner)")
                     continue
                 }
                 owners[device.description] = name
@@ -360,7 +294,7 @@ private struct ConfigReader {
             person.profiles = profiles(under: key + ".")
             person.queryLogPrivacy = queryLogPrivacy("\(key).query-log.privacy")
             applyPolicy(to: &person.policy, prefix: key + ".")
-            for problem in person.policy.problems() { issue(key, problem) }
+            for found in person.policy.problems() { problem(key, found) }
             config.people.append(person)
         }
     }
@@ -369,20 +303,17 @@ private struct ConfigReader {
     private mutating func namedTables(_ key: String, keys: [String], what: String) -> [(name: String, key: String)]? {
         guard let raw = value(key) else { return nil }
         guard let tables = raw.table else {
-            issue(key, "expected a table per \(what) ([\(key).NAME])")
+            problem(key, "expected a table per \(what) ([\(key).NAME])")
             return []
         }
-        let names = tables.keys.sorted {
-            (lines.line(of: "\(key).\($0)") ?? 0, $0) < (lines.line(of: "\(key).\($1)") ?? 0, $1)
-        }
-        return names.compactMap { name in
+        return tables.keys.compactMap { name in
             let entry = "\(key).\(name)"
             guard let section = tables[name]?.table else {
-                issue(entry, "expected a table ([\(entry)])")
+                problem(entry, "expected a table ([\(entry)])")
                 return nil
             }
             for unknown in section.keys.sorted() where !keys.contains(unknown) {
-                issue("\(entry).\(unknown)", "unknown key (a \(what) takes \(keys.joined(separator: ", ")))")
+                problem("\(entry).\(unknown)", "unknown key (a \(what) takes \(keys.joined(separator: ", ")))")
             }
             return (name, entry)
         }
@@ -394,21 +325,21 @@ private struct ConfigReader {
             name, key in
             let daysText = string("\(key).days") ?? "daily"
             guard let days = Weekdays(daysText) else {
-                issue("\(key).days", "expected days such as \"mon-fri\", \"sat,sun\" or \"daily\", not '\(daysText)'")
+                problem("\(key).days", "expected days such as \"mon-fri\", \"sat,sun\" or \"daily\", not '\(daysText)'")
                 return nil
             }
             var times: [Int] = []
             for end in ["from", "to"] {
                 guard let text = string("\(key).\(end)"), let minutes = Schedule.minutes(text) else {
-                    issue("\(key).\(end)", "expected a time \"HH:MM\" (00:00 to 24:00)")
+                    problem("\(key).\(end)", "expected a time \"HH:MM\" (00:00 to 24:00)")
                     return nil
                 }
                 times.append(minutes)
             }
             let schedule = Schedule(
                 name: name, days: days, from: times[0], to: times[1], block: strings("\(key).block") ?? [])
-            if let problem = schedule.problem {
-                issue(key, problem)
+            if let found = schedule.problem {
+                problem(key, found)
                 return nil
             }
             return schedule
@@ -419,8 +350,8 @@ private struct ConfigReader {
     private mutating func profiles(under prefix: String) -> [Profile] {
         (namedTables(prefix + "profiles", keys: ["block"], what: "profile") ?? []).compactMap { name, key in
             let profile = Profile(name: name, block: strings("\(key).block") ?? [])
-            if let problem = profile.problem {
-                issue(key, problem)
+            if let found = profile.problem {
+                problem(key, found)
                 return nil
             }
             return profile
@@ -435,10 +366,10 @@ private struct ConfigReader {
                 if AddressText.isLoopback(address) {
                     config.control = address
                 } else {
-                    issue("control", "must be a loopback address (127.0.0.1 or [::1]): the API has no TLS")
+                    problem("control", "must be a loopback address (127.0.0.1 or [::1]): the API has no TLS")
                 }
             } else {
-                issue("control", "'\(value)' is not ADDR:PORT or [V6]:PORT")
+                problem("control", "'\(value)' is not ADDR:PORT or [V6]:PORT")
             }
         }
         if let value = string("web") {
@@ -447,7 +378,7 @@ private struct ConfigReader {
             } else if let address = AddressText.parse(value, defaultPort: nil) {
                 config.web = address
             } else {
-                issue("web", "'\(value)' is not ADDR:PORT, [V6]:PORT or off")
+                problem("web", "'\(value)' is not ADDR:PORT, [V6]:PORT or off")
             }
         }
         if let value = string("web-name") {
@@ -456,29 +387,29 @@ private struct ConfigReader {
             } else if value.count <= 253, WireName.wire(fromPresentation: value) != nil, !value.contains(" ") {
                 config.webName = value
             } else {
-                issue("web-name", "'\(value)' is not a DNS name (such as lockr.lan) or off")
+                problem("web-name", "'\(value)' is not a DNS name (such as lockr.lan) or off")
             }
         }
         if let value = table["apps"] {
             guard let apps = value.table else {
-                issue("apps", "expected a table ([apps]) of app id = [domains]")
+                problem("apps", "expected a table ([apps]) of app id = [domains]")
                 return
             }
             for id in apps.keys.sorted() {
                 guard id.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "-" }), id.first?.isLetter == true else {
-                    issue("apps.\(id)", "an app id is lower-case letters, digits and '-'")
+                    problem("apps.\(id)", "an app id is lower-case letters, digits and '-'")
                     continue
                 }
                 if let domains = strings("apps.\(id)") {
-                    if domains.isEmpty { issue("apps.\(id)", "needs at least one domain") }
+                    if domains.isEmpty { problem("apps.\(id)", "needs at least one domain") }
                     for domain in domains {
                         var builder = RuleSetBuilder()
                         let report = RuleListParser.parse(
                             Array(domain.utf8), role: .block, source: builder.addSource(id), into: &builder)
-                        if let problem = report.issues.first {
-                            issue("apps.\(id)", "'\(domain)' is not a domain rule: \(problem.reason)")
+                        if let found = report.issues.first {
+                            problem("apps.\(id)", "'\(domain)' is not a domain rule: \(found.reason)")
                         } else if report.rules != 1 {
-                            issue("apps.\(id)", "'\(domain)' is not one domain rule")
+                            problem("apps.\(id)", "'\(domain)' is not one domain rule")
                         }
                     }
                     config.names.customApps[id] = domains
@@ -514,12 +445,12 @@ private struct ConfigReader {
                     backends.append(settings)
                 }
             }
-            if list.isEmpty { issue("backends", "needs at least one backend") }
+            if list.isEmpty { problem("backends", "needs at least one backend") }
             config.answersDNS = answersDNS
             config.backends = backends
         }
         for kind in BackendKind.allCases where table[kind.rawValue] != nil && !listed.contains(kind.rawValue) {
-            issue(kind.rawValue, "is configured but not listed in backends")
+            problem(kind.rawValue, "is configured but not listed in backends")
         }
         if let value = string("meter-from") {
             if value == "dns" {
@@ -527,7 +458,7 @@ private struct ConfigReader {
             } else if let backend = config.backends.first(where: { $0.name == value }), backend.kind != .webhook {
                 config.meterFrom = backend.name
             } else {
-                issue("meter-from", "expected dns or a backend with a query log listed in backends, not '\(value)'")
+                problem("meter-from", "expected dns or a backend with a query log listed in backends, not '\(value)'")
             }
         }
         if let value = integer("adapters.reconcile-seconds", in: 1...86_400) {
@@ -549,23 +480,23 @@ private struct ConfigReader {
         if let kind = BackendKind(rawValue: name) { return kind }
         let kinds = BackendKind.allCases.map(\.rawValue).joined(separator: ", ")
         guard !Self.topLevel.contains(name) else {
-            issue("backends", "'\(name)' is one of lockr's own sections; give the backend another name")
+            problem("backends", "'\(name)' is one of lockr's own sections; give the backend another name")
             return nil
         }
         guard table[name]?.table != nil else {
-            issue("backends", "unknown backend '\(name)' (dns, \(kinds), or the name of a section with a kind)")
+            problem("backends", "unknown backend '\(name)' (dns, \(kinds), or the name of a section with a kind)")
             return nil
         }
         guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            issue("backends", "backend name '\(name)' may hold only letters, digits, - and _")
+            problem("backends", "backend name '\(name)' may hold only letters, digits, - and _")
             return nil
         }
         guard let kindName = string("\(name).kind") else {
-            issue(name, "[\(name)] needs kind (\(kinds))")
+            problem(name, "[\(name)] needs kind (\(kinds))")
             return nil
         }
         guard let kind = BackendKind(rawValue: kindName) else {
-            issue("\(name).kind", "expected \(kinds), not '\(kindName)'")
+            problem("\(name).kind", "expected \(kinds), not '\(kindName)'")
             return nil
         }
         return kind
@@ -581,11 +512,11 @@ private struct ConfigReader {
         }
         let url = string("\(section).url") ?? (kind == .nextdns ? "https://api.nextdns.io" : nil)
         guard let url else {
-            issue(section, "[\(section)] needs url")
+            problem(section, "[\(section)] needs url")
             return nil
         }
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
-            issue("\(section).url", "expected an http:// or https:// URL, not '\(url)'")
+            problem("\(section).url", "expected an http:// or https:// URL, not '\(url)'")
             return nil
         }
         var settings = BackendSettings(name: section, kind: kind, url: url)
@@ -594,17 +525,17 @@ private struct ConfigReader {
         switch (file, environment) {
         case (let file?, nil): settings.secret = .file(file)
         case (nil, let name?): settings.secret = .environment(name)
-        case (_?, _?): issue("\(section).\(secretName)-file", "set \(secretName)-file or \(secretName)-env, not both")
+        case (_?, _?): problem("\(section).\(secretName)-file", "set \(secretName)-file or \(secretName)-env, not both")
         case (nil, nil):
             if [.pihole5, .nextdns].contains(kind) {
-                issue(
+                problem(
                     section,
                     "needs \(secretName)-file or \(secretName)-env (secrets are never given on the command line)")
             }
         }
         if kind == .nextdns {
             guard let profile = string("\(section).profile"), !profile.isEmpty else {
-                issue(section, "needs profile (the NextDNS configuration id)")
+                problem(section, "needs profile (the NextDNS configuration id)")
                 return nil
             }
             settings.profile = profile
@@ -616,7 +547,7 @@ private struct ConfigReader {
             if let events = WebhookEvents(rawValue: value) {
                 settings.events = events
             } else {
-                issue(
+                problem(
                     "\(section).events",
                     "expected json (every live event), text (notifications, as ntfy takes them) or off, not '\(value)'")
             }
@@ -625,17 +556,17 @@ private struct ConfigReader {
             if value.hasPrefix("http://") || value.hasPrefix("https://") {
                 settings.eventsURL = value
             } else {
-                issue("\(section).events-url", "expected an http:// or https:// URL, not '\(value)'")
+                problem("\(section).events-url", "expected an http:// or https:// URL, not '\(value)'")
             }
         }
         switch (string("\(section).events-token-file"), string("\(section).events-token-env")) {
         case (let file?, nil): settings.eventsSecret = .file(file)
         case (nil, let name?): settings.eventsSecret = .environment(name)
-        case (_?, _?): issue("\(section).events-token-file", "set events-token-file or events-token-env, not both")
+        case (_?, _?): problem("\(section).events-token-file", "set events-token-file or events-token-env, not both")
         case (nil, nil): break
         }
         if settings.eventsSecret != nil, settings.eventsURL == nil {
-            issue(
+            problem(
                 "\(section).events-token-file",
                 "an events token goes with events-url (without it, events use token-file)")
         }
@@ -648,7 +579,7 @@ private struct ConfigReader {
             if let mode = Mode(rawValue: value) {
                 policy.mode = mode
             } else {
-                issue(prefix + "policy.mode", "expected time, hourly or extreme, not '\(value)'")
+                problem(prefix + "policy.mode", "expected time, hourly or extreme, not '\(value)'")
             }
         }
         var timeZone = policy.calendar.timeZone
@@ -657,14 +588,14 @@ private struct ConfigReader {
             if let zone = TimeZone(identifier: value) {
                 timeZone = zone
             } else {
-                issue(prefix + "policy.time-zone", "unknown time zone '\(value)' (use a name such as Europe/Berlin)")
+                problem(prefix + "policy.time-zone", "unknown time zone '\(value)' (use a name such as Europe/Berlin)")
             }
         }
         if let value = string(prefix + "policy.day-start") {
             if let minutes = Schedule.minutes(value), minutes < 1440 {
                 dayStart = minutes
             } else {
-                issue(prefix + "policy.day-start", "expected a time of day HH:MM, not '\(value)'")
+                problem(prefix + "policy.day-start", "expected a time of day HH:MM, not '\(value)'")
             }
         }
         policy.calendar = DayCalendar(timeZone: timeZone, dayStartMinutes: dayStart)
@@ -673,7 +604,7 @@ private struct ConfigReader {
             if let seconds = DurationText.seconds(value, plainUnit: nil), seconds <= 30 * 86_400 {
                 policy.commitmentDelay = .seconds(seconds)
             } else {
-                issue(
+                problem(
                     prefix + "policy.commitment-delay",
                     "expected a duration up to 30 days such as \"24h\", \"90m\" or \"0\", not '\(value)'")
             }
@@ -687,7 +618,7 @@ private struct ConfigReader {
             if 60 % value == 0 {
                 policy.time.metering.slice = .seconds(value)
             } else {
-                issue(
+                problem(
                     prefix + "time.slice-seconds", "must divide a minute (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60)")
             }
         }
@@ -701,7 +632,7 @@ private struct ConfigReader {
         if let value = bool(prefix + "hourly.open-on-first-query") { policy.hourly.openOnFirstQuery = value }
         if let value = string(prefix + "extreme.phrase") {
             if PhraseGate.normalize(value).isEmpty {
-                issue(prefix + "extreme.phrase", "must contain letters")
+                problem(prefix + "extreme.phrase", "must contain letters")
             } else {
                 policy.extreme.phrase = value
             }
@@ -710,22 +641,15 @@ private struct ConfigReader {
             if let strictness = Strictness(rawValue: value) {
                 policy.extreme.strictness = strictness
             } else {
-                issue(prefix + "extreme.strictness", "expected strict, normal or lenient, not '\(value)'")
+                problem(prefix + "extreme.strictness", "expected strict, normal or lenient, not '\(value)'")
             }
         }
         if let value = windowMinutes(prefix + "extreme.window-minutes") { policy.extreme.window = value }
         applyGate(to: &policy.gate, prefix: prefix)
 
-        for (section, allowance) in [
-            ("snooze", \PolicySettings.snooze), ("extend", \.extend), ("emergency", \.emergency),
-        ] {
-            if let value = integer(prefix + "\(section).minutes", in: 1...60) {
-                policy[keyPath: allowance].length = .seconds(value * 60)
-            }
-            if let value = integer(prefix + "\(section).per-day", in: 0...100) {
-                policy[keyPath: allowance].perDay = value
-            }
-        }
+        read(&policy.snooze, at: prefix + "snooze")
+        read(&policy.extend, at: prefix + "extend")
+        read(&policy.emergency, at: prefix + "emergency")
         if let value = integer(prefix + "emergency.hold-seconds", in: 0...60) { policy.emergencyHold = .seconds(value) }
     }
 
@@ -734,7 +658,8 @@ private struct ConfigReader {
         for (section, steps) in [("time", \GateSettings.time), ("hourly", \.hourly), ("extreme", \.extreme)] {
             guard let value = choices(prefix + "\(section).gate", as: GateStep.self) else { continue }
             if section == "extreme", value.isEmpty {
-                issue(prefix + "extreme.gate", "must ask something (phrase, voice or puzzle): extreme mode is its gate")
+                problem(
+                    prefix + "extreme.gate", "must ask something (phrase, voice or puzzle): extreme mode is its gate")
             } else {
                 gate[keyPath: steps] = value
             }
@@ -743,156 +668,30 @@ private struct ConfigReader {
             if let input = SentenceInput(rawValue: value) {
                 gate.input = input
             } else {
-                issue(prefix + "extreme.input", "expected voice, typed or either, not '\(value)'")
+                problem(prefix + "extreme.input", "expected voice, typed or either, not '\(value)'")
             }
         }
         if let value = integer(prefix + "extreme.typed-fallback-steps", in: GateSettings.typedFallbackStepsRange) {
             gate.typedFallbackSteps = value
         }
-        if let value = choices(prefix + "puzzles.kinds", as: PuzzleKind.self) {
-            if value.isEmpty {
-                issue(prefix + "puzzles.kinds", "name arithmetic, chess or both")
-            } else {
-                gate.puzzles.kinds = value
-            }
-        }
-        if let value = string(prefix + "puzzles.difficulty") {
-            if let difficulty = Difficulty(rawValue: value) {
-                gate.puzzles.difficulty = difficulty
-            } else {
-                issue(prefix + "puzzles.difficulty", "expected easy, medium or hard, not '\(value)'")
-            }
-        }
-        if let value = integer(prefix + "puzzles.count", in: PuzzleSettings.countRange) { gate.puzzles.count = value }
-        if let value = string(prefix + "puzzles.time-limit") {
-            if let seconds = DurationText.seconds(value, plainUnit: nil),
-                PuzzleSettings.timeLimitSeconds.contains(seconds)
-            {
-                gate.puzzles.timeLimit = .seconds(seconds)
-            } else {
-                issue(
-                    prefix + "puzzles.time-limit", "expected a duration from 10s to 60m such as \"2m\", not '\(value)'")
-            }
-        }
-    }
-
-    /// A list of words, each one of `Choice`'s values, none twice.
-    private mutating func choices<Choice: RawRepresentable & CaseIterable>(_ key: String, as: Choice.Type) -> [Choice]?
-    where Choice.RawValue == String {
-        guard let words = strings(key) else { return nil }
-        var result: [Choice] = []
-        for word in words {
-            guard let choice = Choice(rawValue: word) else {
-                let known = Choice.allCases.map(\.rawValue).joined(separator: ", ")
-                issue(key, "'\(word)' is not one of \(known)")
-                return nil
-            }
-            guard !result.contains(where: { $0.rawValue == word }) else {
-                issue(key, "names '\(word)' twice")
-                return nil
-            }
-            result.append(choice)
-        }
-        return result
+        read(&gate.puzzles, at: prefix + "puzzles")
     }
 
     private mutating func windowMinutes(_ key: String) -> Duration? {
         guard let value = integer(key, in: 1...60) else { return nil }
         guard HourlySettings.windowMinutes.contains(value) else {
-            issue(key, "must be \(HourlySettings.windowMinutes.spokenChoices)")
+            problem(key, "must be \(HourlySettings.windowMinutes.spokenChoices)")
             return nil
         }
         return .seconds(value * 60)
     }
 
-    private mutating func issue(_ key: String, _ message: String) {
-        issues.append(ConfigIssue(line: lines.line(of: key), key: key, message: message))
-    }
-
-    private func value(_ dottedKey: String) -> TOMLValueConvertible? {
-        let parts = dottedKey.split(separator: ".").map(String.init)
-        var current: TOMLTable? = table
-        for part in parts.dropLast() { current = current?[part]?.table }
-        return current?[parts.last!]
-    }
-
-    private mutating func string(_ key: String) -> String? {
-        guard let raw = value(key) else { return nil }
-        guard let text = raw.string else {
-            issue(key, "expected a string")
-            return nil
-        }
-        return text
-    }
-
-    private mutating func bool(_ key: String) -> Bool? {
-        guard let raw = value(key) else { return nil }
-        guard let flag = raw.bool else {
-            issue(key, "expected true or false")
-            return nil
-        }
-        return flag
-    }
-
-    private mutating func integer(_ key: String, in range: ClosedRange<Int>) -> Int? {
-        guard let raw = value(key) else { return nil }
-        guard let number = raw.int else {
-            issue(key, "expected an integer")
-            return nil
-        }
-        guard range.contains(number) else {
-            issue(key, "must be between \(range.lowerBound) and \(range.upperBound)")
-            return nil
-        }
-        return number
-    }
-
-    private mutating func strings(_ key: String) -> [String]? {
-        guard let raw = value(key) else { return nil }
-        guard let array = raw.array else {
-            issue(key, "expected an array of strings")
-            return nil
-        }
-        var result: [String] = []
-        for element in array {
-            guard let text = element.string else {
-                issue(key, "expected an array of strings")
-                return nil
-            }
-            result.append(text)
-        }
-        return result
-    }
-
     private mutating func addresses(_ list: [String], key: String, defaultPort: Int?) -> [SocketAddress] {
         list.compactMap { text in
             if let address = AddressText.parse(text, defaultPort: defaultPort) { return address }
-            issue(key, "'\(text)' is not an address (\(defaultPort == nil ? "ADDR:PORT or [V6]:PORT" : "ADDR[:PORT]"))")
+            problem(
+                key, "'\(text)' is not an address (\(defaultPort == nil ? "ADDR:PORT or [V6]:PORT" : "ADDR[:PORT]"))")
             return nil
         }
     }
-}
-
-/// Finds the line of each key in TOML text, so that issues can name it. Understands `[table]`
-/// headers and `key = value` lines, which is all lockr's config uses.
-struct KeyLines {
-    private var lineOfKey: [String: Int] = [:]
-
-    init(text: String) {
-        var table = ""
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("[") && !line.hasPrefix("[[") {
-                table = String(line.dropFirst().prefix { $0 != "]" }).trimmingCharacters(in: .whitespaces)
-                if lineOfKey[table] == nil { lineOfKey[table] = number + 1 }
-            } else if let equals = line.firstIndex(of: "="), !line.hasPrefix("#") {
-                let key = line[..<equals].trimmingCharacters(in: .whitespaces).trimmingCharacters(
-                    in: CharacterSet(charactersIn: "\""))
-                let dotted = table.isEmpty ? key : "\(table).\(key)"
-                if lineOfKey[dotted] == nil { lineOfKey[dotted] = number + 1 }
-            }
-        }
-    }
-
-    func line(of dottedKey: String) -> Int? { lineOfKey[dottedKey] }
 }

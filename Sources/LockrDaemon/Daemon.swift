@@ -72,7 +72,7 @@ public final class Daemon: Sendable {
     ) async throws -> Daemon {
         let loaded = try PolicyLoader.load(config)
         report(loaded, config, logger: logger)
-        let descriptors = DescriptorBudget.claim(maxTCPConnections: config.maxTCPConnections, logger: logger)
+        let descriptors = DescriptorBudget.claim(maxTCPConnections: config.tcp.maxConnections, logger: logger)
         let neighbours = NeighbourTable()
         let (store, parts, token) = try openState(config, loaded: loaded, neighbours: neighbours, logger: logger)
         let serviceManager = ServiceManagerNotifier()

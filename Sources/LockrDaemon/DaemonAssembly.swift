@@ -42,8 +42,7 @@ extension Daemon {
         do {
             let server = try await DNSServer.start(
                 listeners: ListenerSettings(
-                    addresses: listenAddresses(config, logger: logger), maxTCPConnections: config.maxTCPConnections,
-                    tcpIdleTimeout: config.tcpIdleTimeout),
+                    addresses: listenAddresses(config, logger: logger), tcp: config.tcp),
                 pipeline: PipelineKeeper.pipeline(config, lists: loaded.lists, cache: cache, parts: parts),
                 upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger), forwarding: config.forwarding,
                 group: loops, journal: parts.queryLog?.journal)

@@ -37,8 +37,7 @@ public struct LockrConfiguration: Sendable, Equatable {
     /// over 100k queries a second, far beyond a household; more only help a busy network.
     public var threads = max(1, System.coreCount / 2)
 
-    public var maxTCPConnections = 256
-    public var tcpIdleTimeout: TimeAmount = .seconds(10)
+    public var tcp = TCPSettings()
 
     /// Catalogue ids of the guarded apps.
     public var guarded: [String] = []
@@ -227,18 +226,4 @@ public enum AddressText {
         let port = address.port ?? 0
         return address.protocol == .inet6 ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
-}
-
-/// The query log's settings (`[query-log]`).
-public struct QueryLogSettings: Sendable, Equatable {
-    /// Whether answered queries are logged at all.
-    public var enabled = true
-    /// How long each query is kept; the daily counts stay.
-    public var retention: Duration = .seconds(7 * 86_400)
-    /// The default person's level, and every person's who sets none.
-    public var privacy: QueryLogPrivacy = .full
-    /// The most the log's database holds; past it the oldest queries go first.
-    public var maximumBytes = 256 << 20
-
-    public init() {}
 }

@@ -1,3 +1,4 @@
+import ConfigKit
 import Foundation
 
 /// How guarded apps are rationed.
@@ -84,7 +85,8 @@ public struct MeteringSettings: Sendable, Equatable, Codable {
     }
 }
 
-/// A limited way to get more time: its length and how often per day.
+/// A limited way to get more time: its length and how often per day (`[snooze]`, `[extend]`,
+/// `[emergency]`).
 public struct Allowance: Sendable, Equatable, Codable {
     public var length: Duration
     public var perDay: Int
@@ -93,6 +95,13 @@ public struct Allowance: Sendable, Equatable, Codable {
         self.length = length
         self.perDay = perDay
     }
+}
+
+extension Allowance: ConfigSection {
+    public static let settings: [Setting<Allowance>] = [
+        .duration("minutes", \.length, in: 1...60, unit: .seconds(60), "how long each one lasts"),
+        .integer("per-day", \.perDay, in: 0...100, "how many a day (0: none)"),
+    ]
 }
 
 /// Hourly and extreme modes: the length of the window each clock hour.

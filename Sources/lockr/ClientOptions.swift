@@ -1,4 +1,5 @@
 import ArgumentParser
+import ConfigKit
 import Foundation
 import LockrControl
 import LockrDaemon

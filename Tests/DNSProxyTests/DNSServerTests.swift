@@ -151,7 +151,7 @@ import Testing
 
     @Test func tcpPipeliningAndBadFrames() async throws {
         try await Self.withServer(listeners: {
-            ListenerSettings(addresses: [$0], maxTCPConnections: 4, tcpIdleTimeout: .milliseconds(300))
+            ListenerSettings(addresses: [$0], tcp: TCPSettings(maxConnections: 4, idleTimeout: .milliseconds(300)))
         }) { running in
             let answers = try DNSClient.tcp(
                 [
@@ -175,7 +175,7 @@ import Testing
 
     @Test func aTricklingConnectionIsClosedWhenNoQueryCompletes() async throws {
         try await Self.withServer(listeners: {
-            ListenerSettings(addresses: [$0], maxTCPConnections: 4, tcpIdleTimeout: .milliseconds(300))
+            ListenerSettings(addresses: [$0], tcp: TCPSettings(maxConnections: 4, idleTimeout: .milliseconds(300)))
         }) { running in
             // A byte every 100 ms never completes the announced 40-byte query.
             let open = DNSClient.trickle(port: running.port, every: 0.1, seconds: 3)
@@ -194,7 +194,7 @@ import Testing
         try await Self.withServer(
             access: access,
             listeners: {
-                ListenerSettings(addresses: [$0], maxTCPConnections: 8, tcpIdleTimeout: .seconds(5))
+                ListenerSettings(addresses: [$0], tcp: TCPSettings(maxConnections: 8, idleTimeout: .seconds(5)))
             }
         ) { running in
             var held: [Int32] = []
@@ -215,7 +215,7 @@ import Testing
         // An idle timeout far longer than the test: on a loaded machine a short one closed the
         // greedy connections before the counts were read.
         try await Self.withServer(listeners: {
-            ListenerSettings(addresses: [$0], maxTCPConnections: 16, tcpIdleTimeout: .seconds(120))
+            ListenerSettings(addresses: [$0], tcp: TCPSettings(maxConnections: 16, idleTimeout: .seconds(120)))
         }) { running in
             var greedy: [Int32] = []
             defer { for fd in greedy { close(fd) } }

@@ -89,8 +89,8 @@ import Testing
         #expect(config.cache.staleSeconds == 0)
         #expect(config.forwarding == ForwardSettings(attemptTimeout: .milliseconds(250), attempts: 4))
         #expect(config.access.networks.map(\.description) == ["192.168.1.0/24", "fd00::/8"])
-        #expect(config.maxTCPConnections == 32)
-        #expect(config.tcpIdleTimeout == .seconds(5))
+        #expect(config.tcp.maxConnections == 32)
+        #expect(config.tcp.idleTimeout == .seconds(5))
     }
 
     @Test func everyErrorNamesItsLineAndKey() {

@@ -1,3 +1,4 @@
+import ConfigKit
 import LockrPuzzles
 
 /// One thing a gate asks before a window opens or protection loosens.
@@ -113,4 +114,22 @@ public struct GateSettings: Sendable, Equatable, Codable {
         if !(0...5).contains(typedFallbackSteps) { problems.append("typed-fallback-steps must be 0 to 5") }
         return problems
     }
+}
+
+extension PuzzleSettings: ConfigSection {
+    public static let settings: [Setting<PuzzleSettings>] = [
+        Setting(
+            "kinds", \.kinds, "the kinds drawn from: arithmetic, chess",
+            read: { reader, key in
+                guard let kinds = reader.choices(key, as: PuzzleKind.self) else { return nil }
+                if kinds.isEmpty { reader.problem(key, "name arithmetic, chess or both") }
+                return kinds.isEmpty ? nil : kinds
+            },
+            write: { "[" + $0.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + "]" }),
+        .choice("difficulty", \.difficulty, "easy, medium or hard on a quiet day; it rises with each opening"),
+        .integer("count", \.count, in: countRange, "puzzles solved for one opening"),
+        .durationText(
+            "time-limit", \.timeLimit, seconds: timeLimitSeconds, example: "2m", spokenRange: "10s to 60m",
+            "how long an issued puzzle may be answered"),
+    ]
 }

@@ -14,3 +14,14 @@ public enum ByteSizeText {
         return number << shift
     }
 }
+
+extension ByteSizeText {
+    /// `bytes` in its largest whole unit ("256MB", "1GB", "512B").
+    public static func written(_ bytes: Int) -> String {
+        for (unit, shift) in [("TB", 40), ("GB", 30), ("MB", 20), ("KB", 10)]
+        where bytes != 0 && bytes % (1 << shift) == 0 {
+            return "\(bytes >> shift)\(unit)"
+        }
+        return "\(bytes)B"
+    }
+}

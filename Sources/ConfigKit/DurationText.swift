@@ -28,3 +28,14 @@ public enum DurationText {
         return digits.isEmpty && !text.isEmpty ? total : nil
     }
 }
+
+extension DurationText {
+    /// `seconds` as the config file writes it, in its largest whole unit ("7d", "90m", "45s", "0").
+    public static func written(seconds: Int) -> String {
+        guard seconds != 0 else { return "0" }
+        for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60)] where seconds % size == 0 {
+            return "\(seconds / size)\(unit)"
+        }
+        return "\(seconds)s"
+    }
+}

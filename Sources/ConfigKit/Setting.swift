@@ -1,0 +1,142 @@
+/// One key of a config file's section, declared beside the code it configures: its name, what it
+/// does, how it is read onto the section's value (type, range, the words of its problems), how its
+/// value is written in the file (the reference's defaults), and whether a running lockr takes it
+/// only when it starts.
+public struct Setting<Section: Sendable>: Sendable {
+    public let key: String
+    public let summary: String
+    /// A reload cannot apply it: the reload names it, and it applies at the next start.
+    public let restartOnly: Bool
+    private let readOnto: @Sendable (inout ConfigReader, String, inout Section) -> Void
+    private let writes: @Sendable (Section) -> String
+    private let same: @Sendable (Section, Section) -> Bool
+
+    /// `key`, read by `read` (nil: absent or wrong, the problem noted) onto `path`, and written
+    /// in the file as `write` says.
+    public init<Value: Equatable & Sendable>(
+        _ key: String, _ path: WritableKeyPath<Section, Value> & Sendable, restartOnly: Bool = false,
+        _ summary: String, read: @escaping @Sendable (inout ConfigReader, String) -> Value?,
+        write: @escaping @Sendable (Value) -> String
+    ) {
+        self.key = key
+        self.summary = summary
+        self.restartOnly = restartOnly
+        readOnto = { reader, dottedKey, section in
+            if let value = read(&reader, dottedKey) { section[keyPath: path] = value }
+        }
+        writes = { write($0[keyPath: path]) }
+        same = { $0[keyPath: path] == $1[keyPath: path] }
+    }
+
+    func read(_ reader: inout ConfigReader, _ dottedKey: String, onto section: inout Section) {
+        readOnto(&reader, dottedKey, &section)
+    }
+
+    /// The setting's value in `section` as the file writes it (`10000`, `true`, `"7d"`).
+    public func written(in section: Section) -> String { writes(section) }
+
+    public func differs(between one: Section, and other: Section) -> Bool { !same(one, other) }
+}
+
+extension Setting {
+    /// A whole number within `range`, held as `as` makes it (seconds as a `Duration`, say).
+    public static func integer<Value: Equatable & Sendable>(
+        _ key: String, _ path: WritableKeyPath<Section, Value> & Sendable, in range: ClosedRange<Int>,
+        as make: @escaping @Sendable (Int) -> Value, shown: @escaping @Sendable (Value) -> Int,
+        restartOnly: Bool = false, _ summary: String
+    ) -> Setting {
+        Setting(
+            key, path, restartOnly: restartOnly, summary, read: { $0.integer($1, in: range).map(make) },
+            write: { "\(shown($0))" })
+    }
+
+    /// A whole number within `range`.
+    public static func integer<Value: BinaryInteger & Sendable>(
+        _ key: String, _ path: WritableKeyPath<Section, Value> & Sendable, in range: ClosedRange<Int>,
+        restartOnly: Bool = false, _ summary: String
+    ) -> Setting {
+        integer(key, path, in: range, as: { Value($0) }, shown: { Int($0) }, restartOnly: restartOnly, summary)
+    }
+
+    /// A number of whole `unit`s (seconds, minutes) within `range`, held as a `Duration`.
+    public static func duration(
+        _ key: String, _ path: WritableKeyPath<Section, Duration> & Sendable, in range: ClosedRange<Int>,
+        unit: Duration, restartOnly: Bool = false, _ summary: String
+    ) -> Setting {
+        integer(
+            key, path, in: range, as: { unit * $0 }, shown: { Int($0 / unit) }, restartOnly: restartOnly, summary)
+    }
+
+    /// A duration written as people do ("7d", "90m"), within `range` seconds.
+    public static func durationText(
+        _ key: String, _ path: WritableKeyPath<Section, Duration> & Sendable, seconds range: ClosedRange<Int>,
+        example: String, spokenRange: String, restartOnly: Bool = false, _ summary: String
+    ) -> Setting {
+        Setting(
+            key, path, restartOnly: restartOnly, summary,
+            read: { reader, key in
+                reader.duration(key, seconds: range, example: example, spokenRange: spokenRange).map { .seconds($0) }
+            },
+            write: { "\"\(DurationText.written(seconds: Int($0.components.seconds)))\"" })
+    }
+
+    /// A size written as people do ("256MB"), within `range` bytes.
+    public static func byteSize(
+        _ key: String, _ path: WritableKeyPath<Section, Int> & Sendable, in range: ClosedRange<Int>,
+        example: String, spokenRange: String, restartOnly: Bool = false, _ summary: String
+    ) -> Setting {
+        Setting(
+            key, path, restartOnly: restartOnly, summary,
+            read: { $0.byteSize($1, in: range, example: example, spokenRange: spokenRange) },
+            write: { "\"\(ByteSizeText.written($0))\"" })
+    }
+
+    public static func bool(
+        _ key: String, _ path: WritableKeyPath<Section, Bool> & Sendable, restartOnly: Bool = false,
+        _ summary: String
+    ) -> Setting {
+        Setting(key, path, restartOnly: restartOnly, summary, read: { $0.bool($1) }, write: { "\($0)" })
+    }
+
+    /// One of `Choice`'s words.
+    public static func choice<Choice: RawRepresentable & CaseIterable & Equatable & Sendable>(
+        _ key: String, _ path: WritableKeyPath<Section, Choice> & Sendable, restartOnly: Bool = false,
+        _ summary: String
+    ) -> Setting where Choice.RawValue == String {
+        Setting(
+            key, path, restartOnly: restartOnly, summary, read: { $0.choice($1, as: Choice.self) },
+            write: { "\"\($0.rawValue)\"" })
+    }
+}
+
+/// A section of the config file (`[cache]`, `[snooze]`, ...), declared by the module it configures:
+/// its settings, and what is wrong with it as a whole.
+public protocol ConfigSection: Sendable {
+    /// Its settings, in the order the reference lists them.
+    static var settings: [Setting<Self>] { get }
+    /// What is wrong with the section once read, beyond any one key (a minimum above a maximum);
+    /// keys are the section's own ("min-ttl").
+    func problems() -> [ConfigProblem]
+}
+
+extension ConfigSection {
+    public func problems() -> [ConfigProblem] { [] }
+
+    /// Its keys.
+    public static var keys: Set<String> { Set(settings.map(\.key)) }
+
+    /// The keys under `prefix` whose values differ between `self` and `other` and that a running
+    /// lockr takes only at start.
+    public func restartOnlyChanges(to other: Self, at prefix: String) -> [String] {
+        Self.settings.filter { $0.restartOnly && $0.differs(between: self, and: other) }.map { "\(prefix).\($0.key)" }
+    }
+}
+
+extension ConfigReader {
+    /// `section`'s settings under `prefix` ("cache", "people.kid.snooze") read onto `value`, then
+    /// checked as a whole. Keys the section does not declare are the caller's to report.
+    public mutating func read<Section: ConfigSection>(_ value: inout Section, at prefix: String) {
+        for setting in Section.settings { setting.read(&self, "\(prefix).\(setting.key)", onto: &value) }
+        for found in value.problems() { problem(found.key.map { "\(prefix).\($0)" } ?? prefix, found.message) }
+    }
+}

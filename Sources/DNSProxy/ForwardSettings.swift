@@ -1,0 +1,42 @@
+import ConfigKit
+import NIOCore
+
+/// How queries are sent upstream.
+public struct ForwardSettings: Sendable, Equatable {
+    /// How long one attempt waits for an answer before the next upstream is tried.
+    public var attemptTimeout: TimeAmount
+    /// Attempts per query, cycling through the upstreams in health order.
+    public var attempts: Int
+    /// UDP sockets per address family and event loop.
+    public var socketsPerFamily: Int
+    /// Queries one socket carries before a socket on a new random port replaces it.
+    public var queriesPerPort: Int
+    /// How long a query with an expired cached answer waits for the upstreams before it gets the
+    /// stale answer (RFC 8767's client-response timer; it suggests 1.8 s). The upstream answer, when
+    /// it comes, still refreshes the cache. While every upstream is down, stale answers go at once.
+    public var staleAnswerTimeout: TimeAmount
+
+    public init(
+        attemptTimeout: TimeAmount = .milliseconds(1000), attempts: Int = 3, socketsPerFamily: Int = 8,
+        queriesPerPort: Int = 64, staleAnswerTimeout: TimeAmount = .milliseconds(1800)
+    ) {
+        self.attemptTimeout = attemptTimeout
+        self.attempts = attempts
+        self.socketsPerFamily = socketsPerFamily
+        self.queriesPerPort = queriesPerPort
+        self.staleAnswerTimeout = staleAnswerTimeout
+    }
+}
+
+extension ForwardSettings: ConfigSection {
+    public static let settings: [Setting<ForwardSettings>] = [
+        .integer(
+            "timeout-ms", \.attemptTimeout, in: 10...60_000, as: { .milliseconds(Int64($0)) },
+            shown: { Int($0.nanoseconds / 1_000_000) }, "how long one upstream is waited for before the next is asked"),
+        .integer("attempts", \.attempts, in: 1...10, "upstreams asked per query, in order of health"),
+        .integer(
+            "stale-answer-ms", \.staleAnswerTimeout, in: 0...60_000, as: { .milliseconds(Int64($0)) },
+            shown: { Int($0.nanoseconds / 1_000_000) },
+            "how long a query with an expired cached answer waits for the upstreams before it gets that answer"),
+    ]
+}

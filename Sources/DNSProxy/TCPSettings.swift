@@ -1,0 +1,28 @@
+import ConfigKit
+import NIOCore
+
+/// DNS over TCP's limits (`[tcp]`).
+public struct TCPSettings: Sendable, Equatable {
+    /// TCP connections allowed at once, shared fairly among sources (`TCPConnectionTable`).
+    public var maxConnections: Int
+    /// A TCP connection that completes no query for this long (counted from its start, its last
+    /// query or its last answer) is closed, however many bytes it trickles in.
+    public var idleTimeout: TimeAmount
+
+    public init(maxConnections: Int = 256, idleTimeout: TimeAmount = .seconds(10)) {
+        self.maxConnections = maxConnections
+        self.idleTimeout = idleTimeout
+    }
+}
+
+extension TCPSettings: ConfigSection {
+    public static let settings: [Setting<TCPSettings>] = [
+        .integer(
+            "max-connections", \.maxConnections, in: 1...100_000, restartOnly: true,
+            "connections at once, no source more than three quarters of them"),
+        .integer(
+            "idle-timeout-ms", \.idleTimeout, in: 100...600_000, as: { .milliseconds(Int64($0)) },
+            shown: { Int($0.nanoseconds / 1_000_000) }, restartOnly: true,
+            "a connection that completes no query for this long is closed"),
+    ]
+}
