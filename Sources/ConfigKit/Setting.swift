@@ -28,6 +28,32 @@ public struct Setting<Section: Sendable>: Sendable {
         same = { $0[keyPath: path] == $1[keyPath: path] }
     }
 
+    /// `key`, read by `update` straight onto the section (for a setting that changes part of a
+    /// value it shares with others, such as a calendar's time zone), written as `write` says and
+    /// compared by `same`.
+    public init(
+        _ key: String, restartOnly: Bool = false, _ summary: String,
+        update: @escaping @Sendable (inout ConfigReader, String, inout Section) -> Void,
+        write: @escaping @Sendable (Section) -> String, same: @escaping @Sendable (Section, Section) -> Bool
+    ) {
+        self.key = key
+        self.summary = summary
+        self.restartOnly = restartOnly
+        readOnto = update
+        writes = write
+        self.same = same
+    }
+
+    /// This setting of a value that `path` reaches from `Outer` (the snooze's `minutes` of a
+    /// person's whole policy).
+    public func within<Outer: Sendable>(_ path: WritableKeyPath<Outer, Section> & Sendable) -> Setting<Outer> {
+        let (readOnto, writes, same) = (self.readOnto, self.writes, self.same)
+        return Setting<Outer>(
+            key, restartOnly: restartOnly, summary,
+            update: { reader, key, outer in readOnto(&reader, key, &outer[keyPath: path]) },
+            write: { writes($0[keyPath: path]) }, same: { same($0[keyPath: path], $1[keyPath: path]) })
+    }
+
     func read(_ reader: inout ConfigReader, _ dottedKey: String, onto section: inout Section) {
         readOnto(&reader, dottedKey, &section)
     }
@@ -36,6 +62,11 @@ public struct Setting<Section: Sendable>: Sendable {
     public func written(in section: Section) -> String { writes(section) }
 
     public func differs(between one: Section, and other: Section) -> Bool { !same(one, other) }
+}
+
+/// `text` as a string of the file (quoted, its quotes and backslashes escaped).
+public func quotedConfigString(_ text: String) -> String {
+    "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
 }
 
 extension Setting {
@@ -132,11 +163,30 @@ extension ConfigSection {
     }
 }
 
+/// A section of the file whose settings belong to a larger value (`[time]` and `[hourly]` are parts
+/// of a person's `PolicySettings`): its name and its settings over that value.
+public struct SectionDeclaration<Root: Sendable>: Sendable {
+    public let name: String
+    public let settings: [Setting<Root>]
+
+    public init(_ name: String, _ settings: [Setting<Root>]) {
+        self.name = name
+        self.settings = settings
+    }
+
+    public var keys: Set<String> { Set(settings.map(\.key)) }
+}
+
 extension ConfigReader {
     /// `section`'s settings under `prefix` ("cache", "people.kid.snooze") read onto `value`, then
     /// checked as a whole. Keys the section does not declare are the caller's to report.
     public mutating func read<Section: ConfigSection>(_ value: inout Section, at prefix: String) {
-        for setting in Section.settings { setting.read(&self, "\(prefix).\(setting.key)", onto: &value) }
+        read(&value, Section.settings, at: prefix)
         for found in value.problems() { problem(found.key.map { "\(prefix).\($0)" } ?? prefix, found.message) }
+    }
+
+    /// `settings` under `prefix` read onto `value`.
+    public mutating func read<Root>(_ value: inout Root, _ settings: [Setting<Root>], at prefix: String) {
+        for setting in settings { setting.read(&self, "\(prefix).\(setting.key)", onto: &value) }
     }
 }

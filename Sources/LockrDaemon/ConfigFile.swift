@@ -93,9 +93,7 @@ extension ConfigReader {
         "protection-off-after", "puzzles", "speech-model", "query-log", "notify",
     ]
     /// The sections a person's table may hold: the top level's policy sections.
-    static let personSections = [
-        "policy", "time", "hourly", "extreme", "snooze", "extend", "emergency", "puzzles", "query-log",
-    ]
+    static let personSections = PolicySettings.configSections.map(\.name) + ["query-log"]
     /// The keys of a person's table besides those sections.
     static let personKeys: Set<String> = [
         "devices", "guard", "always-allow", "blocklists", "allowlists", "schedules", "profiles",
@@ -106,16 +104,6 @@ extension ConfigReader {
         "upstream": ForwardSettings.keys,
         "access": ["allow"],
         "tcp": TCPSettings.keys,
-        "policy": ["mode", "time-zone", "day-start", "max-ttl", "block-ttl", "commitment-delay"],
-        "time": [
-            "budget-minutes", "per-app", "slice-seconds", "min-queries", "neighbourhood", "grace-seconds", "gate",
-        ],
-        "hourly": ["window-minutes", "open-on-first-query", "gate"],
-        "extreme": ["phrase", "strictness", "window-minutes", "gate", "input", "typed-fallback-steps"],
-        "puzzles": PuzzleSettings.keys,
-        "snooze": Allowance.keys,
-        "extend": Allowance.keys,
-        "emergency": Allowance.keys.union(["hold-seconds"]),
         "pihole6": ["url", "password-file", "password-env", "clients", "group"],
         "pihole5": ["url", "token-file", "token-env"],
         "adguardhome": ["url", "username", "password-file", "password-env", "clients"],
@@ -124,7 +112,8 @@ extension ConfigReader {
         "adapters": ["reconcile-seconds", "retry-max-seconds", "log-seconds", "timeout-seconds"],
         "query-log": QueryLogSettings.keys,
         "notify": ["suggestions"],
-    ]
+    ].merging(PolicySettings.configSections.map { ($0.name, $0.keys) }) { _, policy in policy }
+        .merging(["policy": PolicySettings.configSections[0].keys.union(["block-ttl"])]) { _, topLevel in topLevel }
     /// The keys of a person's sections, where they differ from the top level's.
     static let personSectionKeys: [String: Set<String>] = [
         "policy": sections["policy"]!.subtracting(["block-ttl"]), "query-log": ["privacy"],
@@ -573,117 +562,10 @@ extension ConfigReader {
         return settings
     }
 
-    /// The policy keys under `prefix` ("" for the top level, "people.NAME." for a person) onto `policy`.
+    /// The policy's sections under `prefix` ("" for the top level, "people.NAME." for a person)
+    /// onto `policy`.
     private mutating func applyPolicy(to policy: inout PolicySettings, prefix: String = "") {
-        if let value = string(prefix + "policy.mode") {
-            if let mode = Mode(rawValue: value) {
-                policy.mode = mode
-            } else {
-                problem(prefix + "policy.mode", "expected time, hourly or extreme, not '\(value)'")
-            }
-        }
-        var timeZone = policy.calendar.timeZone
-        var dayStart = policy.calendar.dayStartMinutes
-        if let value = string(prefix + "policy.time-zone") {
-            if let zone = TimeZone(identifier: value) {
-                timeZone = zone
-            } else {
-                problem(prefix + "policy.time-zone", "unknown time zone '\(value)' (use a name such as Europe/Berlin)")
-            }
-        }
-        if let value = string(prefix + "policy.day-start") {
-            if let minutes = Schedule.minutes(value), minutes < 1440 {
-                dayStart = minutes
-            } else {
-                problem(prefix + "policy.day-start", "expected a time of day HH:MM, not '\(value)'")
-            }
-        }
-        policy.calendar = DayCalendar(timeZone: timeZone, dayStartMinutes: dayStart)
-        if let value = integer(prefix + "policy.max-ttl", in: 1...60) { policy.maximumTTL = .seconds(value) }
-        if let value = string(prefix + "policy.commitment-delay") {
-            if let seconds = DurationText.seconds(value, plainUnit: nil), seconds <= 30 * 86_400 {
-                policy.commitmentDelay = .seconds(seconds)
-            } else {
-                problem(
-                    prefix + "policy.commitment-delay",
-                    "expected a duration up to 30 days such as \"24h\", \"90m\" or \"0\", not '\(value)'")
-            }
-        }
-
-        if let value = integer(prefix + "time.budget-minutes", in: TimeModeSettings.budgetMinutes) {
-            policy.time.budget = .seconds(value * 60)
-        }
-        if let value = bool(prefix + "time.per-app") { policy.time.perApp = value }
-        if let value = integer(prefix + "time.slice-seconds", in: 1...60) {
-            if 60 % value == 0 {
-                policy.time.metering.slice = .seconds(value)
-            } else {
-                problem(
-                    prefix + "time.slice-seconds", "must divide a minute (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60)")
-            }
-        }
-        if let value = integer(prefix + "time.min-queries", in: 1...20) { policy.time.metering.minimumQueries = value }
-        if let value = integer(prefix + "time.neighbourhood", in: 0...60) { policy.time.metering.neighbourhood = value }
-        if let value = integer(prefix + "time.grace-seconds", in: 0...600) {
-            policy.time.metering.grace = .seconds(value)
-        }
-
-        if let value = windowMinutes(prefix + "hourly.window-minutes") { policy.hourly.window = value }
-        if let value = bool(prefix + "hourly.open-on-first-query") { policy.hourly.openOnFirstQuery = value }
-        if let value = string(prefix + "extreme.phrase") {
-            if PhraseGate.normalize(value).isEmpty {
-                problem(prefix + "extreme.phrase", "must contain letters")
-            } else {
-                policy.extreme.phrase = value
-            }
-        }
-        if let value = string(prefix + "extreme.strictness") {
-            if let strictness = Strictness(rawValue: value) {
-                policy.extreme.strictness = strictness
-            } else {
-                problem(prefix + "extreme.strictness", "expected strict, normal or lenient, not '\(value)'")
-            }
-        }
-        if let value = windowMinutes(prefix + "extreme.window-minutes") { policy.extreme.window = value }
-        applyGate(to: &policy.gate, prefix: prefix)
-
-        read(&policy.snooze, at: prefix + "snooze")
-        read(&policy.extend, at: prefix + "extend")
-        read(&policy.emergency, at: prefix + "emergency")
-        if let value = integer(prefix + "emergency.hold-seconds", in: 0...60) { policy.emergencyHold = .seconds(value) }
-    }
-
-    /// Each mode's `gate`, how the sentence is given, and `[puzzles]`.
-    private mutating func applyGate(to gate: inout GateSettings, prefix: String) {
-        for (section, steps) in [("time", \GateSettings.time), ("hourly", \.hourly), ("extreme", \.extreme)] {
-            guard let value = choices(prefix + "\(section).gate", as: GateStep.self) else { continue }
-            if section == "extreme", value.isEmpty {
-                problem(
-                    prefix + "extreme.gate", "must ask something (phrase, voice or puzzle): extreme mode is its gate")
-            } else {
-                gate[keyPath: steps] = value
-            }
-        }
-        if let value = string(prefix + "extreme.input") {
-            if let input = SentenceInput(rawValue: value) {
-                gate.input = input
-            } else {
-                problem(prefix + "extreme.input", "expected voice, typed or either, not '\(value)'")
-            }
-        }
-        if let value = integer(prefix + "extreme.typed-fallback-steps", in: GateSettings.typedFallbackStepsRange) {
-            gate.typedFallbackSteps = value
-        }
-        read(&gate.puzzles, at: prefix + "puzzles")
-    }
-
-    private mutating func windowMinutes(_ key: String) -> Duration? {
-        guard let value = integer(key, in: 1...60) else { return nil }
-        guard HourlySettings.windowMinutes.contains(value) else {
-            problem(key, "must be \(HourlySettings.windowMinutes.spokenChoices)")
-            return nil
-        }
-        return .seconds(value * 60)
+        for section in PolicySettings.configSections { read(&policy, section.settings, at: prefix + section.name) }
     }
 
     private mutating func addresses(_ list: [String], key: String, defaultPort: Int?) -> [SocketAddress] {

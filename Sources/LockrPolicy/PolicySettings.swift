@@ -12,7 +12,7 @@ public enum Mode: String, Sendable, Codable, CaseIterable {
 }
 
 /// How close a typed phrase must be to the set sentence.
-public enum Strictness: String, Sendable, Codable {
+public enum Strictness: String, Sendable, Codable, CaseIterable {
     case strict
     case normal
     case lenient

@@ -1,6 +1,7 @@
 import ConfigKit
 import DNSProxy
 import DNSWire
+import Foundation
 import LockrPolicy
 import NIOCore
 import Testing
@@ -13,6 +14,15 @@ import Testing
     /// `value`'s settings as a config file writes them, under `[prefix]`.
     func written<Section: ConfigSection>(_ value: Section, at prefix: String) -> String {
         "[\(prefix)]\n" + Section.settings.map { "\($0.key) = \($0.written(in: value))" }.joined(separator: "\n") + "\n"
+    }
+
+    /// `sections`' settings of `value`, each under its `[name]`.
+    func written<Root>(_ value: Root, _ sections: [SectionDeclaration<Root>]) -> String {
+        sections.map { section in
+            "[\(section.name)]\n"
+                + section.settings.map { "\($0.key) = \($0.written(in: value))" }
+                .joined(separator: "\n") + "\n"
+        }.joined(separator: "\n")
     }
 
     /// Every declared setting set away from its default.
@@ -28,11 +38,31 @@ import Testing
         config.queryLog.retention = .seconds(2 * 86_400)
         config.queryLog.privacy = .apps
         config.queryLog.maximumBytes = 64 << 20
-        config.policy.snooze = Allowance(length: .seconds(4 * 60), perDay: 2)
-        config.policy.extend = Allowance(length: .seconds(20 * 60), perDay: 0)
-        config.policy.emergency = Allowance(length: .seconds(3 * 60), perDay: 5)
-        config.policy.gate.puzzles = PuzzleSettings(
-            kinds: [.chess], difficulty: .hard, count: 3, timeLimit: .seconds(90))
+        var policy = PolicySettings(
+            mode: .hourly, calendar: DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 330)
+        )
+        policy.maximumTTL = .seconds(20)
+        policy.commitmentDelay = .seconds(7200)
+        policy.time.budget = .seconds(45 * 60)
+        policy.time.perApp = true
+        policy.time.metering.slice = .seconds(5)
+        policy.time.metering.minimumQueries = 2
+        policy.time.metering.neighbourhood = 3
+        policy.time.metering.grace = .seconds(20)
+        policy.hourly = HourlySettings(window: .seconds(5 * 60), openOnFirstQuery: true)
+        policy.extreme = ExtremeSettings(
+            phrase: #"Let "me" in \ for {minutes} minutes"#, strictness: .strict, window: .seconds(600))
+        policy.gate.time = [.puzzle]
+        policy.gate.hourly = [.phrase]
+        policy.gate.extreme = [.voice, .puzzle]
+        policy.gate.input = .voice
+        policy.gate.typedFallbackSteps = 2
+        policy.snooze = Allowance(length: .seconds(4 * 60), perDay: 2)
+        policy.extend = Allowance(length: .seconds(20 * 60), perDay: 0)
+        policy.emergency = Allowance(length: .seconds(3 * 60), perDay: 5)
+        policy.emergencyHold = .seconds(5)
+        policy.gate.puzzles = PuzzleSettings(kinds: [.chess], difficulty: .hard, count: 3, timeLimit: .seconds(90))
+        config.policy = policy
         return config
     }
 
@@ -41,8 +71,7 @@ import Testing
         let text = [
             written(config.cache, at: "cache"), written(config.forwarding, at: "upstream"),
             written(config.tcp, at: "tcp"), written(config.queryLog, at: "query-log"),
-            written(config.policy.snooze, at: "snooze"), written(config.policy.extend, at: "extend"),
-            written(config.policy.emergency, at: "emergency"), written(config.policy.gate.puzzles, at: "puzzles"),
+            written(config.policy, PolicySettings.configSections),
         ].joined(separator: "\n")
         #expect(try ConfigFile.parse(text, path: "written.toml") == config, "\(text)")
         #expect(text.contains("retention = \"2d\"") && text.contains("max-size = \"64MB\""))

@@ -1,0 +1,160 @@
+import ConfigKit
+import Foundation
+
+/// A person's policy in the config file: `[policy]`, `[time]`, `[hourly]`, `[extreme]`, `[snooze]`,
+/// `[extend]`, `[emergency]` and `[puzzles]`, at the top level and in each `[people.NAME]`.
+extension PolicySettings {
+    /// The sections, in the order the reference lists them.
+    public static let configSections: [SectionDeclaration<PolicySettings>] = [
+        SectionDeclaration("policy", policySection),
+        SectionDeclaration("time", timeSection),
+        SectionDeclaration("hourly", hourlySection),
+        SectionDeclaration("extreme", extremeSection),
+        SectionDeclaration("puzzles", PuzzleSettings.settings.map { $0.within(\.gate.puzzles) }),
+        SectionDeclaration("snooze", Allowance.settings.map { $0.within(\.snooze) }),
+        SectionDeclaration("extend", Allowance.settings.map { $0.within(\.extend) }),
+        SectionDeclaration(
+            "emergency",
+            Allowance.settings.map { $0.within(\.emergency) } + [
+                .duration(
+                    "hold-seconds", \.emergencyHold, in: 0...60, unit: .seconds(1),
+                    "how long the emergency button is held before it opens")
+            ]),
+    ]
+
+    static let policySection: [Setting<PolicySettings>] = [
+        .choice("mode", \.mode, "time, hourly or extreme"),
+        Setting(
+            "time-zone", "the time zone of days and clock hours (unset: the system's)",
+            update: { reader, key, policy in
+                guard let name = reader.string(key) else { return }
+                guard let zone = TimeZone(identifier: name) else {
+                    reader.problem(key, "unknown time zone '\(name)' (use a name such as Europe/Berlin)")
+                    return
+                }
+                policy.calendar = DayCalendar(timeZone: zone, dayStartMinutes: policy.calendar.dayStartMinutes)
+            },
+            write: { "\"\($0.calendar.timeZone.identifier)\"" }, same: { $0.calendar.timeZone == $1.calendar.timeZone }),
+        Setting(
+            "day-start", "when a new day (budget, counters) begins, HH:MM local time",
+            update: { reader, key, policy in
+                guard let text = reader.string(key) else { return }
+                guard let minutes = Schedule.minutes(text), minutes < 1440 else {
+                    reader.problem(key, "expected a time of day HH:MM, not '\(text)'")
+                    return
+                }
+                policy.calendar = DayCalendar(timeZone: policy.calendar.timeZone, dayStartMinutes: minutes)
+            },
+            write: { "\"\(Schedule.clock($0.calendar.dayStartMinutes))\"" },
+            same: { $0.calendar.dayStartMinutes == $1.calendar.dayStartMinutes }),
+        .duration(
+            "max-ttl", \.maximumTTL, in: 1...Int(maximumTTLLimit.components.seconds), unit: .seconds(1),
+            "upper bound on the TTL of a guarded app's answers, seconds"),
+        Setting(
+            "commitment-delay", \.commitmentDelay,
+            "how long a change that loosens protection waits, on top of the mode's reset",
+            read: { reader, key in
+                guard let text = reader.string(key) else { return nil }
+                guard let seconds = DurationText.seconds(text, plainUnit: nil), seconds <= 30 * 86_400 else {
+                    reader.problem(
+                        key, "expected a duration up to 30 days such as \"24h\", \"90m\" or \"0\", not '\(text)'")
+                    return nil
+                }
+                return .seconds(seconds)
+            },
+            write: { "\"\(DurationText.written(seconds: Int($0.components.seconds)))\"" }),
+    ]
+
+    static let timeSection: [Setting<PolicySettings>] = [
+        .duration(
+            "budget-minutes", \.time.budget, in: TimeModeSettings.budgetMinutes, unit: .seconds(60),
+            "the daily budget, minutes"),
+        .bool("per-app", \.time.perApp, "one budget per app instead of one for all guarded apps"),
+        Setting(
+            "slice-seconds", \.time.metering.slice, "metering's slice, seconds dividing a minute",
+            read: { reader, key in
+                guard let value = reader.integer(key, in: 1...60) else { return nil }
+                guard 60 % value == 0 else {
+                    reader.problem(key, "must divide a minute (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30 or 60)")
+                    return nil
+                }
+                return .seconds(value)
+            },
+            write: { "\($0.components.seconds)" }),
+        .integer(
+            "min-queries", \.time.metering.minimumQueries, in: 1...20,
+            "queries that make a slice count, and the queries in a row that make sustained use"),
+        .integer(
+            "neighbourhood", \.time.metering.neighbourhood, in: 0...60, "slices before a slice whose queries count"),
+        .duration(
+            "grace-seconds", \.time.metering.grace, in: 0...600, unit: .seconds(1),
+            "the gap between used slices that still counts"),
+        gate("gate", \.gate.time, "what snooze and extend ask first"),
+    ]
+
+    static let hourlySection: [Setting<PolicySettings>] = [
+        window(\.hourly.window),
+        .bool(
+            "open-on-first-query", \.hourly.openOnFirstQuery,
+            "open the window on the hour's first query instead of on lockr unlock"),
+        gate("gate", \.gate.hourly, "what lockr unlock asks first"),
+    ]
+
+    static let extremeSection: [Setting<PolicySettings>] = [
+        Setting(
+            "phrase", \.extreme.phrase, "the sentence; {minutes} stands for the window's length",
+            read: { reader, key in
+                guard let text = reader.string(key) else { return nil }
+                guard !PhraseGate.normalize(text).isEmpty else {
+                    reader.problem(key, "must contain letters")
+                    return nil
+                }
+                return text
+            },
+            write: quotedConfigString),
+        .choice("strictness", \.extreme.strictness, "strict (exact), normal (5% of the letters may differ) or lenient"),
+        window(\.extreme.window),
+        Setting(
+            "gate", \.gate.extreme, "what lockr unlock asks: phrase, voice, puzzle",
+            read: { reader, key in
+                guard let steps = reader.choices(key, as: GateStep.self) else { return nil }
+                guard !steps.isEmpty else {
+                    reader.problem(key, "must ask something (phrase, voice or puzzle): extreme mode is its gate")
+                    return nil
+                }
+                return steps
+            },
+            write: written),
+        .choice("input", \.gate.input, "how the sentence may be given: typed, voice or either"),
+        .integer(
+            "typed-fallback-steps", \.gate.typedFallbackSteps, in: GateSettings.typedFallbackStepsRange,
+            "where the sentence must be spoken, how many cooldown steps typing it instead costs"),
+    ]
+
+    /// A mode's window, minutes: one of `HourlySettings.windowMinutes`.
+    private static func window(_ path: WritableKeyPath<PolicySettings, Duration> & Sendable) -> Setting<PolicySettings>
+    {
+        Setting(
+            "window-minutes", path, "the window per clock hour, minutes: \(HourlySettings.windowMinutes.spokenChoices)",
+            read: { reader, key in
+                guard let value = reader.integer(key, in: 1...60) else { return nil }
+                guard HourlySettings.windowMinutes.contains(value) else {
+                    reader.problem(key, "must be \(HourlySettings.windowMinutes.spokenChoices)")
+                    return nil
+                }
+                return .seconds(value * 60)
+            },
+            write: { "\($0.components.seconds / 60)" })
+    }
+
+    /// A mode's gate: the steps it asks, each once.
+    private static func gate(
+        _ key: String, _ path: WritableKeyPath<PolicySettings, [GateStep]> & Sendable, _ summary: String
+    ) -> Setting<PolicySettings> {
+        Setting(key, path, summary, read: { $0.choices($1, as: GateStep.self) }, write: written)
+    }
+
+    private static func written(_ steps: [GateStep]) -> String {
+        "[" + steps.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + "]"
+    }
+}
