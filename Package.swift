@@ -109,7 +109,7 @@ let package = Package(
         .target(
             name: "LockrAdapters",
             dependencies: [
-                "DNSFilter", "LockrPolicy", "LockrStore", "OutboundHTTP",
+                "ConfigKit", "DNSFilter", "LockrPolicy", "LockrStore", "OutboundHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

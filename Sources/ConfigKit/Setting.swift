@@ -156,37 +156,71 @@ extension ConfigSection {
     /// Its keys.
     public static var keys: Set<String> { Set(settings.map(\.key)) }
 
-    /// The keys under `prefix` whose values differ between `self` and `other` and that a running
-    /// lockr takes only at start.
-    public func restartOnlyChanges(to other: Self, at prefix: String) -> [String] {
-        Self.settings.filter { $0.restartOnly && $0.differs(between: self, and: other) }.map { "\(prefix).\($0.key)" }
-    }
 }
 
-/// A section of the file whose settings belong to a larger value (`[time]` and `[hourly]` are parts
-/// of a person's `PolicySettings`): its name and its settings over that value.
+/// A section of the file as a part of a larger value (`[time]` and `[hourly]` of a person's
+/// `PolicySettings`, `[cache]` of the daemon's whole configuration): its name (empty: the file's
+/// top level), its settings over that value, and what is wrong with it as a whole.
 public struct SectionDeclaration<Root: Sendable>: Sendable {
     public let name: String
     public let settings: [Setting<Root>]
+    private let check: @Sendable (Root) -> [ConfigProblem]
 
-    public init(_ name: String, _ settings: [Setting<Root>]) {
+    public init(
+        _ name: String, _ settings: [Setting<Root>], check: @escaping @Sendable (Root) -> [ConfigProblem] = { _ in [] }
+    ) {
         self.name = name
         self.settings = settings
+        self.check = check
+    }
+
+    /// `Section`'s own declaration, as the part of `Root` at `path`.
+    public init<Section: ConfigSection>(_ name: String, _ path: WritableKeyPath<Root, Section> & Sendable) {
+        self.init(name, Section.settings.map { $0.within(path) }, check: { $0[keyPath: path].problems() })
+    }
+
+    /// This section as a part of `Outer` at `path` (a person's policy within the configuration).
+    public func within<Outer: Sendable>(
+        _ path: WritableKeyPath<Outer, Root> & Sendable, named outerName: String? = nil
+    ) -> SectionDeclaration<Outer> {
+        let check = self.check
+        return SectionDeclaration<Outer>(
+            outerName ?? name, settings.map { $0.within(path) }, check: { check($0[keyPath: path]) })
     }
 
     public var keys: Set<String> { Set(settings.map(\.key)) }
+
+    /// The dotted key of `key` in this section under `prefix` ("people.kid.").
+    public func dotted(_ key: String, under prefix: String = "") -> String {
+        prefix + (name.isEmpty ? key : "\(name).\(key)")
+    }
+
+    /// The keys of the settings that need a restart whose values differ between `one` and `other`.
+    public func restartOnlyChanges(from one: Root, to other: Root) -> [String] {
+        settings.filter { $0.restartOnly && $0.differs(between: one, and: other) }.map { dotted($0.key) }
+    }
 }
 
 extension ConfigReader {
     /// `section`'s settings under `prefix` ("cache", "people.kid.snooze") read onto `value`, then
     /// checked as a whole. Keys the section does not declare are the caller's to report.
     public mutating func read<Section: ConfigSection>(_ value: inout Section, at prefix: String) {
-        read(&value, Section.settings, at: prefix)
+        for setting in Section.settings { setting.read(&self, "\(prefix).\(setting.key)", onto: &value) }
         for found in value.problems() { problem(found.key.map { "\(prefix).\($0)" } ?? prefix, found.message) }
     }
 
-    /// `settings` under `prefix` read onto `value`.
-    public mutating func read<Root>(_ value: inout Root, _ settings: [Setting<Root>], at prefix: String) {
-        for setting in settings { setting.read(&self, "\(prefix).\(setting.key)", onto: &value) }
+    /// `section` read onto `value` under `prefix` ("" or "people.kid."), then checked as a whole.
+    public mutating func read<Root>(_ value: inout Root, _ section: SectionDeclaration<Root>, under prefix: String = "")
+    {
+        for setting in section.settings {
+            setting.read(&self, section.dotted(setting.key, under: prefix), onto: &value)
+        }
+        for found in section.problems(of: value) {
+            problem(found.key.map { section.dotted($0, under: prefix) } ?? prefix + section.name, found.message)
+        }
     }
+}
+
+extension SectionDeclaration {
+    func problems(of value: Root) -> [ConfigProblem] { check(value) }
 }

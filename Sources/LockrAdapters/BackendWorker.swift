@@ -48,6 +48,8 @@ public struct AdapterTiming: Sendable, Equatable {
     public var reconcileInterval: Duration = .seconds(60)
     /// How often query logs are read for metering.
     public var logInterval: Duration = .seconds(10)
+    /// How long one request to a backend may take.
+    public var requestTimeout: Duration = .seconds(10)
 
     public init() {}
 

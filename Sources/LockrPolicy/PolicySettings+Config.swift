@@ -10,9 +10,9 @@ extension PolicySettings {
         SectionDeclaration("time", timeSection),
         SectionDeclaration("hourly", hourlySection),
         SectionDeclaration("extreme", extremeSection),
-        SectionDeclaration("puzzles", PuzzleSettings.settings.map { $0.within(\.gate.puzzles) }),
-        SectionDeclaration("snooze", Allowance.settings.map { $0.within(\.snooze) }),
-        SectionDeclaration("extend", Allowance.settings.map { $0.within(\.extend) }),
+        SectionDeclaration("puzzles", \.gate.puzzles),
+        SectionDeclaration("snooze", \.snooze),
+        SectionDeclaration("extend", \.extend),
         SectionDeclaration(
             "emergency",
             Allowance.settings.map { $0.within(\.emergency) } + [

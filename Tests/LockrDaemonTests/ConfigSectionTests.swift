@@ -11,23 +11,52 @@ import Testing
 /// The sections each module declares: what a setting writes, the file reads back; a setting that
 /// needs a restart is named by a reload that changes it, and no other.
 @Suite struct ConfigSectionTests {
-    /// `value`'s settings as a config file writes them, under `[prefix]`.
-    func written<Section: ConfigSection>(_ value: Section, at prefix: String) -> String {
-        "[\(prefix)]\n" + Section.settings.map { "\($0.key) = \($0.written(in: value))" }.joined(separator: "\n") + "\n"
-    }
-
-    /// `sections`' settings of `value`, each under its `[name]`.
+    /// `sections`' settings of `value` as a config file writes them: the top level's first, then
+    /// each section under its `[name]` (sections of one name together).
     func written<Root>(_ value: Root, _ sections: [SectionDeclaration<Root>]) -> String {
-        sections.map { section in
-            "[\(section.name)]\n"
-                + section.settings.map { "\($0.key) = \($0.written(in: value))" }
-                .joined(separator: "\n") + "\n"
+        var names: [String] = []
+        var lines: [String: [String]] = [:]
+        for section in sections {
+            if lines[section.name] == nil { names.append(section.name) }
+            lines[section.name, default: []] += section.settings.map { "\($0.key) = \($0.written(in: value))" }
+        }
+        return names.map { name in
+            (name.isEmpty ? "" : "[\(name)]\n") + lines[name]!.joined(separator: "\n") + "\n"
         }.joined(separator: "\n")
     }
 
     /// Every declared setting set away from its default.
     var changed: LockrConfiguration {
         var config = LockrConfiguration()
+        config.listen = [try! SocketAddress(ipAddress: "127.0.0.1", port: 5399)]
+        config.upstreams = [
+            try! SocketAddress(ipAddress: "192.0.2.1", port: 53),
+            try! SocketAddress(ipAddress: "2001:db8::1", port: 5353),
+        ]
+        config.stateDirectory = "/srv/lockr"
+        config.blocklists = ["/etc/lockr/ads.txt"]
+        config.allowlists = ["/etc/lockr/ok.txt"]
+        config.catalogueDirectory = "/opt/lockr/blocklists"
+        config.logLevel = "debug"
+        config.threads = 3
+        config.guarded = ["tiktok"]
+        config.names.alwaysAllow = ["whatsapp"]
+        config.control = try! SocketAddress(ipAddress: "::1", port: 5381)
+        config.web = nil
+        config.webName = "home.lan"
+        config.trustedForwarders = [IPNetwork("192.168.1.1")!]
+        config.protectionOffAfter = .seconds(1800)
+        config.speechModel = "/srv/en-us"
+        config.blockAnswer = .nxdomain
+        config.blockTTL = 30
+        config.names.antiBypass = false
+        config.access = AccessControl(networks: [IPNetwork("10.0.0.0/8")!])
+        config.suggestions = ["Read a \"book\"."]
+        config.adapterTiming.reconcileInterval = .seconds(120)
+        config.adapterTiming.maximumBackoff = .seconds(30)
+        config.adapterTiming.logInterval = .seconds(5)
+        config.adapterTiming.requestTimeout = .seconds(7)
+        config.guardBlockTTL = 2
         config.cache = CacheSettings(
             capacity: 500, bounds: TTLBounds(minimum: 7, maximum: 900, negativeMaximum: 60), staleSeconds: 30)
         config.forwarding.attemptTimeout = .milliseconds(250)
@@ -68,11 +97,7 @@ import Testing
 
     @Test func whatEachSettingWritesTheFileReadsBack() throws {
         let config = changed
-        let text = [
-            written(config.cache, at: "cache"), written(config.forwarding, at: "upstream"),
-            written(config.tcp, at: "tcp"), written(config.queryLog, at: "query-log"),
-            written(config.policy, PolicySettings.configSections),
-        ].joined(separator: "\n")
+        let text = written(config, LockrConfiguration.configSections)
         #expect(try ConfigFile.parse(text, path: "written.toml") == config, "\(text)")
         #expect(text.contains("retention = \"2d\"") && text.contains("max-size = \"64MB\""))
     }
@@ -81,8 +106,10 @@ import Testing
         let running = LockrConfiguration()
         #expect(
             RestartOnlySettings.changed(from: running, to: changed) == [
-                "cache.size", "cache.serve-stale", "tcp.max-connections", "tcp.idle-timeout-ms", "query-log.enabled",
-                "query-log.retention", "query-log.max-size",
+                "listen", "state-dir", "log-level", "threads", "control", "web", "speech-model", "cache.size",
+                "cache.serve-stale", "tcp.max-connections", "tcp.idle-timeout-ms", "query-log.enabled",
+                "query-log.retention", "query-log.max-size", "adapters.reconcile-seconds",
+                "adapters.retry-max-seconds", "adapters.log-seconds", "adapters.timeout-seconds",
             ])
     }
 

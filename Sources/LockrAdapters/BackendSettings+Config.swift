@@ -1,0 +1,188 @@
+import ConfigKit
+
+/// The backends in the config file: `backends`, each backend's section (`[pihole6]`, or one of a
+/// name of its own with a `kind`), `meter-from` and `[adapters]`.
+extension BackendKind {
+    /// The keys of its section.
+    public var configKeys: Set<String> {
+        switch self {
+        case .pihole6: ["url", "password-file", "password-env", "clients", "group"]
+        case .pihole5: ["url", "token-file", "token-env"]
+        case .adguardhome: ["url", "username", "password-file", "password-env", "clients"]
+        case .nextdns: ["url", "profile", "api-key-file", "api-key-env"]
+        case .webhook:
+            ["url", "token-file", "token-env", "events", "events-url", "events-token-file", "events-token-env"]
+        }
+    }
+}
+
+extension AdapterTiming: ConfigSection {
+    public static let settings: [Setting<AdapterTiming>] = [
+        .duration(
+            "reconcile-seconds", \.reconcileInterval, in: 1...86_400, unit: .seconds(1), restartOnly: true,
+            "how often each backend is compared with what lockr wants when nothing changes"),
+        .duration(
+            "retry-max-seconds", \.maximumBackoff, in: 1...3600, unit: .seconds(1), restartOnly: true,
+            "the longest wait between retries (they start at 1 s and double)"),
+        .duration(
+            "log-seconds", \.logInterval, in: 1...3600, unit: .seconds(1), restartOnly: true,
+            "how often a backend's query log is read for metering"),
+        .duration(
+            "timeout-seconds", \.requestTimeout, in: 1...300, unit: .seconds(1), restartOnly: true,
+            "how long one request to a backend may take"),
+    ]
+}
+
+extension ConfigReader {
+    /// Backends listed by a name of their own (`backends = ["upstairs"]` with `[upstairs]` and
+    /// `kind = "pihole6"`, for a second blocker of one kind), with their kind when it is valid.
+    /// Nothing is reported here: `backendKind(named:)` does that.
+    public func namedBackends(reserved: Set<String>) -> [String: BackendKind?] {
+        var named: [String: BackendKind?] = [:]
+        for name in (table["backends"]?.array ?? []).compactMap(\.string)
+        where BackendKind(rawValue: name) == nil && !reserved.contains(name) {
+            guard let section = table[name]?.table else { continue }
+            named.updateValue(section["kind"]?.string.flatMap(BackendKind.init(rawValue:)), forKey: name)
+        }
+        return named
+    }
+
+    /// `backends`, each listed backend's section, `meter-from` and `[adapters]`; `reserved` are the
+    /// file's own top-level keys, which no backend may be named.
+    public mutating func readBackends(
+        answersDNS: inout Bool, backends: inout [BackendSettings], meterFrom: inout String?,
+        timing: inout AdapterTiming, reserved: Set<String>
+    ) {
+        var listed: Set<String> = []
+        if let list = strings("backends") {
+            var answers = false
+            var listedBackends: [BackendSettings] = []
+            for name in list where !listed.contains(name) {
+                listed.insert(name)
+                if name == "dns" {
+                    answers = true
+                } else if let kind = backendKind(named: name, reserved: reserved),
+                    let settings = backend(kind, section: name)
+                {
+                    listedBackends.append(settings)
+                }
+            }
+            if list.isEmpty { problem("backends", "needs at least one backend") }
+            answersDNS = answers
+            backends = listedBackends
+        }
+        for kind in BackendKind.allCases where table[kind.rawValue] != nil && !listed.contains(kind.rawValue) {
+            problem(kind.rawValue, "is configured but not listed in backends")
+        }
+        if let value = string("meter-from") {
+            if value == "dns" {
+                meterFrom = nil
+            } else if let backend = backends.first(where: { $0.name == value }), backend.kind != .webhook {
+                meterFrom = backend.name
+            } else {
+                problem("meter-from", "expected dns or a backend with a query log listed in backends, not '\(value)'")
+            }
+        }
+        read(&timing, at: "adapters")
+        for index in backends.indices { backends[index].timeout = timing.requestTimeout }
+    }
+
+    /// The kind of the backend listed as `name`: the name itself, or the `kind` of its section.
+    private mutating func backendKind(named name: String, reserved: Set<String>) -> BackendKind? {
+        if let kind = BackendKind(rawValue: name) { return kind }
+        let kinds = BackendKind.allCases.map(\.rawValue).joined(separator: ", ")
+        guard !reserved.contains(name) else {
+            problem("backends", "'\(name)' is one of lockr's own sections; give the backend another name")
+            return nil
+        }
+        guard table[name]?.table != nil else {
+            problem("backends", "unknown backend '\(name)' (dns, \(kinds), or the name of a section with a kind)")
+            return nil
+        }
+        guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            problem("backends", "backend name '\(name)' may hold only letters, digits, - and _")
+            return nil
+        }
+        guard let kindName = string("\(name).kind") else {
+            problem(name, "[\(name)] needs kind (\(kinds))")
+            return nil
+        }
+        guard let kind = BackendKind(rawValue: kindName) else {
+            problem("\(name).kind", "expected \(kinds), not '\(kindName)'")
+            return nil
+        }
+        return kind
+    }
+
+    /// One backend's section (`[pihole6]`, or a named one).
+    private mutating func backend(_ kind: BackendKind, section: String) -> BackendSettings? {
+        let secretName: String
+        switch kind {
+        case .pihole6, .adguardhome: secretName = "password"
+        case .pihole5, .webhook: secretName = "token"
+        case .nextdns: secretName = "api-key"
+        }
+        let url = string("\(section).url") ?? (kind == .nextdns ? "https://api.nextdns.io" : nil)
+        guard let url else {
+            problem(section, "[\(section)] needs url")
+            return nil
+        }
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+            problem("\(section).url", "expected an http:// or https:// URL, not '\(url)'")
+            return nil
+        }
+        var settings = BackendSettings(name: section, kind: kind, url: url)
+        let file = string("\(section).\(secretName)-file")
+        let environment = string("\(section).\(secretName)-env")
+        switch (file, environment) {
+        case (let file?, nil): settings.secret = .file(file)
+        case (nil, let name?): settings.secret = .environment(name)
+        case (_?, _?): problem("\(section).\(secretName)-file", "set \(secretName)-file or \(secretName)-env, not both")
+        case (nil, nil):
+            if [.pihole5, .nextdns].contains(kind) {
+                problem(
+                    section,
+                    "needs \(secretName)-file or \(secretName)-env (secrets are never given on the command line)")
+            }
+        }
+        if kind == .nextdns {
+            guard let profile = string("\(section).profile"), !profile.isEmpty else {
+                problem(section, "needs profile (the NextDNS configuration id)")
+                return nil
+            }
+            settings.profile = profile
+        }
+        if let clients = strings("\(section).clients") { settings.clients = clients }
+        if let group = string("\(section).group") { settings.group = group }
+        if let username = string("\(section).username") { settings.username = username }
+        if let value = string("\(section).events") {
+            if let events = WebhookEvents(rawValue: value) {
+                settings.events = events
+            } else {
+                problem(
+                    "\(section).events",
+                    "expected json (every live event), text (notifications, as ntfy takes them) or off, not '\(value)'")
+            }
+        }
+        if let value = string("\(section).events-url") {
+            if value.hasPrefix("http://") || value.hasPrefix("https://") {
+                settings.eventsURL = value
+            } else {
+                problem("\(section).events-url", "expected an http:// or https:// URL, not '\(value)'")
+            }
+        }
+        switch (string("\(section).events-token-file"), string("\(section).events-token-env")) {
+        case (let file?, nil): settings.eventsSecret = .file(file)
+        case (nil, let name?): settings.eventsSecret = .environment(name)
+        case (_?, _?): problem("\(section).events-token-file", "set events-token-file or events-token-env, not both")
+        case (nil, nil): break
+        }
+        if settings.eventsSecret != nil, settings.eventsURL == nil {
+            problem(
+                "\(section).events-token-file",
+                "an events token goes with events-url (without it, events use token-file)")
+        }
+        return settings
+    }
+
+}
