@@ -4,9 +4,16 @@
 /// only when it starts.
 public struct Setting<Section: Sendable>: Sendable {
     public let key: String
+    /// What it does, as the reference says it.
     public let summary: String
     /// A reload cannot apply it: the reload names it, and it applies at the next start.
     public let restartOnly: Bool
+    /// What the reference shows, commented out, instead of the default, for a setting whose
+    /// default depends on the machine (its cores, its user, its time zone).
+    public private(set) var example: String?
+    /// The values it takes, as the reference words them ("0-86400", "1 hour to 366 days"): what
+    /// `{range}` in the summary stands for.
+    public private(set) var range: String?
     private let readOnto: @Sendable (inout ConfigReader, String, inout Section) -> Void
     private let writes: @Sendable (Section) -> String
     private let same: @Sendable (Section, Section) -> Bool
@@ -44,14 +51,31 @@ public struct Setting<Section: Sendable>: Sendable {
         self.same = same
     }
 
+    /// This setting with `range` as the words for the values it takes.
+    func ranging(_ range: String) -> Setting {
+        var ranging = self
+        ranging.range = range
+        return ranging
+    }
+
+    /// This setting shown in the reference as `example`, commented out, instead of its default.
+    public func shown(as example: String) -> Setting {
+        var shown = self
+        shown.example = example
+        return shown
+    }
+
     /// This setting of a value that `path` reaches from `Outer` (the snooze's `minutes` of a
     /// person's whole policy).
     public func within<Outer: Sendable>(_ path: WritableKeyPath<Outer, Section> & Sendable) -> Setting<Outer> {
         let (readOnto, writes, same) = (self.readOnto, self.writes, self.same)
-        return Setting<Outer>(
+        var outer = Setting<Outer>(
             key, restartOnly: restartOnly, summary,
             update: { reader, key, outer in readOnto(&reader, key, &outer[keyPath: path]) },
             write: { writes($0[keyPath: path]) }, same: { same($0[keyPath: path], $1[keyPath: path]) })
+        outer.example = example
+        outer.range = range
+        return outer
     }
 
     func read(_ reader: inout ConfigReader, _ dottedKey: String, onto section: inout Section) {
@@ -78,7 +102,8 @@ extension Setting {
     ) -> Setting {
         Setting(
             key, path, restartOnly: restartOnly, summary, read: { $0.integer($1, in: range).map(make) },
-            write: { "\(shown($0))" })
+            write: { "\(shown($0))" }
+        ).ranging("\(range.lowerBound)-\(range.upperBound)")
     }
 
     /// A whole number within `range`.
@@ -108,7 +133,8 @@ extension Setting {
             read: { reader, key in
                 reader.duration(key, seconds: range, example: example, spokenRange: spokenRange).map { .seconds($0) }
             },
-            write: { "\"\(DurationText.written(seconds: Int($0.components.seconds)))\"" })
+            write: { "\"\(DurationText.written(seconds: Int($0.components.seconds)))\"" }
+        ).ranging(spokenRange)
     }
 
     /// A size written as people do ("256MB"), within `range` bytes.
@@ -119,7 +145,8 @@ extension Setting {
         Setting(
             key, path, restartOnly: restartOnly, summary,
             read: { $0.byteSize($1, in: range, example: example, spokenRange: spokenRange) },
-            write: { "\"\(ByteSizeText.written($0))\"" })
+            write: { "\"\(ByteSizeText.written($0))\"" }
+        ).ranging(spokenRange)
     }
 
     public static func bool(
@@ -186,6 +213,11 @@ public struct SectionDeclaration<Root: Sendable>: Sendable {
         let check = self.check
         return SectionDeclaration<Outer>(
             outerName ?? name, settings.map { $0.within(path) }, check: { check($0[keyPath: path]) })
+    }
+
+    /// This section with `more` settings after its own.
+    public func adding(_ more: [Setting<Root>]) -> SectionDeclaration {
+        SectionDeclaration(name, settings + more, check: check)
     }
 
     public var keys: Set<String> { Set(settings.map(\.key)) }

@@ -19,13 +19,15 @@ public struct CacheSettings: Sendable, Equatable {
 
 extension CacheSettings: ConfigSection {
     public static let settings: [Setting<CacheSettings>] = [
-        .integer("size", \.capacity, in: 0...10_000_000, restartOnly: true, "answers kept (0: no cache)"),
-        .integer("min-ttl", \.bounds.minimum, in: 0...86_400, "seconds an answer is kept at least"),
-        .integer("max-ttl", \.bounds.maximum, in: 0...604_800, "seconds an answer is kept at most"),
-        .integer("negative-max-ttl", \.bounds.negativeMaximum, in: 0...86_400, "at most, for NXDOMAIN and NODATA"),
+        .integer("size", \.capacity, in: 0...10_000_000, restartOnly: true, "Most answers held ({range})."),
+        .integer("min-ttl", \.bounds.minimum, in: 0...86_400, "Lower bound on the TTL of stored records, seconds."),
+        .integer("max-ttl", \.bounds.maximum, in: 0...604_800, "Upper bound on the TTL of stored records, seconds."),
+        .integer(
+            "negative-max-ttl", \.bounds.negativeMaximum, in: 0...86_400,
+            "Upper bound for NXDOMAIN and NODATA answers, seconds."),
         .integer(
             "serve-stale", \.staleSeconds, in: 0...604_800, restartOnly: true,
-            "seconds past expiry an answer is still served while every upstream fails (0: never)"),
+            "How long past expiry an answer may be served when every upstream fails, seconds; 0 turns serve-stale off."),
     ]
 
     public func problems() -> [ConfigProblem] {

@@ -32,11 +32,16 @@ extension ForwardSettings: ConfigSection {
     public static let settings: [Setting<ForwardSettings>] = [
         .integer(
             "timeout-ms", \.attemptTimeout, in: 10...60_000, as: { .milliseconds(Int64($0)) },
-            shown: { Int($0.nanoseconds / 1_000_000) }, "how long one upstream is waited for before the next is asked"),
-        .integer("attempts", \.attempts, in: 1...10, "upstreams asked per query, in order of health"),
+            shown: { Int($0.nanoseconds / 1_000_000) },
+            "How long one attempt waits before the next upstream is tried, milliseconds ({range})."),
+        .integer(
+            "attempts", \.attempts, in: 1...10,
+            "Attempts per query, cycling through the upstreams healthiest first ({range}). A query with no answer gets SERVFAIL after at most attempts x timeout-ms."
+        ),
         .integer(
             "stale-answer-ms", \.staleAnswerTimeout, in: 0...60_000, as: { .milliseconds(Int64($0)) },
             shown: { Int($0.nanoseconds / 1_000_000) },
-            "how long a query with an expired cached answer waits for the upstreams before it gets that answer"),
+            "A query whose name has an expired cached answer (within [cache] serve-stale) gets that stale answer when the upstreams take longer than this, milliseconds ({range}; RFC 8767 suggests 1800), and at once while every upstream is down; the upstream answer still refreshes the cache."
+        ),
     ]
 }

@@ -19,10 +19,10 @@ extension TCPSettings: ConfigSection {
     public static let settings: [Setting<TCPSettings>] = [
         .integer(
             "max-connections", \.maxConnections, in: 1...100_000, restartOnly: true,
-            "connections at once, no source more than three quarters of them"),
+            "TCP connections at once, shared fairly among addresses (see \"What lockr answers\" in dns.md)."),
         .integer(
             "idle-timeout-ms", \.idleTimeout, in: 100...600_000, as: { .milliseconds(Int64($0)) },
             shown: { Int($0.nanoseconds / 1_000_000) }, restartOnly: true,
-            "a connection that completes no query for this long is closed"),
+            "A TCP connection that completes no query for this long is closed, milliseconds."),
     ]
 }

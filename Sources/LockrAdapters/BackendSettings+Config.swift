@@ -16,20 +16,69 @@ extension BackendKind {
     }
 }
 
+extension BackendKind {
+    /// The reference's `backends` and `meter-from`.
+    public static let listReference = """
+        # Who enforces the policy: "dns" (lockr answers DNS itself) and other blockers lockr drives,
+        # "pihole6", "pihole5", "adguardhome", "nextdns", "webhook" (each needs its section below), or a
+        # name of your own whose section says its kind (see "Two of a kind" in backends.md).
+        backends = ["dns"]
+        # Meter time-mode usage from this backend's query log instead of the DNS lockr answers.
+        meter-from = "dns"
+        """
+
+    /// The reference's commented example of each kind's section.
+    public static let sectionExamples = """
+        # [pihole6]
+        # url = "http://pi.hole"
+        # password-file = "/etc/lockr/pihole.password"   # or an app password; no password: none needed
+        # password-env = "PIHOLE_PASSWORD"                # instead of password-file
+        # clients = []                                    # addresses; [] = every client in Default
+        # group = "lockr"
+        #
+        # [pihole5]
+        # url = "http://pi.hole"
+        # token-file = "/etc/lockr/pihole.token"          # required, or:
+        # token-env = "PIHOLE_TOKEN"
+        #
+        # [adguardhome]
+        # url = "http://192.168.1.2:3000"
+        # username = "admin"
+        # password-file = "/etc/lockr/adguard.password"   # or:
+        # password-env = "ADGUARD_PASSWORD"
+        # clients = []
+        #
+        # [nextdns]
+        # url = "https://api.nextdns.io"
+        # profile = "abc123"                              # required
+        # api-key-file = "/etc/lockr/nextdns.key"         # required, or:
+        # api-key-env = "NEXTDNS_API_KEY"
+        #
+        # [webhook]
+        # url = "http://homeassistant.local:8123/api/webhook/lockr"
+        # token-file = "/etc/lockr/webhook.token"         # optional, sent as Authorization: Bearer
+        # token-env = "WEBHOOK_TOKEN"
+        # events = "json"              # live events: json (every one), text (notifications, as ntfy takes them) or off
+        # events-url = "https://ntfy.home.lan/lockr"       # where they go (default: url)
+        # events-token-file = "/etc/lockr/ntfy.token"     # for events-url only; or:
+        # events-token-env = "NTFY_TOKEN"
+        """
+}
+
 extension AdapterTiming: ConfigSection {
     public static let settings: [Setting<AdapterTiming>] = [
         .duration(
             "reconcile-seconds", \.reconcileInterval, in: 1...86_400, unit: .seconds(1), restartOnly: true,
-            "how often each backend is compared with what lockr wants when nothing changes"),
+            "How often each backend is compared with what it should hold (drift repair), seconds."),
         .duration(
             "retry-max-seconds", \.maximumBackoff, in: 1...3600, unit: .seconds(1), restartOnly: true,
-            "the longest wait between retries (they start at 1 s and double)"),
+            "Retry delay after a failure doubles from 1 s up to this, seconds."),
         .duration(
             "log-seconds", \.logInterval, in: 1...3600, unit: .seconds(1), restartOnly: true,
-            "how often a backend's query log is read for metering"),
+            "How often query logs are read for meter-from, seconds."),
         .duration(
             "timeout-seconds", \.requestTimeout, in: 1...300, unit: .seconds(1), restartOnly: true,
-            "how long one request to a backend may take"),
+            "How long one request may take, seconds."),
     ]
 }
 

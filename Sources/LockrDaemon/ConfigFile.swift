@@ -73,6 +73,37 @@ extension ConfigFile {
         return directory
     }
 
+    /// The reference's commented examples of the tables of names: apps, people, schedules, profiles.
+    static let tablesOfNames = """
+        # Apps defined here: id = [domain rules]. Guard them by id like catalogue apps.
+        # [apps]
+        # news = ["news.ycombinator.com", "lobste.rs"]
+
+        # People (see "A household" in household.md): their devices (MAC addresses, addresses, networks), lists of their
+        # own on top of the shared ones, and any of guard, always-allow, [policy], [time], [hourly],
+        # [extreme], [snooze], [extend], [emergency], [puzzles] and [query-log] privacy of their own; what
+        # they leave out is the top level's. Every other device is the default person's.
+        # [people.alice]
+        # devices = ["aa:bb:cc:dd:ee:ff", "192.168.1.20", "fd00:1::/64"]
+        # blocklists = ["/etc/lockr/adult.txt"]
+        # allowlists = []
+        # guard = ["tiktok", "instagram"]
+        # [people.alice.time]
+        # budget-minutes = 45
+
+        # Schedules (see "Schedules and profiles" in household.md): the default person's, and everyone's who has none of
+        # their own ([people.NAME.schedules.NAME]). days: mon-fri, sat,sun, daily (the default), weekdays.
+        # [schedules.bedtime]
+        # days = "mon-fri"
+        # from = "22:00"
+        # to = "07:00"
+        # block = ["social", "tiktok"]
+
+        # Profiles everyone may switch on ([people.NAME.profiles.NAME] are one person's).
+        # [profiles.work]
+        # block = ["social", "video"]
+        """
+
     /// Every key lockr reads, dotted ("cache.size"), tables excluded.
     static var knownKeys: [String] {
         ConfigReader.topLevel.filter {

@@ -11,30 +11,52 @@ import NIOCore
 /// by `ConfigFile`.
 extension LockrConfiguration {
     /// Every section, the top level first, in the order the reference lists them.
-    public static let configSections: [SectionDeclaration<LockrConfiguration>] =
-        [
+    public static let configSections: [SectionDeclaration<LockrConfiguration>] = {
+        var policy = PolicySettings.configSections.map { $0.within(\LockrConfiguration.policy) }
+        policy[0] = policy[0].adding([guardBlockTTL])
+        return [
             SectionDeclaration("", topLevel), SectionDeclaration("blocking", blocking),
             SectionDeclaration("cache", \.cache), SectionDeclaration("upstream", \.forwarding),
             SectionDeclaration("access", access), SectionDeclaration("tcp", \.tcp),
             SectionDeclaration("query-log", \.queryLog), SectionDeclaration("notify", notify),
-            SectionDeclaration("adapters", \.adapterTiming),
-        ]
-        + PolicySettings.configSections.map { $0.within(\.policy) }
-        + [SectionDeclaration("policy", [guardBlockTTL])]
+        ] + policy + [SectionDeclaration("adapters", \.adapterTiming)]
+    }()
+
+    /// The reference of docs/configuration.md: every section with its defaults, and the tables of
+    /// names (backends, apps, people, schedules, profiles) as commented examples where they belong.
+    public static var reference: String {
+        var parts: [ConfigReference.Part<LockrConfiguration>] = []
+        for section in configSections {
+            if section.name == "adapters" { parts.append(.text(BackendKind.sectionExamples)) }
+            parts.append(.section(section))
+            if section.name.isEmpty { parts.append(.text(BackendKind.listReference)) }
+            if section.name == "notify" { parts.append(.text(ConfigFile.tablesOfNames)) }
+        }
+        return ConfigReference.render(parts, defaults: LockrConfiguration())
+    }
 
     static let topLevel: [Setting<LockrConfiguration>] = [
-        addresses("listen", \.listen, defaultPort: nil, restartOnly: true, "addresses to answer on, UDP and TCP"),
-        addresses("upstreams", \.upstreams, defaultPort: 53, "upstream resolvers (empty: /etc/resolv.conf's)"),
+        addresses(
+            "listen", \.listen, defaultPort: nil, restartOnly: true,
+            "Addresses to answer on, UDP and TCP. \"ADDR:PORT\" or \"[V6]:PORT\"."),
+        addresses(
+            "upstreams", \.upstreams, defaultPort: 53,
+            "Upstream resolvers, \"ADDR\" (port 53) or \"ADDR:PORT\". Empty: the nameservers of /etc/resolv.conf, skipping lockr's own addresses."
+        ),
         Setting(
-            "state-dir", \.stateDirectory, restartOnly: true, "where lockr keeps its state",
-            read: { $0.string($1) }, write: quotedConfigString),
-        strings("blocklists", \.blocklists, "block lists: paths or URLs"),
-        strings("allowlists", \.allowlists, "allow lists: paths or URLs"),
+            "state-dir", \.stateDirectory, restartOnly: true,
+            "Where lockr keeps its state: /var/lib/lockr as root, else $XDG_STATE_HOME/lockr (~/.local/state/lockr; with HOME unset, the home directory from the user database). Created (mode 0700) at start; an unusable or unsafe path (see \"The state directory\" in operations.md) stops lockr with a clear error. The modes and unlock windows keep their state here.",
+            read: { $0.string($1) }, write: quotedConfigString
+        ).shown(as: "\"/var/lib/lockr\""),
+        strings("blocklists", \.blocklists, "Block lists (formats: \"Rule lists\" in dns.md)."),
+        strings("allowlists", \.allowlists, "Allow lists, in the same formats."),
         Setting(
-            "catalogue", \.catalogueDirectory, "the app catalogue directory (unset: the one installed)",
-            read: { $0.string($1) }, write: { $0.map(quotedConfigString) ?? "" }),
+            "catalogue", \.catalogueDirectory,
+            "The app catalogue directory. Unset: blocklists/ above the lockr binary, else the installed copy.",
+            read: { $0.string($1) }, write: { $0.map(quotedConfigString) ?? "" }
+        ).shown(as: "\"/usr/share/lockr/blocklists\""),
         Setting(
-            "log-level", \.logLevel, restartOnly: true, "trace, debug, info, notice, warning, error or critical",
+            "log-level", \.logLevel, restartOnly: true, "trace, debug, info, notice, warning, error or critical.",
             read: { reader, key in
                 guard let value = reader.string(key) else { return nil }
                 guard LockrConfiguration.logLevels.contains(value) else {
@@ -44,11 +66,16 @@ extension LockrConfiguration {
                 return value
             },
             write: quotedConfigString),
-        .integer("threads", \.threads, in: 1...256, restartOnly: true, "threads answering queries"),
-        strings("guard", \.guarded, "catalogue ids (or [apps] ids) of the guarded apps"),
-        strings("always-allow", \.names.alwaysAllow, "catalogue ids or domain rules that guards never block"),
+        .integer(
+            "threads", \.threads, in: 1...256, restartOnly: true,
+            "Threads answering queries ({range}). Default: half the cores, at least one. One thread answers well over 100k queries a second; more only help a busy network."
+        ).shown(as: "1"),
+        strings("guard", \.guarded, "Catalogue ids (or [apps] ids) of the guarded apps."),
+        strings(
+            "always-allow", \.names.alwaysAllow,
+            "Catalogue ids or domain rules that guards never block (a new one loosens, so it waits)."),
         Setting(
-            "control", \.control, restartOnly: true, "where the control API listens (loopback)",
+            "control", \.control, restartOnly: true, "Where the control API listens (loopback).",
             read: { reader, key in
                 guard let value = reader.string(key) else { return nil }
                 guard let address = AddressText.parse(value, defaultPort: nil) else {
@@ -63,7 +90,8 @@ extension LockrConfiguration {
             },
             write: { quotedConfigString(AddressText.format($0)) }),
         Setting(
-            "web", \.web, restartOnly: true, "where the web pages are served; off: none",
+            "web", \.web, restartOnly: true,
+            "Where the web pages are served (see \"Web pages\" in web.md): a LAN address lets phones open them; \"off\": none.",
             read: { reader, key in
                 guard let value = reader.string(key) else { return nil }
                 if value == "off" { return .some(nil) }
@@ -75,7 +103,8 @@ extension LockrConfiguration {
             },
             write: { quotedConfigString($0.map(AddressText.format) ?? "off") }),
         Setting(
-            "web-name", \.webName, "the name lockr answers with the web pages' address; off: none",
+            "web-name", \.webName,
+            "The name lockr answers with the web pages' address (not when they listen on every address); \"off\": none.",
             read: { reader, key in
                 guard let value = reader.string(key) else { return nil }
                 if value == "off" { return .some(nil) }
@@ -88,7 +117,7 @@ extension LockrConfiguration {
             write: { quotedConfigString($0 ?? "off") }),
         Setting(
             "trusted-forwarders", \.trustedForwarders,
-            "forwarders whose word on the device that asked (add-mac, add-subnet) is believed",
+            "Forwarders whose word on the device that asked is believed: the MAC address of dnsmasq's add-mac and the client subnet of add-subnet (see \"A household\" in household.md). Those options from any other source are ignored.",
             read: { reader, key in
                 reader.strings(key)?.compactMap { entry in
                     if let network = IPNetwork(entry) { return network }
@@ -100,15 +129,17 @@ extension LockrConfiguration {
             write: { "[" + $0.map { quotedConfigString("\($0)") }.joined(separator: ", ") + "]" }),
         .durationText(
             "protection-off-after", \.protectionOffAfter, seconds: 60...7 * 86_400, example: "10m",
-            spokenRange: "1 min to 7 days", "a device that stops asking this long while on the network is flagged"),
+            spokenRange: "1 min to 7 days",
+            "A device that stops asking lockr this long ({range}) while still on the network is \"protection off\"."),
         Setting(
-            "speech-model", \.speechModel, restartOnly: true, "where PocketSphinx's en-us model is",
+            "speech-model", \.speechModel, restartOnly: true,
+            "Where PocketSphinx's en-us model is, for the spoken sentence (Debian: pocketsphinx-en-us).",
             read: { $0.string($1) }, write: quotedConfigString),
     ]
 
     static let blocking: [Setting<LockrConfiguration>] = [
         Setting(
-            "mode", \.blockAnswer, "null, nxdomain, refused, or an IP address to answer with",
+            "mode", \.blockAnswer, "null, nxdomain, refused, or an IP address to answer with.",
             read: { reader, key in
                 guard let value = reader.string(key) else { return nil }
                 guard let answer = BlockAnswer(value) else {
@@ -118,13 +149,17 @@ extension LockrConfiguration {
                 return answer
             },
             write: { quotedConfigString("\($0)") }),
-        .integer("ttl", \.blockTTL, in: 0...86_400, "TTL of blocked answers, seconds"),
-        .bool("anti-bypass", \.names.antiBypass, "answer the anti-bypass names"),
+        .integer("ttl", \.blockTTL, in: 0...86_400, "TTL of blocked answers, seconds ({range})."),
+        .bool(
+            "anti-bypass", \.names.antiBypass,
+            "Answer the anti-bypass names (Firefox DoH canary, iCloud Private Relay, resolver.arpa, the DNS-over-HTTPS services of blocklists/anti-bypass/doh.txt). Switching it off loosens, so it waits."
+        ),
     ]
 
     static let access: [Setting<LockrConfiguration>] = [
         Setting(
-            "allow", \.access, "networks allowed to query (CIDR); empty: the private ones",
+            "allow", \.access,
+            "Networks allowed to query (CIDR). Empty: loopback, 10/8, 172.16/12, 192.168/16, 100.64/10, 169.254/16, fc00::/7, fe80::/10.",
             read: { reader, key in
                 guard let list = reader.strings(key) else { return nil }
                 let networks = list.compactMap { entry in
@@ -142,7 +177,8 @@ extension LockrConfiguration {
 
     static let notify: [Setting<LockrConfiguration>] = [
         Setting(
-            "suggestions", \.suggestions, "things to do instead, one per lock's live event, in turn",
+            "suggestions", \.suggestions,
+            "Things to do instead: each lock's live event carries one of them, in turn, to lockr watch, lockr notify and the webhook (see \"Live events and notifications\" in observing.md). [] suggests nothing.",
             read: { reader, key in
                 guard let suggestions = reader.strings(key) else { return nil }
                 if let long = suggestions.first(where: { $0.count > 200 }) {
@@ -155,7 +191,7 @@ extension LockrConfiguration {
     ]
 
     static let guardBlockTTL = Setting<LockrConfiguration>.integer(
-        "block-ttl", \.guardBlockTTL, in: 0...3600, "TTL of a guarded app's blocked answers, seconds")
+        "block-ttl", \.guardBlockTTL, in: 0...3600, "TTL of a guarded app's blocked answers, seconds ({range}).")
 
     private static func addresses(
         _ key: String, _ path: WritableKeyPath<LockrConfiguration, [SocketAddress]> & Sendable, defaultPort: Int?,

@@ -17,16 +17,19 @@ public struct QueryLogSettings: Sendable, Equatable {
 
 extension QueryLogSettings: ConfigSection {
     public static let settings: [Setting<QueryLogSettings>] = [
-        .bool("enabled", \.enabled, restartOnly: true, "whether answered queries are logged at all"),
+        .bool(
+            "enabled", \.enabled, restartOnly: true,
+            "Log answered queries to queries.sqlite in the state directory (see \"The query log\" in observing.md)."),
         .durationText(
             "retention", \.retention, seconds: 3_600...366 * 86_400, example: "7d", spokenRange: "1 hour to 366 days",
-            restartOnly: true, "how long each query is kept; the daily counts stay"),
+            restartOnly: true, "How long each query is kept ({range}); the hourly counts stay 400 days."),
         Setting(
-            "privacy", \.privacy, "full, apps or counts: the default person's, and everyone's who sets none",
+            "privacy", \.privacy,
+            "full (every query), apps (only the names of apps; other queries are counted) or counts (no names, no devices). A person's [people.NAME.query-log] privacy overrides it.",
             read: { $0.queryLogPrivacy($1) }, write: { "\"\($0.rawValue)\"" }),
         .byteSize(
             "max-size", \.maximumBytes, in: 1 << 20...1 << 40, example: "256MB", spokenRange: "1MB to 1TB",
-            restartOnly: true, "the most the log holds; past it the oldest queries go first"),
+            restartOnly: true, "The most the log's database holds ({range}); past it the oldest queries go first."),
     ]
 }
 

@@ -18,14 +18,14 @@ extension PolicySettings {
             Allowance.settings.map { $0.within(\.emergency) } + [
                 .duration(
                     "hold-seconds", \.emergencyHold, in: 0...60, unit: .seconds(1),
-                    "how long the emergency button is held before it opens")
+                    "How long the emergency button must be held, seconds ({range}).")
             ]),
     ]
 
     static let policySection: [Setting<PolicySettings>] = [
-        .choice("mode", \.mode, "time, hourly or extreme"),
+        .choice("mode", \.mode, "time, hourly or extreme."),
         Setting(
-            "time-zone", "the time zone of days and clock hours (unset: the system's)",
+            "time-zone", "Time zone of days and clock hours. Unset: the system's.",
             update: { reader, key, policy in
                 guard let name = reader.string(key) else { return }
                 guard let zone = TimeZone(identifier: name) else {
@@ -34,9 +34,10 @@ extension PolicySettings {
                 }
                 policy.calendar = DayCalendar(timeZone: zone, dayStartMinutes: policy.calendar.dayStartMinutes)
             },
-            write: { "\"\($0.calendar.timeZone.identifier)\"" }, same: { $0.calendar.timeZone == $1.calendar.timeZone }),
+            write: { "\"\($0.calendar.timeZone.identifier)\"" }, same: { $0.calendar.timeZone == $1.calendar.timeZone }
+        ).shown(as: "\"Europe/Berlin\""),
         Setting(
-            "day-start", "when a new day (budget, counters) begins, HH:MM local time",
+            "day-start", "When a new day (budget, counters) begins, HH:MM local time.",
             update: { reader, key, policy in
                 guard let text = reader.string(key) else { return }
                 guard let minutes = Schedule.minutes(text), minutes < 1440 else {
@@ -49,10 +50,11 @@ extension PolicySettings {
             same: { $0.calendar.dayStartMinutes == $1.calendar.dayStartMinutes }),
         .duration(
             "max-ttl", \.maximumTTL, in: 1...Int(maximumTTLLimit.components.seconds), unit: .seconds(1),
-            "upper bound on the TTL of a guarded app's answers, seconds"),
+            "Upper bound on the TTL of a guarded app's answers, seconds ({range}; they are also cut to the time left). Metering takes a re-lookup within max-ttl + 15 s as sustained use, so the two go together."
+        ),
         Setting(
             "commitment-delay", \.commitmentDelay,
-            "how long a change that loosens protection waits, on top of the mode's reset",
+            "How long a change that loosens protection waits, on top of the current mode's own reset (see \"Changes that loosen\" in modes.md): a duration such as \"24h\" (up to 30 days), or \"0\".",
             read: { reader, key in
                 guard let text = reader.string(key) else { return nil }
                 guard let seconds = DurationText.seconds(text, plainUnit: nil), seconds <= 30 * 86_400 else {
@@ -68,10 +70,10 @@ extension PolicySettings {
     static let timeSection: [Setting<PolicySettings>] = [
         .duration(
             "budget-minutes", \.time.budget, in: TimeModeSettings.budgetMinutes, unit: .seconds(60),
-            "the daily budget, minutes"),
-        .bool("per-app", \.time.perApp, "one budget per app instead of one for all guarded apps"),
+            "The daily budget, minutes ({range})."),
+        .bool("per-app", \.time.perApp, "One budget per app instead of one for all guarded apps."),
         Setting(
-            "slice-seconds", \.time.metering.slice, "metering's slice, seconds dividing a minute",
+            "slice-seconds", \.time.metering.slice, "Metering: the slice length, seconds dividing a minute.",
             read: { reader, key in
                 guard let value = reader.integer(key, in: 1...60) else { return nil }
                 guard 60 % value == 0 else {
@@ -83,26 +85,30 @@ extension PolicySettings {
             write: { "\($0.components.seconds)" }),
         .integer(
             "min-queries", \.time.metering.minimumQueries, in: 1...20,
-            "queries that make a slice count, and the queries in a row that make sustained use"),
+            "Queries needed in a slice and its neighbourhood ({range}); also the queries in a row that make sustained use."
+        ),
         .integer(
-            "neighbourhood", \.time.metering.neighbourhood, in: 0...60, "slices before a slice whose queries count"),
+            "neighbourhood", \.time.metering.neighbourhood, in: 0...60,
+            "The slices before a slice whose queries count with it ({range})."),
         .duration(
             "grace-seconds", \.time.metering.grace, in: 0...600, unit: .seconds(1),
-            "the gap between used slices that still counts"),
-        gate("gate", \.gate.time, "what snooze and extend ask first"),
+            "The gap between used slices that still counts, seconds ({range})."),
+        gate(
+            "gate", \.gate.time,
+            "What `snooze` and `extend` ask first: any of \"phrase\", \"voice\", \"puzzle\" (all to be passed)."),
     ]
 
     static let hourlySection: [Setting<PolicySettings>] = [
         window(\.hourly.window),
         .bool(
             "open-on-first-query", \.hourly.openOnFirstQuery,
-            "open the window on the hour's first query instead of on lockr unlock"),
-        gate("gate", \.gate.hourly, "what lockr unlock asks first"),
+            "Open the window on the hour's first query instead of on `lockr unlock`."),
+        gate("gate", \.gate.hourly, "What `lockr unlock` asks first, as in [time]."),
     ]
 
     static let extremeSection: [Setting<PolicySettings>] = [
         Setting(
-            "phrase", \.extreme.phrase, "the sentence; {minutes} stands for the window's length",
+            "phrase", \.extreme.phrase, "The sentence; {minutes} stands for the window's length.",
             read: { reader, key in
                 guard let text = reader.string(key) else { return nil }
                 guard !PhraseGate.normalize(text).isEmpty else {
@@ -112,10 +118,13 @@ extension PolicySettings {
                 return text
             },
             write: quotedConfigString),
-        .choice("strictness", \.extreme.strictness, "strict (exact), normal (5% of the letters may differ) or lenient"),
+        .choice(
+            "strictness", \.extreme.strictness,
+            "strict (exact), normal (5% of the letters may differ) or lenient (10%)."),
         window(\.extreme.window),
         Setting(
-            "gate", \.gate.extreme, "what lockr unlock asks: phrase, voice, puzzle",
+            "gate", \.gate.extreme,
+            "What `lockr unlock` asks: \"phrase\" (the sentence, given as `input` allows), \"voice\" (the sentence, spoken), \"puzzle\"; several are all asked. Every mode's gate also guards changes that loosen.",
             read: { reader, key in
                 guard let steps = reader.choices(key, as: GateStep.self) else { return nil }
                 guard !steps.isEmpty else {
@@ -125,17 +134,20 @@ extension PolicySettings {
                 return steps
             },
             write: written),
-        .choice("input", \.gate.input, "how the sentence may be given: typed, voice or either"),
+        .choice(
+            "input", \.gate.input,
+            "How the sentence may be given: \"typed\", \"voice\" (recognised on this machine) or \"either\"."),
         .integer(
             "typed-fallback-steps", \.gate.typedFallbackSteps, in: GateSettings.typedFallbackStepsRange,
-            "where the sentence must be spoken, how many cooldown steps typing it instead costs"),
+            "Where it must be spoken, typing it instead first costs a wait this many steps further along the cooldown ladder (15 s, 45 s, 120 s) than wrong answers have brought you today ({range}); 0 = no wait."
+        ),
     ]
 
     /// A mode's window, minutes: one of `HourlySettings.windowMinutes`.
     private static func window(_ path: WritableKeyPath<PolicySettings, Duration> & Sendable) -> Setting<PolicySettings>
     {
         Setting(
-            "window-minutes", path, "the window per clock hour, minutes: \(HourlySettings.windowMinutes.spokenChoices)",
+            "window-minutes", path, "Window per clock hour, minutes: \(HourlySettings.windowMinutes.spokenChoices).",
             read: { reader, key in
                 guard let value = reader.integer(key, in: 1...60) else { return nil }
                 guard HourlySettings.windowMinutes.contains(value) else {

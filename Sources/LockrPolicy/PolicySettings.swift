@@ -99,8 +99,8 @@ public struct Allowance: Sendable, Equatable, Codable {
 
 extension Allowance: ConfigSection {
     public static let settings: [Setting<Allowance>] = [
-        .duration("minutes", \.length, in: 1...60, unit: .seconds(60), "how long each one lasts"),
-        .integer("per-day", \.perDay, in: 0...100, "how many a day (0: none)"),
+        .duration("minutes", \.length, in: 1...60, unit: .seconds(60), "How long each one lasts, minutes ({range})."),
+        .integer("per-day", \.perDay, in: 0...100, "How many a day ({range})."),
     ]
 }
 

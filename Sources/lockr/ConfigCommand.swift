@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
 import LockrControl
+import LockrDaemon
 
 struct ConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config",
-        abstract: "Export the household's run-time settings as JSON, or import them.",
+        abstract:
+            "Export the household's run-time settings as JSON, or import them; print the config file's reference.",
         discussion: """
             The document holds each person's mode, budget and windows, guarded apps, schedules, profiles and \
             gates, and the devices the config file gives them (version 1; the ConfigurationDocument schema in \
@@ -13,8 +15,17 @@ struct ConfigCommand: AsyncParsableCommand {
             Devices, people, the sentence and the allowances are the config file's: an import must name the same \
             people's devices, and changes none of them.
             """,
-        subcommands: [Export.self, Import.self]
+        subcommands: [Export.self, Import.self, Reference.self]
     )
+
+    struct Reference: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Print every key of the config file with what it does and its default, as TOML: `lockr config reference > lockr.toml`."
+        )
+
+        func run() { print(LockrConfiguration.reference, terminator: "") }
+    }
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -62,7 +73,8 @@ struct ConfigCommand: AsyncParsableCommand {
             client.show(answer) { answer in
                 var lines = [answer.checked ? "Checked; nothing changed. Importing would do this:" : "Imported."]
                 for person in answer.people {
-                    let changes = person.change.applied.isEmpty && person.change.pending.isEmpty
+                    let changes =
+                        person.change.applied.isEmpty && person.change.pending.isEmpty
                         ? ["No change."] : changeLines(person.change, person: person.person)
                     lines.append("\(person.person):")
                     lines += changes.map { "  " + $0 }

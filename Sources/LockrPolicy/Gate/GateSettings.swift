@@ -119,17 +119,21 @@ public struct GateSettings: Sendable, Equatable, Codable {
 extension PuzzleSettings: ConfigSection {
     public static let settings: [Setting<PuzzleSettings>] = [
         Setting(
-            "kinds", \.kinds, "the kinds drawn from: arithmetic, chess",
+            "kinds", \.kinds,
+            "Kinds drawn at random: \"arithmetic\", \"chess\" (mates in one; mates in two when hard).",
             read: { reader, key in
                 guard let kinds = reader.choices(key, as: PuzzleKind.self) else { return nil }
                 if kinds.isEmpty { reader.problem(key, "name arithmetic, chess or both") }
                 return kinds.isEmpty ? nil : kinds
             },
             write: { "[" + $0.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + "]" }),
-        .choice("difficulty", \.difficulty, "easy, medium or hard on a quiet day; it rises with each opening"),
-        .integer("count", \.count, in: countRange, "puzzles solved for one opening"),
+        .choice(
+            "difficulty", \.difficulty,
+            "The level on a quiet day: easy, medium or hard. It rises one level for more than 3 opens of the app today, one after 22:00 (until the day starts), one per wrong answer in a row; capped at hard."
+        ),
+        .integer("count", \.count, in: countRange, "Puzzles per opening ({range})."),
         .durationText(
             "time-limit", \.timeLimit, seconds: timeLimitSeconds, example: "2m", spokenRange: "10s to 60m",
-            "how long an issued puzzle may be answered"),
+            "How long each may be answered ({range})."),
     ]
 }
