@@ -1,6 +1,21 @@
 import Foundation
 import NIOHTTP1
 
+/// An AdGuard Home's section: where it is, its user and password (none: no login), and the
+/// clients the default person's rules apply to.
+public struct AdGuardHomeSettings: Sendable, Equatable {
+    public var url: String
+    public var username: String?
+    public var password: SecretSource?
+    public var clients: [String] = []
+
+    public init(url: String, username: String? = nil, password: SecretSource? = nil) {
+        self.url = url
+        self.username = username
+        self.password = password
+    }
+}
+
 /// AdGuard Home (`/control`, basic auth).
 ///
 /// `set_rules` replaces the whole user rule list, so lockr reads the list, replaces only its own
@@ -14,16 +29,16 @@ import NIOHTTP1
 /// write is lost: AdGuard Home has no finer API.
 public struct AdGuardHomeBackend: Backend {
     public let name: String
-    private let settings: BackendSettings
+    private let settings: AdGuardHomeSettings
     private let http: BackendHTTP
 
     static let begin = "! lockr:begin (managed by lockr; lines up to lockr:end are replaced)"
     static let end = "! lockr:end"
 
-    public init(settings: BackendSettings) {
-        name = settings.name
+    public init(name: String, settings: AdGuardHomeSettings, timeout: Duration) {
+        self.name = name
         self.settings = settings
-        http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
+        http = BackendHTTP(baseURL: settings.url, timeout: timeout)
     }
 
     public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport {
@@ -172,7 +187,7 @@ public struct AdGuardHomeBackend: Backend {
         async throws(BackendError) -> HTTPReply
     {
         var headers: [(String, String)] = []
-        if let secret = settings.secret {
+        if let secret = settings.password {
             let credentials = "\(settings.username ?? "admin"):\(try secret.read())"
             headers.append(("Authorization", "Basic " + Data(credentials.utf8).base64EncodedString()))
         }

@@ -60,34 +60,65 @@ public enum BackendKind: String, Sendable, CaseIterable {
     case pihole6, pihole5, adguardhome, nextdns, webhook
 }
 
-/// One configured backend.
+/// One configured backend: its name, how long a request may take, and its kind's own settings.
 public struct BackendSettings: Sendable, Equatable {
     /// Unique name (the kind unless several of one kind are configured).
     public var name: String
-    public var kind: BackendKind
-    /// Base URL: `http://pi.hole` (Pi-hole), `http://192.168.1.2:3000` (AdGuard Home),
-    /// `https://api.nextdns.io` (NextDNS), the full URL for a webhook.
-    public var url: String
-    /// Password (Pi-hole v6, AdGuard Home), token (Pi-hole v5, webhook) or API key (NextDNS).
-    public var secret: SecretSource?
-    /// AdGuard Home's user name.
-    public var username: String?
-    /// NextDNS profile id.
-    public var profile: String?
-    /// Clients the rules apply to (addresses); empty means every client.
-    public var clients: [String] = []
-    /// Pi-hole v6 group holding lockr's entries.
-    public var group = "lockr"
     public var timeout: Duration = .seconds(10)
-    /// Webhook: how live events are sent, where (nil: `url`) and with which token (with
-    /// `eventsURL`; else `secret`).
-    public var events = WebhookEvents.json
-    public var eventsURL: String?
-    public var eventsSecret: SecretSource?
+    public var endpoint: Endpoint
 
-    public init(name: String, kind: BackendKind, url: String) {
+    /// Each kind's own settings.
+    public enum Endpoint: Sendable, Equatable {
+        case pihole6(PiHole6Settings)
+        case pihole5(PiHole5Settings)
+        case adguardhome(AdGuardHomeSettings)
+        case nextdns(NextDNSSettings)
+        case webhook(WebhookSettings)
+    }
+
+    public init(name: String, endpoint: Endpoint) {
         self.name = name
-        self.kind = kind
-        self.url = url
+        self.endpoint = endpoint
+    }
+
+    public var kind: BackendKind {
+        switch endpoint {
+        case .pihole6: .pihole6
+        case .pihole5: .pihole5
+        case .adguardhome: .adguardhome
+        case .nextdns: .nextdns
+        case .webhook: .webhook
+        }
+    }
+
+    /// The clients its rules apply to, where its kind names them (none: every client).
+    public var clients: [String] {
+        switch endpoint {
+        case .pihole6(let settings): settings.clients
+        case .adguardhome(let settings): settings.clients
+        case .pihole5, .nextdns, .webhook: []
+        }
+    }
+
+    /// Every secret its section names (read when the daemon starts).
+    public var secrets: [SecretSource] {
+        switch endpoint {
+        case .pihole6(let settings): [settings.password].compactMap { $0 }
+        case .pihole5(let settings): [settings.token]
+        case .adguardhome(let settings): [settings.password].compactMap { $0 }
+        case .nextdns(let settings): [settings.apiKey]
+        case .webhook(let settings): [settings.token, settings.eventsToken].compactMap { $0 }
+        }
+    }
+
+    /// Where it is reached.
+    public var url: String {
+        switch endpoint {
+        case .pihole6(let settings): settings.url
+        case .pihole5(let settings): settings.url
+        case .adguardhome(let settings): settings.url
+        case .nextdns(let settings): settings.url
+        case .webhook(let settings): settings.url
+        }
     }
 }

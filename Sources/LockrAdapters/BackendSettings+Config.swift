@@ -163,47 +163,55 @@ extension ConfigReader {
         return kind
     }
 
-    /// One backend's section (`[pihole6]`, or a named one).
+    /// One backend's section (`[pihole6]`, or a named one), read by its kind.
     private mutating func backend(_ kind: BackendKind, section: String) -> BackendSettings? {
-        let secretName: String
+        let endpoint: BackendSettings.Endpoint?
         switch kind {
-        case .pihole6, .adguardhome: secretName = "password"
-        case .pihole5, .webhook: secretName = "token"
-        case .nextdns: secretName = "api-key"
+        case .pihole6: endpoint = pihole6(section).map { .pihole6($0) }
+        case .pihole5: endpoint = pihole5(section).map { .pihole5($0) }
+        case .adguardhome: endpoint = adGuardHome(section).map { .adguardhome($0) }
+        case .nextdns: endpoint = nextDNS(section).map { .nextdns($0) }
+        case .webhook: endpoint = webhook(section).map { .webhook($0) }
         }
-        let url = string("\(section).url") ?? (kind == .nextdns ? "https://api.nextdns.io" : nil)
-        guard let url else {
-            problem(section, "[\(section)] needs url")
-            return nil
-        }
-        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
-            problem("\(section).url", "expected an http:// or https:// URL, not '\(url)'")
-            return nil
-        }
-        var settings = BackendSettings(name: section, kind: kind, url: url)
-        let file = string("\(section).\(secretName)-file")
-        let environment = string("\(section).\(secretName)-env")
-        switch (file, environment) {
-        case (let file?, nil): settings.secret = .file(file)
-        case (nil, let name?): settings.secret = .environment(name)
-        case (_?, _?): problem("\(section).\(secretName)-file", "set \(secretName)-file or \(secretName)-env, not both")
-        case (nil, nil):
-            if [.pihole5, .nextdns].contains(kind) {
-                problem(
-                    section,
-                    "needs \(secretName)-file or \(secretName)-env (secrets are never given on the command line)")
-            }
-        }
-        if kind == .nextdns {
-            guard let profile = string("\(section).profile"), !profile.isEmpty else {
-                problem(section, "needs profile (the NextDNS configuration id)")
-                return nil
-            }
-            settings.profile = profile
-        }
+        return endpoint.map { BackendSettings(name: section, endpoint: $0) }
+    }
+
+    private mutating func pihole6(_ section: String) -> PiHole6Settings? {
+        guard let url = url(section) else { return nil }
+        var settings = PiHole6Settings(url: url)
+        guard let password = secret(section, "password", required: false) else { return nil }
+        settings.password = password
         if let clients = strings("\(section).clients") { settings.clients = clients }
         if let group = string("\(section).group") { settings.group = group }
-        if let username = string("\(section).username") { settings.username = username }
+        return settings
+    }
+
+    private mutating func pihole5(_ section: String) -> PiHole5Settings? {
+        guard let url = url(section), let token = secret(section, "token", required: true) ?? nil else { return nil }
+        return PiHole5Settings(url: url, token: token)
+    }
+
+    private mutating func adGuardHome(_ section: String) -> AdGuardHomeSettings? {
+        guard let url = url(section), let password = secret(section, "password", required: false) else { return nil }
+        var settings = AdGuardHomeSettings(url: url, username: string("\(section).username"), password: password)
+        if let clients = strings("\(section).clients") { settings.clients = clients }
+        return settings
+    }
+
+    private mutating func nextDNS(_ section: String) -> NextDNSSettings? {
+        guard let url = url(section, default: "https://api.nextdns.io") else { return nil }
+        let apiKey = secret(section, "api-key", required: true) ?? nil
+        guard let profile = string("\(section).profile"), !profile.isEmpty else {
+            problem(section, "needs profile (the NextDNS configuration id)")
+            return nil
+        }
+        guard let apiKey else { return nil }
+        return NextDNSSettings(url: url, profile: profile, apiKey: apiKey)
+    }
+
+    private mutating func webhook(_ section: String) -> WebhookSettings? {
+        guard let url = url(section), let token = secret(section, "token", required: false) else { return nil }
+        var settings = WebhookSettings(url: url, token: token)
         if let value = string("\(section).events") {
             if let events = WebhookEvents(rawValue: value) {
                 settings.events = events
@@ -220,13 +228,9 @@ extension ConfigReader {
                 problem("\(section).events-url", "expected an http:// or https:// URL, not '\(value)'")
             }
         }
-        switch (string("\(section).events-token-file"), string("\(section).events-token-env")) {
-        case (let file?, nil): settings.eventsSecret = .file(file)
-        case (nil, let name?): settings.eventsSecret = .environment(name)
-        case (_?, _?): problem("\(section).events-token-file", "set events-token-file or events-token-env, not both")
-        case (nil, nil): break
-        }
-        if settings.eventsSecret != nil, settings.eventsURL == nil {
+        guard let eventsToken = secret(section, "events-token", required: false) else { return nil }
+        settings.eventsToken = eventsToken
+        if eventsToken != nil, settings.eventsURL == nil {
             problem(
                 "\(section).events-token-file",
                 "an events token goes with events-url (without it, events use token-file)")
@@ -234,4 +238,32 @@ extension ConfigReader {
         return settings
     }
 
+    /// A section's `url`, an http:// or https:// one (`fallback` when it has none).
+    private mutating func url(_ section: String, default fallback: String? = nil) -> String? {
+        guard let url = string("\(section).url") ?? fallback else {
+            problem(section, "[\(section)] needs url")
+            return nil
+        }
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+            problem("\(section).url", "expected an http:// or https:// URL, not '\(url)'")
+            return nil
+        }
+        return url
+    }
+
+    /// The secret `NAME-file` or `NAME-env` of a section names: `.some(nil)` when it names none
+    /// and none is `required`, nil when it is wrong (noted).
+    private mutating func secret(_ section: String, _ name: String, required: Bool) -> SecretSource?? {
+        switch (string("\(section).\(name)-file"), string("\(section).\(name)-env")) {
+        case (let file?, nil): return .file(file)
+        case (nil, let variable?): return .environment(variable)
+        case (_?, _?):
+            problem("\(section).\(name)-file", "set \(name)-file or \(name)-env, not both")
+            return nil
+        case (nil, nil):
+            guard required else { return .some(nil) }
+            problem(section, "needs \(name)-file or \(name)-env (secrets are never given on the command line)")
+            return nil
+        }
+    }
 }

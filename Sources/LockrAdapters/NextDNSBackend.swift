@@ -2,6 +2,19 @@ import Foundation
 import LockrStore
 import NIOHTTP1
 
+/// A NextDNS profile's section: the API's address, the profile's id and the API key.
+public struct NextDNSSettings: Sendable, Equatable {
+    public var url: String
+    public var profile: String
+    public var apiKey: SecretSource
+
+    public init(url: String = "https://api.nextdns.io", profile: String, apiKey: SecretSource) {
+        self.url = url
+        self.profile = profile
+        self.apiKey = apiKey
+    }
+}
+
 /// NextDNS (`https://api.nextdns.io`, `X-Api-Key`).
 ///
 /// lockr manages denylist entries of one profile and toggles their `active` flag. NextDNS entries
@@ -11,17 +24,17 @@ import NIOHTTP1
 /// are reported in `lockr status`.
 public struct NextDNSBackend: Backend {
     public let name: String
-    private let settings: BackendSettings
+    private let settings: NextDNSSettings
     private let http: BackendHTTP
     private let memory: OutboxStore
     private let profile: String
 
-    public init(settings: BackendSettings, memory: OutboxStore) {
-        name = settings.name
+    public init(name: String, settings: NextDNSSettings, timeout: Duration, memory: OutboxStore) {
+        self.name = name
         self.settings = settings
         self.memory = memory
-        profile = BackendHTTP.escape(settings.profile ?? "")
-        http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
+        profile = BackendHTTP.escape(settings.profile)
+        http = BackendHTTP(baseURL: settings.url, timeout: timeout)
     }
 
     public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport {
@@ -110,11 +123,8 @@ public struct NextDNSBackend: Backend {
     )
         async throws(BackendError) -> HTTPReply
     {
-        guard let secret = settings.secret else {
-            throw .misconfigured("NextDNS needs an API key (api-key-file or api-key-env)")
-        }
         let reply = try await http.send(
-            method, path, query: query, headers: [("X-Api-Key", try secret.read())], json: body)
+            method, path, query: query, headers: [("X-Api-Key", try settings.apiKey.read())], json: body)
         switch reply.status {
         case 401, 403: throw .unauthorized("NextDNS refused the API key")
         case 429: throw .rateLimited("NextDNS answered 429")

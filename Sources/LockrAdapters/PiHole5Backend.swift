@@ -1,6 +1,17 @@
 import Foundation
 import NIOHTTP1
 
+/// A Pi-hole v5's section: where it is and its API token.
+public struct PiHole5Settings: Sendable, Equatable {
+    public var url: String
+    public var token: SecretSource
+
+    public init(url: String, token: SecretSource) {
+        self.url = url
+        self.token = token
+    }
+}
+
 /// Pi-hole v5 (`/admin/api.php`, token in the query string).
 ///
 /// lockr's entries are regex blacklist entries whose comment starts with `lockr:<app>`. v5's API has
@@ -9,13 +20,13 @@ import NIOHTTP1
 /// text `Not authorized!`, which lockr reports as an auth failure.
 public struct PiHole5Backend: Backend {
     public let name: String
-    private let settings: BackendSettings
+    private let settings: PiHole5Settings
     private let http: BackendHTTP
 
-    public init(settings: BackendSettings) {
-        name = settings.name
+    public init(name: String, settings: PiHole5Settings, timeout: Duration) {
+        self.name = name
         self.settings = settings
-        http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
+        http = BackendHTTP(baseURL: settings.url, timeout: timeout)
     }
 
     public func reconcile(_ snapshot: BlockSnapshot) async throws(BackendError) -> SyncReport {
@@ -64,10 +75,8 @@ public struct PiHole5Backend: Backend {
     }
 
     private func call<T: Decodable>(_ query: [(String, String)], as type: T.Type) async throws(BackendError) -> T {
-        guard let secret = settings.secret else {
-            throw .misconfigured("Pi-hole v5 needs its API token (token-file or token-env)")
-        }
-        let reply = try await http.send(.GET, "/admin/api.php", query: query + [("auth", try secret.read())])
+        let reply = try await http.send(
+            .GET, "/admin/api.php", query: query + [("auth", try settings.token.read())])
         if reply.text.hasPrefix("Not authorized") { throw .unauthorized("Pi-hole v5 did not accept the API token") }
         switch reply.status {
         case 200: return try reply.decode(T.self, "Pi-hole v5 \(query.first?.0 ?? "")")

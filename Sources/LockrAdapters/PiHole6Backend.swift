@@ -4,6 +4,20 @@ import LockrStore
 import NIOHTTP1
 import Synchronization
 
+/// A Pi-hole v6's section: where it is, its password (none when it asks for none), the clients
+/// lockr's entries apply to (none: every client in Default) and lockr's group.
+public struct PiHole6Settings: Sendable, Equatable {
+    public var url: String
+    public var password: SecretSource?
+    public var clients: [String] = []
+    public var group = "lockr"
+
+    public init(url: String, password: SecretSource? = nil) {
+        self.url = url
+        self.password = password
+    }
+}
+
 /// Pi-hole v6 (FTL's REST API under `/api`).
 ///
 /// lockr's entries are regex deny entries (`(\.|^)example\.com$` for a domain and its subdomains)
@@ -22,7 +36,7 @@ import Synchronization
 /// lockr killed or restarted takes its session up again instead of holding a second seat.
 public final class PiHole6Backend: Backend {
     public let name: String
-    private let settings: BackendSettings
+    private let settings: PiHole6Settings
     private let http: BackendHTTP
     private let session: Mutex<String?>
     /// Where the session id is kept across restarts.
@@ -35,12 +49,12 @@ public final class PiHole6Backend: Backend {
     static let defaultGroup = 0
     static let groupComment = "lockr: guarded apps (managed by lockr)"
 
-    public init(settings: BackendSettings, memory: OutboxStore? = nil) {
-        name = settings.name
+    public init(name: String, settings: PiHole6Settings, timeout: Duration, memory: OutboxStore? = nil) {
+        self.name = name
         self.settings = settings
         self.memory = memory
-        http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
-        session = Mutex(try? memory?.value(Self.sessionKey, for: settings.name))
+        http = BackendHTTP(baseURL: settings.url, timeout: timeout)
+        session = Mutex(try? memory?.value(Self.sessionKey, for: name))
     }
 
     static let sessionKey = "session"
@@ -270,7 +284,7 @@ public final class PiHole6Backend: Backend {
     }
 
     private func login() async throws(BackendError) -> String? {
-        guard let secret = settings.secret else {
+        guard let secret = settings.password else {
             let reply = try await http.send(.GET, "/api/auth")
             let state = try reply.decode(SessionReply.self, "Pi-hole login").session
             guard reply.status == 200, state.valid else {

@@ -1,5 +1,20 @@
 import Foundation
 
+/// A webhook's section: its URL and token (sent as a bearer), and how live events are sent, where
+/// (nil: `url`) and with which token (with `eventsURL`; else `token`).
+public struct WebhookSettings: Sendable, Equatable {
+    public var url: String
+    public var token: SecretSource?
+    public var events = WebhookEvents.json
+    public var eventsURL: String?
+    public var eventsToken: SecretSource?
+
+    public init(url: String, token: SecretSource? = nil) {
+        self.url = url
+        self.token = token
+    }
+}
+
 /// A generic JSON POST, for home automation: each change with the full active set.
 ///
 /// Body: `{"event": "sync"|"change", "at": ISO 8601, "changed": [{"app", "blocked", "person"?}],
@@ -10,20 +25,20 @@ import Foundation
 /// reconciling sends nothing. Live events go to the webhook too, through `WebhookNotifier`.
 public struct WebhookBackend: Backend {
     public let name: String
-    private let settings: BackendSettings
+    private let settings: WebhookSettings
     private let http: BackendHTTP
 
-    public init(settings: BackendSettings) {
-        name = settings.name
+    public init(name: String, settings: WebhookSettings, timeout: Duration) {
+        self.name = name
         self.settings = settings
-        http = BackendHTTP(baseURL: settings.url, timeout: settings.timeout)
+        http = BackendHTTP(baseURL: settings.url, timeout: timeout)
     }
 
     public var deliversEveryChange: Bool { true }
 
     public func apply(_ change: BlockChange) async throws(BackendError) -> SyncReport {
         var headers: [(String, String)] = []
-        if let secret = settings.secret { headers.append(("Authorization", "Bearer \(try secret.read())")) }
+        if let secret = settings.token { headers.append(("Authorization", "Bearer \(try secret.read())")) }
         let body = WebhookBody(
             event: change.event, at: ISO8601DateFormatter().string(from: change.at), changed: change.changed,
             blocked: change.snapshot.blocked.map(WebhookBody.App.init),

@@ -56,14 +56,14 @@ public struct WebhookNotifier: Sendable {
     static let attempts = 3
     static let stale: Duration = .seconds(120)
 
-    /// Events go to `settings.eventsURL` with `eventsSecret`, else to the webhook's own URL with
+    /// Events go to `settings.eventsURL` with `eventsToken`, else to the webhook's own URL with
     /// its token, as `settings.events` says.
-    public init(settings: BackendSettings) {
-        name = settings.name
+    public init(name: String, settings: WebhookSettings, timeout: Duration) {
+        self.name = name
         url = settings.eventsURL ?? settings.url
-        secret = settings.eventsURL == nil ? settings.secret : settings.eventsSecret
+        secret = settings.eventsURL == nil ? settings.token : settings.eventsToken
         format = settings.events
-        http = BackendHTTP(baseURL: url, timeout: settings.timeout)
+        http = BackendHTTP(baseURL: url, timeout: timeout)
     }
 
     /// Delivers `notices` until they end.

@@ -247,13 +247,16 @@ public final class Daemon: Sendable {
     static func publisher(_ config: LockrConfiguration, outbox: OutboxStore, logger: Logger) -> BlockSetPublisher? {
         guard !config.backends.isEmpty else { return nil }
         let backends: [(any Backend, BackendKind)] = config.backends.map { settings in
-            switch settings.kind {
-            case .pihole6: (PiHole6Backend(settings: settings, memory: outbox), settings.kind)
-            case .pihole5: (PiHole5Backend(settings: settings), settings.kind)
-            case .adguardhome: (AdGuardHomeBackend(settings: settings), settings.kind)
-            case .nextdns: (NextDNSBackend(settings: settings, memory: outbox), settings.kind)
-            case .webhook: (WebhookBackend(settings: settings), settings.kind)
-            }
+            let (name, timeout) = (settings.name, settings.timeout)
+            let backend: any Backend =
+                switch settings.endpoint {
+                case .pihole6(let own): PiHole6Backend(name: name, settings: own, timeout: timeout, memory: outbox)
+                case .pihole5(let own): PiHole5Backend(name: name, settings: own, timeout: timeout)
+                case .adguardhome(let own): AdGuardHomeBackend(name: name, settings: own, timeout: timeout)
+                case .nextdns(let own): NextDNSBackend(name: name, settings: own, timeout: timeout, memory: outbox)
+                case .webhook(let own): WebhookBackend(name: name, settings: own, timeout: timeout)
+                }
+            return (backend, settings.kind)
         }
         let hub = AdapterHub(
             backends: backends, outbox: outbox, timing: config.adapterTiming,

@@ -153,8 +153,9 @@ extension Daemon {
 
     /// The live events each webhook that takes them is sent.
     static func webhookNotifiers(_ config: LockrConfiguration, parts: PolicyParts, logger: Logger) -> [any Service] {
-        config.backends.filter { $0.kind == .webhook && $0.events != .off }.map { backend in
-            let notifier = WebhookNotifier(settings: backend)
+        config.backends.compactMap { backend -> (any Service)? in
+            guard case .webhook(let webhook) = backend.endpoint, webhook.events != .off else { return nil }
+            let notifier = WebhookNotifier(name: backend.name, settings: webhook, timeout: backend.timeout)
             let notices = parts.liveEvents.listen(after: nil).map { event in
                 WebhookNotices.notice(event, calendar: parts.control.view(of: event.person).calendar)
             }

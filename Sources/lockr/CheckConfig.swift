@@ -31,16 +31,19 @@ struct CheckConfig: ParsableCommand {
                 )
             }
             if !config.people.isEmpty {
-                let people = config.people.map { "\($0.name) (\($0.devices.count) device\($0.devices.count == 1 ? "" : "s"))" }
+                let people = config.people.map {
+                    "\($0.name) (\($0.devices.count) device\($0.devices.count == 1 ? "" : "s"))"
+                }
                 print("people: default (every other device), \(people.joined(separator: ", "))")
             }
             for warning in config.warnings { print("warning: \(warning)") }
             var secretsMissing = false
             for backend in config.backends {
-                guard let secret = backend.secret else { continue }
-                do { _ = try secret.read() } catch {
-                    printError("\(file): \(backend.name): \(error) (the daemon reads it at start)")
-                    secretsMissing = true
+                for secret in backend.secrets {
+                    do { _ = try secret.read() } catch {
+                        printError("\(file): \(backend.name): \(error) (the daemon reads it at start)")
+                        secretsMissing = true
+                    }
                 }
             }
             guard !secretsMissing else { throw ExitCode.failure }

@@ -21,7 +21,9 @@ import Testing
     }
 
     func pihole(_ url: String) -> PiHole6Backend {
-        PiHole6Backend(settings: Fixtures.settings(.pihole6, url, secret: "secret"))
+        PiHole6Backend(
+            name: "pihole6", settings: PiHole6Settings(url: url, password: Fixtures.secret("secret")),
+            timeout: Fixtures.timeout)
     }
 
     /// Runs `hub` while `body` runs.
@@ -47,7 +49,11 @@ import Testing
         let hub = AdapterHub(
             backends: [
                 (pihole(server.url), .pihole6),
-                (WebhookBackend(settings: Fixtures.settings(.webhook, hookServer.url)), .webhook),
+                (
+                    WebhookBackend(
+                        name: "webhook", settings: WebhookSettings(url: hookServer.url), timeout: Fixtures.timeout),
+                    .webhook
+                ),
             ],
             outbox: outbox, timing: timing(), metering: [], logger: logger)
         try await running(hub) {

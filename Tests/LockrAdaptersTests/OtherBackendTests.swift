@@ -22,10 +22,9 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
     let userRules = ["! my list", "||ads.example^", "@@||ok.example^", "", "/tracker[0-9]+/"]
 
     func backend(_ url: String, password: String = "secret", clients: [String] = []) -> AdGuardHomeBackend {
-        var settings = Fixtures.settings(.adguardhome, url, secret: password)
-        settings.username = "admin"
+        var settings = AdGuardHomeSettings(url: url, username: "admin", password: Fixtures.secret(password))
         settings.clients = clients
-        return AdGuardHomeBackend(settings: settings)
+        return AdGuardHomeBackend(name: "adguardhome", settings: settings, timeout: Fixtures.timeout)
     }
 
     @Test func editsOnlyItsOwnBlock() async throws {
@@ -75,14 +74,16 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
                     apps: [Fixtures.tiktok],
                     people: [PersonBlocks(person: "alice", clients: alice, apps: [Fixtures.open(Fixtures.tiktok)])]))
             #expect(fake.blocks("tiktok.com", client: "192.168.1.23"))
-            #expect(!fake.blocks("tiktok.com", client: "192.168.1.50") && !fake.blocks("tiktok.com", client: "10.9.0.7"))
+            #expect(
+                !fake.blocks("tiktok.com", client: "192.168.1.50") && !fake.blocks("tiktok.com", client: "10.9.0.7"))
             #expect(fake.rules.contains("||tiktok.com^$client=~192.168.1.50|~10.9.0.0/24"), "\(fake.rules)")
             // Alice's youtube is blocked for her alone; her MAC cannot be named, which a note says.
             report = try await adguard.reconcile(
                 BlockSnapshot(
                     apps: [Fixtures.open(Fixtures.tiktok)],
                     people: [PersonBlocks(person: "alice", clients: alice, apps: [Fixtures.youtube])]))
-            #expect(fake.blocks("youtube.com", client: "10.9.0.7") && !fake.blocks("youtube.com", client: "192.168.1.23"))
+            #expect(
+                fake.blocks("youtube.com", client: "10.9.0.7") && !fake.blocks("youtube.com", client: "192.168.1.23"))
             #expect(!fake.blocks("tiktok.com", client: "192.168.1.23"))
             #expect(report.notes.contains { $0.hasPrefix("alice: AdGuard Home's $client takes no MAC address") })
             #expect(Array(fake.rules.prefix(userRules.count)) == userRules)
@@ -138,9 +139,9 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
 
 @Suite struct NextDNSBackendTests {
     func backend(_ url: String, memory: OutboxStore) -> NextDNSBackend {
-        var settings = Fixtures.settings(.nextdns, url, secret: "key-1")
-        settings.profile = "abc123"
-        return NextDNSBackend(settings: settings, memory: memory)
+        NextDNSBackend(
+            name: "nextdns", settings: NextDNSSettings(url: url, profile: "abc123", apiKey: Fixtures.secret("key-1")),
+            timeout: Fixtures.timeout, memory: memory)
     }
 
     @Test func managesOnlyEntriesItCreated() async throws {
@@ -192,7 +193,9 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
         let fake = FakePiHole5()
         fake.addUserRegex("(\\.|^)tiktok\\.com$")
         try await serving(fake) { server in
-            let pihole = PiHole5Backend(settings: Fixtures.settings(.pihole5, server.url, secret: "token-1"))
+            let pihole = PiHole5Backend(
+                name: "pihole5", settings: PiHole5Settings(url: server.url, token: Fixtures.secret("token-1")),
+                timeout: Fixtures.timeout)
             let report = try await pihole.reconcile(Fixtures.snapshot(Fixtures.tiktok))
             #expect(report.writes == 1 && report.notes.count == 1)
             #expect(fake.regexEntries["(\\.|^)tiktokcdn\\.com$"]?.hasPrefix("lockr:tiktok") == true)
@@ -200,7 +203,9 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
             #expect(fake.regexEntries == ["(\\.|^)tiktok\\.com$": "mine"])
 
             // HTTP 200 with "Not authorized!" is an auth failure, not success.
-            let wrong = PiHole5Backend(settings: Fixtures.settings(.pihole5, server.url, secret: "token-2"))
+            let wrong = PiHole5Backend(
+                name: "pihole5", settings: PiHole5Settings(url: server.url, token: Fixtures.secret("token-2")),
+                timeout: Fixtures.timeout)
             do {
                 _ = try await wrong.reconcile(Fixtures.snapshot(Fixtures.tiktok))
                 Issue.record("a bad token must fail")
@@ -210,7 +215,9 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
             }
         }
         // A transport error names no URL query either: v5's token travels in it.
-        let gone = PiHole5Backend(settings: Fixtures.settings(.pihole5, "http://127.0.0.1:1", secret: "token-3"))
+        let gone = PiHole5Backend(
+            name: "pihole5", settings: PiHole5Settings(url: "http://127.0.0.1:1", token: Fixtures.secret("token-3")),
+            timeout: Fixtures.timeout)
         do {
             _ = try await gone.reconcile(Fixtures.snapshot())
             Issue.record("nothing listens on port 1")
@@ -225,7 +232,9 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
         fake.logQuery("old.tiktok.com", at: now - 60)
         fake.logQuery("www.TikTok.com.", client: "192.168.1.40", at: now - 5)
         try await serving(fake) { server in
-            let pihole = PiHole5Backend(settings: Fixtures.settings(.pihole5, server.url, secret: "token-1"))
+            let pihole = PiHole5Backend(
+                name: "pihole5", settings: PiHole5Settings(url: server.url, token: Fixtures.secret("token-1")),
+                timeout: Fixtures.timeout)
             let queries = try await pihole.queries(after: now - 30)
             #expect(queries.map(\.name) == ["www.tiktok.com"])
             #expect(queries.first?.client == "192.168.1.40")
@@ -238,7 +247,9 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
         let fake = FakeWebhook(token: "hook-token")
         try await serving(fake) { server in
             let hook = WebhookBackend(
-                settings: Fixtures.settings(.webhook, server.url + "/lockr", secret: "hook-token"))
+                name: "webhook",
+                settings: WebhookSettings(url: server.url + "/lockr", token: Fixtures.secret("hook-token")),
+                timeout: Fixtures.timeout)
             let first = try #require(
                 BlockChange.between(
                     nil, Fixtures.snapshot(Fixtures.tiktok, Fixtures.open(Fixtures.youtube)), at: Date()))
@@ -260,11 +271,14 @@ func serving<Fake: FakeBackend>(_ fake: Fake, _ body: (FakeServer<Fake>) async t
     @Test func aPersonsChangeNamesThemAndTheirDevices() async throws {
         let fake = FakeWebhook(token: "hook-token")
         try await serving(fake) { server in
-            let hook = WebhookBackend(settings: Fixtures.settings(.webhook, server.url, secret: "hook-token"))
+            let hook = WebhookBackend(
+                name: "webhook", settings: WebhookSettings(url: server.url, token: Fixtures.secret("hook-token")),
+                timeout: Fixtures.timeout)
             let alice = PersonBlocks(person: "alice", clients: ["192.168.1.50"], apps: [Fixtures.open(Fixtures.tiktok)])
             let before = BlockSnapshot(apps: [Fixtures.tiktok], people: [alice])
             let after = BlockSnapshot(
-                apps: [Fixtures.tiktok], people: [PersonBlocks(person: "alice", clients: alice.clients, apps: [Fixtures.tiktok])])
+                apps: [Fixtures.tiktok],
+                people: [PersonBlocks(person: "alice", clients: alice.clients, apps: [Fixtures.tiktok])])
             let change = try #require(BlockChange.between(before, after, at: Date()))
             #expect(change.changed == [AppChange(app: "tiktok", blocked: true, person: "alice")])
             _ = try await hook.apply(change)

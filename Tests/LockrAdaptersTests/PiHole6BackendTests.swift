@@ -12,10 +12,9 @@ import Testing
         _ server: FakeServer<FakePiHole6>, clients: [String] = [], password: String = "secret",
         timeout: Duration = Fixtures.timeout
     ) -> PiHole6Backend {
-        var settings = Fixtures.settings(.pihole6, server.url, secret: password)
+        var settings = PiHole6Settings(url: server.url, password: Fixtures.secret(password))
         settings.clients = clients
-        settings.timeout = timeout
-        return PiHole6Backend(settings: settings)
+        return PiHole6Backend(name: "pihole6", settings: settings, timeout: timeout)
     }
 
     func withServer(_ body: (FakeServer<FakePiHole6>) async throws -> Void) async throws {
@@ -55,11 +54,10 @@ import Testing
 
     /// A backend that keeps its session in a state store, logged in by a first reconcile: the
     /// store and settings, for the next start's backend to take the session up.
-    func loggedIn(_ server: FakeServer<FakePiHole6>) async throws -> (OutboxStore, BackendSettings, PiHole6Backend) {
+    func loggedIn(_ server: FakeServer<FakePiHole6>) async throws -> (OutboxStore, PiHole6Settings, PiHole6Backend) {
         let store = try Fixtures.store()
-        var settings = Fixtures.settings(.pihole6, server.url, secret: "secret")
-        settings.timeout = Fixtures.timeout
-        let backend = PiHole6Backend(settings: settings, memory: store)
+        let settings = PiHole6Settings(url: server.url, password: Fixtures.secret("secret"))
+        let backend = PiHole6Backend(name: "pihole6", settings: settings, timeout: Fixtures.timeout, memory: store)
         _ = try await backend.reconcile(Fixtures.snapshot(Fixtures.tiktok))
         return (store, settings, backend)
     }
@@ -69,17 +67,17 @@ import Testing
             let (store, settings, _) = try await loggedIn(server)
             #expect(fake.logins == 1 && fake.openSessions == 1)
             // Killed: no logout. The next lockr finds the session in the state database.
-            let second = PiHole6Backend(settings: settings, memory: store)
+            let second = PiHole6Backend(name: "pihole6", settings: settings, timeout: Fixtures.timeout, memory: store)
             _ = try await second.reconcile(Fixtures.snapshot(Fixtures.open(Fixtures.tiktok)))
             #expect(fake.logins == 1 && fake.openSessions == 1, "no second seat")
             // A session Pi-hole ended meanwhile is replaced by a fresh login.
             fake.dropSessions()
-            let third = PiHole6Backend(settings: settings, memory: store)
+            let third = PiHole6Backend(name: "pihole6", settings: settings, timeout: Fixtures.timeout, memory: store)
             _ = try await third.reconcile(Fixtures.snapshot(Fixtures.tiktok))
             #expect(fake.logins == 2 && fake.openSessions == 1)
             try await third.close()
             #expect(fake.openSessions == 0)
-            #expect(try store.value("session", for: settings.name) == nil, "forgotten after logout")
+            #expect(try store.value("session", for: "pihole6") == nil, "forgotten after logout")
         }
     }
 
@@ -88,11 +86,9 @@ import Testing
             let (store, settings, first) = try await loggedIn(server)
             server.inject(.status(500))
             await #expect(throws: BackendError.self) { try await first.close() }
-            #expect(try fake.openSessions == 1 && store.value("session", for: settings.name) != nil)
+            #expect(try fake.openSessions == 1 && store.value("session", for: "pihole6") != nil)
             // The next start takes it up, and a logout whose first try gets no answer is sent again.
-            var impatient = settings
-            impatient.timeout = .seconds(4)
-            let second = PiHole6Backend(settings: impatient, memory: store)
+            let second = PiHole6Backend(name: "pihole6", settings: settings, timeout: .seconds(4), memory: store)
             server.inject(.delay(.seconds(8)))
             try await second.close()
             #expect(fake.logins == 1 && fake.openSessions == 0)

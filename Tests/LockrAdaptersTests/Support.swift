@@ -21,12 +21,8 @@ enum Fixtures {
     /// a hung backend sets a short one.
     static let timeout = Duration.seconds(20)
 
-    static func settings(_ kind: BackendKind, _ url: String, secret: String? = nil) -> BackendSettings {
-        var settings = BackendSettings(name: kind.rawValue, kind: kind, url: url)
-        if let secret { settings.secret = .environment(secretVariable(secret)) }
-        settings.timeout = timeout
-        return settings
-    }
+    /// `secret` in an environment variable of this process, as a config file would name it.
+    static func secret(_ secret: String) -> SecretSource { .environment(secretVariable(secret)) }
 
     /// Puts `secret` in an environment variable of this process and returns its name.
     static func secretVariable(_ secret: String) -> String {

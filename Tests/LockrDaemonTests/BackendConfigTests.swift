@@ -41,10 +41,16 @@ import Testing
             """, path: "t.toml")
         #expect(!config.answersDNS)
         #expect(config.backends.map(\.kind) == [.pihole6, .webhook, .nextdns])
-        #expect(config.backends[0].secret == .environment("PIHOLE_PASSWORD"))
-        #expect(config.backends[0].clients == ["192.168.1.23"] && config.backends[0].group == "kids")
-        #expect(config.backends[1].secret == nil)
-        #expect(config.backends[2].url == "https://api.nextdns.io" && config.backends[2].profile == "abc123")
+        var pihole = PiHole6Settings(url: config.backends[0].url, password: .environment("PIHOLE_PASSWORD"))
+        pihole.clients = ["192.168.1.23"]
+        pihole.group = "kids"
+        #expect(config.backends[0].endpoint == .pihole6(pihole))
+        #expect(config.backends[1].endpoint == .webhook(WebhookSettings(url: "http://127.0.0.1:8123/hook")))
+        #expect(
+            config.backends[2].endpoint
+                == .nextdns(
+                    NextDNSSettings(
+                        url: "https://api.nextdns.io", profile: "abc123", apiKey: .file("/etc/lockr/nextdns.key"))))
         #expect(config.backends.allSatisfy { $0.timeout == .seconds(3) })
         #expect(config.meterFrom == "pihole6")
         #expect(config.adapterTiming.reconcileInterval == .seconds(5))
@@ -114,8 +120,9 @@ import Testing
             """, path: "t.toml")
         #expect(config.backends.map(\.name) == ["pihole6", "upstairs"])
         #expect(config.backends.map(\.kind) == [.pihole6, .pihole6])
-        #expect(config.backends[1].url == "http://192.168.1.3" && config.backends[1].clients == ["192.168.1.40"])
-        #expect(config.backends[1].secret == .file("/etc/lockr/upstairs.password"))
+        var upstairs = PiHole6Settings(url: "http://192.168.1.3", password: .file("/etc/lockr/upstairs.password"))
+        upstairs.clients = ["192.168.1.40"]
+        #expect(config.backends[1].endpoint == .pihole6(upstairs))
         #expect(config.meterFrom == "upstairs")
     }
 

@@ -1,5 +1,6 @@
 import DNSProxy
 import Foundation
+import LockrAdapters
 import NIOCore
 import Testing
 
@@ -245,8 +246,10 @@ import Testing
             events-url = "https://ntfy.home.lan/lockr"
             """, path: "events.toml")
         #expect(config.suggestions == ["Water the plants."])
-        let hook = try #require(config.backends.first)
-        #expect(hook.events == .text && hook.eventsURL == "https://ntfy.home.lan/lockr")
+        var hook = WebhookSettings(url: "http://hass.local/api/webhook/lockr")
+        hook.events = .text
+        hook.eventsURL = "https://ntfy.home.lan/lockr"
+        #expect(config.backends.first?.endpoint == .webhook(hook))
         #expect(try ConfigFile.parse("", path: "plain.toml").suggestions.count == 3, "the defaults")
         do {
             _ = try ConfigFile.parse(
