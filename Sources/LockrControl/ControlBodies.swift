@@ -117,6 +117,7 @@ extension EventBody {
         type = event.type.rawValue
         app = event.app
         detail = event.detail
+        action = event.action
     }
 }
 
@@ -128,7 +129,8 @@ extension ControlFailure {
         case .unknownPerson(let name, let people):
             return (
                 404,
-                ErrorBody(error: "no person '\(name)' (people: \(people.joined(separator: ", ")))", code: .unknownPerson)
+                ErrorBody(
+                    error: "no person '\(name)' (people: \(people.joined(separator: ", ")))", code: .unknownPerson)
             )
         case .personNeeded(let people):
             return (
@@ -136,7 +138,8 @@ extension ControlFailure {
                 ErrorBody(
                     error: "say whom this is for with --person NAME (in the API, ?person=NAME); "
                         + "people: \(people.joined(separator: ", "))",
-                    code: .personRequired))
+                    code: .personRequired)
+            )
         case .refused(let refusal):
             let (status, code): (Int, ErrorCode)
             var retry: Int64?
@@ -182,7 +185,8 @@ extension ControlFailure {
             }
             return (
                 status,
-                ErrorBody(error: refusal.message, code: code, retryAfterSeconds: retry, sentence: sentence, heard: heard)
+                ErrorBody(
+                    error: refusal.message, code: code, retryAfterSeconds: retry, sentence: sentence, heard: heard)
             )
         }
     }

@@ -10,6 +10,8 @@ public struct EventBody: Codable, Sendable, Equatable {
     public let type: String
     public let app: String?
     public let detail: String
+    /// The action that wrote it; none for what policy time wrote (a day's reset, a window's end).
+    public let action: ActionName?
 }
 
 /// One live event of `GET events` (the `data` of a server-sent event whose `event` is `type`).

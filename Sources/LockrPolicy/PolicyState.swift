@@ -147,11 +147,15 @@ public struct PolicyEvent: Sendable, Equatable {
     public let type: EventType
     public let app: String?
     public let detail: String
+    /// The action that wrote it; nil for what the policy's own time wrote (a day's reset, a window
+    /// that ended) and for the daemon's steps.
+    public let action: ActionName?
 
-    public init(at: Instant, type: EventType, app: String?, detail: String) {
+    public init(at: Instant, type: EventType, app: String?, detail: String, action: ActionName? = nil) {
         self.at = at
         self.type = type
         self.app = app
         self.detail = detail
+        self.action = action
     }
 }

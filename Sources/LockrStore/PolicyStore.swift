@@ -210,6 +210,10 @@ public final class PolicyStore: Sendable {
                         last_seen_ms INTEGER NOT NULL)
                     """)
         }
+        // Which action wrote each event (none: the policy's own time).
+        migrator.registerMigration("9 the action of each event") { db in
+            try db.execute(sql: "ALTER TABLE events ADD COLUMN action TEXT")
+        }
         return migrator
     }
 
@@ -327,8 +331,10 @@ public final class PolicyStore: Sendable {
         }
         for event in record.events {
             try db.execute(
-                sql: "INSERT INTO events (person, at_ms, type, app, detail) VALUES (?, ?, ?, ?, ?)",
-                arguments: [person, event.at.milliseconds, event.type.rawValue, event.app, event.detail])
+                sql: "INSERT INTO events (person, at_ms, type, app, detail, action) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    person, event.at.milliseconds, event.type.rawValue, event.app, event.detail, event.action?.rawValue,
+                ])
         }
     }
 
@@ -350,7 +356,8 @@ public final class PolicyStore: Sendable {
                         person: row["person"],
                         event: PolicyEvent(
                             at: Instant(milliseconds: row["at_ms"]), type: EventType(rawValue: row["type"]) ?? .lock,
-                            app: row["app"], detail: row["detail"]))
+                            app: row["app"], detail: row["detail"],
+                            action: (row["action"] as String?).flatMap(ActionName.init(rawValue:))))
                 }
             }
         }

@@ -24,7 +24,10 @@ extension PolicyEndToEndTests {
         let (token, address) = try controlEndpoint(lockr)
         let answer = try run(
             "curl",
-            ["-s", "-w", "\n%{http_code}", "-X", method, "-H", "Authorization: Bearer \(token)", "-H", "Content-Type: \(type)"]
+            [
+                "-s", "-w", "\n%{http_code}", "-X", method, "-H", "Authorization: Bearer \(token)", "-H",
+                "Content-Type: \(type)",
+            ]
                 + body + ["http://\(address)/api/v1/\(path)"])
         let lines = answer.output.split(separator: "\n")
         let json = try JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8))
@@ -32,7 +35,9 @@ extension PolicyEndToEndTests {
     }
 
     /// A JSON call to the control API.
-    func api(_ lockr: LockrProcess, _ method: String, _ path: String, _ body: String = "") throws -> (
+    func api(
+        _ lockr: LockrProcess, _ method: String, _ path: String, _ body: String = ""
+    ) throws -> (
         status: Int, json: [String: Any]
     ) {
         try curlAPI(lockr, method, path, body: ["--data-raw", body])
@@ -46,7 +51,8 @@ extension PolicyEndToEndTests {
                 LockrProcess.binary, ["unlock", "instagram", "--state-dir", lockr.stateDirectory])
             let shown = await terminal.read(until: "> ", seconds: 45)
             #expect(shown.contains("a b c d e f g h") || shown.contains("h g f e d c b a"), "\(shown)")
-            #expect(shown.contains("to move: mate in 1") && shown.contains("Puzzle (easy, 2 min to answer)"), "\(shown)")
+            #expect(
+                shown.contains("to move: mate in 1") && shown.contains("Puzzle (easy, 2 min to answer)"), "\(shown)")
             #expect(["♔", "♚"].allSatisfy { shown.contains($0) } || shown.contains("K"), "\(shown)")
             terminal.type("a1a1\r")
             await terminal.read(until: "Another puzzle:")
@@ -69,14 +75,18 @@ extension PolicyEndToEndTests {
     @Test func aPuzzleSolvedThroughTheAPIOpensTheAppAndAnAnswerCountsOnce() async throws {
         try await withLockr(mode: "hourly", sections: Self.chessGate) { lockr, _ in
             let gate = try api(lockr, "GET", "gate?app=instagram")
-            #expect(gate.status == 200 && gate.json["puzzles_to_solve"] as? Int == 1 && gate.json["difficulty"] as? String == "easy")
+            #expect(
+                gate.status == 200 && gate.json["puzzles_to_solve"] as? Int == 1
+                    && gate.json["difficulty"] as? String == "easy")
             let refused = try lockr.cli("unlock", "instagram")
             #expect(refused.status == 1 && refused.output.contains("puzzle"), "\(refused.output)")
             let issued = try api(lockr, "POST", "gate/challenges", #"{"app":"instagram"}"#)
             let challenge = try #require((issued.json["challenges"] as? [[String: Any]])?.first)
             let id = try #require(challenge["id"] as? String)
             let position = try ChessPosition(fen: try #require(challenge["position"] as? String))
-            #expect(challenge["kind"] as? String == "chess" && (challenge["expires"] as? [String: Any])?["in_seconds"] as? Int == 120)
+            #expect(
+                challenge["kind"] as? String == "chess"
+                    && (challenge["expires"] as? [String: Any])?["in_seconds"] as? Int == 120)
             let garbage = try api(lockr, "POST", "gate/challenges/\(id)", #"{"answer":"hello"}"#)
             #expect(garbage.status == 400 && garbage.json["code"] as? String == "unreadable_answer")
             let mate = try #require(position.matingMoves().first)
@@ -89,6 +99,11 @@ extension PolicyEndToEndTests {
             #expect(try address("instagram.com.", lockr) == "192.0.2.23")
             let log = try lockr.cli("log").output
             #expect(log.contains("gate_pass") && log.contains("chess easy solved in"), "\(log)")
+            // Each entry names the action that wrote it.
+            let logged = try JSONSerialization.jsonObject(with: Data(try lockr.cli("log", "--json").output.utf8))
+            let events = (logged as? [String: Any])?["events"] as? [[String: Any]] ?? []
+            let actions = events.map { "\($0["type"] ?? "")/\($0["action"] ?? "-")" }
+            #expect(actions.contains("gate_pass/answer-challenge") && actions.contains("unlock/unlock"), "\(actions)")
         }
     }
 }

@@ -61,7 +61,7 @@ import Testing
             "ErrorBody.code": words(ErrorCode.self), "AccessBody.code": words(AccessCode.self),
             "AccessBody.opens_by": words(AppAccess.Opening.self), "DeviceBody.state": words(DeviceState.self),
             "ExplainBody.verdict": words(ExplainVerdict.self), "ExplainBody.code": words(AccessCode.self),
-            "QueryEntryBody.outcome": words(AnswerOutcome.self),
+            "QueryEntryBody.outcome": words(AnswerOutcome.self), "EventBody.action": words(ActionName.self),
         ]
         for (property, values) in typed {
             #expect(documented[property]?.sorted() == values, "\(property) in docs/openapi.yaml")

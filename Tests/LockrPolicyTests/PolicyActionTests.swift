@@ -49,6 +49,24 @@ import Testing
         #expect(changed.unlocked == nil && changed.window == nil)
     }
 
+    @Test func whatAnActionWritesInTheEventLogNamesIt() throws {
+        var hourly = engine(settings(.hourly), now: start)
+        _ = hourly.drainEvents()
+        _ = try hourly.apply(.unlock(app: "tiktok"), at: start + .seconds(5))
+        let written = hourly.drainEvents()
+        #expect(!written.isEmpty && written.allSatisfy { $0.action == .unlock }, "\(written)")
+        // What the policy's own time writes later (the window's end, the hour's reset) names none.
+        _ = hourly.status(at: start + .seconds(3600))
+        _ = hourly.admit("tiktok", at: start + .seconds(3601))
+        let later = hourly.drainEvents()
+        #expect(!later.isEmpty && later.allSatisfy { $0.action == nil }, "\(later)")
+        // A refused action names itself too: a wrong sentence is counted as its attempt.
+        var extreme = engine(settings(.extreme), now: start)
+        _ = extreme.drainEvents()
+        _ = try? extreme.apply(.unlock(app: "tiktok"), credentials: Credentials(phrase: "no"), at: start)
+        #expect(extreme.drainEvents().contains { $0.action == .unlock && $0.type == .gateFail })
+    }
+
     @Test func aRefusalIsTheEnginesOwn() {
         var extreme = engine(settings(.extreme), now: start)
         #expect(throws: PolicyRefusal.self) {

@@ -90,13 +90,16 @@ import Testing
     @Test func everythingSavedComesBackAfterReopening() throws {
         let path = temporaryPath()
         let state = sampleState()
-        let event = PolicyEvent(at: state.lastSeen, type: .gateFail, app: "youtube", detail: "wrong phrase #4")
-        try PolicyStore(path: path).save(state, events: [event])
+        let event = PolicyEvent(
+            at: state.lastSeen, type: .gateFail, app: "youtube", detail: "wrong phrase #4", action: .unlock)
+        let byTime = PolicyEvent(at: state.lastSeen, type: .dayReset, app: nil, detail: "a new day")
+        try PolicyStore(path: path).save(state, events: [event, byTime])
         let reopened = try PolicyStore(path: path)
         #expect(try reopened.load() == state)
         #expect(
             try reopened.events(since: Instant(milliseconds: 0)) == [
-                LoggedEvent(person: People.defaultName, event: event)
+                LoggedEvent(person: People.defaultName, event: event),
+                LoggedEvent(person: People.defaultName, event: byTime),
             ])
     }
 

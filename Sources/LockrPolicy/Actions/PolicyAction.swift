@@ -38,6 +38,48 @@ public enum PolicyAction: Sendable, Equatable, Codable {
     case setPin(PinRecord?)
 }
 
+/// Each kind of action, by the word the event log and the API name it with.
+public enum ActionName: String, Sendable, Codable, CaseIterable {
+    case setMode = "set-mode", guardApp = "guard", unguardApp = "unguard", resetSettings = "reset-settings"
+    case importSettings = "import-settings", cancelPending = "cancel-pending", confirmPending = "confirm-pending"
+    case unlock, snooze, extend
+    case issueChallenges = "issue-challenges", answerChallenge = "answer-challenge"
+    case passSpokenSentence = "pass-spoken-sentence", beginTypedFallback = "begin-typed-fallback"
+    case beginEmergency = "begin-emergency", completeEmergency = "complete-emergency"
+    case addSchedule = "add-schedule", removeSchedule = "remove-schedule"
+    case defineProfile = "define-profile", removeProfile = "remove-profile", switchProfile = "switch-profile"
+    case setPin = "set-pin"
+}
+
+extension PolicyAction {
+    public var name: ActionName {
+        switch self {
+        case .setMode: .setMode
+        case .guardApp: .guardApp
+        case .unguardApp: .unguardApp
+        case .resetSettings: .resetSettings
+        case .importSettings: .importSettings
+        case .cancelPending: .cancelPending
+        case .confirmPending: .confirmPending
+        case .unlock: .unlock
+        case .snooze: .snooze
+        case .extend: .extend
+        case .issueChallenges: .issueChallenges
+        case .answerChallenge: .answerChallenge
+        case .passSpokenSentence: .passSpokenSentence
+        case .beginTypedFallback: .beginTypedFallback
+        case .beginEmergency: .beginEmergency
+        case .completeEmergency: .completeEmergency
+        case .addSchedule: .addSchedule
+        case .removeSchedule: .removeSchedule
+        case .defineProfile: .defineProfile
+        case .removeProfile: .removeProfile
+        case .switchProfile: .switchProfile
+        case .setPin: .setPin
+        }
+    }
+}
+
 /// How a profile is switched.
 public enum ProfileSwitch: String, Sendable, Codable, CaseIterable {
     case activate, deactivate, toggle
@@ -99,6 +141,9 @@ extension PolicyEngine {
         _ action: PolicyAction, credentials: Credentials = .none, at now: Instant
     ) throws(PolicyRefusal) -> ActionOutcome {
         let (phrase, pin) = (credentials.phrase, credentials.pin)
+        // What it writes in the event log says it wrote it.
+        journal.action = action.name
+        defer { journal.action = nil }
         switch action {
         case .setMode(let mode, let budget, let perApp, let window):
             return .changed(
