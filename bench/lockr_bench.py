@@ -21,13 +21,17 @@ LOCKR = os.environ.get("LOCKR_BINARY", os.path.join(HERE, "..", ".build", "relea
 PORT = 5341
 HOUSEHOLD_PORT = 5342
 NO_LOG_PORT = 5343
+BASE_PORT = 5344
+# LOCKR_BASE_BINARY: an older build run beside this one as the peer lockr-base, so that
+# paired_ratio.py can say what a change costs per query (`--variant lockr-base`).
+BASE = os.environ.get("LOCKR_BASE_BINARY")
 PEOPLE = 50
 DEVICES_PER_PERSON = 10
 NAMES_PER_PERSON = 10_000
 
 
-def lockr_argv(size, port=PORT, state="lockr-state", extra=()):
-    return [LOCKR, "serve", "--listen", f"127.0.0.1:{port}", "--upstream", f"127.0.0.1:{run_bench.UPSTREAM_PORT}",
+def lockr_argv(size, port=PORT, state="lockr-state", extra=(), binary=None):
+    return [binary or LOCKR, "serve", "--listen", f"127.0.0.1:{port}", "--upstream", f"127.0.0.1:{run_bench.UPSTREAM_PORT}",
             "--blocklist", os.path.join(run_bench.DATA, f"block-{size}.domains"),
             "--state-dir", os.path.join(run_bench.RUN, state), "--control", "127.0.0.1:0",
             "--log-level", "warning", *extra]
@@ -76,6 +80,8 @@ run_bench.PEERS["lockr-nolog"] = (
 run_bench.PEERS["lockr-people"] = (
     HOUSEHOLD_PORT,
     lambda size: lockr_argv(size, HOUSEHOLD_PORT, "lockr-people-state", ("--config", household_config())))
+if BASE:
+    run_bench.PEERS["lockr-base"] = (BASE_PORT, lambda size: lockr_argv(size, BASE_PORT, "lockr-base-state", binary=BASE))
 
 def check_arguments_only():
     """`--check-arguments ARGS`: the harness's own parser reads ARGS and the script ends there

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Server CPU per query of lockr against a variant of it (--variant), paired and interleaved.
 
-The variants: lockr-people (a household of 50 people) and lockr-nolog (the query log off; lockr
-itself logs every query in full). bench/run measures each peer in turn, and on a shared machine
+The variants: lockr-people (a household of 50 people), lockr-nolog (the query log off; lockr
+itself logs every query in full) and lockr-base (the build LOCKR_BASE_BINARY names, an older
+commit's, say: what a change costs per query). bench/run measures each peer in turn, and on a shared machine
 two runs a minute apart differ by 5-10%. This script runs the two lockr servers side by side (both
 started once, from the harness's data: run `bench/run` once first) and measures them in
 alternation, scenario by scenario, for
@@ -49,9 +50,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--dur", type=int, default=3)
-    parser.add_argument("--variant", default="lockr-people", choices=["lockr-people", "lockr-nolog"])
+    parser.add_argument("--variant", default="lockr-people", choices=["lockr-people", "lockr-nolog", "lockr-base"])
     args = parser.parse_args()
     variant = args.variant
+    if variant not in run_bench.PEERS:
+        parser.error(f"{variant} needs LOCKR_BASE_BINARY, the build to compare with")
     os.makedirs(run_bench.RUN, exist_ok=True)
     upstream = subprocess.Popen(["nsd", "-d", "-c", run_bench.conf_nsd()], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
