@@ -6,8 +6,8 @@ public enum ConfigValue: Sendable, Equatable {
     case bool(Bool)
     case array([ConfigValue])
     case table(ConfigTable)
-    /// A value of a type no setting takes (a float, a date), by the name of its type.
-    case other(String)
+    /// A value of a type no setting takes (a float, a date).
+    case other
 
     public var string: String? { if case .string(let text) = self { text } else { nil } }
     public var table: ConfigTable? { if case .table(let table) = self { table } else { nil } }

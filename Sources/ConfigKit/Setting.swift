@@ -234,14 +234,8 @@ public struct SectionDeclaration<Root: Sendable>: Sendable {
 }
 
 extension ConfigReader {
-    /// `section`'s settings under `prefix` ("cache", "people.kid.snooze") read onto `value`, then
-    /// checked as a whole. Keys the section does not declare are the caller's to report.
-    public mutating func read<Section: ConfigSection>(_ value: inout Section, at prefix: String) {
-        for setting in Section.settings { setting.read(&self, "\(prefix).\(setting.key)", onto: &value) }
-        for found in value.problems() { problem(found.key.map { "\(prefix).\($0)" } ?? prefix, found.message) }
-    }
-
     /// `section` read onto `value` under `prefix` ("" or "people.kid."), then checked as a whole.
+    /// Keys the section does not declare are the caller's to report.
     public mutating func read<Root>(_ value: inout Root, _ section: SectionDeclaration<Root>, under prefix: String = "")
     {
         for setting in section.settings {

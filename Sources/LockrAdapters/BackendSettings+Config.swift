@@ -1,7 +1,7 @@
 import ConfigKit
 
 /// The backends in the config file: `backends`, each backend's section (`[pihole6]`, or one of a
-/// name of its own with a `kind`), `meter-from` and `[adapters]`.
+/// name of its own with a `kind`) and `meter-from`; `[adapters]`, the timing they all share.
 extension BackendKind {
     /// The keys of its section.
     public var configKeys: Set<String> {
@@ -96,11 +96,12 @@ extension ConfigReader {
         return named
     }
 
-    /// `backends`, each listed backend's section, `meter-from` and `[adapters]`; `reserved` are the
+    /// `backends`, each listed backend's section and `meter-from`, each backend's requests taking
+    /// `requestTimeout` (`[adapters]`, read with the other sections); `reserved` are the
     /// file's own top-level keys, which no backend may be named.
     public mutating func readBackends(
         answersDNS: inout Bool, backends: inout [BackendSettings], meterFrom: inout String?,
-        timing: inout AdapterTiming, reserved: Set<String>
+        requestTimeout: Duration, reserved: Set<String>
     ) {
         var listed: Set<String> = []
         if let list = strings("backends") {
@@ -132,8 +133,7 @@ extension ConfigReader {
                 problem("meter-from", "expected dns or a backend with a query log listed in backends, not '\(value)'")
             }
         }
-        read(&timing, at: "adapters")
-        for index in backends.indices { backends[index].timeout = timing.requestTimeout }
+        for index in backends.indices { backends[index].timeout = requestTimeout }
     }
 
     /// The kind of the backend listed as `name`: the name itself, or the `kind` of its section.

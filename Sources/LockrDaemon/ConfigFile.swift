@@ -161,7 +161,7 @@ extension ConfigReader {
         readApps(into: &config.names)
         readBackends(
             answersDNS: &config.answersDNS, backends: &config.backends, meterFrom: &config.meterFrom,
-            timing: &config.adapterTiming, reserved: Self.topLevel)
+            requestTimeout: config.adapterTiming.requestTimeout, reserved: Self.topLevel)
         for found in config.policy.problems() { problem("policy", found) }
         config.schedules = schedules(under: "") ?? []
         config.profiles = profiles(under: "")

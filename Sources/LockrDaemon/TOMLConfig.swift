@@ -35,7 +35,7 @@ enum TOMLConfig {
         if let number = value.int { return .integer(number) }
         if let array = value.array { return .array(array.map { Self.value(of: $0, at: key, lines: lines) }) }
         if let table = value.table { return .table(Self.value(of: table, at: key + ".", lines: lines)) }
-        return .other("\(value.type)")
+        return .other
     }
 }
 

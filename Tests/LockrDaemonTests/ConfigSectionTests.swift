@@ -113,6 +113,15 @@ import Testing
             ])
     }
 
+    @Test func eachSectionIsReadOnceSoEachProblemIsSaidOnce() {
+        do {
+            _ = try ConfigFile.parse("[adapters]\nreconcile-seconds = 0\n[cache]\nsize = -1\n", path: "twice.toml")
+            Issue.record("a bad value was taken")
+        } catch {
+            #expect(error.issues.map(\.key) == ["adapters.reconcile-seconds", "cache.size"], "\(error)")
+        }
+    }
+
     @Test func aSectionsOwnCheckNamesItsKey() {
         #expect(throws: ConfigErrors.self) { try ConfigFile.parse("[cache]\nmin-ttl = 60\nmax-ttl = 30\n", path: "c") }
         do {
