@@ -15,9 +15,7 @@ struct SnoozeCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let window = await client.change(
-            .POST, person: person, person.path("snooze"), { AppRequest(app: app, phrase: $0) }, as: WindowBody.self,
-            why: nil, app: app)
+        let window = await client.perform(.snooze(app: app), person: person, as: WindowBody.self, why: nil, app: app)
         client.show(window) { "\($0.app ?? "Guarded apps") open until \($0.ends.spokenTime)." }
     }
 }
@@ -33,9 +31,8 @@ struct ExtendCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let answer = await client.change(
-            .POST, person: person, person.path("extend"), { AppRequest(app: app, phrase: $0) }, as: ExtendResponse.self,
-            why: nil, app: app)
+        let answer = await client.perform(
+            .extend(app: app), person: person, as: ExtendResponse.self, why: nil, app: app)
         client.show(answer) { "Today's budget is now \($0.budgetMinutes) min." }
     }
 }
@@ -52,7 +49,7 @@ struct EmergencyCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let hold = try await client.call(.POST, person.path("emergency/hold"), as: HoldResponse.self)
+        let hold = await client.perform(.beginEmergency, person: person, as: HoldResponse.self, why: nil)
         let deadline = ContinuousClock.now + .milliseconds(hold.waitMilliseconds)
         Self.sayCancelledOnInterrupt()
         if !client.json {
@@ -74,8 +71,8 @@ struct EmergencyCommand: AsyncParsableCommand {
         } else {
             try await Task.sleep(until: deadline)
         }
-        let window = try await client.call(
-            .POST, person.path("emergency"), body: EmergencyRequest(hold: hold.hold), as: WindowBody.self)
+        let window = await client.perform(
+            .completeEmergency(hold: hold.hold), person: person, as: WindowBody.self, why: nil)
         client.show(window) { "Every guarded app is open until \($0.ends.spokenTime). This was logged." }
     }
 

@@ -5,21 +5,25 @@ import LockrPolicy
 import NIOHTTP1
 
 extension ClientOptions {
-    /// Sends a request that may need a gate. When the daemon wants the PIN (one is set and a settings
+    /// Asks the daemon for `action`. When the daemon wants the PIN (one is set and a settings
     /// change loosens) or its gate passed (puzzles, the sentence), asks for them at the terminal and
-    /// sends again. `request` makes the body for a typed sentence; `why` is shown before the gate.
-    func change<Answer: Codable & Sendable, Body: Encodable & Sendable>(
-        _ method: HTTPMethod, person: PersonOption, _ path: String, _ request: (String?) -> Body, as type: Answer.Type,
+    /// sends again; `why` is shown before the gate.
+    func perform<Answer: Codable & Sendable>(
+        _ action: PolicyAction, person: PersonOption, as type: Answer.Type,
         why: String? = "This change loosens protection: it costs the mode's gate.", app: String? = nil,
         typeInstead: Bool = false, voice: VoiceClip? = nil
     ) async -> Answer {
+        guard let request = action.request else {
+            fail("lockr cannot ask for \(action.name.rawValue) this way", body: ErrorBody(error: "", code: .badRequest))
+        }
         var phrase: String?
         var pin: String?
         var walked = false
         while true {
             do {
                 return try await send(
-                    method, path, body: request(phrase), headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: type)
+                    request.method, person.path(request.path), body: request.body(phrase),
+                    headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: type)
             } catch ControlClientError.refused(_, let body) where body.code == .pinRequired && pin == nil {
                 pin = askPIN("PIN (a PIN protects settings): ", body: body)
             } catch ControlClientError.refused(_, let body)
@@ -33,6 +37,21 @@ extension ClientOptions {
                 fail(error)
             }
         }
+    }
+
+    /// `send` with a body of any type (or none).
+    private func send<Answer: Codable & Sendable>(
+        _ method: HTTPMethod, _ path: String, body: (any Encodable & Sendable)?, headers: [(String, String)],
+        as type: Answer.Type
+    ) async throws -> Answer {
+        guard let body else { return try await send(method, path, headers: headers, as: type) }
+        return try await sendOpened(method, path, body: body, headers: headers, as: type)
+    }
+
+    private func sendOpened<Answer: Codable & Sendable, Body: Encodable & Sendable>(
+        _ method: HTTPMethod, _ path: String, body: Body, headers: [(String, String)], as type: Answer.Type
+    ) async throws -> Answer {
+        try await send(method, path, body: body, headers: headers, as: type)
     }
 
     /// A PIN read at the terminal without echo; ends the command when none comes.
@@ -102,7 +121,8 @@ struct PendingCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(.DELETE, person.path("pending/\(id)"), as: PendingResponse.self)
+            let answer = await client.perform(
+                .cancelPending(id: id), person: person, as: PendingResponse.self, why: nil)
             client.show(answer) { _ in "Cancelled #\(id)." }
         }
     }
@@ -115,9 +135,7 @@ struct PendingCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(
-                .POST, person: person, person.path("pending/\(id)/confirm"), { PhraseRequest(phrase: $0) },
-                as: PendingResponse.self)
+            let answer = await client.perform(.confirmPending(id: id), person: person, as: PendingResponse.self)
             client.show(answer) { answer in
                 answer.pending.first { $0.id == id }.map { "Confirmed: \(pendingLine($0))" }
                     ?? "Confirmed #\(id): it applied."
@@ -140,9 +158,7 @@ struct SettingsCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(
-                .POST, person: person, person.path("settings/reset"), { PhraseRequest(phrase: $0) },
-                as: ModeResponse.self)
+            let answer = await client.perform(.resetSettings, person: person, as: ModeResponse.self)
             client.show(answer) { answer in
                 (["Back to the config file. Mode: \(answer.summary)."] + changeLines(answer.change)).joined(
                     separator: "\n")

@@ -104,14 +104,6 @@ struct PersonOption: ParsableArguments {
     }
 }
 
-/// `text` as one segment of a URL path: every character but unreserved ones percent-encoded, so an
-/// id such as `../status` cannot reach another endpoint.
-func pathSegment(_ text: String) -> String {
-    text.addingPercentEncoding(
-        withAllowedCharacters: CharacterSet(
-            charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? ""
-}
-
 /// Reads a duration in seconds: "30m", "1h30m", "90s", "2d", or a plain number in `defaultUnit`
 /// seconds ("30" is 30 minutes by default). Nil for anything else, or beyond ten years.
 func parseDuration(_ text: String, defaultUnit: Int = 60) -> Int? {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import LockrControl
+import LockrPolicy
 
 struct GuardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -16,7 +17,7 @@ struct GuardCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(.POST, person.path("guard"), body: AppRequest(app: app), as: GuardResponse.self)
+            let answer = await client.perform(.guardApp(app), person: person, as: GuardResponse.self, why: nil)
             client.show(answer) { "Guarding \(app). Guarded: \($0.guarded.joined(separator: ", "))." }
         }
     }
@@ -29,8 +30,7 @@ struct GuardCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(
-                .DELETE, person: person, person.path("guard/\(pathSegment(app))"), { PhraseRequest(phrase: $0) }, as: GuardResponse.self)
+            let answer = await client.perform(.unguardApp(app), person: person, as: GuardResponse.self)
             client.show(answer) { answer in
                 let guarded = "Guarded: \(answer.guarded.isEmpty ? "none" : answer.guarded.joined(separator: ", "))."
                 guard answer.change.applied.isEmpty else { return "No longer guarding \(app). \(guarded)" }

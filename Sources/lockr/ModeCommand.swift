@@ -1,5 +1,6 @@
 import ArgumentParser
 import LockrControl
+import LockrPolicy
 
 struct ModeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,26 +22,33 @@ struct ModeCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func validate() throws {
-        guard ["time", "hourly", "extreme"].contains(mode) else {
-            throw ValidationError("mode must be time, hourly or extreme")
-        }
-        if let budget, !(parseDuration(budget).map { $0 % 60 == 0 && (300...10_800).contains($0) } ?? false) {
+        _ = try chosenMode()
+        if let budget, minutes(budget).map(TimeModeSettings.budgetMinutes.contains) != true {
             throw ValidationError("--budget must be whole minutes from 5m to 3h, such as 45m or 1h30m, not '\(budget)'")
         }
-        if let window, ![300, 600, 900].contains(parseDuration(window) ?? 0) {
-            throw ValidationError("--window must be 5m, 10m or 15m, not '\(window)'")
+        if let window, minutes(window).map(HourlySettings.windowMinutes.contains) != true {
+            throw ValidationError(
+                "--window must be \(HourlySettings.windowMinutes.map { "\($0)m" }.spokenAlternatives), not '\(window)'")
         }
     }
 
+    private func chosenMode() throws -> Mode {
+        guard let chosen = Mode(rawValue: mode) else { throw ValidationError("mode must be time, hourly or extreme") }
+        return chosen
+    }
+
+    /// `text`'s whole minutes; nil when it is no duration of whole minutes.
+    private func minutes(_ text: String) -> Int? {
+        parseDuration(text).flatMap { $0 % 60 == 0 ? $0 / 60 : nil }
+    }
+
     func run() async throws {
-        let request = ModeRequest(
-            mode: mode, budgetMinutes: budget.flatMap { parseDuration($0) }.map { $0 / 60 },
-            windowMinutes: window.flatMap { parseDuration($0) }.map { $0 / 60 }, perApp: perApp)
-        let answer = await client.change(.PUT, person: person, person.path("mode"), { phrase in
-            ModeRequest(
-                mode: request.mode, budgetMinutes: request.budgetMinutes, windowMinutes: request.windowMinutes,
-                perApp: request.perApp, phrase: phrase)
-        }, as: ModeResponse.self)
-        client.show(answer) { answer in (["Mode: \(answer.summary)."] + changeLines(answer.change)).joined(separator: "\n") }
+        let action = PolicyAction.setMode(
+            try chosenMode(), budget: budget.flatMap(minutes).map { .seconds($0 * 60) }, perApp: perApp,
+            window: window.flatMap(minutes).map { .seconds($0 * 60) })
+        let answer = await client.perform(action, person: person, as: ModeResponse.self)
+        client.show(answer) { answer in
+            (["Mode: \(answer.summary)."] + changeLines(answer.change)).joined(separator: "\n")
+        }
     }
 }

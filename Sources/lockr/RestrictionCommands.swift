@@ -1,5 +1,6 @@
 import ArgumentParser
 import LockrControl
+import LockrPolicy
 
 struct ScheduleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,10 +53,12 @@ struct ScheduleCommand: AsyncParsableCommand {
 
         func run() async throws {
             let entries = listEntries(block)
-            let answer = await client.change(
-                .POST, person: person, person.path("schedules"),
-                { ScheduleRequest(name: name, days: days, from: from, to: to, block: entries, phrase: $0) },
-                as: SchedulesResponse.self)
+            let schedule: Schedule
+            do {
+                schedule = try ControlRouter.schedule(
+                    ScheduleRequest(name: name, days: days, from: from, to: to, block: entries))
+            } catch { client.fail(error.error, body: error) }
+            let answer = await client.perform(.addSchedule(schedule), person: person, as: SchedulesResponse.self)
             client.show(answer) { answer in
                 let lines = answer.change.map { changeLines($0, person: person.person) } ?? []
                 return (lines + answer.schedules.filter { $0.name == name }.map(scheduleLine)).joined(separator: "\n")
@@ -72,9 +75,7 @@ struct ScheduleCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(
-                .DELETE, person: person, person.path("schedules/\(pathSegment(name))"), { PhraseRequest(phrase: $0) },
-                as: SchedulesResponse.self)
+            let answer = await client.perform(.removeSchedule(name: name), person: person, as: SchedulesResponse.self)
             client.show(answer) { answer in
                 (answer.change.map { changeLines($0, person: person.person) } ?? []).joined(separator: "\n")
             }
@@ -155,10 +156,8 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(
-                .POST, person: person, person.path("profiles"),
-                { _ in ProfileRequest(name: name, block: listEntries(block)) },
-                as: ProfileBody.self)
+            let answer = await client.perform(
+                .defineProfile(Profile(name: name, block: listEntries(block))), person: person, as: ProfileBody.self)
             client.show(answer, profileLine)
         }
     }
@@ -171,10 +170,7 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.change(
-                .DELETE, person: person, person.path("profiles/\(pathSegment(name))"),
-                { _ in PhraseRequest(phrase: nil) },
-                as: ProfilesResponse.self)
+            let answer = await client.perform(.removeProfile(name: name), person: person, as: ProfilesResponse.self)
             client.show(answer) { _ in "Removed profile \(name)." }
         }
     }
@@ -188,7 +184,7 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            await switchProfile("activate", name, minutes: duration.minutes, client: client, person: person)
+            await switchProfile(.activate, name, minutes: duration.minutes, client: client, person: person)
         }
     }
 
@@ -200,7 +196,7 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            await switchProfile("deactivate", name, minutes: nil, client: client, person: person)
+            await switchProfile(.deactivate, name, minutes: nil, client: client, person: person)
         }
     }
 
@@ -214,7 +210,7 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            await switchProfile("toggle", name, minutes: duration.minutes, client: client, person: person)
+            await switchProfile(.toggle, name, minutes: duration.minutes, client: client, person: person)
         }
     }
 }
@@ -242,13 +238,12 @@ struct ForOption: ParsableArguments {
     }
 }
 
-/// Sends `action` (activate, deactivate, toggle) for the profile `name`.
+/// Switches the profile `name` on (for `minutes`, else until switched off), off or over.
 private func switchProfile(
-    _ action: String, _ name: String, minutes: Int?, client: ClientOptions, person: PersonOption
+    _ how: ProfileSwitch, _ name: String, minutes: Int?, client: ClientOptions, person: PersonOption
 ) async {
-    let answer = await client.change(
-        .POST, person: person, person.path("profiles/\(pathSegment(name))/\(action)"),
-        { _ in ProfileSwitchRequest(forMinutes: minutes) },
+    let answer = await client.perform(
+        .switchProfile(name: name, how, duration: minutes.map { .seconds($0 * 60) }), person: person,
         as: ProfileBody.self)
     client.show(answer, profileLine)
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import LockrControl
+import LockrPolicy
 
 struct UnlockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,7 +19,8 @@ struct UnlockCommand: AsyncParsableCommand {
     @Flag(help: "Where the sentence must be spoken, type it instead (it costs a wait first).") var type = false
     @Flag(help: "Say the sentence: recorded from the microphone with arecord (ALSA), heard by the daemon.")
     var voice = false
-    @Option(help: ArgumentHelp("Say the sentence from a recorded WAV file.", valueName: "FILE.wav")) var voiceFile: String?
+    @Option(help: ArgumentHelp("Say the sentence from a recorded WAV file.", valueName: "FILE.wav")) var voiceFile:
+        String?
     @OptionGroup var client: ClientOptions
     @OptionGroup var person: PersonOption
 
@@ -30,9 +32,8 @@ struct UnlockCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let answer = await client.change(
-            .POST, person: person, person.path("unlock"), { UnlockRequest(app: app, all: all ? true : nil, phrase: $0) },
-            as: UnlockResponse.self, why: nil, app: app, typeInstead: type,
+        let answer = await client.perform(
+            .unlock(app: app), person: person, as: UnlockResponse.self, why: nil, app: app, typeInstead: type,
             voice: voiceFile.map(VoiceClip.file) ?? (voice ? .microphone : nil))
         client.show(answer) { answer in
             var lines = answer.opened.map { "\($0.app ?? "all"): open until \($0.ends.spokenTime)" }
