@@ -8,12 +8,6 @@ public struct AdGuardHomeSettings: Sendable, Equatable {
     public var username: String?
     public var password: SecretSource?
     public var clients: [String] = []
-
-    public init(url: String, username: String? = nil, password: SecretSource? = nil) {
-        self.url = url
-        self.username = username
-        self.password = password
-    }
 }
 
 /// AdGuard Home (`/control`, basic auth).

@@ -4,15 +4,9 @@ import NIOHTTP1
 
 /// A NextDNS profile's section: the API's address, the profile's id and the API key.
 public struct NextDNSSettings: Sendable, Equatable {
-    public var url: String
+    public var url = "https://api.nextdns.io"
     public var profile: String
     public var apiKey: SecretSource
-
-    public init(url: String = "https://api.nextdns.io", profile: String, apiKey: SecretSource) {
-        self.url = url
-        self.profile = profile
-        self.apiKey = apiKey
-    }
 }
 
 /// NextDNS (`https://api.nextdns.io`, `X-Api-Key`).

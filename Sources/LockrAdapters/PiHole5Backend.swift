@@ -5,11 +5,6 @@ import NIOHTTP1
 public struct PiHole5Settings: Sendable, Equatable {
     public var url: String
     public var token: SecretSource
-
-    public init(url: String, token: SecretSource) {
-        self.url = url
-        self.token = token
-    }
 }
 
 /// Pi-hole v5 (`/admin/api.php`, token in the query string).

@@ -11,11 +11,6 @@ public struct PiHole6Settings: Sendable, Equatable {
     public var password: SecretSource?
     public var clients: [String] = []
     public var group = "lockr"
-
-    public init(url: String, password: SecretSource? = nil) {
-        self.url = url
-        self.password = password
-    }
 }
 
 /// Pi-hole v6 (FTL's REST API under `/api`).

@@ -8,11 +8,6 @@ public struct WebhookSettings: Sendable, Equatable {
     public var events = WebhookEvents.json
     public var eventsURL: String?
     public var eventsToken: SecretSource?
-
-    public init(url: String, token: SecretSource? = nil) {
-        self.url = url
-        self.token = token
-    }
 }
 
 /// A generic JSON POST, for home automation: each change with the full active set.

@@ -2,11 +2,12 @@ import BackendFakes
 import DNSFilter
 import DNSTestSupport
 import Foundation
-import LockrAdapters
 import LockrStore
 import Logging
 import Synchronization
 import Testing
+
+@testable import LockrAdapters
 
 /// The outbox, retries and reconciling, with real backends on loopback going down and coming back.
 @Suite struct AdapterHubTests {

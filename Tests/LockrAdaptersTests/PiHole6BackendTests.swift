@@ -1,9 +1,10 @@
 import BackendFakes
 import DNSFilter
 import Foundation
-import LockrAdapters
 import LockrStore
 import Testing
+
+@testable import LockrAdapters
 
 @Suite struct PiHole6BackendTests {
     let fake = try! FakePiHole6(specDirectory: Fixtures.specs + "/pihole-v6")

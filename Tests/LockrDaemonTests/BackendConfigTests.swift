@@ -1,7 +1,7 @@
 import Foundation
-import LockrAdapters
 import Testing
 
+@testable import LockrAdapters
 @testable import LockrDaemon
 
 @Suite struct BackendConfigTests {

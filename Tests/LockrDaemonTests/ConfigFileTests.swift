@@ -1,9 +1,9 @@
 import DNSProxy
 import Foundation
-import LockrAdapters
 import NIOCore
 import Testing
 
+@testable import LockrAdapters
 @testable import LockrDaemon
 
 @Suite struct ConfigFileTests {
