@@ -21,9 +21,9 @@ public struct ConfigTable: Sendable, Equatable {
     private let entries: [String: ConfigValue]
 
     /// `entries` in the order of `keys` (each key of `entries` once).
-    public init(_ entries: [String: ConfigValue] = [:], order keys: [String]? = nil) {
+    public init(_ entries: [String: ConfigValue], order keys: [String]) {
         self.entries = entries
-        self.keys = keys ?? entries.keys.sorted()
+        self.keys = keys
     }
 
     public subscript(key: String) -> ConfigValue? { entries[key] }

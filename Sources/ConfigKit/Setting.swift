@@ -207,12 +207,9 @@ public struct SectionDeclaration<Root: Sendable>: Sendable {
     }
 
     /// This section as a part of `Outer` at `path` (a person's policy within the configuration).
-    public func within<Outer: Sendable>(
-        _ path: WritableKeyPath<Outer, Root> & Sendable, named outerName: String? = nil
-    ) -> SectionDeclaration<Outer> {
+    public func within<Outer: Sendable>(_ path: WritableKeyPath<Outer, Root> & Sendable) -> SectionDeclaration<Outer> {
         let check = self.check
-        return SectionDeclaration<Outer>(
-            outerName ?? name, settings.map { $0.within(path) }, check: { check($0[keyPath: path]) })
+        return SectionDeclaration<Outer>(name, settings.map { $0.within(path) }, check: { check($0[keyPath: path]) })
     }
 
     /// This section with `more` settings after its own.
