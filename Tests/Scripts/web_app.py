@@ -29,19 +29,12 @@ import sys
 import time
 
 import chess
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from web_pages import browser, save_page  # noqa: E402
-
-
-def wait(driver, seconds=10):
-    """A wait that looks again when the page reloaded under it (live events reload it)."""
-    return WebDriverWait(driver, seconds, ignored_exceptions=[StaleElementReferenceException])
+from web_pages import browser, save_page, wait  # noqa: E402
 
 
 def badge(driver):
@@ -54,13 +47,7 @@ def open_app(driver):
     def press(d):
         if badge(d) == "open":  # a press the page reloaded under went through
             return True
-        try:
-            d.find_element(By.CSS_SELECTOR, "button[name=action][value=unlock]").click()
-        except WebDriverException as error:
-            # Chromium's word for a button the page reloaded under; stale and missing ones are the wait's
-            if "does not belong to the document" not in (error.msg or ""):
-                raise
-            return False
+        d.find_element(By.CSS_SELECTOR, "button[name=action][value=unlock]").click()
         return True
 
     wait(driver).until(press)

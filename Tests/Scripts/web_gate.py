@@ -12,13 +12,11 @@ import json
 import os
 import sys
 
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from web_pages import browser, save_page  # noqa: E402
+from web_pages import browser, save_page, wait  # noqa: E402
 
 
 def main():
@@ -42,9 +40,8 @@ def main():
         save_page(driver, os.path.join(directory, "gate-phone-typed.png"))
         field.send_keys(Keys.ENTER)
         # The page may reload under the reads for the window's live event: each read looks again.
-        wait = WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException])
-        report["chip"] = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".chip").text)
-        report["after"] = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, ".app-head .badge").text)
+        report["chip"] = wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, ".chip").text)
+        report["after"] = wait(driver).until(lambda d: d.find_element(By.CSS_SELECTOR, ".app-head .badge").text)
         save_page(driver, os.path.join(directory, "gate-phone-open.png"))
         report["sentence"] = sentence
     finally:

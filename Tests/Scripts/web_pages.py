@@ -19,8 +19,10 @@ import tempfile
 
 from axe_selenium_python import Axe
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 SIZES = {"phone": (390, 844), "desktop": (1280, 900)}
 
@@ -37,6 +39,28 @@ def browser(flags=()):
                      "--no-first-run", "--disable-extensions", "--disable-background-networking", *flags):
         options.add_argument(argument)
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+class ReloadTolerantWait(WebDriverWait):
+    """A wait whose condition is tried again when the page reloaded under it (live events reload
+    it): a stale element, or Chromium's word for a node no longer in the document."""
+
+    def until(self, method, message=""):
+        def looking_again_after_a_reload(driver):
+            try:
+                return method(driver)
+            except StaleElementReferenceException:
+                raise
+            except WebDriverException as error:
+                if "does not belong to the document" in (error.msg or ""):
+                    raise StaleElementReferenceException(error.msg) from error
+                raise
+        return super().until(looking_again_after_a_reload, message)
+
+
+def wait(driver, seconds=10):
+    """A wait for the page that looks again when it reloaded under it."""
+    return ReloadTolerantWait(driver, seconds, ignored_exceptions=[StaleElementReferenceException])
 
 
 def save_page(driver, path):
