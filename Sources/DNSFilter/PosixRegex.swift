@@ -11,12 +11,14 @@ import Darwin
 /// `regexec` on a compiled expression is thread-safe, so one instance is shared by all threads.
 public final class PosixRegex: @unchecked Sendable {
     public let pattern: String
+    /// The states of its automaton, about 10 bytes each (see `RegexCost`).
+    public let states: Int
     private let compiled: UnsafeMutablePointer<regex_t>
 
     /// Compiles `pattern`; throws the C library's message when it is not a valid ERE, and why when
     /// it would cost too much to compile or to match (see `RegexCost`).
     public init(_ pattern: String) throws(RegexError) {
-        if let problem = RegexCost.problem(in: pattern) { throw RegexError(message: problem) }
+        states = try RegexCost.states(of: pattern)
         let compiled = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
         let status = regcomp(compiled, pattern, REG_EXTENDED | REG_ICASE | REG_NOSUB)
         guard status == 0 else {

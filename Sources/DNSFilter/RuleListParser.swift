@@ -213,6 +213,12 @@ public enum RuleListParser {
     {
         do {
             let regex = try PosixRegex(pattern)
+            guard builder.regexStates + regex.states <= RuleSetBuilder.regexStateBudget else {
+                return .problem(
+                    "left out: the lists' regular expressions together would take more than "
+                        + "\(RuleSetBuilder.regexStateBudget) states (about 40 MB) to compile")
+            }
+            builder.regexStates += regex.states
             if allow {
                 builder.allowRegexes.append((regex, source))
             } else {

@@ -153,11 +153,18 @@ public struct RuleSetBuilder: Sendable {
     var allowed = DomainTableBuilder()
     var blockRegexes: [(regex: PosixRegex, source: Int)] = []
     var allowRegexes: [(regex: PosixRegex, source: Int)] = []
+    /// The states of the regular expressions taken so far, all lists together.
+    var regexStates = 0
     var sources: [String] = []
     /// Block rules as written, kept only when `keepsBlockRules` is set (for app lists, which other
     /// blockers are given; large lists are not kept).
     public var keepsBlockRules = false
     public private(set) var keptBlockRules: [DomainRule] = []
+
+    /// The most states the regular expressions of all lists together may take (about 40 MB): a
+    /// few thousand everyday expressions, or 64 as large as `[a-z]{1,253}`. Every query is matched
+    /// against each, so a list of millions of expressions would cost memory and time alike.
+    public static let regexStateBudget = 4_194_304
 
     public init() {}
 
