@@ -2,15 +2,9 @@
 public struct EDNSInfo: Sendable, Equatable {
     /// The requestor's UDP payload size.
     public var udpPayloadSize: UInt16
-    public var version: UInt8
+    public var version: UInt8 = 0
     /// The DNSSEC OK bit.
     public var dnssecOK: Bool
-
-    public init(udpPayloadSize: UInt16, version: UInt8 = 0, dnssecOK: Bool) {
-        self.udpPayloadSize = udpPayloadSize
-        self.version = version
-        self.dnssecOK = dnssecOK
-    }
 }
 
 /// Why a datagram cannot be treated as a query. Each case says how to answer it.

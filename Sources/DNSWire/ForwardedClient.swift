@@ -55,11 +55,6 @@ public struct ForwardedClient: Sendable, Equatable {
     public var mac: MACAddress?
     public var subnet: ClientSubnet?
 
-    public init(mac: MACAddress? = nil, subnet: ClientSubnet? = nil) {
-        self.mac = mac
-        self.subnet = subnet
-    }
-
     /// EDNS(0) option codes read here.
     public enum OptionCode {
         public static let clientSubnet: UInt16 = 8
@@ -141,12 +136,6 @@ public struct ClientSubnet: Sendable, Equatable {
     public let address: UInt128
     public let prefixLength: UInt8
     public let isIPv4: Bool
-
-    public init(address: UInt128, prefixLength: UInt8, isIPv4: Bool) {
-        self.address = address
-        self.prefixLength = prefixLength
-        self.isIPv4 = isIPv4
-    }
 }
 
 extension DNSQuery {

@@ -70,13 +70,7 @@ public struct AppChange: Codable, Sendable, Equatable {
     /// true: now blocked; false: now open; nil (JSON null): no longer guarded.
     public let blocked: Bool?
     /// Whose app it is; absent for the default person.
-    public let person: String?
-
-    public init(app: String, blocked: Bool?, person: String? = nil) {
-        self.app = app
-        self.blocked = blocked
-        self.person = person
-    }
+    public var person: String? = nil
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)

@@ -13,25 +13,15 @@ public struct AppRequest: Codable, Sendable, Equatable {
     public let app: String?
     /// The sentence as typed, where the gate asks it (`guard remove` loosens; time mode's gate
     /// guards `snooze` and `extend`).
-    public let phrase: String?
-    public init(app: String?, phrase: String? = nil) {
-        self.app = app
-        self.phrase = phrase
-    }
+    public var phrase: String? = nil
 }
 
 public struct UnlockRequest: Codable, Sendable, Equatable {
     /// The app, or nil with `all` for every guarded app.
     public let app: String?
-    public let all: Bool?
+    public var all: Bool? = nil
     /// Extreme mode: the sentence as typed.
-    public let phrase: String?
-
-    public init(app: String?, all: Bool? = nil, phrase: String? = nil) {
-        self.app = app
-        self.all = all
-        self.phrase = phrase
-    }
+    public var phrase: String? = nil
 }
 
 public struct UnlockResponse: Codable, Sendable, Equatable {

@@ -76,14 +76,8 @@ public struct AnswerRequest: Codable, Sendable, Equatable {
 public struct GatePassedResponse: Codable, Sendable, Equatable {
     public let gate: GateBody
     /// The spoken sentence: what the recogniser heard, and how long recognising took.
-    public let heard: String?
-    public let recognitionMilliseconds: Int64?
-
-    public init(gate: GateBody, heard: String? = nil, recognitionMilliseconds: Int64? = nil) {
-        self.gate = gate
-        self.heard = heard
-        self.recognitionMilliseconds = recognitionMilliseconds
-    }
+    public var heard: String? = nil
+    public var recognitionMilliseconds: Int64? = nil
 }
 
 public struct FallbackResponse: Codable, Sendable, Equatable {

@@ -9,13 +9,7 @@ public struct Notice: Sendable, Equatable {
 
     public let title: String
     public let body: String
-    public let urgency: Urgency
-
-    public init(title: String, body: String, urgency: Urgency = .normal) {
-        self.title = title
-        self.body = body
-        self.urgency = urgency
-    }
+    public var urgency: Urgency = .normal
 
     /// How often an app's openings in a day are told by default: every 5th.
     public static let remindEvery = 5

@@ -69,11 +69,6 @@ public struct SchedulesResponse: Codable, Sendable, Equatable {
 public struct ProfileRequest: Codable, Sendable, Equatable {
     public let name: String
     public let block: [String]
-
-    public init(name: String, block: [String]) {
-        self.name = name
-        self.block = block
-    }
 }
 
 /// `POST profiles/{name}/activate|toggle`: on for this many minutes, else until switched off.

@@ -5,12 +5,6 @@ public struct ServerSentEvent: Sendable, Equatable {
     public var type: String
     /// The `data` lines, joined by line feeds.
     public var data: String
-
-    public init(id: String?, type: String, data: String) {
-        self.id = id
-        self.type = type
-        self.data = data
-    }
 }
 
 /// Reads a `text/event-stream` as its bytes arrive, in pieces of any size: lines end at LF, CR LF

@@ -7,13 +7,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public let path: String
     public let reason: String
     /// Which database: "state database", "query log".
-    public let what: String
-
-    public init(path: String, reason: String, what: String = "state database") {
-        self.path = path
-        self.reason = reason
-        self.what = what
-    }
+    public var what: String = "state database"
 
     public var description: String { "\(what) \(path): \(reason)" }
 }
@@ -386,7 +380,6 @@ public final class PolicyStore: Sendable {
     func access<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do { return try body() } catch { throw StoreError(path: path, reason: "\(error)") }
     }
-
 }
 
 /// The clock a store's policy runs on.

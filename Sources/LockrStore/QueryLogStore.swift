@@ -5,7 +5,7 @@ import GRDB
 /// One logged query, as the query log keeps it.
 public struct QueryLogRow: Sendable, Equatable, Codable {
     /// Its place in the log: later queries have larger ids (0 until stored).
-    public var id: Int64
+    public var id: Int64 = 0
     /// When it was answered, milliseconds since 1970.
     public var at: Int64
     /// The device's address ("192.168.1.20", "fd00::7").
@@ -26,25 +26,6 @@ public struct QueryLogRow: Sendable, Equatable, Codable {
     public var upstream: String?
     /// From arrival to answer, for forwarded queries.
     public var latencyMicroseconds: Int?
-
-    public init(
-        id: Int64 = 0, at: Int64, client: String, mac: String? = nil, person: String, name: String, type: String,
-        outcome: String, reason: String? = nil, app: String? = nil, upstream: String? = nil,
-        latencyMicroseconds: Int? = nil
-    ) {
-        self.id = id
-        self.at = at
-        self.client = client
-        self.mac = mac
-        self.person = person
-        self.name = name
-        self.type = type
-        self.outcome = outcome
-        self.reason = reason
-        self.app = app
-        self.upstream = upstream
-        self.latencyMicroseconds = latencyMicroseconds
-    }
 }
 
 /// Queries counted per hour, person and outcome: what the log keeps of every query, whatever the

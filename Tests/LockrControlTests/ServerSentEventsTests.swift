@@ -1,5 +1,6 @@
-import LockrControl
 import Testing
+
+@testable import LockrControl
 
 @Suite struct ServerSentEventsTests {
     @Test func eventsAreReadWhateverPiecesTheyArriveIn() {

@@ -1,12 +1,12 @@
 import DNSTestSupport
 import DNSWire
 import Foundation
-import LockrControl
 import LockrStore
 import Logging
 import NIOCore
 import Testing
 
+@testable import LockrControl
 @testable import LockrDaemon
 
 /// The whole daemon, built as one service group and run in the test's own process.

@@ -2,12 +2,7 @@
 /// profiles switched on block now.
 public struct Enforcement: Sendable, Equatable {
     public var protection: Protection
-    public var profileBlocks: Set<String>
-
-    public init(protection: Protection, profileBlocks: Set<String> = []) {
-        self.protection = protection
-        self.profileBlocks = profileBlocks
-    }
+    public var profileBlocks: Set<String> = []
 }
 
 /// Whether a device handed from one person to another ends up less protected, judged by what each

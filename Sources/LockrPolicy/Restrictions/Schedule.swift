@@ -172,12 +172,6 @@ public struct ActiveProfile: Sendable, Equatable, Codable {
     public var name: String
     public var since: Instant
     public var until: Instant?
-
-    public init(name: String, since: Instant, until: Instant?) {
-        self.name = name
-        self.since = since
-        self.until = until
-    }
 }
 
 /// What the apps a schedule or profile blocks are named by: app ids, catalogue groups, `guarded`.
