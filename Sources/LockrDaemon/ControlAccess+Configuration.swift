@@ -7,10 +7,10 @@ import LockrStore
 extension ControlAccess {
     func configuration() -> ConfigurationDocument {
         ConfigurationDocument(
-            people: household.peopleNames().compactMap { name in
-                household.policy(of: name).map { person in
+            people: parts.household.peopleNames().compactMap { name in
+                parts.household.policy(of: name).map { person in
                     PersonConfiguration(
-                        name: name, devices: household.configuredDevices(of: name),
+                        name: name, devices: parts.household.configuredDevices(of: name),
                         settings: person.read(\.runTimeSettings))
                 }
             })
@@ -24,9 +24,11 @@ extension ControlAccess {
         var people: [PersonPolicy] = []
         var wanted: [RunTimeSettings] = []
         for person in document.people {
-            guard let policy = household.policy(of: person.name), household.peopleNames().contains(person.name) else {
+            guard let policy = parts.household.policy(of: person.name),
+                parts.household.peopleNames().contains(person.name)
+            else {
                 throw invalid(
-                    "people.\(person.name): no such person (people: \(household.peopleNames().joined(separator: ", "))); "
+                    "people.\(person.name): no such person (people: \(parts.household.peopleNames().joined(separator: ", "))); "
                         + "people and their devices are made in the config file ([people.\(person.name)])")
             }
             try checkDevices(person)
@@ -35,10 +37,10 @@ extension ControlAccess {
             }
             people.append(policy)
         }
-        let now = clock.now()
+        let now = parts.clock.now()
         let changes: [PersonChangeBody]
         do {
-            changes = try propagation.saver.commit(people, in: household, at: now) { engines in
+            changes = try parts.propagation.saver.commit(people, in: parts.household, at: now) { engines in
                 var changes: [PersonChangeBody] = []
                 for index in engines.indices {
                     let name = people[index].name
@@ -61,13 +63,13 @@ extension ControlAccess {
         } catch let error as StoreError {
             throw ControlFailure.storage("cannot store the import, so nothing changed: \(error)")
         }
-        try? propagation.propagate(savingAll: false)
+        try? parts.propagation.propagate(savingAll: false)
         return ConfigurationImportResponse(checked: false, people: changes)
     }
 
     /// Devices are the config file's: an import must name the ones it gives (in any order).
     private func checkDevices(_ person: PersonConfiguration) throws {
-        let configured = household.configuredDevices(of: person.name)
+        let configured = parts.household.configuredDevices(of: person.name)
         var named: [String] = []
         for text in person.devices {
             guard let device = DeviceSpec(text) else {

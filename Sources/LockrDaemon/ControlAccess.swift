@@ -9,50 +9,44 @@ import NIOCore
 /// The control API's way into the household: commands run on the named person's engine and are
 /// saved and carried out before they answer; views, the event log, devices and backends are read.
 struct ControlAccess: PolicyAccess {
-    let household: Household
-    let clock: PolicyClock
-    let propagation: PolicyPropagation
-    let store: PolicyStore
-    let watch: DeviceWatch
-    let queryLog: QueryLog?
-    let explainer: Explainer
-    let liveEvents: LiveEventHub
-    let metrics: MetricsExporter
-    let doctor: Doctor
+    /// What it reads and runs: the household, policy time, the store, the query log.
+    let parts: PolicyParts
 
-    func doctor() async -> DoctorResponse { await doctor.examine(devices: devices(), clockDrift: clockDrift()) }
+    func doctor() async -> DoctorResponse { await parts.doctor.examine(devices: devices(), clockDrift: clockDrift()) }
 
-    func metricsText() async -> String { await metrics.scrape() }
+    func metricsText() async -> String { await parts.metrics.scrape() }
 
-    var timeScale: Double { clock.scale }
+    var timeScale: Double { parts.clock.scale }
 
-    func peopleNames() -> [String] { household.peopleNames() }
+    var liveEvents: LiveEventHub { parts.liveEvents }
+
+    func peopleNames() -> [String] { parts.household.peopleNames() }
 
     func person(ofCaller caller: SocketAddress) -> String? {
         guard let address = IPAddressBytes.number(of: caller) else { return nil }
-        let number = household.deviceDirectory().person(ofAddress: address)
-        return number == 0 ? nil : household.policy(number: number).name
+        let number = parts.household.deviceDirectory().person(ofAddress: address)
+        return number == 0 ? nil : parts.household.policy(number: number).name
     }
 
     func perform<Result: Sendable>(
         for name: String, _ step: (inout PolicyEngine, Instant) throws(PolicyRefusal) -> Result
     ) throws(ControlFailure) -> Performed<Result> {
-        guard let person = household.policy(of: name) else {
-            throw .unknownPerson(name, people: household.peopleNames())
+        guard let person = parts.household.policy(of: name) else {
+            throw .unknownPerson(name, people: parts.household.peopleNames())
         }
-        let now = clock.now()
+        let now = parts.clock.now()
         // Stored before it is made (a refusal too: it may count an attempt): on a full disk
         // nothing changes, and the caller hears why.
         let (outcome, after): (Swift.Result<Result, PolicyRefusal>, [PolicyEngine])
         do {
-            (outcome, after) = try propagation.saver.commit([person], in: household, at: now) { engines in
+            (outcome, after) = try parts.propagation.saver.commit([person], in: parts.household, at: now) { engines in
                 do throws(PolicyRefusal) { return .success(try step(&engines[0], now)) } catch {
                     return .failure(error)
                 }
             }
         } catch { throw .storage("cannot store the change, so nothing changed: \(error)") }
         // Stored: what is left is carrying it out (names, the DNS pipeline, the backends).
-        try? propagation.propagate(savingAll: false)
+        try? parts.propagation.propagate(savingAll: false)
         switch outcome {
         case .success(let result): return Performed(result: result, view: PolicyView(engine: after[0], now: now))
         case .failure(let refusal): throw .refused(refusal)
@@ -60,18 +54,21 @@ struct ControlAccess: PolicyAccess {
     }
 
     func view(of name: String) -> PolicyView {
-        let now = clock.now()
-        return PolicyView(engine: (household.policy(of: name) ?? household.policy(number: 0)).read { $0 }, now: now)
+        let now = parts.clock.now()
+        return PolicyView(
+            engine: (parts.household.policy(of: name) ?? parts.household.policy(number: 0)).read { $0 }, now: now)
     }
 
     func events(since: Instant, limit: Int, person: String?) throws(ControlFailure) -> [LoggedEvent] {
-        do { return try store.events(since: since, limit: limit, person: person) } catch { throw .storage("\(error)") }
+        do { return try parts.store.events(since: since, limit: limit, person: person) } catch {
+            throw .storage("\(error)")
+        }
     }
 
-    func appGroups() -> [String: String] { household.policy(number: 0).naming.groups }
+    func appGroups() -> [String: String] { parts.household.policy(number: 0).naming.groups }
 
     func backends() -> [BackendBody] {
-        guard let publisher = propagation.publisher else { return [] }
+        guard let publisher = parts.propagation.publisher else { return [] }
         let now = Date()
         return publisher.hub.health().map { health in
             BackendBody(
@@ -88,7 +85,7 @@ struct ControlAccess: PolicyAccess {
     }
 
     func clockDrift() -> String? {
-        let drift = clock.drift()
+        let drift = parts.clock.drift()
         guard abs(drift.milliseconds) > 60_000 else { return nil }
         let size = drift < .zero ? .zero - drift : drift
         let view = view(of: People.defaultName)
@@ -107,16 +104,17 @@ struct ControlAccess: PolicyAccess {
         guard let spec = DeviceSpec(device.trimmingCharacters(in: .whitespaces)), spec.isOneDevice else {
             throw .refused(.invalidSettings("'\(device)' is no MAC or IP address of one device"))
         }
-        guard let target = household.policy(of: name) else {
-            throw .unknownPerson(name, people: household.peopleNames())
+        guard let target = parts.household.policy(of: name) else {
+            throw .unknownPerson(name, people: parts.household.peopleNames())
         }
-        if let owner = household.configuredOwner(of: spec) {
+        if let owner = parts.household.configuredOwner(of: spec) {
             throw .refused(.nothingToDo("\(spec.clientName) is \(owner)'s in the config file: change it there"))
         }
         let key = spec.clientName
         let owner =
-            household.everyone.first { $0.read { $0.state.claimedDevices.contains(key) } }?.name ?? People.defaultName
-        let theirs = target.read { $0.enforcement(at: clock.now()) }
+            parts.household.everyone.first { $0.read { $0.state.claimedDevices.contains(key) } }?.name
+            ?? People.defaultName
+        let theirs = target.read { $0.enforcement(at: parts.clock.now()) }
         let moving = try perform(for: owner) { engine, now throws(PolicyRefusal) in
             try engine.handOverDevice(
                 key, from: owner, to: name, theirs: theirs, phrase: phrase, pin: .verified, at: now)
@@ -126,18 +124,19 @@ struct ControlAccess: PolicyAccess {
         if name != People.defaultName {
             _ = try perform(for: name) { engine, now throws(PolicyRefusal) in engine.claimDevice(key, at: now) }
         }
-        household.devicesChanged()
+        parts.household.devicesChanged()
         return nil
     }
 
     func devices() -> [DeviceBody] {
-        let now = clock.now()
-        let bodies = watch.bodies(after: household.protectionOffAfter, scale: clock.scale, now: now) { number in
-            let person = household.policy(number: number)
+        let now = parts.clock.now()
+        let bodies = parts.watch.bodies(after: parts.household.protectionOffAfter, scale: parts.clock.scale, now: now) {
+            number in
+            let person = parts.household.policy(number: number)
             return (person.name, person.read { $0.settings.calendar })
         }
         // A person's device that no one claimed at run time is theirs by the config file.
-        let claimed = Set(household.everyone.flatMap { $0.read { $0.state.claimedDevices } })
+        let claimed = Set(parts.household.everyone.flatMap { $0.read { $0.state.claimedDevices } })
         return bodies.map { device in
             var device = device
             device.fromConfig =
@@ -148,7 +147,7 @@ struct ControlAccess: PolicyAccess {
     }
 
     func queries(_ request: QueryLogRequest) throws(ControlFailure) -> QueriesResponse {
-        guard let queryLog else {
+        guard let queryLog = parts.queryLog else {
             return QueriesResponse(enabled: false, retentionDays: 0, dropped: 0, people: peopleNames(), entries: [])
         }
         let since = request.sinceSeconds.map { PolicyClock.wallMilliseconds() - $0 * 1000 }
@@ -178,20 +177,21 @@ struct ControlAccess: PolicyAccess {
     }
 
     func days(of name: String, from first: String, to last: String) throws(ControlFailure) -> [DayRecord] {
-        guard let person = household.policy(of: name) else { throw .unknownPerson(name, people: peopleNames()) }
-        let today = person.read { $0.snapshot(at: clock.now()).today }
+        guard let person = parts.household.policy(of: name) else { throw .unknownPerson(name, people: peopleNames()) }
+        let today = person.read { $0.snapshot(at: parts.clock.now()).today }
         var days: [DayRecord]
-        do { days = try store.days(person: name, from: first, to: last) } catch { throw .storage("\(error)") }
+        do { days = try parts.store.days(person: name, from: first, to: last) } catch { throw .storage("\(error)") }
         days.removeAll { $0.day.key == today.day.key }
         if first <= today.day.key, today.day.key <= last { days.append(today) }
         return days
     }
 
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int] {
-        guard let queryLog else { return [:] }
+        guard let queryLog = parts.queryLog else { return [:] }
         return
             (try? queryLog.store.counts(
-                person: person, from: clock.wallMilliseconds(at: day.start), to: clock.wallMilliseconds(at: day.end)))
+                person: person, from: parts.clock.wallMilliseconds(at: day.start),
+                to: parts.clock.wallMilliseconds(at: day.end)))
             ?? [:]
     }
 
@@ -203,17 +203,17 @@ struct ControlAccess: PolicyAccess {
         guard let query = DNSQuery.asking(name, type: number) else {
             throw ErrorBody(error: "'\(name)' is not a domain name", code: .badRequest)
         }
-        var asker = QueryClient(address: 0, person: household.policy(of: person)?.number ?? 0)
+        var asker = QueryClient(address: 0, person: parts.household.policy(of: person)?.number ?? 0)
         var name = person
         if let client {
             guard let bytes = IPAddressBytes.parse(client) else {
                 throw ErrorBody(error: "'\(client)' is not an IP address", code: .badRequest)
             }
             let address = IPAddressBytes.number(bytes)
-            let number = household.deviceDirectory().person(ofAddress: address)
+            let number = parts.household.deviceDirectory().person(ofAddress: address)
             asker = QueryClient(address: address, person: number)
-            name = household.policy(number: number).name
+            name = parts.household.policy(number: number).name
         }
-        return try explainer.explain(query, client: asker, person: name, clientText: client, view: view(of: name))
+        return try parts.explainer.explain(query, client: asker, person: name, clientText: client, view: view(of: name))
     }
 }

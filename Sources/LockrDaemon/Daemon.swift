@@ -82,7 +82,7 @@ public final class Daemon: Sendable {
         let keeper = dns.map {
             PipelineKeeper(server: $0.server, cache: $0.cache, parts: parts, config: config, lists: loaded.lists)
         }
-        if let keeper { parts.control.explainer.use { keeper.dryRunFilter() } }
+        if let keeper { parts.explainer.use { keeper.dryRunFilter() } }
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let reloads = ReloadService(hangups: hangups) {
             reload(configure: configure, keeper: keeper, parts: parts, running: config, logger: logger)

@@ -16,7 +16,6 @@ struct PolicyParts: Sendable {
     let watch: DeviceWatch
     let propagation: PolicyPropagation
     let gate: DNSGate
-    let control: ControlAccess
     let ticker: PolicyTicker
     let meter: BackendMeter
     /// The query log, when it is kept.
@@ -27,7 +26,12 @@ struct PolicyParts: Sendable {
     let metrics: MetricsExporter
     /// The daemon's side of `lockr doctor`.
     let doctor: Doctor
-    private let store: PolicyStore
+    /// `lockr explain`: what the DNS path would answer, and why.
+    let explainer = Explainer()
+    let store: PolicyStore
+
+    /// The control API's and the web pages' way in.
+    var control: ControlAccess { ControlAccess(parts: self) }
 
     /// Restores everyone from `store`, or starts them afresh. `clock` makes the policy clock from
     /// the last time seen and the configuration (tests pass fake clock sources); `monotonic` is
@@ -59,10 +63,6 @@ struct PolicyParts: Sendable {
         metrics = MetricsExporter(
             household: household, clock: clock, propagation: propagation, queryLog: queryLog, devices: watch.sightings)
         doctor = Doctor(household: household, store: store, propagation: propagation)
-        control = ControlAccess(
-            household: household, clock: clock, propagation: propagation, store: store, watch: watch,
-            queryLog: queryLog,
-            explainer: Explainer(), liveEvents: liveEvents, metrics: metrics, doctor: doctor)
         self.queryLog = queryLog
         ticker = PolicyTicker(
             household: household, clock: clock, watch: watch, propagation: propagation, liveEvents: liveEvents)
