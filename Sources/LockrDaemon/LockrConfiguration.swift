@@ -45,7 +45,7 @@ public struct LockrConfiguration: Sendable, Equatable {
     /// whether anti-bypass names are answered.
     public var names = NameRules()
     /// Modes, budgets, windows, gates and the day's calendar.
-    public var policy = PolicySettings()
+    public var policy = PolicySettings.defaults
     /// The default person's schedules, and every person's who has none of their own.
     public var schedules: [Schedule] = []
     /// Profiles every person may switch on for themselves.

@@ -30,21 +30,15 @@ public enum Strictness: String, Sendable, Codable, CaseIterable {
 
 /// Time mode: the daily budget and how it is metered.
 public struct TimeModeSettings: Sendable, Equatable, Codable {
-    public var budget: Duration
+    public var budget: Duration = .seconds(30 * 60)
     /// One budget per guarded app instead of one for all together.
-    public var perApp: Bool
-    public var metering: MeteringSettings
+    public var perApp = false
+    public var metering = MeteringSettings()
 
     /// The budgets a person may choose, in minutes: what the config file, the API and an import take.
     public static let budgetMinutes: ClosedRange<Int> = 5...180
     public static let budgetRange: ClosedRange<Duration> =
         .seconds(budgetMinutes.lowerBound * 60)...(.seconds(budgetMinutes.upperBound * 60))
-
-    public init(budget: Duration = .seconds(30 * 60), perApp: Bool = false, metering: MeteringSettings = .init()) {
-        self.budget = budget
-        self.perApp = perApp
-        self.metering = metering
-    }
 }
 
 /// When DNS activity counts as use. See `UsageMeter`.
@@ -90,11 +84,6 @@ public struct MeteringSettings: Sendable, Equatable, Codable {
 public struct Allowance: Sendable, Equatable, Codable {
     public var length: Duration
     public var perDay: Int
-
-    public init(length: Duration, perDay: Int) {
-        self.length = length
-        self.perDay = perDay
-    }
 }
 
 extension Allowance: ConfigSection {
@@ -106,26 +95,21 @@ extension Allowance: ConfigSection {
 
 /// Hourly and extreme modes: the length of the window each clock hour.
 public struct HourlySettings: Sendable, Equatable, Codable {
-    public var window: Duration
+    public var window: Duration = .seconds(10 * 60)
     /// Open the hour's window on the first guarded query of the hour instead of on `lockr unlock`.
-    public var openOnFirstQuery: Bool
+    public var openOnFirstQuery = false
 
     /// The windows a person may choose, in minutes: what the config file, the API and an import take.
     public static let windowMinutes = [5, 10, 15]
     public static let windowChoices: [Duration] = windowMinutes.map { .seconds($0 * 60) }
-
-    public init(window: Duration = .seconds(10 * 60), openOnFirstQuery: Bool = false) {
-        self.window = window
-        self.openOnFirstQuery = openOnFirstQuery
-    }
 }
 
 /// Extreme mode: the phrase gate.
 public struct ExtremeSettings: Sendable, Equatable, Codable {
     /// The sentence as configured; `{minutes}` stands for the window's length.
-    public var phrase: String
-    public var strictness: Strictness
-    public var window: Duration
+    public var phrase = ExtremeSettings.defaultPhrase
+    public var strictness = Strictness.normal
+    public var window: Duration = .seconds(15 * 60)
 
     public static let defaultPhrase =
         "I am stupid enough to waste more time. Please give me another {minutes} minutes."
@@ -135,83 +119,37 @@ public struct ExtremeSettings: Sendable, Equatable, Codable {
     public func sentence(opening window: Duration) -> String {
         phrase.replacing("{minutes}", with: "\(window.milliseconds / 60_000)")
     }
-
-    public init(
-        phrase: String = Self.defaultPhrase, strictness: Strictness = .normal, window: Duration = .seconds(15 * 60)
-    ) {
-        self.phrase = phrase
-        self.strictness = strictness
-        self.window = window
-    }
 }
 
 /// Everything the policy engine needs to decide, apart from state and time.
 public struct PolicySettings: Sendable, Equatable, Codable {
-    public var mode: Mode
-    public var calendar: DayCalendar
-    public var time: TimeModeSettings
-    public var hourly: HourlySettings
-    public var extreme: ExtremeSettings
+    public var mode = Mode.time
+    public var calendar = DayCalendar(timeZone: .current, dayStartMinutes: 4 * 60)
+    public var time = TimeModeSettings()
+    public var hourly = HourlySettings()
+    public var extreme = ExtremeSettings()
     /// Time mode, once the budget is spent: a short grace ("remind me in 5 min").
-    public var snooze: Allowance
+    public var snooze = Allowance(length: .seconds(5 * 60), perDay: 3)
     /// Time mode: more budget for today ("add 10 min today").
-    public var extend: Allowance
+    public var extend = Allowance(length: .seconds(10 * 60), perDay: 1)
     /// Any mode: a window for every guarded app after an uninterrupted hold.
-    public var emergency: Allowance
+    public var emergency = Allowance(length: .seconds(5 * 60), perDay: 2)
     /// How long the emergency button must be held.
-    public var emergencyHold: Duration
+    public var emergencyHold: Duration = .seconds(8)
     /// Upper bound on the TTL of an allowed guarded answer (it is also clamped to the time left).
-    public var maximumTTL: Duration
+    public var maximumTTL: Duration = .seconds(30)
     /// How long a change that loosens protection waits before it takes effect, on top of the current
     /// mode's own gate (see `Loosening` and `PendingChange`).
     public var commitmentDelay: Duration = .zero
     /// What each mode's gate asks.
     public var gate = GateSettings()
 
-    public init(
-        mode: Mode = .time,
-        calendar: DayCalendar = DayCalendar(timeZone: .current, dayStartMinutes: 4 * 60),
-        time: TimeModeSettings = .init(),
-        hourly: HourlySettings = .init(),
-        extreme: ExtremeSettings = .init(),
-        snooze: Allowance = Allowance(length: .seconds(5 * 60), perDay: 3),
-        extend: Allowance = Allowance(length: .seconds(10 * 60), perDay: 1),
-        emergency: Allowance = Allowance(length: .seconds(5 * 60), perDay: 2),
-        emergencyHold: Duration = .seconds(8),
-        maximumTTL: Duration = .seconds(30)
-    ) {
-        self.mode = mode
-        self.calendar = calendar
-        self.time = time
-        self.hourly = hourly
-        self.extreme = extreme
-        self.snooze = snooze
-        self.extend = extend
-        self.emergency = emergency
-        self.emergencyHold = emergencyHold
-        self.maximumTTL = maximumTTL
-    }
+    /// Every setting at its default, in this machine's time zone, days starting at 04:00.
+    public static var defaults: PolicySettings { PolicySettings() }
 
     enum CodingKeys: String, CodingKey {
         case mode, calendar, time, hourly, extreme, snooze, extend, emergency, emergencyHold, maximumTTL
         case commitmentDelay, gate
-    }
-
-    /// Settings as a store kept them; a store an older lockr wrote has no gate: the defaults.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        mode = try container.decode(Mode.self, forKey: .mode)
-        calendar = try container.decode(DayCalendar.self, forKey: .calendar)
-        time = try container.decode(TimeModeSettings.self, forKey: .time)
-        hourly = try container.decode(HourlySettings.self, forKey: .hourly)
-        extreme = try container.decode(ExtremeSettings.self, forKey: .extreme)
-        snooze = try container.decode(Allowance.self, forKey: .snooze)
-        extend = try container.decode(Allowance.self, forKey: .extend)
-        emergency = try container.decode(Allowance.self, forKey: .emergency)
-        emergencyHold = try container.decode(Duration.self, forKey: .emergencyHold)
-        maximumTTL = try container.decode(Duration.self, forKey: .maximumTTL)
-        commitmentDelay = try container.decode(Duration.self, forKey: .commitmentDelay)
-        gate = try container.decodeIfPresent(GateSettings.self, forKey: .gate) ?? GateSettings()
     }
 
     /// The window length of an hourly or extreme mode.
@@ -268,5 +206,25 @@ extension Array where Element == Int {
     public var spokenChoices: String {
         guard let last else { return "" }
         return count == 1 ? "\(last)" : dropLast().map(String.init).joined(separator: ", ") + " or \(last)"
+    }
+}
+
+// In an extension, so that Swift still makes the memberwise initialiser (this module and tests).
+extension PolicySettings {
+    /// Settings as a store kept them; a store an older lockr wrote has no gate: the defaults.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mode = try container.decode(Mode.self, forKey: .mode)
+        calendar = try container.decode(DayCalendar.self, forKey: .calendar)
+        time = try container.decode(TimeModeSettings.self, forKey: .time)
+        hourly = try container.decode(HourlySettings.self, forKey: .hourly)
+        extreme = try container.decode(ExtremeSettings.self, forKey: .extreme)
+        snooze = try container.decode(Allowance.self, forKey: .snooze)
+        extend = try container.decode(Allowance.self, forKey: .extend)
+        emergency = try container.decode(Allowance.self, forKey: .emergency)
+        emergencyHold = try container.decode(Duration.self, forKey: .emergencyHold)
+        maximumTTL = try container.decode(Duration.self, forKey: .maximumTTL)
+        commitmentDelay = try container.decode(Duration.self, forKey: .commitmentDelay)
+        gate = try container.decodeIfPresent(GateSettings.self, forKey: .gate) ?? GateSettings()
     }
 }

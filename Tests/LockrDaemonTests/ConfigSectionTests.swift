@@ -2,11 +2,11 @@ import ConfigKit
 import DNSProxy
 import DNSWire
 import Foundation
-import LockrPolicy
 import NIOCore
 import Testing
 
 @testable import LockrDaemon
+@testable import LockrPolicy
 
 /// The sections each module declares: what a setting writes, the file reads back; a setting that
 /// needs a restart is named by a reload that changes it, and no other.

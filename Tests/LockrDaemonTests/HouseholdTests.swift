@@ -2,13 +2,13 @@ import DNSProxy
 import DNSWire
 import Foundation
 import LockrControl
-import LockrPolicy
 import LockrStore
 import Logging
 import Synchronization
 import Testing
 
 @testable import LockrDaemon
+@testable import LockrPolicy
 
 @Suite struct HouseholdTests {
     let catalogue = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

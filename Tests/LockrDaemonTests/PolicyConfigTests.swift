@@ -1,9 +1,9 @@
 import DNSFilter
 import Foundation
-import LockrPolicy
 import Testing
 
 @testable import LockrDaemon
+@testable import LockrPolicy
 
 @Suite struct PolicyConfigTests {
     @Test func everyPolicyKey() throws {
@@ -125,9 +125,12 @@ import Testing
         let naming = try AppNaming(catalogue: try catalogue(), rules: config.names)
         #expect(naming.names["news"] != nil && naming.groups["news"] == "custom")
         #expect(naming.guardSet.app(forName: "news.ycombinator.com") == "news")
-        #expect(try PolicyLoader.guarded(config.guarded, naming.names, catalogue: try catalogue()) == ["tiktok", "news"])
+        #expect(
+            try PolicyLoader.guarded(config.guarded, naming.names, catalogue: try catalogue()) == ["tiktok", "news"])
         config.guarded = ["myspace"]
-        #expect(throws: LoadError.self) { try PolicyLoader.guarded(config.guarded, naming.names, catalogue: try catalogue()) }
+        #expect(throws: LoadError.self) {
+            try PolicyLoader.guarded(config.guarded, naming.names, catalogue: try catalogue())
+        }
         config.names.customApps = ["tiktok": ["tiktok.example"]]
         #expect(throws: LoadError.self) { try AppNaming(catalogue: try catalogue(), rules: config.names) }
     }

@@ -1,6 +1,7 @@
 import Foundation
-import LockrPolicy
 import Testing
+
+@testable import LockrPolicy
 
 /// What the adapters push: the blocked apps, and usage metered from another blocker's query log.
 @Suite struct BlockSetTests {

@@ -1,6 +1,7 @@
 import Foundation
-import LockrPolicy
 import Testing
+
+@testable import LockrPolicy
 
 @Suite struct ExtremeModeTests {
     let phrase = ExtremeSettings().sentence(opening: .seconds(900))
@@ -40,11 +41,14 @@ import Testing
                 $0.extreme.window = .seconds(300)
                 $0.extreme.strictness = .strict
             }, now: start)
-        #expect(throws: PolicyRefusal.phraseRequired(
-            sentence: "I am stupid enough to waste more time. Please give me another 5 minutes."))
-        { try policy.unlock("youtube", phrase: nil, at: start) }
+        #expect(
+            throws: PolicyRefusal.phraseRequired(
+                sentence: "I am stupid enough to waste more time. Please give me another 5 minutes.")
+        ) { try policy.unlock("youtube", phrase: nil, at: start) }
         #expect(throws: PolicyRefusal.self) {
-            try policy.unlock("youtube", phrase: "I am stupid enough to waste more time. Please give me another 15 minutes.", at: start)
+            try policy.unlock(
+                "youtube", phrase: "I am stupid enough to waste more time. Please give me another 15 minutes.",
+                at: start)
         }
         let opened = try policy.unlock(
             "youtube", phrase: "I am stupid enough to waste more time. Please give me another 5 minutes.", at: start)

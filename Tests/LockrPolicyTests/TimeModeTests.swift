@@ -1,6 +1,7 @@
 import Foundation
-import LockrPolicy
 import Testing
+
+@testable import LockrPolicy
 
 @Suite struct MeteringTests {
     let start = at("2026-06-01T10:00:00Z")

@@ -1,9 +1,9 @@
 import Foundation
 import LockrControl
-import LockrPolicy
 import LockrPuzzles
 import Testing
 
+@testable import LockrPolicy
 @testable import LockrWeb
 
 /// The page models that are pure: the charts' geometry, the chess board's orientation, the form

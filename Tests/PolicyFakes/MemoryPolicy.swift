@@ -1,9 +1,9 @@
 import Foundation
-import LockrPolicy
 import NIOCore
 import Synchronization
 
 @testable import LockrControl
+@testable import LockrPolicy
 
 /// Each person's engine in memory, on a clock the test moves.
 public final class MemoryPolicy: PolicyAccess {
