@@ -4,17 +4,14 @@ import DNSWire
 /// How answers are cached (`[cache]`).
 public struct CacheSettings: Sendable, Equatable {
     /// Most answers held; the least recently useful are evicted first.
-    public var capacity: Int
+    public var capacity: Int = 10_000
     /// TTL bounds applied when answers are stored.
-    public var bounds: TTLBounds
+    public var bounds: TTLBounds = TTLBounds()
     /// How long past expiry an answer may still be served when every upstream fails (RFC 8767); 0 = off.
-    public var staleSeconds: UInt32
+    public var staleSeconds: UInt32 = 86_400
 
-    public init(capacity: Int = 10_000, bounds: TTLBounds = TTLBounds(), staleSeconds: UInt32 = 86_400) {
-        self.capacity = capacity
-        self.bounds = bounds
-        self.staleSeconds = staleSeconds
-    }
+    /// Every setting at its default.
+    public static let defaults = CacheSettings()
 }
 
 extension CacheSettings: ConfigSection {

@@ -10,7 +10,7 @@ public struct ListenerSettings: Sendable, Equatable {
     /// Largest query accepted over TCP.
     public var maxTCPQuerySize: Int
 
-    public init(addresses: [SocketAddress], tcp: TCPSettings = TCPSettings(), maxTCPQuerySize: Int = 4_096) {
+    public init(addresses: [SocketAddress], tcp: TCPSettings = .defaults, maxTCPQuerySize: Int = 4_096) {
         self.addresses = addresses
         self.tcp = tcp
         self.maxTCPQuerySize = maxTCPQuerySize

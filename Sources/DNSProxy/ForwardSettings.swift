@@ -4,28 +4,20 @@ import NIOCore
 /// How queries are sent upstream.
 public struct ForwardSettings: Sendable, Equatable {
     /// How long one attempt waits for an answer before the next upstream is tried.
-    public var attemptTimeout: TimeAmount
+    public var attemptTimeout: TimeAmount = .milliseconds(1000)
     /// Attempts per query, cycling through the upstreams in health order.
-    public var attempts: Int
+    public var attempts: Int = 3
     /// UDP sockets per address family and event loop.
-    public var socketsPerFamily: Int
+    public var socketsPerFamily: Int = 8
     /// Queries one socket carries before a socket on a new random port replaces it.
-    public var queriesPerPort: Int
+    public var queriesPerPort: Int = 64
     /// How long a query with an expired cached answer waits for the upstreams before it gets the
     /// stale answer (RFC 8767's client-response timer; it suggests 1.8 s). The upstream answer, when
     /// it comes, still refreshes the cache. While every upstream is down, stale answers go at once.
-    public var staleAnswerTimeout: TimeAmount
+    public var staleAnswerTimeout: TimeAmount = .milliseconds(1800)
 
-    public init(
-        attemptTimeout: TimeAmount = .milliseconds(1000), attempts: Int = 3, socketsPerFamily: Int = 8,
-        queriesPerPort: Int = 64, staleAnswerTimeout: TimeAmount = .milliseconds(1800)
-    ) {
-        self.attemptTimeout = attemptTimeout
-        self.attempts = attempts
-        self.socketsPerFamily = socketsPerFamily
-        self.queriesPerPort = queriesPerPort
-        self.staleAnswerTimeout = staleAnswerTimeout
-    }
+    /// Every setting at its default.
+    public static let defaults = ForwardSettings()
 }
 
 extension ForwardSettings: ConfigSection {

@@ -111,7 +111,7 @@ public final class QueryPipeline: Sendable {
         policy: FilterPolicy,
         access: AccessControl = AccessControl(),
         devices: DeviceDirectory = DeviceDirectory(),
-        cacheSettings: CacheSettings = CacheSettings(),
+        cacheSettings: CacheSettings = .defaults,
         cache: AnswerCache,
         sightings: DeviceSightings? = nil,
         logging: QueryLogging? = nil

@@ -4,15 +4,13 @@ import NIOCore
 /// DNS over TCP's limits (`[tcp]`).
 public struct TCPSettings: Sendable, Equatable {
     /// TCP connections allowed at once, shared fairly among sources (`TCPConnectionTable`).
-    public var maxConnections: Int
+    public var maxConnections: Int = 256
     /// A TCP connection that completes no query for this long (counted from its start, its last
     /// query or its last answer) is closed, however many bytes it trickles in.
-    public var idleTimeout: TimeAmount
+    public var idleTimeout: TimeAmount = .seconds(10)
 
-    public init(maxConnections: Int = 256, idleTimeout: TimeAmount = .seconds(10)) {
-        self.maxConnections = maxConnections
-        self.idleTimeout = idleTimeout
-    }
+    /// Every setting at its default.
+    public static let defaults = TCPSettings()
 }
 
 extension TCPSettings: ConfigSection {

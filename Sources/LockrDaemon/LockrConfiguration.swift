@@ -29,15 +29,15 @@ public struct LockrConfiguration: Sendable, Equatable {
     public var blockAnswer: BlockAnswer = .null
     public var blockTTL: UInt32 = 60
 
-    public var cache = CacheSettings()
-    public var forwarding = ForwardSettings()
+    public var cache = CacheSettings.defaults
+    public var forwarding = ForwardSettings.defaults
     public var access = AccessControl()
 
     /// Event-loop threads answering queries: half the cores, at least one. One thread answers well
     /// over 100k queries a second, far beyond a household; more only help a busy network.
     public var threads = max(1, System.coreCount / 2)
 
-    public var tcp = TCPSettings()
+    public var tcp = TCPSettings.defaults
 
     /// Catalogue ids of the guarded apps.
     public var guarded: [String] = []

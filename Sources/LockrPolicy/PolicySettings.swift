@@ -44,22 +44,13 @@ public struct TimeModeSettings: Sendable, Equatable, Codable {
 /// When DNS activity counts as use. See `UsageMeter`.
 public struct MeteringSettings: Sendable, Equatable, Codable {
     /// Length of a slice, the unit of metered time. Must divide a minute.
-    public var slice: Duration
+    public var slice: Duration = .seconds(10)
     /// Queries needed in a slice and its neighbourhood for the slice to count as foreground use.
-    public var minimumQueries: Int
+    public var minimumQueries: Int = 3
     /// Slices before the current one that form its neighbourhood.
-    public var neighbourhood: Int
+    public var neighbourhood: Int = 2
     /// A gap between used slices no longer than this is counted too (the user switched apps briefly).
-    public var grace: Duration
-
-    public init(
-        slice: Duration = .seconds(10), minimumQueries: Int = 3, neighbourhood: Int = 2, grace: Duration = .seconds(30)
-    ) {
-        self.slice = slice
-        self.minimumQueries = minimumQueries
-        self.neighbourhood = neighbourhood
-        self.grace = grace
-    }
+    public var grace: Duration = .seconds(30)
 
     /// What a client may take, beyond the TTL it was given, to look a name up again while the app is
     /// in use: a re-lookup within `max-ttl` plus this continues a stretch of sustained use.
@@ -77,6 +68,9 @@ public struct MeteringSettings: Sendable, Equatable, Codable {
         let dense = slice.milliseconds * Int64(neighbourhood) + grace.milliseconds
         return max(sustained, dense) / slice.milliseconds + 2
     }
+
+    /// Every setting at its default.
+    public static let defaults = MeteringSettings()
 }
 
 /// A limited way to get more time: its length and how often per day (`[snooze]`, `[extend]`,

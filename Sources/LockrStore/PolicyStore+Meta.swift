@@ -67,7 +67,7 @@ extension PolicyStore {
         {
             return state
         }
-        return MeteringState(used: today.used, charged: today.charged, slice: MeteringSettings().slice)
+        return MeteringState(used: today.used, charged: today.charged, slice: MeteringSettings.defaults.slice)
     }
 
     static func meta(from overlay: SettingsOverlay) -> [String: String] {

@@ -1,8 +1,8 @@
-import DNSProxy
 import Foundation
 import NIOCore
 import Testing
 
+@testable import DNSProxy
 @testable import LockrAdapters
 @testable import LockrDaemon
 

@@ -1,10 +1,10 @@
 import ConfigKit
-import DNSProxy
 import DNSWire
 import Foundation
 import NIOCore
 import Testing
 
+@testable import DNSProxy
 @testable import LockrDaemon
 @testable import LockrPolicy
 
