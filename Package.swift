@@ -12,7 +12,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -55,6 +54,12 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
+        ),
+        // toml++ (Debian's libtomlplusplus-dev, header-only) read into plain values that one call
+        // frees. Only LockrDaemon imports it.
+        .target(
+            name: "CTOMLReader",
+            cxxSettings: [.define("TOML_EXCEPTIONS", to: "0"), .define("TOML_HEADER_ONLY", to: "1")]
         ),
         // The config file's sections as each module declares them: keys, ranges, defaults, which
         // need a restart; read from any syntax's values (the daemon reads TOML into them).
@@ -135,7 +140,8 @@ let package = Package(
         .target(
             name: "LockrDaemon",
             dependencies: [
-                "ConfigKit", "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles", "LockrStore", "LockrControl",
+                "ConfigKit", "CTOMLReader", "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles", "LockrStore",
+                "LockrControl",
                 "LockrAdapters", "LockrSpeech", "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -146,7 +152,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
@@ -240,7 +245,8 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["DNSTestSupport", "DNSWire", "BackendFakes", "LockrPuzzles"]
         ),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )
 
 // libFuzzer harnesses for every parser of outside bytes, built only by `bench/fuzz` (LOCKR_FUZZ=1,

@@ -1,4 +1,4 @@
-/// Finds the mistakes that toml++, under TOMLKit, asserts on (aborting the process) instead of
+/// Finds the mistakes that toml++ asserts on (aborting the process) instead of
 /// reporting them as syntax errors, found by fuzzing the configuration: a table header whose name
 /// starts with a character no key may start with (`[?x]`, `[[` then a line break), and a closing
 /// bracket of the wrong kind (`[1, }`). The configuration's text is looked at for them first; it

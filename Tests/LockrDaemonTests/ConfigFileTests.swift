@@ -203,9 +203,20 @@ import Testing
         }
     }
 
-    /// TOMLKit's parser aborts the process on a table header that starts with a character no key
+    /// toml++ (the parser) aborts the process on a table header that starts with a character no key
     /// starts with (found by the config fuzzer); such a file gets an error naming its line instead,
     /// and the same characters in strings, comments and arrays are left alone.
+    /// The whole file is read: a NUL byte is an error naming its line, not the file's end (the
+    /// reader before stopped there and silently dropped what followed).
+    @Test func aNULByteIsAnErrorNotTheEndOfTheFile() {
+        do {
+            _ = try ConfigFile.parse("log-level = \"info\"\n\u{0}\nblock-mode = \"bogus\"\n", path: "nul.toml")
+            Issue.record("a file with a NUL byte must not parse")
+        } catch {
+            #expect(error.issues.map(\.line) == [2], "\(error.description)")
+        }
+    }
+
     @Test func aTableNameThatCannotStartAKeyIsAnErrorNotACrash() throws {
         for (text, line, found) in [
             ("guard = []\n[[?eople.kid.schedules]]\n", 2, "'?'"), ("[ ?x]\n", 1, "'?'"),
