@@ -6,11 +6,11 @@
 /// `(a{1,200}){1,200}` asks for 40,000 copies (a 538-byte list line took 4.4 GB before the fuzzer
 /// stopped it). The optional copies of a bound (`r{6,929}` has 923) nest one inside the next, and
 /// their automaton grows with the square of their number: `r{1,1000}` takes 8 MB, `r{1,4000}`
-/// 126 MB, so a list of such lines took gigabytes. A repetition of something that can match nothing (`((a?){1,150})+`,
-/// `(a?|b?){1,32}`) makes its closure computation take minutes. It parses groups recursively, so
-/// deep nesting can overflow the stack. And back-references make matching exponential in the
-/// name's length, while lockr matches regular expressions on every query. None of these fits a
-/// name of at most 253 characters, so all are refused. The cost is counted in states of the
+/// 126 MB, so a list of such lines took gigabytes. A repetition of something that can match
+/// nothing (`((a?){1,150})+`, `(a?|b?){1,32}`) makes its closure computation take minutes. It
+/// parses groups recursively, so deep nesting can overflow the stack. And back-references make
+/// matching exponential in the name's length, while lockr matches regular expressions on every
+/// query. None of these fits a name of at most 253 characters, so all are refused. The cost is counted in states of the
 /// automaton (about 10 bytes each, measured): each piece once, multiplied by every repetition
 /// applied to it, and a bound's optional copies squared.
 enum RegexCost {
@@ -38,7 +38,7 @@ enum RegexCost {
             return "too costly to compile: more than \(limit) pieces once repetitions are counted"
         case .tooManyStates:
             return "too costly to compile: the optional copies of a bound nest one in another, and their cost grows "
-                + "with their number squared (`{1,250}` is about the most one expression may have)"
+                + "with their number squared (one bound may have about 360, fewer when there are several)"
         case .tooDeep:
             return "groups nested more than \(deepestNesting) deep"
         case .emptyRepeated:
