@@ -76,11 +76,6 @@ public struct BackendSettings: Sendable, Equatable {
         case webhook(WebhookSettings)
     }
 
-    public init(name: String, endpoint: Endpoint) {
-        self.name = name
-        self.endpoint = endpoint
-    }
-
     public var kind: BackendKind {
         switch endpoint {
         case .pihole6: .pihole6

@@ -31,22 +31,15 @@ public struct UnlockResponse: Codable, Sendable, Equatable {
 
 public struct ModeRequest: Codable, Sendable, Equatable {
     public let mode: String
-    public let budgetMinutes: Int?
-    public let windowMinutes: Int?
-    public let perApp: Bool?
+    public var budgetMinutes: Int? = nil
+    public var windowMinutes: Int? = nil
+    public var perApp: Bool? = nil
     /// Extreme mode: the sentence, for a change that loosens.
-    public let phrase: String?
+    public var phrase: String? = nil
+}
 
-    public init(
-        mode: String, budgetMinutes: Int? = nil, windowMinutes: Int? = nil, perApp: Bool? = nil, phrase: String? = nil
-    ) {
-        self.mode = mode
-        self.budgetMinutes = budgetMinutes
-        self.windowMinutes = windowMinutes
-        self.perApp = perApp
-        self.phrase = phrase
-    }
-
+// In an extension, so that Swift still makes the memberwise initialiser.
+extension ModeRequest {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         mode = try container.decode(String.self, forKey: .mode)

@@ -169,21 +169,6 @@ public struct PersonSettings: Sendable, Equatable {
     /// How much of their queries the query log keeps, or nil for the top level's level.
     public var queryLogPrivacy: QueryLogPrivacy?
 
-    public init(
-        name: String, devices: [DeviceSpec] = [], policy: PolicySettings, guarded: [String]? = nil,
-        alwaysAllow: [String]? = nil, schedules: [Schedule]? = nil, profiles: [Profile] = [],
-        queryLogPrivacy: QueryLogPrivacy? = nil
-    ) {
-        self.queryLogPrivacy = queryLogPrivacy
-        self.name = name
-        self.devices = devices
-        self.policy = policy
-        self.guarded = guarded
-        self.alwaysAllow = alwaysAllow
-        self.schedules = schedules
-        self.profiles = profiles
-    }
-
     /// The app names in force for this person: the configuration's, with their own `always-allow`.
     func names(_ shared: NameRules) -> NameRules {
         var names = shared

@@ -2,13 +2,7 @@
 public struct ChessMove: Sendable, Hashable {
     public let from: ChessSquare
     public let to: ChessSquare
-    public let promotion: ChessPieceKind?
-
-    public init(from: ChessSquare, to: ChessSquare, promotion: ChessPieceKind? = nil) {
-        self.from = from
-        self.to = to
-        self.promotion = promotion
-    }
+    public var promotion: ChessPieceKind? = nil
 
     /// The move in UCI notation ("e2e4", "e7e8q").
     public var uci: String {
@@ -53,12 +47,15 @@ extension ChessPosition {
         let sign = color.sign
         let pawnRank = color == .white ? -1 : 1
         for fileStep in [-1, 1] {
-            if let from = Self.offset(square, (fileStep, pawnRank)), board[from] == ChessPieceKind.pawn.rawValue * sign {
+            if let from = Self.offset(square, (fileStep, pawnRank)), board[from] == ChessPieceKind.pawn.rawValue * sign
+            {
                 return true
             }
         }
         for step in Self.knightSteps {
-            if let from = Self.offset(square, step), board[from] == ChessPieceKind.knight.rawValue * sign { return true }
+            if let from = Self.offset(square, step), board[from] == ChessPieceKind.knight.rawValue * sign {
+                return true
+            }
         }
         for step in Self.kingSteps {
             if let from = Self.offset(square, step), board[from] == ChessPieceKind.king.rawValue * sign { return true }
@@ -178,7 +175,8 @@ extension ChessPosition {
             next.board[move.to - 8 * (sideToMove == .white ? 1 : -1)] = 0
         }
         if kind == .king, abs(move.to - move.from) == 2 {
-            let (rookFrom, rookTo) = move.to > move.from ? (move.from + 3, move.from + 1) : (move.from - 4, move.from - 1)
+            let (rookFrom, rookTo) =
+                move.to > move.from ? (move.from + 3, move.from + 1) : (move.from - 4, move.from - 1)
             next.board[rookTo] = next.board[rookFrom]
             next.board[rookFrom] = 0
         }
