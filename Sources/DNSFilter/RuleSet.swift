@@ -161,9 +161,9 @@ public struct RuleSetBuilder: Sendable {
     public var keepsBlockRules = false
     public private(set) var keptBlockRules: [DomainRule] = []
 
-    /// The most states the regular expressions of all lists together may take (about 40 MB): a
-    /// few thousand everyday expressions, or 64 as large as `[a-z]{1,253}`. Every query is matched
-    /// against each, so a list of millions of expressions would cost memory and time alike.
+    /// The most states the regular expressions of all lists together may take (about 40 MB): some
+    /// 100,000 everyday expressions of a few dozen states, or 64 as large as `[a-z]{1,253}`. Every
+    /// query is matched against each, so a list of millions would cost memory and time alike.
     public static let regexStateBudget = 4_194_304
 
     public init() {}
