@@ -141,7 +141,7 @@ extension ConfigReader {
             if table[key]?.table?["kind"] != nil {
                 problem(key, "is configured but not listed in backends")
             } else {
-                problem(key, "unknown key")
+                unknownKey(key, among: Self.topLevel.union(named.keys))
             }
         }
         var sections = Self.sections
@@ -154,7 +154,7 @@ extension ConfigReader {
                 problem(section, "expected a table ([\(section)])")
                 continue
             }
-            for key in subtable.keys where !keys.contains(key) { problem("\(section).\(key)", "unknown key") }
+            for key in subtable.keys where !keys.contains(key) { unknownKey(key, among: keys, in: section) }
         }
 
         for section in LockrConfiguration.configSections { read(&config, section) }
@@ -201,10 +201,11 @@ extension ConfigReader {
             }
             for entry in section.keys where !Self.personKeys.contains(entry) {
                 guard Self.personSections.contains(entry) else {
-                    problem(
-                        "\(key).\(entry)",
-                        "unknown key (a person takes devices, guard, always-allow, blocklists, allowlists, schedules, profiles and the sections \(Self.personSections.joined(separator: ", ")))"
-                    )
+                    unknownKey(
+                        entry, among: Self.personKeys.union(Self.personSections), in: key,
+                        takes:
+                            "a person takes devices, guard, always-allow, blocklists, allowlists, schedules, profiles "
+                            + "and the sections \(Self.personSections.joined(separator: ", "))")
                     continue
                 }
                 guard let subtable = section[entry]?.table else {
@@ -213,7 +214,7 @@ extension ConfigReader {
                 }
                 let allowed = Self.personSectionKeys[entry] ?? Self.sections[entry] ?? []
                 for subkey in subtable.keys where !allowed.contains(subkey) {
-                    problem("\(key).\(entry).\(subkey)", "unknown key")
+                    unknownKey(subkey, among: allowed, in: "\(key).\(entry)")
                 }
             }
             var person = PersonSettings(name: name, policy: config.policy)
@@ -243,6 +244,18 @@ extension ConfigReader {
         }
     }
 
+    /// `key` of the table at `table` (the top level when nil) is none of `known`: said, with the
+    /// known key it was probably meant to be, and what the table takes.
+    private mutating func unknownKey(
+        _ key: String, among known: some Collection<String>, in table: String? = nil, takes: String? = nil
+    ) {
+        let meant = NameSuggestion.closest(to: key, among: known).map { "did you mean '\($0)'?" }
+        let notes = [meant, takes].compactMap { $0 }
+        problem(
+            table.map { "\($0).\(key)" } ?? key,
+            "unknown key" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))"))
+    }
+
     /// The tables `[PREFIXKEY.NAME]` in file order, each checked to hold only `keys`.
     private mutating func namedTables(_ key: String, keys: [String], what: String) -> [(name: String, key: String)]? {
         guard let raw = value(key) else { return nil }
@@ -257,7 +270,7 @@ extension ConfigReader {
                 return nil
             }
             for unknown in section.keys.sorted() where !keys.contains(unknown) {
-                problem("\(entry).\(unknown)", "unknown key (a \(what) takes \(keys.joined(separator: ", ")))")
+                unknownKey(unknown, among: keys, in: entry, takes: "a \(what) takes \(keys.joined(separator: ", "))")
             }
             return (name, entry)
         }

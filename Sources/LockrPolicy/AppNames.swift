@@ -12,18 +12,28 @@ public enum AppNames {
     /// The id closest to `text` when it is near enough to be a typo ("tiktk", "instagramm"), or one
     /// that starts with it ("insta").
     public static func suggestion(for text: String, in apps: [String: String]) -> String? {
-        let typed = Array(text.lowercased())
-        guard !typed.isEmpty else { return nil }
-        let allowed = max(1, typed.count / 4)
-        let near = apps.keys.map { id in (id, PhraseGate.distance(typed, Array(id), limit: allowed)) }
-            .filter { $0.1 <= allowed }
-            .min { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
-        if let near { return near.0 }
-        return apps.keys.filter { $0.hasPrefix(String(typed)) }.min()
+        NameSuggestion.closest(to: text.lowercased(), among: apps.keys)
     }
 
     /// "no app 'tiktk' in the catalogue; did you mean tiktok?"
     public static func unknown(_ text: String, in apps: [String: String]) -> PolicyRefusal {
         .unknownApp(text, suggestion: suggestion(for: text, in: apps))
+    }
+}
+
+/// The name probably meant by a mistyped one: an app id, a key of the config file.
+public enum NameSuggestion {
+    /// The name among `names` closest to `typed` when near enough to be a typo (one edit in a word
+    /// of up to three letters; in a longer one two, or a quarter of its letters, so that two
+    /// letters swapped count), or else the first that starts with it.
+    public static func closest(to typed: String, among names: some Collection<String>) -> String? {
+        let letters = Array(typed)
+        guard !letters.isEmpty else { return nil }
+        let allowed = letters.count < 4 ? 1 : max(2, letters.count / 4)
+        let near = names.map { name in (name, PhraseGate.distance(letters, Array(name), limit: allowed)) }
+            .filter { $0.1 <= allowed }
+            .min { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
+        if let near { return near.0 }
+        return names.filter { $0.hasPrefix(typed) }.min()
     }
 }

@@ -206,6 +206,33 @@ import Testing
     /// toml++ (the parser) aborts the process on a table header that starts with a character no key
     /// starts with (found by the config fuzzer); such a file gets an error naming its line instead,
     /// and the same characters in strings, comments and arrays are left alone.
+    /// A mistyped key is named with the key it was probably meant to be, wherever it stands; a key
+    /// like none gets no guess.
+    @Test func aMistypedKeyIsNamedWithTheOneProbablyMeant() {
+        let text = """
+            log-levle = "info"
+            [cache]
+            sise = 10
+            [people.kid]
+            gaurd = ["tiktok"]
+            [people.kid.time]
+            budget-minute = 20
+            [blocking]
+            zebra = 1
+            """
+        do {
+            _ = try ConfigFile.parse(text, path: "typo.toml")
+            Issue.record("mistyped keys must not parse")
+        } catch {
+            let said = error.issues.map { "\($0.line ?? 0) \($0.message)" }
+            for (line, meant) in [(1, "log-level"), (3, "size"), (5, "guard"), (7, "budget-minutes")] {
+                #expect(
+                    said.contains { $0.hasPrefix("\(line) ") && $0.contains("did you mean '\(meant)'?") }, "\(said)")
+            }
+            #expect(said.contains { $0.hasPrefix("9 ") && $0.contains("unknown key") && !$0.contains("did you mean") })
+        }
+    }
+
     /// The whole file is read: a NUL byte is an error naming its line, not the file's end (the
     /// reader before stopped there and silently dropped what followed).
     @Test func aNULByteIsAnErrorNotTheEndOfTheFile() {
