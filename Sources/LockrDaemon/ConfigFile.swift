@@ -42,13 +42,13 @@ public enum ConfigFile {
     )
         throws(ConfigErrors) -> LockrConfiguration
     {
-        var reader = ConfigReader(table: try TOMLConfig.table(text, path: path))
+        let document = try TOMLConfig.read(text, path: path)
+        var reader = ConfigReader(table: document.table)
         var config = base
         reader.apply(to: &config)
         guard reader.problems.isEmpty else {
-            let lines = KeyLines(text: text)
             let issues = reader.problems.map {
-                ConfigIssue(line: $0.key.flatMap(lines.line(of:)), key: $0.key, message: $0.message)
+                ConfigIssue(line: $0.key.flatMap { document.lines[$0] }, key: $0.key, message: $0.message)
             }
             throw ConfigErrors(path: path, issues: issues.sorted { ($0.line ?? 0) < ($1.line ?? 0) })
         }
@@ -60,13 +60,14 @@ extension ConfigFile {
     /// The `state-dir` a config file names, if any, without checking the rest of it (the CLI needs
     /// only this to find the daemon). Fails only when the file is not TOML or the key not a string.
     public static func stateDirectory(in text: String, path: String) throws(ConfigErrors) -> String? {
-        guard let value = try TOMLConfig.table(text, path: path)["state-dir"] else { return nil }
+        let document = try TOMLConfig.read(text, path: path)
+        guard let value = document.table["state-dir"] else { return nil }
         guard let directory = value.string else {
             throw ConfigErrors(
                 path: path,
                 issues: [
                     ConfigIssue(
-                        line: KeyLines(text: text).line(of: "state-dir"), key: "state-dir", message: "expected a string"
+                        line: document.lines["state-dir"], key: "state-dir", message: "expected a string"
                     )
                 ])
         }
@@ -250,10 +251,10 @@ extension ConfigReader {
         _ key: String, among known: some Collection<String>, in table: String? = nil, takes: String? = nil
     ) {
         let meant = NameSuggestion.closest(to: key, among: known).map { "did you mean '\($0)'?" }
-        let notes = [meant, takes].compactMap { $0 }
-        problem(
-            table.map { "\($0).\(key)" } ?? key,
-            "unknown key" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))"))
+        // "(did you mean 'guard'? A person takes ...)": the second sentence starts with a capital.
+        let notes = [meant, meant == nil ? takes : takes.map { $0.prefix(1).uppercased() + $0.dropFirst() }]
+        let said = notes.compactMap { $0 }.joined(separator: " ")
+        problem(table.map { "\($0).\(key)" } ?? key, "unknown key" + (said.isEmpty ? "" : " (\(said))"))
     }
 
     /// The tables `[PREFIXKEY.NAME]` in file order, each checked to hold only `keys`.

@@ -5,8 +5,14 @@ import Foundation
 /// lockr's config file is TOML: read here (toml++, through `CTOMLReader`) into the values the
 /// sections read.
 enum TOMLConfig {
+    /// A file's values, and the line of each dotted key ("cache.size") so that a problem can name it.
+    struct Document {
+        let table: ConfigTable
+        let lines: [String: Int]
+    }
+
     /// `text` as TOML; a syntax error names its line.
-    static func table(_ text: String, path: String) throws(ConfigErrors) -> ConfigTable {
+    static func read(_ text: String, path: String) throws(ConfigErrors) -> Document {
         if let (line, problem) = TOMLPrecheck.firstProblem(in: text) {
             throw ConfigErrors(path: path, issues: [ConfigIssue(line: line, key: nil, message: problem)])
         }
@@ -25,16 +31,17 @@ enum TOMLConfig {
                 path: path, issues: [ConfigIssue(line: Int(line), key: nil, message: String(cString: error))])
         }
         var reader = Reader(
-            values: UnsafeBufferPointer(start: toml_reader_values(document), count: toml_reader_count(document)),
-            lines: KeyLines(text: text))
-        return reader.table(at: "")
+            values: UnsafeBufferPointer(start: toml_reader_values(document), count: toml_reader_count(document)))
+        let table = reader.table(at: "")
+        return Document(table: table, lines: reader.lines)
     }
 
     /// Walks the document's values in preorder.
     private struct Reader {
         let values: UnsafeBufferPointer<TOMLReaderValue>
-        let lines: KeyLines
         var index = 0
+        /// Where each dotted key's value starts (an array's tables: the first's).
+        var lines: [String: Int] = [:]
 
         /// The table at `index` (at dotted key `prefix`), its keys in file order.
         mutating func table(at prefix: String) -> ConfigTable {
@@ -46,7 +53,7 @@ enum TOMLConfig {
                 entries[key] = value(at: prefix + key)
             }
             let order = entries.keys.sorted {
-                (lines.line(of: prefix + $0) ?? 0, $0) < (lines.line(of: prefix + $1) ?? 0, $1)
+                (lines[prefix + $0] ?? 0, $0) < (lines[prefix + $1] ?? 0, $1)
             }
             return ConfigTable(entries, order: order)
         }
@@ -54,6 +61,7 @@ enum TOMLConfig {
         /// The value at `index`, at dotted key `key`.
         mutating func value(at key: String) -> ConfigValue {
             let value = values[index]
+            if value.line > 0, lines[key] == nil { lines[key] = Int(value.line) }
             switch value.kind {
             case TOMLReaderTable:
                 return .table(table(at: key + "."))
@@ -82,28 +90,4 @@ enum TOMLConfig {
             }
         }
     }
-}
-
-/// Finds the line of each key in TOML text, so that issues can name it. Understands `[table]`
-/// headers and `key = value` lines, which is all lockr's config uses.
-struct KeyLines {
-    private var lineOfKey: [String: Int] = [:]
-
-    init(text: String) {
-        var table = ""
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
-            if line.hasPrefix("[") && !line.hasPrefix("[[") {
-                table = String(line.dropFirst().prefix { $0 != "]" }).trimmingCharacters(in: .whitespaces)
-                if lineOfKey[table] == nil { lineOfKey[table] = number + 1 }
-            } else if let equals = line.firstIndex(of: "="), !line.hasPrefix("#") {
-                let key = line[..<equals].trimmingCharacters(in: .whitespaces).trimmingCharacters(
-                    in: CharacterSet(charactersIn: "\""))
-                let dotted = table.isEmpty ? key : "\(table).\(key)"
-                if lineOfKey[dotted] == nil { lineOfKey[dotted] = number + 1 }
-            }
-        }
-    }
-
-    func line(of dottedKey: String) -> Int? { lineOfKey[dottedKey] }
 }

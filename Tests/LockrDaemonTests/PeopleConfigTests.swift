@@ -88,7 +88,7 @@ import Testing
             let found = Set(error.issues.map { "\($0.line ?? 0) \($0.key ?? "")" })
             #expect(
                 found == [
-                    "1 trusted-forwarders", "3 people.default", "0 people.a b", "10 people.alice.devices",
+                    "1 trusted-forwarders", "3 people.default", "6 people.a b", "10 people.alice.devices",
                     "11 people.alice.colour", "14 people.alice.time.budget-minutes", "15 people.alice.time.listen",
                     "18 people.bob.devices", "20 people.bob.cache",
                 ], "\(error)")
