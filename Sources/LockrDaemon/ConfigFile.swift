@@ -142,7 +142,7 @@ extension ConfigReader {
             if table[key]?.table?["kind"] != nil {
                 problem(key, "is configured but not listed in backends")
             } else {
-                unknownKey(key, among: Self.topLevel.union(named.keys))
+                unknownKey(key, among: Self.topLevel.union(named.keys), sections: Self.sections)
             }
         }
         var sections = Self.sections
@@ -246,11 +246,16 @@ extension ConfigReader {
     }
 
     /// `key` of the table at `table` (the top level when nil) is none of `known`: said, with the
-    /// known key it was probably meant to be, and what the table takes.
+    /// known key it was probably meant to be, or else the `sections` it belongs in (`mode` at the
+    /// top level), and what the table takes.
     private mutating func unknownKey(
-        _ key: String, among known: some Collection<String>, in table: String? = nil, takes: String? = nil
+        _ key: String, among known: some Collection<String>, in table: String? = nil, takes: String? = nil,
+        sections: [String: Set<String>] = [:]
     ) {
-        let meant = NameSuggestion.closest(to: key, among: known).map { "did you mean '\($0)'?" }
+        let homes = sections.keys.sorted().filter { sections[$0]?.contains(key) == true }
+        let meant =
+            NameSuggestion.closest(to: key, among: known).map { "did you mean '\($0)'?" }
+            ?? (homes.isEmpty ? nil : "it belongs in " + homes.map { "[\($0)]" }.joined(separator: " or "))
         // "(did you mean 'guard'? A person takes ...)": the second sentence starts with a capital.
         let notes = [meant, meant == nil ? takes : takes.map { $0.prefix(1).uppercased() + $0.dropFirst() }]
         let said = notes.compactMap { $0 }.joined(separator: " ")

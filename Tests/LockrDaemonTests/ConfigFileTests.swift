@@ -221,6 +221,14 @@ import Testing
             zebra = 1
             """
         do {
+            _ = try ConfigFile.parse("mode = \"extreme\"\n", path: "misplaced.toml")
+            Issue.record("a key of a section at the top level must not parse")
+        } catch {
+            #expect(
+                error.description.contains("key 'mode': unknown key (it belongs in [blocking] or [policy])"), "\(error)"
+            )
+        }
+        do {
             _ = try ConfigFile.parse(text, path: "typo.toml")
             Issue.record("mistyped keys must not parse")
         } catch {
