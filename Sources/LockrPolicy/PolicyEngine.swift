@@ -15,30 +15,18 @@ public enum Admission: Sendable, Equatable {
 /// persists `snapshot(at:)` and the events from `drainEvents()`, and restores it with
 /// `init(settings:guarded:apps:state:now:)`.
 public struct PolicyEngine: Sendable {
-    /// Settings from the configuration file.
-    public private(set) var base: PolicySettings
+    /// What the configuration file says; `rebase` replaces it.
+    private(set) var configuration: PolicyConfiguration
     /// Settings in force: the configuration with the control API's changes applied.
     public internal(set) var settings: PolicySettings
     /// Every app that may be guarded: id to display name (the catalogue's, the configuration's, and
     /// those the protection in force still defines).
     public internal(set) var apps: [String: String]
-    /// Every app the configuration and catalogue know: id to display name.
-    private(set) var configuredApps: [String: String]
-    /// Which names are apps' names, as the configuration file says.
-    private(set) var baseNames: NameRules
-    /// Apps guarded by the configuration file.
-    var baseGuarded: [String]
     /// Apps guarded now, in configuration order.
     public internal(set) var guarded: [String]
     var guardedSet: Set<String>
-    /// Each app's catalogue group ("social", "video"), by id: what schedules and profiles name.
-    private(set) var groups: [String: String]
-    /// Schedules of the configuration file.
-    var baseSchedules: [Schedule]
     /// Schedules in force.
     var schedules: [Schedule] = []
-    /// Profiles of the configuration file (`profiles` adds those made at run time).
-    var configuredProfiles: [Profile]
     /// What schedules and profiles block, worked out ahead of the DNS path.
     var restrictions = RestrictionTable.stale
     public internal(set) var state: PolicyState
@@ -58,14 +46,10 @@ public struct PolicyEngine: Sendable {
         groups: [String: String] = [:], state: PolicyState?, now: Instant
     ) {
         let state = state ?? PolicyState(today: DayRecord(day: base.calendar.day(containing: now)), lastSeen: now)
-        self.base = base
+        configuration = PolicyConfiguration(
+            settings: base, apps: apps, names: names, guarded: baseGuarded, schedules: schedules, profiles: profiles,
+            groups: groups)
         self.apps = apps
-        configuredApps = apps
-        baseNames = names
-        self.baseGuarded = baseGuarded.filter { apps[$0] != nil }
-        baseSchedules = schedules
-        configuredProfiles = profiles
-        self.groups = groups
         self.state = state
         settings = base
         guarded = []
@@ -169,16 +153,14 @@ public struct PolicyEngine: Sendable {
         groups newGroups: [String: String] = [:], at now: Instant
     ) -> [String] {
         let now = advance(to: now)
-        let before = Protection(settings: base, guarded: baseGuarded, names: baseNames, schedules: baseSchedules)
-        configuredApps = newApps
-        base = newBase
-        baseNames = newNames
-        baseSchedules = newSchedules
-        configuredProfiles = newProfiles
-        groups = newGroups
+        let before = configuration.protection
+        configuration = PolicyConfiguration(
+            settings: newBase, apps: newApps, names: newNames, guarded: [], schedules: newSchedules,
+            profiles: newProfiles, groups: newGroups)
         refreshInForce()
-        baseGuarded = newGuarded.filter { apps[$0] != nil }
-        let after = Protection(settings: base, guarded: baseGuarded, names: baseNames, schedules: baseSchedules)
+        // Guarded apps count once the apps the protection in force defines are known too.
+        configuration.guarded = newGuarded.filter { apps[$0] != nil }
+        let after = configuration.protection
         let overridden = Set(state.overlay.overriddenKeys)
         let notes = Loosening.changes(from: before, to: after).filter { overridden.contains($0.key) }.map {
             "\($0.key) changed in the config file, but `lockr \(Self.command(changing: $0.key))` set it and "

@@ -34,51 +34,6 @@ public struct DayRecord: Sendable, Equatable {
     public var heldLimits: Bool { snoozes == 0 && extensions == 0 && emergencies == 0 }
 }
 
-/// Changes made through the control API on top of the configuration file. They survive restarts;
-/// the configuration still provides everything they do not change.
-public struct SettingsOverlay: Sendable, Equatable {
-    public var mode: Mode?
-    public var budget: Duration?
-    public var perApp: Bool?
-    public var hourlyWindow: Duration?
-    public var extremeWindow: Duration?
-    /// Apps guarded in addition to the configured ones.
-    public var guardAdded: [String] = []
-    /// Configured apps no longer guarded.
-    public var guardRemoved: [String] = []
-    /// Schedules added or replaced, and names of the configuration's schedules removed.
-    public var schedulesAdded: [Schedule] = []
-    public var schedulesRemoved: [String] = []
-    /// Every gate's settings (set by an import).
-    public var gate: GateSettings?
-
-    public init() {}
-
-    func applied(to base: PolicySettings) -> PolicySettings {
-        var settings = base
-        if let mode { settings.mode = mode }
-        if let budget { settings.time.budget = budget }
-        if let perApp { settings.time.perApp = perApp }
-        if let hourlyWindow { settings.hourly.window = hourlyWindow }
-        if let extremeWindow { settings.extreme.window = extremeWindow }
-        if let gate { settings.gate = gate }
-        return settings
-    }
-
-    /// The configuration's schedules with these changes made.
-    func schedules(base: [Schedule]) -> [Schedule] {
-        base.filter { schedule in
-            !schedulesRemoved.contains(schedule.name) && !schedulesAdded.contains { $0.name == schedule.name }
-        } + schedulesAdded
-    }
-
-    func guarded(base: [String]) -> [String] {
-        var apps = base.filter { !guardRemoved.contains($0) }
-        for app in guardAdded where !apps.contains(app) { apps.append(app) }
-        return apps
-    }
-}
-
 /// Everything the policy remembers across restarts.
 public struct PolicyState: Sendable, Equatable {
     public var windows = UnlockWindows()

@@ -1,6 +1,7 @@
 import Foundation
-import LockrPolicy
 import Testing
+
+@testable import LockrPolicy
 
 @Suite struct HourlyModeTests {
     @Test func unlockOpensAWindowThatRelocksUntilTheNextHour() throws {
@@ -75,7 +76,8 @@ import Testing
         windows[0].hourResets = at("2026-06-01T10:30:00Z")
         state.windows = UnlockWindows(windows)
         var restored = PolicyEngine(
-            settings: policy.base, guarded: ["tiktok"], apps: testApps, state: state, now: start + .seconds(60))
+            settings: policy.configuration.settings, guarded: ["tiktok"], apps: testApps, state: state,
+            now: start + .seconds(60))
         #expect(
             restored.admit("tiktok", at: at("2026-06-01T10:10:00Z")).reason
                 == "tiktok: hourly window used, next at 10:30")

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import LockrPolicy
 
 /// An instant from ISO 8601 text ("2026-03-29T00:30:00Z" or with an offset).
@@ -48,7 +49,8 @@ extension PolicyEngine {
     /// Restarts from what a store would have kept.
     func restarted(at now: Instant) -> PolicyEngine {
         PolicyEngine(
-            settings: base, guarded: ["instagram", "tiktok", "youtube"], apps: configuredApps, names: baseNames,
+            settings: configuration.settings, guarded: ["instagram", "tiktok", "youtube"], apps: configuration.apps,
+            names: configuration.names,
             state: snapshot(at: now), now: now)
     }
 }

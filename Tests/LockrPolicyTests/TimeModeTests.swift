@@ -246,7 +246,7 @@ import Testing
         #expect(policy.guarded == ["instagram", "tiktok"])
         #expect(throws: PolicyRefusal.unknownApp("myspace")) { _ = try policy.guardApp("myspace", at: start) }
         let restored = PolicyEngine(
-            settings: policy.base, guarded: ["instagram"], apps: testApps, state: policy.snapshot(at: start), now: start
+            settings: policy.configuration.settings, guarded: ["instagram"], apps: testApps, state: policy.snapshot(at: start), now: start
         )
         #expect(restored.guarded == ["instagram", "tiktok"])
         policy.tick(at: at("2026-06-01T11:00:00Z"))

@@ -18,27 +18,25 @@ extension PolicyEngine {
     var desired: Protection { desired(with: state.overlay) }
 
     func desired(with overlay: SettingsOverlay) -> Protection {
-        Protection(
-            settings: overlay.applied(to: base), guarded: overlay.guarded(base: baseGuarded).filter { apps[$0] != nil },
-            names: baseNames, schedules: overlay.schedules(base: baseSchedules))
+        configuration.protection(with: overlay, known: apps)
     }
 
     /// The protection in force.
     public var inForce: Protection { state.inForce ?? desired }
 
     /// Which names are apps' names, as the protection in force has them.
-    public var inForceNames: NameRules { inForce.names ?? baseNames }
+    public var inForceNames: NameRules { inForce.names ?? configuration.names }
 
     /// Makes the settings, known apps and guarded apps those of the protection in force. An app the
     /// configuration no longer defines stays known while the protection in force still has it.
     mutating func refreshInForce() {
         settings = inForce.settings
         wording.forget()
-        apps = configuredApps
+        apps = configuration.apps
         for app in inForce.names?.customApps.keys.sorted() ?? [] where apps[app] == nil { apps[app] = app }
         guarded = inForce.guarded.filter { apps[$0] != nil }
         guardedSet = Set(guarded)
-        schedules = inForce.schedules ?? baseSchedules
+        schedules = inForce.schedules ?? configuration.schedules
         restrictions = .stale
     }
 
@@ -171,7 +169,7 @@ extension PolicyEngine {
     public mutating func guardApp(_ app: String, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
         let app = try appID(app)
         guard !desired.guarded.contains(app) else { throw .nothingToDo("\(app) is already guarded") }
-        let configured = baseGuarded.contains(app)
+        let configured = configuration.guarded.contains(app)
         return try request("lockr guard add", phrase: nil, pin: .none, at: now) { overlay throws(PolicyRefusal) in
             overlay.guardRemoved.removeAll { $0 == app }
             if !configured, !overlay.guardAdded.contains(app) { overlay.guardAdded.append(app) }
@@ -189,7 +187,7 @@ extension PolicyEngine {
             })
                 ? .nothingToDo("\(app) is already to stop being guarded (`lockr pending list`)") : .notGuarded(app)
         }
-        let configured = baseGuarded.contains(app)
+        let configured = configuration.guarded.contains(app)
         return try request("lockr guard remove", phrase: phrase, pin: pin, at: now) {
             overlay throws(PolicyRefusal) in
             overlay.guardAdded.removeAll { $0 == app }
@@ -218,7 +216,7 @@ extension PolicyEngine {
         guard let pending = state.changes.change(id) else {
             throw .nothingToDo("no pending change #\(id) (`lockr pending list` shows them)")
         }
-        state.overlay.revert(pending.change, base: base)
+        state.overlay.revert(pending.change, base: configuration.settings)
         let slot = ChangeQueue.slot(pending.change)
         let still = Loosening.changes(from: inForce, to: desired).first { ChangeQueue.slot($0) == slot }
         if let still, still.loosens { state.changes.decline(still) }
@@ -251,45 +249,4 @@ extension PolicyEngine {
         [configuration, configFileBefore, configImport].contains(source)
     }
 
-}
-
-extension SettingsOverlay {
-    /// The config keys the overlay sets.
-    public var overriddenKeys: [String] {
-        var keys: [String] = []
-        if mode != nil { keys.append("policy.mode") }
-        if budget != nil { keys.append("time.budget-minutes") }
-        if perApp != nil { keys.append("time.per-app") }
-        if hourlyWindow != nil { keys.append("hourly.window-minutes") }
-        if extremeWindow != nil { keys.append("extreme.window-minutes") }
-        if !guardAdded.isEmpty || !guardRemoved.isEmpty { keys.append(Loosening.guardKey) }
-        if !schedulesAdded.isEmpty || !schedulesRemoved.isEmpty { keys.append(Loosening.scheduleKey) }
-        if gate != nil { keys += Loosening.gateKeys }
-        return keys
-    }
-
-    /// Takes back what the overlay sets for `change`'s setting (a gate's setting goes back to
-    /// `base`'s).
-    mutating func revert(_ change: SettingChange, base: PolicySettings) {
-        switch change.key {
-        case let key where Loosening.gateKeys.contains(key):
-            guard let gate else { return }
-            var settings = base
-            settings.gate = gate
-            Loosening.settings.first { $0.key == key }?.copy(&settings, base)
-            self.gate = settings.gate == base.gate ? nil : settings.gate
-        case "policy.mode": mode = nil
-        case "time.budget-minutes": budget = nil
-        case "time.per-app": perApp = nil
-        case "hourly.window-minutes": hourlyWindow = nil
-        case "extreme.window-minutes": extremeWindow = nil
-        case Loosening.guardKey:
-            guardRemoved.removeAll { $0 == change.element }
-            guardAdded.removeAll { $0 == change.element }
-        case Loosening.scheduleKey:
-            schedulesRemoved.removeAll { $0 == change.element }
-            schedulesAdded.removeAll { $0.name == change.element }
-        default: break
-        }
-    }
 }

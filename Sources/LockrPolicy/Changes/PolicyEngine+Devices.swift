@@ -47,7 +47,8 @@ extension PolicyEngine {
             dropHandOvers(of: device, "it stays with \(me)", at: now)
             return nil
         }
-        guard Loosening.moveLoosens(from: enforcement(at: now), to: theirs, apps: apps, groups: groups) else {
+        guard Loosening.moveLoosens(from: enforcement(at: now), to: theirs, apps: apps, groups: configuration.groups)
+        else {
             dropHandOvers(of: device, "it moved to \(person) instead", at: now)
             _ = releaseDevice(device, at: now)
             return nil

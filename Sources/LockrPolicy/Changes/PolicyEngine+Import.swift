@@ -58,7 +58,7 @@ extension PolicyEngine {
         throws(PolicyRefusal) -> ChangeOutcome
     {
         let now = advance(to: now)
-        let overlay = try overlay(for: wanted)
+        let overlay = try configuration.overlay(for: wanted, known: apps)
         let madeProfiles = try profilesMade(for: wanted.profiles, at: now, pin: pin)
         let candidate = desired(with: overlay)
         if let problem = candidate.settings.problems().first { throw .invalidSettings(problem) }
@@ -85,70 +85,17 @@ extension PolicyEngine {
             cancelled: waiting.filter { state.changes.change($0.id) == nil })
     }
 
-    /// The overlay that makes the configuration file's settings `wanted`: it sets only what differs
-    /// from the file, so that the file's later edits of the rest still count.
-    private func overlay(for wanted: RunTimeSettings) throws(PolicyRefusal) -> SettingsOverlay {
-        var overlay = SettingsOverlay()
-        var guarded: [String] = []
-        for app in wanted.guarded {
-            let id = try appID(app)
-            if !guarded.contains(id) { guarded.append(id) }
-        }
-        for schedule in wanted.schedules {
-            if let problem = schedule.problem { throw .invalidSettings("schedule \(schedule.name): \(problem)") }
-            try checkBlock(schedule.block, of: "schedule \(schedule.name)")
-        }
-        if let twice = Self.firstRepeated(wanted.schedules.map(\.name)) {
-            throw .invalidSettings("schedule \(twice) is named twice")
-        }
-        overlay.mode = wanted.mode == base.mode ? nil : wanted.mode
-        overlay.budget = wanted.budget == base.time.budget ? nil : wanted.budget
-        overlay.perApp = wanted.perApp == base.time.perApp ? nil : wanted.perApp
-        overlay.hourlyWindow = wanted.hourlyWindow == base.hourly.window ? nil : wanted.hourlyWindow
-        overlay.extremeWindow = wanted.extremeWindow == base.extreme.window ? nil : wanted.extremeWindow
-        overlay.gate = wanted.gate == base.gate ? nil : wanted.gate
-        overlay.guardAdded = guarded.filter { !baseGuarded.contains($0) }
-        overlay.guardRemoved = baseGuarded.filter { !guarded.contains($0) }
-        overlay.schedulesAdded = wanted.schedules.filter { !baseSchedules.contains($0) }
-        overlay.schedulesRemoved = baseSchedules.map(\.name).filter { name in
-            !wanted.schedules.contains { $0.name == name }
-        }
-        return overlay
-    }
-
-    /// The profiles to keep as made at run time so that those defined are `wanted`. The config
-    /// file's cannot be removed; a profile that is on and would block less needs the PIN.
+    /// The profiles `configuration.profilesMade` keeps for `wanted`; a profile that is on and would
+    /// block less needs the PIN.
     private func profilesMade(for wanted: [Profile], at now: Instant, pin: PinCheck) throws(PolicyRefusal) -> [Profile]
     {
-        if let twice = Self.firstRepeated(wanted.map(\.name)) {
-            throw .invalidSettings("profile \(twice) is named twice")
-        }
-        for profile in wanted {
-            if let problem = profile.problem { throw .invalidSettings("profile \(profile.name): \(problem)") }
-            try checkBlock(profile.block, of: "profile \(profile.name)")
-        }
-        if let kept = configuredProfiles.first(where: { configured in !wanted.contains { $0.name == configured.name } })
-        {
-            throw .invalidSettings(
-                "profile \(kept.name) is defined in the config file: it cannot be removed by an import")
-        }
+        let made = try configuration.profilesMade(for: wanted, known: apps)
         let blocksLess = profiles.contains { old in
             guard isActive(old.name, at: now) else { return false }
             guard let new = wanted.first(where: { $0.name == old.name }) else { return true }
             return !Set(new.block).isSuperset(of: old.block)
         }
         if blocksLess, needsPin(pin) { throw .pinRequired }
-        return wanted.filter { !configuredProfiles.contains($0) }
-    }
-
-    private func checkBlock(_ block: [String], of owner: String) throws(PolicyRefusal) {
-        if let problem = AppSelection.problem(block, apps: apps, groups: groups) {
-            throw .invalidSettings("\(owner): \(problem)")
-        }
-    }
-
-    private static func firstRepeated(_ names: [String]) -> String? {
-        var seen: Set<String> = []
-        return names.first { !seen.insert($0).inserted }
+        return made
     }
 }

@@ -34,7 +34,9 @@ extension PolicyEngine {
         RestrictionTable(
             at: now, schedules: schedules, profiles: profiles, active: state.profiles.active,
             calendar: settings.calendar
-        ) { [apps, groups, guarded] in AppSelection.apps($0, apps: apps, groups: groups, guarded: guarded) }
+        ) { [apps, groups = configuration.groups, guarded] in
+            AppSelection.apps($0, apps: apps, groups: groups, guarded: guarded)
+        }
     }
 
     // MARK: Schedules
@@ -61,12 +63,14 @@ extension PolicyEngine {
         _ name: String, phrase: String? = nil, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
         guard desired.schedules?.contains(where: { $0.name == name }) == true else {
-            if state.changes.pending.contains(where: { $0.change.key == Loosening.scheduleKey && $0.change.element == name }) {
+            if state.changes.pending.contains(where: {
+                $0.change.key == Loosening.scheduleKey && $0.change.element == name
+            }) {
                 throw .nothingToDo("schedule \(name) is already to be removed (`lockr pending list`)")
             }
             throw .notFound("no schedule \(name) (`lockr schedule list` shows them)")
         }
-        let configured = baseSchedules.contains { $0.name == name }
+        let configured = configuration.schedules.contains { $0.name == name }
         return try request("lockr schedule remove", phrase: phrase, pin: pin, at: now) {
             overlay throws(PolicyRefusal) in
             overlay.schedulesAdded.removeAll { $0.name == name }
@@ -79,7 +83,7 @@ extension PolicyEngine {
     // MARK: Profiles
 
     /// The profiles defined: the configuration's, with those made at run time on top.
-    var profiles: [Profile] { state.profiles.defined(configured: configuredProfiles) }
+    var profiles: [Profile] { state.profiles.defined(configured: configuration.profiles) }
 
     /// Defines a profile, or redefines one. While it is off this changes no answer; while it is on,
     /// blocking less needs the PIN (when one is set).
@@ -114,7 +118,7 @@ extension PolicyEngine {
         let now = advance(to: now)
         guard let profile = profiles.first(where: { $0.name == name }) else { throw unknownProfile(name) }
         guard state.profiles.made.contains(where: { $0.name == name }),
-            !configuredProfiles.contains(where: { $0.name == name })
+            !configuration.profiles.contains(where: { $0.name == name })
         else {
             throw .nothingToDo("profile \(name) is defined in the config file: remove it there")
         }
@@ -193,7 +197,7 @@ extension PolicyEngine {
             schedules.map {
                 ScheduleStatus(schedule: $0, activeUntil: $0.occurrence(containing: now, calendar: calendar)?.end)
             },
-            state.profiles.status(configured: configuredProfiles, at: now)
+            state.profiles.status(configured: configuration.profiles, at: now)
         )
     }
 
@@ -215,6 +219,6 @@ extension PolicyEngine {
     }
 
     private func checkSelection(_ block: [String]) throws(PolicyRefusal) {
-        if let problem = AppSelection.problem(block, apps: apps, groups: groups) { throw .invalidSettings(problem) }
+        if let problem = configuration.selectionProblem(block, known: apps) { throw .invalidSettings(problem) }
     }
 }
