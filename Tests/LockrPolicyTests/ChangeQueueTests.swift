@@ -41,4 +41,53 @@ import Testing
         queue.forgetDeclined(notIn: [change("policy.mode", to: "time")])
         #expect(queue.declined.isEmpty)
     }
+
+    @Test func settlingAppliesWhatTightensAndQueuesWhatLoosensOnce() {
+        var queue = ChangeQueue()
+        var journal = PolicyJournal()
+        var wanted = Protection(
+            settings: PolicySettings(mode: .hourly, calendar: utc), guarded: ["instagram", "youtube"])
+        wanted.settings.hourly.window = .seconds(15 * 60)
+        let current = Protection(
+            settings: PolicySettings(mode: .hourly, calendar: utc), guarded: ["instagram", "tiktok"])
+        let later = start + .seconds(3600)
+        let settled = queue.settle(
+            current, toward: wanted, source: "lockr mode", appliesAt: later, awaitingSentence: false, calendar: utc,
+            journal: &journal, at: start)
+        #expect(settled.inForce.guarded == ["instagram", "tiktok", "youtube"], "guarding youtube tightens: at once")
+        #expect(settled.inForce.settings.hourly.window == .seconds(10 * 60), "a longer window waits")
+        #expect(Set(settled.created.map(\.change.key)) == ["hourly.window-minutes", "guard"])
+        #expect(settled.created.allSatisfy { $0.appliesAt == later })
+        let again = queue.settle(
+            settled.inForce, toward: wanted, source: "lockr mode", appliesAt: later + .seconds(60),
+            awaitingSentence: false, calendar: utc, journal: &journal, at: start + .seconds(60))
+        #expect(again.created.isEmpty && queue.pending.count == 2, "what waits already is not asked twice")
+        let logged = journal.drain()
+        #expect(logged.map(\.type) == [.changeApplied, .changePending, .changePending])
+        #expect(logged[1].detail.hasSuffix("applies at 2026-06-01 11:00"), "\(logged[1].detail)")
+
+        let withdrawn = queue.settle(
+            again.inForce, toward: again.inForce, source: "lockr mode", appliesAt: later, awaitingSentence: false,
+            calendar: utc, journal: &journal, at: start + .seconds(120))
+        #expect(withdrawn.created.isEmpty && queue.pending.isEmpty, "no longer asked for: dropped")
+        #expect(journal.drain().map(\.type) == [.changeCancelled, .changeCancelled])
+    }
+
+    @Test func dueChangesApplyOnTheirTimeButNotBeforeTheGateIsPassed() {
+        var queue = ChangeQueue()
+        var journal = PolicyJournal()
+        let current = Protection(settings: PolicySettings(calendar: utc), guarded: ["instagram", "tiktok"])
+        let wanted = Protection(settings: PolicySettings(calendar: utc), guarded: ["instagram"])
+        let unguard = SettingChange(key: "guard", element: "tiktok", from: "guarded", to: "not guarded", loosens: true)
+        let later = start + .seconds(3600)
+        _ = queue.enqueue(
+            unguard, source: "config file", appliesAt: later, awaitingSentence: true, target: wanted, at: start)
+        #expect(queue.takeDue(at: later).isEmpty, "it waits for the gate")
+        queue.confirm(1)
+        #expect(queue.takeDue(at: later - .seconds(1)).isEmpty, "not yet")
+        let due = queue.takeDue(at: later)
+        #expect(due.map(\.id) == [1] && queue.pending.isEmpty)
+        #expect(ChangeQueue.applying(due, to: current, journal: &journal, at: later).guarded == ["instagram"])
+        #expect(journal.drain().map(\.detail) == ["#1 guard tiktok: guarded → not guarded (config file)"])
+    }
 }

@@ -40,45 +40,26 @@ extension PolicyEngine {
         restrictions = .stale
     }
 
-    /// Brings the protection in force toward what is asked for: what tightens at once, what loosens
-    /// as pending changes (kept when already pending for the same value, dropped when no longer
-    /// asked for). Returns the changes it made pending.
+    /// Brings the protection in force toward what is asked for (see `ChangeQueue.settle`): a
+    /// loosening change waits for the mode's reset and, when `source` passes no gate but the mode
+    /// has one, for the gate. Returns the changes it made pending.
     @discardableResult
     mutating func settle(source: String, at now: Instant) -> [PendingChange] {
-        let wanted = desired
-        var current = inForce
-        for change in Loosening.changes(from: current, to: wanted) where !change.loosens {
-            current = Loosening.applying(change, to: current, from: wanted)
-            log(
-                .changeApplied, change.app, "\(change.description) (\(source); at once, as it does not loosen)", at: now
-            )
-        }
-        state.inForce = current
-        let loosening = Loosening.changes(from: current, to: wanted).filter(\.loosens)
-        // A device's move is no setting: it waits whatever the settings ask for.
-        func stillAsked(_ pending: PendingChange) -> Bool {
-            pending.change.isDeviceMove || loosening.contains { ChangeQueue.same($0, pending.change) }
-        }
-        for gone in state.changes.remove(where: { !stillAsked($0) }) {
-            log(
-                .changeCancelled, gone.change.app, "#\(gone.id) \(gone.change.description): no longer asked for",
-                at: now)
-        }
-        state.changes.forgetDeclined(notIn: loosening)
-        var created: [PendingChange] = []
-        for change in loosening where state.changes.waiting(for: change) == nil && !state.changes.isDeclined(change) {
-            let pending = state.changes.enqueue(
-                change, source: source, appliesAt: gateTime(at: now),
-                awaitingSentence: Self.passesNoGate(source) && !gateSteps.isEmpty, target: wanted, at: now)
-            created.append(pending)
-            log(
-                .changePending, change.app, "#\(pending.id) \(change.description) (\(source)): \(when(pending))",
-                at: now)
-        }
+        let settled = state.changes.settle(
+            inForce, toward: desired, source: source, appliesAt: gateTime(at: now),
+            awaitingSentence: Self.passesNoGate(source) && !gateSteps.isEmpty, calendar: settings.calendar,
+            journal: &journal, at: now)
+        state.inForce = settled.inForce
+        inForceChanged(at: now)
+        return settled.created
+    }
+
+    /// Takes what the protection in force is now: the settings, apps and metering that follow
+    /// from it, and the apps that locked or opened by it.
+    private mutating func inForceChanged(at now: Instant) {
         refreshInForce()
         restartMeteringIfTheSliceChanged(at: now)
         noteTransitions(at: now)
-        return created
     }
 
     /// The settings the control API's changes set to something other than the configuration says
@@ -95,31 +76,12 @@ extension PolicyEngine {
         return max(reset, now + settings.commitmentDelay)
     }
 
-    /// "applies at 15:00", or what it still waits for.
-    func when(_ pending: PendingChange) -> String {
-        let at = "applies at \(settings.calendar.dateTimeText(pending.appliesAt))"
-        return pending.awaitingSentence ? "\(at) once the gate is passed (`lockr pending confirm \(pending.id)`)" : at
-    }
-
     /// Applies the pending changes whose time has come (also those due while lockr was down).
     mutating func applyDueChanges(at now: Instant) {
-        // Runs on every query (through `advance`): nothing is allocated unless a change is due.
-        // A device's move is the household's to carry out (`takeDueHandOvers`).
-        let due = state.changes.remove { pending in
-            pending.appliesAt <= now && !pending.awaitingSentence && !pending.change.isDeviceMove
-        }
+        let due = state.changes.takeDue(at: now)
         guard !due.isEmpty else { return }
-        var current = inForce
-        for pending in due {
-            current = Loosening.applying(pending.change, to: current, from: pending.target)
-            log(
-                .changeApplied, pending.change.app, "#\(pending.id) \(pending.change.description) (\(pending.source))",
-                at: now)
-        }
-        state.inForce = current
-        refreshInForce()
-        restartMeteringIfTheSliceChanged(at: now)
-        noteTransitions(at: now)
+        state.inForce = ChangeQueue.applying(due, to: inForce, journal: &journal, at: now)
+        inForceChanged(at: now)
     }
 
     /// Asks for the overlay that `edit` makes. A loosening request must pass the current mode's gate.
@@ -130,15 +92,36 @@ extension PolicyEngine {
         let now = advance(to: now)
         var overlay = state.overlay
         try edit(&overlay)
+        if try asksToLoosen(overlay, pin: pin) { try passGate(phrase, for: nil, at: now) }
+        return commit(overlay, source: source, at: now)
+    }
+
+    /// Checks the settings `overlay` asks for; whether they loosen anything not already waiting
+    /// (which needs the PIN when one is set).
+    func asksToLoosen(_ overlay: SettingsOverlay, pin: PinCheck) throws(PolicyRefusal) -> Bool {
         let candidate = desired(with: overlay)
         if let problem = candidate.settings.problems().first { throw .invalidSettings(problem) }
         let loosening = Loosening.changes(from: inForce, to: candidate).filter(\.loosens)
-        let asked = loosening.filter { state.changes.waiting(for: $0) == nil }
-        if !asked.isEmpty, needsPin(pin) { throw .pinRequired }
-        if !asked.isEmpty { try passGate(phrase, for: nil, at: now) }
-        let requested = Loosening.changes(from: desired, to: candidate).map(ChangeQueue.slot)
+        guard loosening.contains(where: { state.changes.waiting(for: $0) == nil }) else { return false }
+        if needsPin(pin) { throw .pinRequired }
+        return true
+    }
+
+    /// Makes `overlay` (and `madeProfiles`, the profiles made at run time, when given) what is
+    /// asked for and settles it: what changed at once, what now waits, what no longer does.
+    mutating func commit(
+        _ overlay: SettingsOverlay, madeProfiles: [Profile]? = nil, source: String, at now: Instant
+    ) -> ChangeOutcome {
+        let requested = Loosening.changes(from: desired, to: desired(with: overlay)).map(ChangeQueue.slot)
         let (before, waiting) = (inForce, state.changes.pending)
         state.overlay = overlay
+        if let madeProfiles, madeProfiles != state.profiles.made {
+            state.profiles.replaceMade(with: madeProfiles)
+            log(
+                .profileChange, nil, "profiles set by an import: \(profiles.map(\.name).joined(separator: ", "))",
+                at: now)
+            restrictions = .stale
+        }
         settle(source: source, at: now)
         return ChangeOutcome(
             applied: Loosening.changes(from: before, to: inForce),
@@ -234,7 +217,9 @@ extension PolicyEngine {
         guard let waiting = state.changes.change(id) else {
             throw .nothingToDo("no pending change #\(id) (`lockr pending list` shows them)")
         }
-        guard waiting.awaitingSentence else { throw .nothingToDo("#\(id) waits for no sentence: \(when(waiting))") }
+        guard waiting.awaitingSentence else {
+            throw .nothingToDo("#\(id) waits for no sentence: \(waiting.timing(in: settings.calendar))")
+        }
         if needsPin(pin) { throw .pinRequired }
         try passGate(phrase, for: nil, at: now)
         state.changes.confirm(id)

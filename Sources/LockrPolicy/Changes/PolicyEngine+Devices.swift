@@ -59,7 +59,9 @@ extension PolicyEngine {
         let pending = state.changes.enqueue(
             move, source: Self.adminView, appliesAt: gateTime(at: now), awaitingSentence: false, target: inForce,
             at: now)
-        log(.changePending, nil, "#\(pending.id) \(move.description) (\(Self.adminView)): \(when(pending))", at: now)
+        log(
+            .changePending, nil,
+            "#\(pending.id) \(move.description) (\(Self.adminView)): \(pending.timing(in: settings.calendar))", at: now)
         return pending
     }
 

@@ -60,29 +60,8 @@ extension PolicyEngine {
         let now = advance(to: now)
         let overlay = try configuration.overlay(for: wanted, known: apps)
         let madeProfiles = try profilesMade(for: wanted.profiles, at: now, pin: pin)
-        let candidate = desired(with: overlay)
-        if let problem = candidate.settings.problems().first { throw .invalidSettings(problem) }
-        let loosening = Loosening.changes(from: inForce, to: candidate).filter(\.loosens)
-        if loosening.contains(where: { state.changes.waiting(for: $0) == nil }),
-            needsPin(pin)
-        {
-            throw .pinRequired
-        }
-        let requested = Loosening.changes(from: desired, to: candidate).map(ChangeQueue.slot)
-        let (before, waiting) = (inForce, state.changes.pending)
-        state.overlay = overlay
-        if state.profiles.made != madeProfiles {
-            state.profiles.replaceMade(with: madeProfiles)
-            log(
-                .profileChange, nil, "profiles set by an import: \(profiles.map(\.name).joined(separator: ", "))",
-                at: now)
-            restrictions = .stale
-        }
-        settle(source: Self.configImport, at: now)
-        return ChangeOutcome(
-            applied: Loosening.changes(from: before, to: inForce),
-            pending: state.changes.pending.filter { requested.contains(ChangeQueue.slot($0.change)) },
-            cancelled: waiting.filter { state.changes.change($0.id) == nil })
+        _ = try asksToLoosen(overlay, pin: pin)
+        return commit(overlay, madeProfiles: madeProfiles, source: Self.configImport, at: now)
     }
 
     /// The profiles `configuration.profilesMade` keeps for `wanted`; a profile that is on and would
