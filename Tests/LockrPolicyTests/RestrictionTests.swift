@@ -35,6 +35,52 @@ import Testing
         #expect(profiles.active.isEmpty, "a profile no longer made is off")
     }
 
+    @Test func aProfileOnBlocksLessOnlyWithThePinAndTheFilesProfilesStay() throws {
+        var profiles = Profiles()
+        var journal = PolicyJournal()
+        let focus = Profile(name: "focus", block: ["tiktok", "youtube"])
+        try profiles.define(
+            focus, selectionProblem: nil, configured: configured, pinMissing: true, journal: &journal, at: start)
+        #expect(throws: PolicyRefusal.nothingToDo("profile focus already blocks tiktok, youtube")) {
+            try profiles.define(
+                focus, selectionProblem: nil, configured: configured, pinMissing: false, journal: &journal, at: start)
+        }
+        #expect(throws: PolicyRefusal.invalidSettings("no app or group games")) {
+            try profiles.define(
+                Profile(name: "games", block: ["games"]), selectionProblem: "no app or group games",
+                configured: configured, pinMissing: false, journal: &journal, at: start)
+        }
+        _ = try profiles.activate(
+            "focus", for: .seconds(1800), configured: configured, calendar: utc, journal: &journal, at: start)
+        let less = Profile(name: "focus", block: ["tiktok"])
+        #expect(throws: PolicyRefusal.pinRequired, "on, blocking less needs the PIN") {
+            try profiles.define(
+                less, selectionProblem: nil, configured: configured, pinMissing: true, journal: &journal, at: start)
+        }
+        #expect(throws: PolicyRefusal.pinRequired) {
+            try profiles.deactivate("focus", configured: configured, pinMissing: true, journal: &journal, at: start)
+        }
+        #expect(throws: PolicyRefusal.nothingToDo("profile night is defined in the config file: remove it there")) {
+            try profiles.remove("night", configured: configured, pinMissing: false, journal: &journal, at: start)
+        }
+        #expect(throws: PolicyRefusal.invalidSettings("--for must be 1 min to 7 days")) {
+            try profiles.activate(
+                "night", for: .seconds(8 * 86_400), configured: configured, calendar: utc, journal: &journal, at: start)
+        }
+        #expect(
+            try profiles.remove("focus", configured: configured, pinMissing: false, journal: &journal, at: start)
+                == focus)
+        #expect(profiles.made.isEmpty && profiles.active.isEmpty, "removed, and switched off first")
+        #expect(
+            journal.drain().map(\.detail) == [
+                "profile focus blocks tiktok, youtube", "profile focus on until 10:30", "profile focus off",
+                "profile focus removed",
+            ])
+        #expect(throws: PolicyRefusal.notFound("no profile focus; profiles: homework, night")) {
+            try profiles.deactivate("focus", configured: configured, pinMissing: false, journal: &journal, at: start)
+        }
+    }
+
     @Test func theTableKeepsTheRestrictionThatLastsLongestAndHoldsToTheMinuteOrAProfilesEnd() throws {
         let school = schedule("school", "daily", "09:00", "12:00", block: ["tiktok", "youtube"])
         let profiles = [Profile(name: "focus", block: ["tiktok", "instagram"])]

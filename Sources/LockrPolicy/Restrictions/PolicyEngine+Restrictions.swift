@@ -90,21 +90,11 @@ extension PolicyEngine {
     @discardableResult
     public mutating func defineProfile(
         _ profile: Profile, pin: PinCheck = .none, at now: Instant
-    ) throws(PolicyRefusal)
-        -> Profile
-    {
+    ) throws(PolicyRefusal) -> Profile {
         let now = advance(to: now)
-        if let problem = profile.problem { throw .invalidSettings("profile \(profile.name): \(problem)") }
-        try checkSelection(profile.block)
-        let old = profiles.first { $0.name == profile.name }
-        guard old != profile else {
-            throw .nothingToDo("profile \(profile.name) already blocks \(profile.block.joined(separator: ", "))")
-        }
-        if let old, isActive(profile.name, at: now), !Set(profile.block).isSuperset(of: old.block), needsPin(pin) {
-            throw .pinRequired
-        }
-        state.profiles.define(profile)
-        log(.profileChange, nil, "profile \(profile.name) blocks \(profile.block.joined(separator: ", "))", at: now)
+        try state.profiles.define(
+            profile, selectionProblem: configuration.selectionProblem(profile.block, known: apps),
+            configured: configuration.profiles, pinMissing: needsPin(pin), journal: &journal, at: now)
         restrictionsChanged(at: now)
         return profile
     }
@@ -116,15 +106,10 @@ extension PolicyEngine {
         -> Profile
     {
         let now = advance(to: now)
-        guard let profile = profiles.first(where: { $0.name == name }) else { throw unknownProfile(name) }
-        guard state.profiles.made.contains(where: { $0.name == name }),
-            !configuration.profiles.contains(where: { $0.name == name })
-        else {
-            throw .nothingToDo("profile \(name) is defined in the config file: remove it there")
-        }
-        if isActive(name, at: now) { _ = try deactivateProfile(name, pin: pin, at: now) }
-        state.profiles.remove(name)
-        log(.profileChange, nil, "profile \(name) removed", at: now)
+        let wasOn = isActive(name, at: now)
+        let profile = try state.profiles.remove(
+            name, configured: configuration.profiles, pinMissing: needsPin(pin), journal: &journal, at: now)
+        if wasOn { restrictionsChanged(at: now) }
         return profile
     }
 
@@ -132,20 +117,11 @@ extension PolicyEngine {
     /// extends it.
     public mutating func activateProfile(
         _ name: String, for duration: Duration? = nil, at now: Instant
-    )
-        throws(PolicyRefusal) -> ActiveProfile
-    {
+    ) throws(PolicyRefusal) -> ActiveProfile {
         let now = advance(to: now)
-        guard profiles.contains(where: { $0.name == name }) else { throw unknownProfile(name) }
-        if let duration, duration <= .zero || duration > .seconds(7 * 86_400) {
-            throw .invalidSettings("--for must be 1 min to 7 days")
-        }
-        let until = duration.map { now + $0 }
-        guard let active = state.profiles.switchOn(name, until: until, at: now) else {
-            let current = state.profiles.active.first { $0.name == name }
-            throw .nothingToDo("profile \(name) is already on\(untilText(current?.until))")
-        }
-        log(.profileOn, nil, "profile \(name) on\(untilText(until))", at: now)
+        let active = try state.profiles.activate(
+            name, for: duration, configured: configuration.profiles, calendar: settings.calendar, journal: &journal,
+            at: now)
         restrictionsChanged(at: now)
         return active
     }
@@ -153,15 +129,10 @@ extension PolicyEngine {
     /// Switches a profile off: what it blocked goes back to what the mode and schedules say.
     public mutating func deactivateProfile(
         _ name: String, pin: PinCheck = .none, at now: Instant
-    )
-        throws(PolicyRefusal) -> ActiveProfile
-    {
+    ) throws(PolicyRefusal) -> ActiveProfile {
         let now = advance(to: now)
-        guard profiles.contains(where: { $0.name == name }) else { throw unknownProfile(name) }
-        guard let active = state.profiles.activeOne(name, at: now) else { throw .nothingToDo("profile \(name) is off") }
-        if needsPin(pin) { throw .pinRequired }
-        state.profiles.switchOff(name)
-        log(.profileOff, nil, "profile \(name) off", at: now)
+        let active = try state.profiles.deactivate(
+            name, configured: configuration.profiles, pinMissing: needsPin(pin), journal: &journal, at: now)
         restrictionsChanged(at: now)
         return active
     }
@@ -180,12 +151,7 @@ extension PolicyEngine {
 
     /// Switches off the profiles whose time is up.
     mutating func endProfiles(at now: Instant) {
-        let ended = state.profiles.endExpired(at: now)
-        guard !ended.isEmpty else { return }
-        for profile in ended {
-            log(.profileOff, nil, "profile \(profile.name) off: its time is up", at: profile.until!)
-        }
-        restrictionsChanged(at: now)
+        if state.profiles.endExpired(journal: &journal, at: now) { restrictionsChanged(at: now) }
     }
 
     func isActive(_ name: String, at now: Instant) -> Bool { state.profiles.isActive(name, at: now) }
@@ -205,17 +171,6 @@ extension PolicyEngine {
         restrictions = .stale
         refreshRestrictions(at: now)
         noteTransitions(at: now)
-    }
-
-    private func untilText(_ until: Instant?) -> String {
-        until.map { " until \(settings.calendar.clockText($0))" } ?? ""
-    }
-
-    private func unknownProfile(_ name: String) -> PolicyRefusal {
-        let names = profiles.map(\.name)
-        return .notFound(
-            "no profile \(name)"
-                + (names.isEmpty ? " (`lockr profile add` makes one)" : "; profiles: \(names.joined(separator: ", "))"))
     }
 
     private func checkSelection(_ block: [String]) throws(PolicyRefusal) {

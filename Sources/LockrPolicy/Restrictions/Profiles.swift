@@ -1,6 +1,7 @@
 /// The household's profiles: those made at run time (the configuration's live in it) and those
-/// switched on. A profile blocks nothing until it is on; what the PIN, the journal and the
-/// restriction table make of a switch is the engine's.
+/// switched on. A profile blocks nothing until it is on. Defining, removing and switching one
+/// follow the rules below and are logged in the journal handed in; whether the PIN was given, and
+/// what the restriction table makes of a switch, are the engine's.
 public struct Profiles: Sendable, Equatable {
     /// Profiles made at run time.
     public internal(set) var made: [Profile]
@@ -71,5 +72,104 @@ public struct Profiles: Sendable, Equatable {
                 profile: profile, active: activeOne(profile.name, at: now),
                 fromConfig: configured.contains { $0.name == profile.name })
         }
+    }
+
+    // MARK: What a person asks
+
+    /// Defines `profile` (the configuration's `configured` ones may be redefined) once it and
+    /// `selectionProblem`, what is wrong with its list of apps, are checked. While it is on, blocking
+    /// less needs the PIN: `pinMissing` says it was not given where one is set.
+    mutating func define(
+        _ profile: Profile, selectionProblem: String?, configured: [Profile], pinMissing: Bool,
+        journal: inout PolicyJournal, at now: Instant
+    ) throws(PolicyRefusal) {
+        if let problem = profile.problem { throw .invalidSettings("profile \(profile.name): \(problem)") }
+        if let selectionProblem { throw .invalidSettings(selectionProblem) }
+        let old = defined(configured: configured).first { $0.name == profile.name }
+        guard old != profile else {
+            throw .nothingToDo("profile \(profile.name) already blocks \(profile.block.joined(separator: ", "))")
+        }
+        if let old, isActive(profile.name, at: now), !Set(profile.block).isSuperset(of: old.block), pinMissing {
+            throw .pinRequired
+        }
+        define(profile)
+        journal.log(
+            .profileChange, nil, "profile \(profile.name) blocks \(profile.block.joined(separator: ", "))", at: now)
+    }
+
+    /// Removes the profile `name` made at run time, switching it off first (which needs the PIN).
+    mutating func remove(
+        _ name: String, configured: [Profile], pinMissing: Bool, journal: inout PolicyJournal, at now: Instant
+    ) throws(PolicyRefusal) -> Profile {
+        guard let profile = defined(configured: configured).first(where: { $0.name == name }) else {
+            throw unknown(name, configured: configured)
+        }
+        guard made.contains(where: { $0.name == name }), !configured.contains(where: { $0.name == name }) else {
+            throw .nothingToDo("profile \(name) is defined in the config file: remove it there")
+        }
+        if isActive(name, at: now) {
+            if pinMissing { throw .pinRequired }
+            switchOff(name)
+            journal.log(.profileOff, nil, "profile \(name) off", at: now)
+        }
+        remove(name)
+        journal.log(.profileChange, nil, "profile \(name) removed", at: now)
+        return profile
+    }
+
+    /// Switches the profile `name` on, until switched off or for `duration` (1 min to 7 days); on
+    /// already, a later end extends it.
+    mutating func activate(
+        _ name: String, for duration: Duration?, configured: [Profile], calendar: DayCalendar,
+        journal: inout PolicyJournal, at now: Instant
+    ) throws(PolicyRefusal) -> ActiveProfile {
+        guard defined(configured: configured).contains(where: { $0.name == name }) else {
+            throw unknown(name, configured: configured)
+        }
+        if let duration, duration <= .zero || duration > .seconds(7 * 86_400) {
+            throw .invalidSettings("--for must be 1 min to 7 days")
+        }
+        let until = duration.map { now + $0 }
+        guard let switched = switchOn(name, until: until, at: now) else {
+            let current = active.first { $0.name == name }
+            throw .nothingToDo("profile \(name) is already on\(Self.untilText(current?.until, calendar))")
+        }
+        journal.log(.profileOn, nil, "profile \(name) on\(Self.untilText(until, calendar))", at: now)
+        return switched
+    }
+
+    /// Switches the profile `name` off (which needs the PIN): what it blocked goes back to what the
+    /// mode and schedules say.
+    mutating func deactivate(
+        _ name: String, configured: [Profile], pinMissing: Bool, journal: inout PolicyJournal, at now: Instant
+    ) throws(PolicyRefusal) -> ActiveProfile {
+        guard defined(configured: configured).contains(where: { $0.name == name }) else {
+            throw unknown(name, configured: configured)
+        }
+        guard let switched = activeOne(name, at: now) else { throw .nothingToDo("profile \(name) is off") }
+        if pinMissing { throw .pinRequired }
+        switchOff(name)
+        journal.log(.profileOff, nil, "profile \(name) off", at: now)
+        return switched
+    }
+
+    /// Switches off the profiles whose time is up by `now`, logging each; whether any was.
+    mutating func endExpired(journal: inout PolicyJournal, at now: Instant) -> Bool {
+        let ended = endExpired(at: now)
+        for profile in ended {
+            journal.log(.profileOff, nil, "profile \(profile.name) off: its time is up", at: profile.until!)
+        }
+        return !ended.isEmpty
+    }
+
+    private func unknown(_ name: String, configured: [Profile]) -> PolicyRefusal {
+        let names = defined(configured: configured).map(\.name)
+        return .notFound(
+            "no profile \(name)"
+                + (names.isEmpty ? " (`lockr profile add` makes one)" : "; profiles: \(names.joined(separator: ", "))"))
+    }
+
+    private static func untilText(_ until: Instant?, _ calendar: DayCalendar) -> String {
+        until.map { " until \(calendar.clockText($0))" } ?? ""
     }
 }
