@@ -6,8 +6,8 @@ public struct UnlockResult: Sendable, Equatable {
     public let alreadyOpen: [UnlockWindow]
 }
 /// The ways an app opens besides its mode: the hour's window, snooze, extend and the emergency
-/// bypass, each checked against the mode, the day's allowances, schedules and profiles and the
-/// gate before `UnlockWindows` gets the window.
+/// bypass, each checked against the mode, schedules and profiles, the day's allowances
+/// (`DayAllowances`) and the gate before it is granted.
 extension PolicyEngine {
 
     /// Opens the hour's window for `app`, or for every guarded app when nil. Hourly and extreme modes
@@ -46,16 +46,13 @@ extension PolicyEngine {
         return UnlockResult(opened: opened, alreadyOpen: alreadyOpen)
     }
 
+    var allowances: DayAllowances { DayAllowances(settings: settings) }
+
     @discardableResult
     mutating func openHourlyWindow(for app: String, at now: Instant, detail: String) -> UnlockWindow {
-        let window = UnlockWindow(
-            app: app, kind: .hourly, opened: now, ends: now + settings.windowLength,
-            hourResets: settings.calendar.clockHour(containing: now).end)
-        state.windows.open(window)
-        state.today.opens[app, default: 0] += 1
-        log(.unlock, app, "\(detail): open until \(settings.calendar.clockText(window.ends))", at: now)
         wasOpen[app] = true
-        return window
+        return allowances.openHour(
+            for: app, detail: detail, today: &state.today, windows: &state.windows, journal: &journal, at: now)
     }
 
     /// Time mode, once a budget is spent: a short grace for `app`, or every guarded app when nil.
@@ -70,9 +67,7 @@ extension PolicyEngine {
         let targets = try targets(app)
         guard settings.mode == .time else { throw .notInThisMode("snooze belongs to time mode") }
         try checkNotRestricted(targets, at: now)
-        guard state.today.snoozes < settings.snooze.perDay else {
-            throw .limitReached("all \(settings.snooze.perDay) snoozes of today are used")
-        }
+        try allowances.checkSnooze(state.today)
         let spent = targets.filter { target in
             if case .budgetSpent = access(target, at: now) { return true }
             return false
@@ -81,14 +76,9 @@ extension PolicyEngine {
             throw .nothingToDo("nothing to snooze: no guarded app is out of budget")
         }
         try passGate(phrase, for: app, at: now)
-        state.today.snoozes += 1
-        for target in spent { state.today.opens[target, default: 0] += 1 }
-        let window = UnlockWindow(app: app, kind: .snooze, opened: now, ends: now + settings.snooze.length)
-        state.windows.open(window)
-        let count = "\(state.today.snoozes)/\(settings.snooze.perDay) today"
-        log(.snooze, app, "open until \(settings.calendar.clockText(window.ends)) (\(count))", at: now)
         for target in spent { wasOpen[target] = true }
-        return window
+        return allowances.snooze(
+            app, spent: spent, today: &state.today, windows: &state.windows, journal: &journal, at: now)
     }
 
     /// Time mode: more budget for today, for the shared budget, or for `app` when budgets are per app.
@@ -102,28 +92,15 @@ extension PolicyEngine {
         let app = try app.map(appID)
         _ = try targets(app)
         guard settings.mode == .time else { throw .notInThisMode("extend belongs to time mode") }
-        guard state.today.extensions < settings.extend.perDay else {
-            throw .limitReached("today's extension is used (\(settings.extend.perDay) per day)")
-        }
-        let key: String
-        if settings.time.perApp {
-            guard let app else { throw .nothingToDo("budgets are per app: name the app to extend") }
-            key = app
-        } else {
-            key = MeteringState.allApps
-        }
+        let key = try allowances.extensionKey(for: app, today: state.today)
         try passGate(phrase, for: app, at: now)
-        state.today.extensions += 1
-        state.today.extraBudget[key, default: .zero] += settings.extend.length
-        let budget = budget(forKey: key)
-        log(.extend, app, "+\(settings.extend.length.spoken), budget today \(budget.spoken)", at: now)
-        return budget
+        return allowances.extend(key, for: app, today: &state.today, journal: &journal, at: now)
     }
 
     /// Starts the emergency hold; `completeEmergency` must follow after `settings.emergencyHold`.
     public mutating func beginEmergency(at now: Instant) throws(PolicyRefusal) -> UInt64 {
         let now = advance(to: now)
-        try checkEmergencyAllowance()
+        try allowances.checkEmergency(state.today)
         return holds.begin(at: now)
     }
 
@@ -139,16 +116,9 @@ extension PolicyEngine {
             let whole = Duration.seconds(held.milliseconds / 1000)
             throw .holdIncomplete("let go after \(whole.spoken) of \(settings.emergencyHold.spoken): nothing granted")
         }
-        try checkEmergencyAllowance()
-        state.today.emergencies += 1
-        let window = UnlockWindow(app: nil, kind: .emergency, opened: now, ends: now + settings.emergency.length)
-        state.windows.open(window)
-        let count = "\(state.today.emergencies)/\(settings.emergency.perDay) today"
-        log(
-            .emergency, nil, "all guarded apps open until \(settings.calendar.clockText(window.ends)) (\(count))",
-            at: now)
+        try allowances.checkEmergency(state.today)
         for app in guarded + restrictedUnguardedApps(at: now) { wasOpen[app] = true }
-        return window
+        return allowances.emergency(today: &state.today, windows: &state.windows, journal: &journal, at: now)
     }
 
     /// Refuses when a schedule or profile blocks every one of `targets`: only the emergency opens them.
@@ -156,11 +126,5 @@ extension PolicyEngine {
         let blocking = targets.compactMap { restriction(of: $0, at: now) }
         guard blocking.count == targets.count, let first = blocking.first else { return }
         throw .restricted(targets.count == 1 ? "\(targets[0]): \(text.text(first))" : text.text(first))
-    }
-
-    private func checkEmergencyAllowance() throws(PolicyRefusal) {
-        guard state.today.emergencies < settings.emergency.perDay else {
-            throw .limitReached("all \(settings.emergency.perDay) emergency bypasses of today are used")
-        }
     }
 }
