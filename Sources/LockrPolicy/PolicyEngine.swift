@@ -34,8 +34,8 @@ public struct PolicyEngine: Sendable {
     /// Each blocked app's reason, worded once per lock.
     var wording = LockWording()
     var closedDays: [DayRecord] = []
-    /// Whether each guarded app was open when last looked at, to log locks and unlocks once.
-    var wasOpen: [String: Bool] = [:]
+    /// Whether each app was open when last looked at, to log locks and unlocks once.
+    var transitions = LockTransitions()
     var holds = EmergencyHolds()
 
     /// Restores an engine. `state` is what the store kept (nil on first start); `now` must be the
@@ -64,7 +64,9 @@ public struct PolicyEngine: Sendable {
         restartMeteringIfTheSliceChanged(at: state.lastSeen)
         self.state.metering.resume(lastSaved: state.lastSeen, at: now, relookupGap: settings.relookupGap)
         let now = advance(to: now)
-        for app in guarded + restrictedUnguardedApps(at: now) { wasOpen[app] = access(app, at: now).isOpen }
+        for app in guarded + restrictedUnguardedApps(at: now) {
+            transitions.mark(app, open: access(app, at: now).isOpen)
+        }
         settle(source: Self.configuration, at: now)
     }
 
@@ -287,20 +289,14 @@ public struct PolicyEngine: Sendable {
     /// Logs each app that locked or opened since last looked at: the guarded ones, and those a
     /// schedule or profile blocks or blocked.
     mutating func noteTransitions(at now: Instant) {
-        let others = Set(restrictedUnguardedApps(at: now)).union(wasOpen.keys.filter { !guardedSet.contains($0) })
+        let others = Set(restrictedUnguardedApps(at: now)).union(
+            transitions.watched.filter { !guardedSet.contains($0) })
         for app in guarded + others.sorted() { noteTransition(app, access(app, at: now), at: now) }
     }
 
     private mutating func noteTransition(_ app: String, _ access: AppAccess, at now: Instant) {
-        let open = access.isOpen
-        // An app neither guarded nor restricted is no longer watched once it is known to be open.
-        if access == .free, wasOpen[app] == true {
-            wasOpen[app] = nil
-            return
-        }
-        guard wasOpen[app] != open else { return }
-        wasOpen[app] = access == .free ? nil : open
-        log(open ? .unlock : .lock, app, text.sentence(app, access, at: now), at: now)
+        guard transitions.changed(app, to: access) else { return }
+        log(access.isOpen ? .unlock : .lock, app, text.sentence(app, access, at: now), at: now)
     }
 
     func targets(_ app: String?) throws(PolicyRefusal) -> [String] {

@@ -50,7 +50,7 @@ extension PolicyEngine {
 
     @discardableResult
     mutating func openHourlyWindow(for app: String, at now: Instant, detail: String) -> UnlockWindow {
-        wasOpen[app] = true
+        transitions.mark(app)
         return allowances.openHour(
             for: app, detail: detail, today: &state.today, windows: &state.windows, journal: &journal, at: now)
     }
@@ -76,7 +76,7 @@ extension PolicyEngine {
             throw .nothingToDo("nothing to snooze: no guarded app is out of budget")
         }
         try passGate(phrase, for: app, at: now)
-        for target in spent { wasOpen[target] = true }
+        for target in spent { transitions.mark(target) }
         return allowances.snooze(
             app, spent: spent, today: &state.today, windows: &state.windows, journal: &journal, at: now)
     }
@@ -117,7 +117,7 @@ extension PolicyEngine {
             throw .holdIncomplete("let go after \(whole.spoken) of \(settings.emergencyHold.spoken): nothing granted")
         }
         try allowances.checkEmergency(state.today)
-        for app in guarded + restrictedUnguardedApps(at: now) { wasOpen[app] = true }
+        for app in guarded + restrictedUnguardedApps(at: now) { transitions.mark(app) }
         return allowances.emergency(today: &state.today, windows: &state.windows, journal: &journal, at: now)
     }
 
