@@ -17,16 +17,38 @@ final class DnsmasqProcess {
 
     /// Starts dnsmasq with `lines` (no /etc/resolv.conf, no /etc/hosts) and waits until it answers;
     /// with `namespace`, in that network namespace, where `port` may be given (53: a resolver as
-    /// devices name it).
+    /// devices name it). A free port picked for it may be taken by another test before dnsmasq
+    /// binds it (dnsmasq then exits with status 2): it is tried again on another, up to 5 times.
     init(lines: [String], namespace: String? = nil, port: Int? = nil) throws {
         guard let binary = Self.binary else {
             throw LockrProcess.Failure("dnsmasq is not installed (apt-get install dnsmasq-base)")
         }
-        self.port = try port ?? freeLoopbackPort()
-        configPath = NSTemporaryDirectory() + "lockr-e2e-dnsmasq-\(UUID()).conf"
+        var attempt = 0
+        while true {
+            attempt += 1
+            let chosen = try port ?? freeLoopbackPort()
+            let path = NSTemporaryDirectory() + "lockr-e2e-dnsmasq-\(UUID()).conf"
+            do {
+                pid = try Self.start(binary, lines: lines, port: chosen, configPath: path, namespace: namespace)
+                (self.port, configPath) = (chosen, path)
+                return
+            } catch is AddressTaken {
+                guard port == nil, attempt < 5 else {
+                    throw LockrProcess.Failure("dnsmasq exited with status 2: port \(chosen) was in use")
+                }
+            }
+        }
+    }
+
+    private struct AddressTaken: Error {}
+
+    /// Starts dnsmasq on `port` and waits until it answers; returns its PID.
+    private static func start(
+        _ binary: String, lines: [String], port: Int, configPath: String, namespace: String?
+    ) throws -> pid_t {
         let config =
             [
-                "port=\(self.port)", "listen-address=127.0.0.1", "bind-interfaces", "no-resolv", "no-hosts",
+                "port=\(port)", "listen-address=127.0.0.1", "bind-interfaces", "no-resolv", "no-hosts",
                 "user=root",
                 "pid-file=",
             ] + lines
@@ -35,21 +57,27 @@ final class DnsmasqProcess {
             (namespace.map { ["netns", "exec", $0, binary] } ?? []) + [
                 "--keep-in-foreground", "--conf-file=\(configPath)",
             ]
-        pid = try spawnWithDefaultSignals(namespace == nil ? binary : NetworkNamespaces.ip, command)
+        let pid = try spawnWithDefaultSignals(namespace == nil ? binary : NetworkNamespaces.ip, command)
         for _ in 0..<100 {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
                 try? FileManager.default.removeItem(atPath: configPath)
-                throw LockrProcess.Failure("dnsmasq exited with status \((status >> 8) & 0xff) (bad lines?)")
+                let code = (status >> 8) & 0xff
+                // 2: a network problem, such as the address in use.
+                if code == 2 { throw AddressTaken() }
+                throw LockrProcess.Failure("dnsmasq exited with status \(code) (bad lines?)")
             }
-            let probe = ["@127.0.0.1", "-p", "\(self.port)", "+tries=1", "+time=1", "lockr-probe.invalid"]
+            let probe = ["@127.0.0.1", "-p", "\(port)", "+tries=1", "+time=1", "lockr-probe.invalid"]
             let digCommand = namespace.map { ["ip", "netns", "exec", $0, "dig"] } ?? ["dig"]
             let answered = try? run(digCommand[0], Array(digCommand.dropFirst()) + probe)
-            if answered?.output.contains("status:") == true { return }
+            if answered?.output.contains("status:") == true { return pid }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        stop()
-        throw LockrProcess.Failure("dnsmasq did not start answering on port \(self.port)")
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        try? FileManager.default.removeItem(atPath: configPath)
+        throw LockrProcess.Failure("dnsmasq did not start answering on port \(port)")
     }
 
     func stop() {
