@@ -121,6 +121,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Block and allow lists given by URL: fetched, kept in the state directory, kept up to date.
+        .target(
+            name: "LockrLists",
+            dependencies: [
+                "ConfigKit", "DNSFilter",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The web pages a phone opens: status, rendered on the server from Mustache templates.
         .target(
             name: "LockrWeb",
@@ -141,7 +153,7 @@ let package = Package(
             name: "LockrDaemon",
             dependencies: [
                 "ConfigKit", "CTOMLReader", "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles", "LockrStore",
-                "LockrControl",
+                "LockrControl", "LockrLists",
                 "LockrAdapters", "LockrSpeech", "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -210,6 +222,13 @@ let package = Package(
             name: "LockrDaemonTests",
             dependencies: ["LockrDaemon", "DNSProxy", "DNSTestSupport"]
         ),
+        .testTarget(
+            name: "LockrListsTests",
+            dependencies: [
+                "LockrLists", "DNSTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "LockrPolicyTests", dependencies: ["LockrPolicy", "LockrPuzzles"]),
         .testTarget(name: "LockrPuzzlesTests", dependencies: ["LockrPuzzles"]),
         .testTarget(
@@ -258,7 +277,7 @@ if Context.environment["LOCKR_FUZZ"] != nil {
             name: "lockr-fuzz",
             dependencies: [
                 "LockrFuzzDriver", "DNSWire", "DNSFilter", "LockrPuzzles", "LockrSpeech", "LockrControl", "LockrDaemon",
-                "LockrWeb",
+                "LockrLists", "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Fuzz/Harness"

@@ -10,6 +10,8 @@ enum FuzzTarget: String, CaseIterable {
     case ruleList = "rule-list"
     /// The TOML configuration file.
     case config
+    /// A list server's answer: its status, head and body (see `ListTargets.listDownload`).
+    case listDownload = "list-download"
     /// A control API request body: the first byte picks the body, the rest is its JSON.
     case controlBody = "control-body"
     /// A web page's form: the first byte picks the form, the rest is its URL-encoded text.
@@ -27,6 +29,7 @@ enum FuzzTarget: String, CaseIterable {
         case .upstreamAnswer: WireTargets.upstreamAnswer(bytes)
         case .ruleList: ListTargets.ruleList(bytes)
         case .config: ListTargets.config(bytes)
+        case .listDownload: ListTargets.listDownload(bytes)
         case .controlBody: RequestTargets.controlBody(bytes)
         case .webForm: RequestTargets.webForm(bytes)
         case .wav: PuzzleTargets.wav(bytes)

@@ -1,7 +1,10 @@
 import DNSFilter
+import Foundation
 import LockrDaemon
 
-/// Files a household writes or downloads: rule lists and the configuration.
+@testable import LockrLists
+
+/// Files a household writes or downloads: rule lists, a list server's answer and the configuration.
 enum ListTargets {
     static let probes = ["example.com", "ads.example.com", "a.b.c.example.org", "com", "xn--bcher-kva.example"]
 
@@ -18,6 +21,32 @@ enum ListTargets {
                 _ = rules.describe(hit)
                 _ = rules.domainBlockRule(hit)
             }
+        }
+    }
+
+    /// Takes `bytes` apart as a list server's answer, as a download is: the first two bytes the
+    /// status (big-endian), then the head ("Name: value" lines, up to an empty line), then the body.
+    static func listDownload(_ bytes: [UInt8]) {
+        guard bytes.count >= 2 else { return }
+        let status = Int(bytes[0]) << 8 | Int(bytes[1])
+        let text = bytes.dropFirst(2)
+        let end = text.indices.first { text[$0] == 10 && $0 + 1 < text.endIndex && text[$0 + 1] == 10 }
+        let head = String(decoding: text[text.startIndex..<(end ?? text.startIndex)], as: UTF8.self)
+        let headers = head.split(separator: "\n").compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        let body = Array(text[(end.map { $0 + 2 } ?? text.startIndex)...])
+        do {
+            if try ListAnswer.redirect(status: status, headers: headers, from: "https://lists.example/l.txt") != nil {
+                return
+            }
+            guard try ListAnswer.head(status: status, reason: "Reason", headers: headers, limit: 1 << 16) == nil else {
+                return
+            }
+            _ = try ListAnswer.list(body, headers: headers)
+        } catch {
+            _ = error.description
         }
     }
 

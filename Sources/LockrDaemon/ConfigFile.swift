@@ -234,8 +234,8 @@ extension ConfigReader {
             }
             person.guarded = strings("\(key).guard")
             person.alwaysAllow = strings("\(key).always-allow")
-            person.blocklists = strings("\(key).blocklists") ?? []
-            person.allowlists = strings("\(key).allowlists") ?? []
+            person.blocklists = listEntries("\(key).blocklists") ?? []
+            person.allowlists = listEntries("\(key).allowlists") ?? []
             person.schedules = schedules(under: key + ".")
             person.profiles = profiles(under: key + ".")
             person.queryLogPrivacy = queryLogPrivacy("\(key).query-log.privacy")

@@ -3,6 +3,7 @@ import DNSProxy
 import Foundation
 import LockrAdapters
 import LockrControl
+import LockrLists
 import LockrSpeech
 import LockrStore
 import LockrWeb
@@ -83,9 +84,10 @@ public final class Daemon: Sendable {
             PipelineKeeper(server: $0.server, cache: $0.cache, parts: parts, config: config, lists: loaded.lists)
         }
         if let keeper { parts.explainer.use { keeper.dryRunFilter() } }
+        let lists = keeper.map { listSubscriptions(config, keeper: $0, logger: logger) }
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let reloads = ReloadService(hangups: hangups) {
-            reload(configure: configure, keeper: keeper, parts: parts, running: config, logger: logger)
+            reload(configure: configure, keeper: keeper, lists: lists, parts: parts, running: config, logger: logger)
         }
         let speechModel = SpeechModel(directory: config.speechModel)
         let speech = SpeechService(pool: SpeechPool(model: speechModel))
@@ -113,6 +115,7 @@ public final class Daemon: Sendable {
         services += upkeep(
             config, parts: parts, neighbours: neighbours, dnsLoops: dns?.loops ?? [], serviceManager: serviceManager,
             logger: logger)
+        if let lists { services.append(RepeatingService(description: "lists") { await lists.keepUpToDate() }) }
         services += [reloads, speech] as [any Service]
         services += http
         services.append(await quotaWatch(descriptors, parts: parts, logger: logger))
@@ -217,8 +220,8 @@ public final class Daemon: Sendable {
     }
 
     private static func reload(
-        configure: ConfigurationSource, keeper: PipelineKeeper?, parts: PolicyParts, running: LockrConfiguration,
-        logger: Logger
+        configure: ConfigurationSource, keeper: PipelineKeeper?, lists: ListSubscriptions?, parts: PolicyParts,
+        running: LockrConfiguration, logger: Logger
     ) {
         do {
             let config = try configure()
@@ -236,6 +239,9 @@ public final class Daemon: Sendable {
                     loaded, config, speechProblem: SpeechModel(directory: running.speechModel).problem.map { "\($0)" }))
             keeper?.reload(
                 config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
+            if let lists {
+                Task { await lists.reconfigure(sources: PolicyLoader.subscriptions(config), settings: config.lists) }
+            }
             report(loaded, config, logger: logger)
             logger.notice("reloaded")
         } catch {

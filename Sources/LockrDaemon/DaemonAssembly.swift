@@ -3,6 +3,7 @@ import DNSProxy
 import Foundation
 import LockrAdapters
 import LockrControl
+import LockrLists
 import LockrSpeech
 import LockrStore
 import LockrWeb
@@ -104,6 +105,29 @@ extension Daemon {
                 })
         }
         return services
+    }
+
+    /// Keeps the lists given by URL up to date; each time a copy in force changes, the rule lists
+    /// are built again and swapped into the running pipeline.
+    static func listSubscriptions(
+        _ config: LockrConfiguration, keeper: PipelineKeeper, logger: Logger
+    )
+        -> ListSubscriptions
+    {
+        ListSubscriptions(
+            copies: ListCopies(stateDirectory: config.stateDirectory), sources: PolicyLoader.subscriptions(config),
+            settings: config.lists, logger: logger
+        ) {
+            let started = ContinuousClock.now
+            do {
+                try keeper.listsChanged { config, running throws(LoadError) in
+                    try PolicyLoader.ruleLists(config, running: running)
+                }
+                logger.notice("lists swapped in", metadata: ["seconds": "\((ContinuousClock.now - started).spoken)"])
+            } catch {
+                logger.error("lists not swapped in; the ones before stay", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     /// The control API and, when configured, the web pages; `ready` is told the control API's

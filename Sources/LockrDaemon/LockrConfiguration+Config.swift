@@ -2,6 +2,7 @@ import ConfigKit
 import DNSProxy
 import DNSWire
 import LockrAdapters
+import LockrLists
 import LockrPolicy
 import NIOCore
 
@@ -16,6 +17,7 @@ extension LockrConfiguration {
         policy[0] = policy[0].adding([guardBlockTTL])
         return [
             SectionDeclaration("", topLevel), SectionDeclaration("blocking", blocking),
+            SectionDeclaration("lists", \.lists),
             SectionDeclaration("cache", \.cache), SectionDeclaration("upstream", \.forwarding),
             SectionDeclaration("access", access), SectionDeclaration("tcp", \.tcp),
             SectionDeclaration("query-log", \.queryLog), SectionDeclaration("notify", notify),
@@ -48,8 +50,11 @@ extension LockrConfiguration {
             "Where lockr keeps its state: /var/lib/lockr as root, else $XDG_STATE_HOME/lockr (~/.local/state/lockr; with HOME unset, the home directory from the user database). Created (mode 0700) at start; an unusable or unsafe path (see \"The state directory\" in operations.md) stops lockr with a clear error. The modes and unlock windows keep their state here.",
             read: { $0.string($1) }, write: quotedConfigString
         ).shown(as: "\"/var/lib/lockr\""),
-        strings("blocklists", \.blocklists, "Block lists (formats: \"Rule lists\" in dns.md)."),
-        strings("allowlists", \.allowlists, "Allow lists, in the same formats."),
+        lists(
+            "blocklists", \.blocklists,
+            "Block lists: files, or http:// and https:// URLs fetched and kept up to date ([lists]); formats: \"Rule lists\" in dns.md."
+        ),
+        lists("allowlists", \.allowlists, "Allow lists, in the same formats, files or URLs."),
         Setting(
             "catalogue", \.catalogueDirectory,
             "The app catalogue directory. Unset: blocklists/ above the lockr binary, else the installed copy.",
@@ -214,11 +219,31 @@ extension LockrConfiguration {
             write: { "[" + $0.map { quotedConfigString(AddressText.format($0)) }.joined(separator: ", ") + "]" })
     }
 
+    /// Block or allow lists: files, or URLs lockr can fetch.
+    private static func lists(
+        _ key: String, _ path: WritableKeyPath<LockrConfiguration, [String]> & Sendable, _ summary: String
+    ) -> Setting<LockrConfiguration> {
+        Setting(
+            key, path, summary, read: { $0.listEntries($1) },
+            write: { "[" + $0.map(quotedConfigString).joined(separator: ", ") + "]" })
+    }
+
     private static func strings(
         _ key: String, _ path: WritableKeyPath<LockrConfiguration, [String]> & Sendable, _ summary: String
     ) -> Setting<LockrConfiguration> {
         Setting(
             key, path, summary, read: { $0.strings($1) },
             write: { "[" + $0.map(quotedConfigString).joined(separator: ", ") + "]" })
+    }
+}
+
+extension ConfigReader {
+    /// Block or allow lists: files' paths, or URLs lockr can fetch (http:// and https://).
+    mutating func listEntries(_ key: String) -> [String]? {
+        guard let entries = strings(key) else { return nil }
+        for entry in entries {
+            do throws(ListSourceProblem) { _ = try ListSource(entry: entry) } catch { problem(key, error.description) }
+        }
+        return entries
     }
 }

@@ -2,6 +2,7 @@ import DNSProxy
 import DNSWire
 import Foundation
 import LockrAdapters
+import LockrLists
 import LockrPolicy
 import Logging
 import NIOCore
@@ -15,8 +16,10 @@ public struct LockrConfiguration: Sendable, Equatable {
     /// Upstream resolvers; empty means the name servers of /etc/resolv.conf.
     public var upstreams: [SocketAddress] = []
     public var stateDirectory: String = LockrConfiguration.defaultStateDirectory()
+    /// Block and allow lists: files, or URLs kept up to date as `lists` says.
     public var blocklists: [String] = []
     public var allowlists: [String] = []
+    public var lists = ListSettings.defaults
     /// The app catalogue directory; nil means the `blocklists/` found next to the program.
     public var catalogueDirectory: String?
     /// One of `logLevels`.

@@ -28,6 +28,21 @@ final class PipelineKeeper: Sendable {
         }
     }
 
+    /// Builds the rule lists again with `rebuild` from the running configuration (a list given by
+    /// URL changed), outside the lock and off the DNS loops, and swaps them in unless a reload read
+    /// the lists meanwhile.
+    func listsChanged(
+        rebuild: (LockrConfiguration, RuleLists) throws(LoadError) -> RuleLists
+    ) throws(LoadError) {
+        let (config, running) = inputs.withLock { ($0.config, $0.lists) }
+        let lists = try rebuild(config, running)
+        inputs.withLock { inputs in
+            guard inputs.config == config else { return }
+            inputs.lists = lists
+            server.update(pipeline: Self.pipeline(config, lists: lists, cache: cache, parts: parts))
+        }
+    }
+
     private func namingChanged() {
         inputs.withLock { inputs in
             server.update(pipeline: Self.pipeline(inputs.config, lists: inputs.lists, cache: cache, parts: parts))
@@ -58,7 +73,8 @@ final class PipelineKeeper: Sendable {
     ) -> QueryPipeline {
         QueryPipeline(
             policy: filter(config, lists: lists, parts: parts, gate: parts.gate),
-            access: config.access, devices: parts.household.deviceDirectory(), cacheSettings: config.cache, cache: cache,
+            access: config.access, devices: parts.household.deviceDirectory(), cacheSettings: config.cache,
+            cache: cache,
             sightings: parts.watch.sightings,
             logging: parts.queryLog == nil ? nil : QueryLog.logging(config, household: parts.household))
     }

@@ -2,6 +2,7 @@ import DNSFilter
 import DNSProxy
 import DNSWire
 import Foundation
+import LockrLists
 import LockrPolicy
 import NIOCore
 
@@ -49,23 +50,7 @@ struct LoadedPerson: Sendable {
 public enum PolicyLoader {
     public static func load(_ config: LockrConfiguration) throws(LoadError) -> LoadedPolicy {
         let started = ContinuousClock.now
-        var reports: [(String, ListReport)] = []
-        let shared = try rules(blocklists: config.blocklists, allowlists: config.allowlists, reports: &reports)
-        var own: [String: RuleSet] = [:]
-        var built: [(blocklists: [String], allowlists: [String], rules: RuleSet)] = []
-        for person in config.people where !person.blocklists.isEmpty || !person.allowlists.isEmpty {
-            if let same = built.first(where: { $0.blocklists == person.blocklists && $0.allowlists == person.allowlists }) {
-                own[person.name] = same.rules
-                continue
-            }
-            do throws(LoadError) {
-                let rules = try rules(blocklists: person.blocklists, allowlists: person.allowlists, reports: &reports)
-                built.append((person.blocklists, person.allowlists, rules))
-                own[person.name] = rules
-            } catch {
-                throw LoadError("[people.\(person.name)] \(error.description)")
-            }
-        }
+        let (shared, own, reports) = try ruleSets(config)
         let elapsed = ContinuousClock.now - started
         let (catalogue, directory) = try loadCatalogue(config)
         // People whose names are alike share one build (and so one cache stamp in the pipeline).
@@ -99,27 +84,82 @@ public enum PolicyLoader {
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
-    /// The rules of the files `blocklists` and `allowlists` name, each file's report added to
-    /// `reports` unless it is there already.
+    /// The block and allow lists of `config` read again (a list given by URL from the copy kept),
+    /// with the app catalogue's names of `running`: what a list fetched anew is swapped in with.
+    public static func ruleLists(_ config: LockrConfiguration, running: RuleLists) throws(LoadError) -> RuleLists {
+        let (shared, own, _) = try ruleSets(config)
+        return RuleLists(shared: shared, own: own, localNames: running.localNames)
+    }
+
+    /// The shared rule set, each person's own (people with the same lists share one) and each
+    /// list's report.
+    private static func ruleSets(
+        _ config: LockrConfiguration
+    ) throws(LoadError) -> (shared: RuleSet, own: [String: RuleSet], reports: [(String, ListReport)]) {
+        let copies = ListCopies(stateDirectory: config.stateDirectory)
+        var reports: [(String, ListReport)] = []
+        let shared = try rules(
+            blocklists: config.blocklists, allowlists: config.allowlists, copies: copies, reports: &reports)
+        var own: [String: RuleSet] = [:]
+        var built: [(blocklists: [String], allowlists: [String], rules: RuleSet)] = []
+        for person in config.people where !person.blocklists.isEmpty || !person.allowlists.isEmpty {
+            if let same = built.first(where: {
+                $0.blocklists == person.blocklists && $0.allowlists == person.allowlists
+            }) {
+                own[person.name] = same.rules
+                continue
+            }
+            do throws(LoadError) {
+                let rules = try rules(
+                    blocklists: person.blocklists, allowlists: person.allowlists, copies: copies, reports: &reports)
+                built.append((person.blocklists, person.allowlists, rules))
+                own[person.name] = rules
+            } catch {
+                throw LoadError("[people.\(person.name)] \(error.description)")
+            }
+        }
+        return (shared, own, reports)
+    }
+
+    /// The rules of the lists `blocklists` and `allowlists` name, each list's report added to
+    /// `reports` unless it is there already. A list given by URL is read from the copy kept; one
+    /// never fetched yet adds nothing (its report says so).
     private static func rules(
-        blocklists: [String], allowlists: [String], reports: inout [(String, ListReport)]
+        blocklists: [String], allowlists: [String], copies: ListCopies, reports: inout [(String, ListReport)]
     ) throws(LoadError) -> RuleSet {
         var builder = RuleSetBuilder()
-        for (paths, role) in [(blocklists, ListRole.block), (allowlists, ListRole.allow)] {
-            for path in paths {
+        for (entries, role) in [(blocklists, ListRole.block), (allowlists, ListRole.allow)] {
+            for entry in entries {
+                let list: ListSource
+                do { list = try ListSource(entry: entry) } catch { throw LoadError(error.description) }
                 let bytes: [UInt8]
-                do { bytes = try readFileBytes(path) } catch { throw LoadError(error.description) }
-                let source = builder.addSource((path as NSString).lastPathComponent)
+                switch list {
+                case .file(let path):
+                    do { bytes = try readFileBytes(path) } catch { throw LoadError(error.description) }
+                case .url:
+                    bytes = copies.copy(of: list) ?? []
+                }
+                let source = builder.addSource(list.sourceName)
                 let report = RuleListParser.parse(bytes, role: role, source: source, into: &builder)
-                if !reports.contains(where: { $0.0 == path }) { reports.append((path, report)) }
+                if !reports.contains(where: { $0.0 == list.displayName }) { reports.append((list.displayName, report)) }
             }
         }
         return builder.build()
     }
 
+    /// Every list given by URL in `config`, the shared ones and each person's.
+    public static func subscriptions(_ config: LockrConfiguration) -> [ListSource] {
+        let entries = config.blocklists + config.allowlists + config.people.flatMap { $0.blocklists + $0.allowlists }
+        return entries.compactMap { entry in
+            guard let list = try? ListSource(entry: entry), case .url = list else { return nil }
+            return list
+        }
+    }
+
     /// Every entry a schedule or profile blocks must name an app, a group or `guarded`.
     static func checkSelections(of person: PersonSettings, _ naming: AppNaming) throws(LoadError) {
-        let named = (person.schedules ?? []).map { ("schedules.\($0.name)", $0.block) }
+        let named =
+            (person.schedules ?? []).map { ("schedules.\($0.name)", $0.block) }
             + person.profiles.map { ("profiles.\($0.name)", $0.block) }
         for (key, block) in named {
             if let problem = AppSelection.problem(block, apps: naming.names, groups: naming.groups) {
@@ -137,8 +177,10 @@ public enum PolicyLoader {
             let listed = unknown.map { id in
                 "'\(id)'" + (AppNames.suggestion(for: id, in: names).map { " (did you mean \($0)?)" } ?? "")
             }
-            let place = catalogue.apps.isEmpty ? "the catalogue (none was found: set catalogue = \"DIR\")" : "the catalogue"
-            throw LoadError("guard: no app \(listed.joined(separator: ", ")) in \(place) or [apps]; `lockr apps` lists them")
+            let place =
+                catalogue.apps.isEmpty ? "the catalogue (none was found: set catalogue = \"DIR\")" : "the catalogue"
+            throw LoadError(
+                "guard: no app \(listed.joined(separator: ", ")) in \(place) or [apps]; `lockr apps` lists them")
         }
         return guarded.compactMap { AppNames.resolve($0, in: names) }
     }
