@@ -17,14 +17,23 @@ enum ClipCheck {
         var levels: [Float] = []
         var crossings: [Float] = []
         var start = 0
-        while start + frame <= clip.samples.count {
-            let samples = clip.samples[start..<start + frame].map { Float($0) / 32768 }
-            let level = (samples.reduce(0) { $0 + $1 * $1 } / Float(frame)).squareRoot()
-            if level > soundLevel {
-                levels.append(level)
-                crossings.append(Float(zip(samples, samples.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count) / Float(frame))
+        clip.samples.withUnsafeBufferPointer { samples in
+            while start + frame <= samples.count {
+                // One pass over the frame, nothing allocated: its energy and its sign changes.
+                var energy: Float = 0
+                var signChanges = 0
+                for index in start..<start + frame {
+                    let value = Float(samples[index]) / 32768
+                    energy += value * value
+                    if index > start, (samples[index - 1] < 0) != (samples[index] < 0) { signChanges += 1 }
+                }
+                let level = (energy / Float(frame)).squareRoot()
+                if level > soundLevel {
+                    levels.append(level)
+                    crossings.append(Float(signChanges) / Float(frame))
+                }
+                start += frame
             }
-            start += frame
         }
         guard Double(levels.count) * 0.02 >= shortestSound else {
             throw .unusable("the clip is silent: no speech was heard (check the microphone and its level)")
@@ -33,7 +42,8 @@ enum ClipCheck {
         let spread = (levels.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Float(levels.count)).squareRoot() / mean
         let crossingRate = crossings.reduce(0, +) / Float(crossings.count)
         guard spread >= steadiest, crossingRate <= busiest else {
-            throw .unusable("the clip is noise, not speech: say the sentence somewhere quieter, closer to the microphone")
+            throw .unusable(
+                "the clip is noise, not speech: say the sentence somewhere quieter, closer to the microphone")
         }
     }
 }
