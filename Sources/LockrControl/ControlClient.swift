@@ -32,10 +32,12 @@ public struct ControlClient: Sendable {
         self.token = token
     }
 
-    /// Sends a request and decodes the answer as `Answer`.
+    /// Sends a request and decodes the answer as `Answer`; `timeout` is how long its answer may
+    /// take to begin (10 s unless given: an answer that takes longer, such as a list fetched now,
+    /// says so).
     public func call<Answer: Decodable>(
         _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
-        headers: [(String, String)] = [], as: Answer.Type = Answer.self
+        headers: [(String, String)] = [], timeout: TimeAmount? = nil, as: Answer.Type = Answer.self
     ) async throws(ControlClientError) -> Answer {
         var bytes: [UInt8]?
         if let body {
@@ -45,20 +47,21 @@ public struct ControlClient: Sendable {
                 throw .badAnswer("cannot encode the request: \(error)")
             }
         }
-        return try await call(method, path, bytes: bytes, contentType: "application/json", headers: headers)
+        return try await call(
+            method, path, bytes: bytes, contentType: "application/json", headers: headers, timeout: timeout)
     }
 
     /// Sends `bytes` of `contentType` (a WAV clip: "audio/wav") and decodes the answer as `Answer`.
     public func call<Answer: Decodable>(
         _ method: HTTPMethod, _ path: String, bytes: [UInt8]?, contentType: String, headers: [(String, String)] = [],
-        as: Answer.Type = Answer.self
+        timeout given: TimeAmount? = nil, as: Answer.Type = Answer.self
     ) async throws(ControlClientError) -> Answer {
         var request = HTTPClientRequest(url: baseURL + "/api/v1/" + path)
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         // A clip takes a few seconds to hear, more while others wait.
-        let timeout = (bytes?.count ?? 0) > 65_536 ? TimeAmount.seconds(60) : Self.timeout
+        let timeout = given ?? ((bytes?.count ?? 0) > 65_536 ? TimeAmount.seconds(60) : Self.timeout)
         if let bytes {
             request.body = .bytes(ByteBuffer(bytes: bytes))
             request.headers.add(name: "Content-Type", value: contentType)
@@ -106,7 +109,8 @@ public struct ControlClient: Sendable {
             response = try await OutboundHTTP.client.execute(request, deadline: .distantFuture)
         } catch {
             throw ControlClientError.unreachable(
-                "cannot reach the lockr daemon at \(baseURL): \(OutboundHTTP.describe(error)) (is `lockr serve` running?)")
+                "cannot reach the lockr daemon at \(baseURL): \(OutboundHTTP.describe(error)) (is `lockr serve` running?)"
+            )
         }
         let status = Int(response.status.code)
         guard (200..<300).contains(status) else {
@@ -125,7 +129,8 @@ public struct ControlClient: Sendable {
                 piece = try await pieces.next()
             } catch {
                 try Task.checkCancellation()
-                throw ControlClientError.unreachable("lost the lockr daemon at \(baseURL): \(OutboundHTTP.describe(error))")
+                throw ControlClientError.unreachable(
+                    "lost the lockr daemon at \(baseURL): \(OutboundHTTP.describe(error))")
             }
             guard let piece else { return }
             for event in reader.read(piece.readableBytesView) { try await receive(event) }

@@ -70,7 +70,8 @@ public enum ControlRouter {
         (.get, "profiles/:name"), (.delete, "profiles/:name"), (.post, "profiles/:name/activate"),
         (.post, "profiles/:name/deactivate"), (.post, "profiles/:name/toggle"), (.get, "gate"),
         (.post, "gate/challenges"), (.post, "gate/challenges/:id"), (.post, "gate/fallback"), (.post, "gate/voice"),
-        (.get, "queries"), (.get, "stats"), (.get, "explain"), (.get, "events"), (.get, "doctor"), (.get, "config"),
+        (.get, "queries"), (.get, "stats"), (.get, "explain"), (.get, "events"), (.get, "doctor"), (.get, "lists"),
+        (.post, "lists/update"), (.get, "config"),
         (.post, "config"),
     ]
 
@@ -92,6 +93,14 @@ public enum ControlRouter {
         }
 
         api.get("doctor") { _, _ in try await respond { await policy.doctor() } }
+        api.get("lists") { _, _ in try await respond { await policy.lists() } }
+        api.post("lists/update") { request, context in
+            try await respond {
+                let asked = try await decode(
+                    ListUpdateRequest.self, from: request, emptyIs: ListUpdateRequest(name: nil))
+                return try await policy.updateLists(named: asked.name)
+            }
+        }
         api.get("status") { request, context in
             try await respond {
                 let named = request.uri.queryParameters["person"].map(String.init)

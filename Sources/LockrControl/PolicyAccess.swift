@@ -100,6 +100,13 @@ public protocol PolicyAccess: Sendable {
     /// Bad input throws an `ErrorBody` (400).
     func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody
 
+    /// The lists given by URL and how their fetches go.
+    func lists() async -> ListsResponse
+
+    /// Fetches the list `name` (as `lists()` names it, or its URL), or every list when nil, now;
+    /// answers once done. An unknown name is refused (404).
+    func updateLists(named name: String?) async throws(ControlFailure) -> ListsResponse
+
     /// The daemon's own checks for `lockr doctor` (each upstream asked, so it may take seconds).
     func doctor() async -> DoctorResponse
 

@@ -12,7 +12,15 @@ struct ControlAccess: PolicyAccess {
     /// What it reads and runs: the household, policy time, the store, the query log.
     let parts: PolicyParts
 
-    func doctor() async -> DoctorResponse { await parts.doctor.examine(devices: devices(), clockDrift: clockDrift()) }
+    func doctor() async -> DoctorResponse {
+        await parts.doctor.examine(devices: devices(), clockDrift: clockDrift(), lists: await parts.lists.checks())
+    }
+
+    func lists() async -> ListsResponse { await parts.lists.lists() }
+
+    func updateLists(named name: String?) async throws(ControlFailure) -> ListsResponse {
+        try await parts.lists.update(named: name)
+    }
 
     func metricsText() async -> String { await parts.metrics.scrape() }
 

@@ -85,6 +85,10 @@ public final class Daemon: Sendable {
         }
         if let keeper { parts.explainer.use { keeper.dryRunFilter() } }
         let lists = keeper.map { listSubscriptions(config, keeper: $0, logger: logger) }
+        if let lists {
+            parts.lists.use(lists, config: config)
+            await parts.metrics.observe(lists)
+        }
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let reloads = ReloadService(hangups: hangups) {
             reload(configure: configure, keeper: keeper, lists: lists, parts: parts, running: config, logger: logger)
@@ -240,6 +244,7 @@ public final class Daemon: Sendable {
             keeper?.reload(
                 config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
             if let lists {
+                parts.lists.reconfigure(config)
                 Task { await lists.reconfigure(sources: PolicyLoader.subscriptions(config), settings: config.lists) }
             }
             report(loaded, config, logger: logger)

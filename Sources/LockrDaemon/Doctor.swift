@@ -58,7 +58,7 @@ final class Doctor: Sendable {
     }
 
     /// Every check; `clockDrift` is the control API's warning that policy time left the clock.
-    func examine(devices: [DeviceBody], clockDrift: String?) async -> DoctorResponse {
+    func examine(devices: [DeviceBody], clockDrift: String?, lists: [DoctorCheckBody] = []) async -> DoctorResponse {
         let running = running.withLock { $0 }
         var checks: [DoctorCheckBody] = []
         if running.answersDNS {
@@ -69,6 +69,7 @@ final class Doctor: Sendable {
         checks.append(storeCheck())
         checks += deviceChecks(devices)
         checks += backendChecks()
+        checks += lists
         return DoctorResponse(
             dnsServed: running.answersDNS, dnsAddresses: running.dnsAddresses.map(AddressText.format), checks: checks)
     }

@@ -1,6 +1,7 @@
 import CoreMetrics
 import DNSProxy
 import Foundation
+import LockrLists
 import LockrPolicy
 import Prometheus
 
@@ -19,6 +20,7 @@ actor MetricsExporter {
     private let devices: DeviceSightings
     private var sources: DNSSources?
     private var quotas: [WatchedQuota] = []
+    private var lists: ListSubscriptions?
     /// What the counters had been moved to: totals at the last scrape.
     private var exported = Exported()
     /// The scrape under way, which the next waits for.
@@ -66,6 +68,11 @@ actor MetricsExporter {
         self.quotas = quotas
     }
 
+    /// Takes the lists given by URL, to report each one's rules and fetches.
+    func observe(_ lists: ListSubscriptions) {
+        self.lists = lists
+    }
+
     /// Every metric, as Prometheus reads it.
     func scrape() async -> String {
         let previous = last
@@ -87,7 +94,21 @@ actor MetricsExporter {
         exportQueryLog()
         exportQuotas()
         exportDevices()
+        if let lists { exportLists(await lists.statuses()) }
         return registry.emitToString()
+    }
+
+    /// Each list given by URL: its rules, when it was last fetched (0: never) and its failures in
+    /// a row (an alert on `time() - lockr_list_checked_timestamp_seconds > 7 * 86400` sees one that
+    /// stopped refreshing).
+    private func exportLists(_ statuses: [ListStatus]) {
+        for status in statuses {
+            let list = [("list", status.name)]
+            gauge("lockr_list_rules", list).record(status.kept ? status.record.rules : 0)
+            gauge("lockr_list_checked_timestamp_seconds", list).record(
+                status.record.checked?.timeIntervalSince1970 ?? 0)
+            gauge("lockr_list_failures", list).record(status.record.failures)
+        }
     }
 
     private func counter(_ label: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {

@@ -28,6 +28,8 @@ struct PolicyParts: Sendable {
     let doctor: Doctor
     /// `lockr explain`: what the DNS path would answer, and why.
     let explainer = Explainer()
+    /// `lockr lists`: the lists given by URL.
+    let lists = ListDesk()
     let store: PolicyStore
 
     /// The control API's and the web pages' way in.

@@ -21,7 +21,7 @@ extension ClientOptions {
         var walked = false
         while true {
             do {
-                return try await send(
+                return try await sendAnyBody(
                     request.method, person.path(request.path), body: request.body(phrase),
                     headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: type)
             } catch ControlClientError.refused(_, let body) where body.code == .pinRequired && pin == nil {
@@ -40,7 +40,7 @@ extension ClientOptions {
     }
 
     /// `send` with a body of any type (or none).
-    private func send<Answer: Codable & Sendable>(
+    private func sendAnyBody<Answer: Codable & Sendable>(
         _ method: HTTPMethod, _ path: String, body: (any Encodable & Sendable)?, headers: [(String, String)],
         as type: Answer.Type
     ) async throws -> Answer {

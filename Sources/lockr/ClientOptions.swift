@@ -3,6 +3,7 @@ import ConfigKit
 import Foundation
 import LockrControl
 import LockrDaemon
+import NIOCore
 import NIOHTTP1
 
 /// How a CLI verb finds the daemon, and how it prints.
@@ -54,11 +55,11 @@ struct ClientOptions: ParsableArguments {
     /// Calls the daemon; failures are thrown, for a verb that handles some itself.
     func send<Answer: Codable & Sendable>(
         _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
-        headers: [(String, String)] = [], as type: Answer.Type = Answer.self
+        headers: [(String, String)] = [], timeout: TimeAmount? = nil, as type: Answer.Type = Answer.self
     ) async throws -> Answer {
         let endpoint = try ControlFiles.endpoint(in: try stateDirectory())
         return try await ControlClient(baseURL: endpoint.url, token: endpoint.token).call(
-            method, path, body: body, headers: headers, as: type)
+            method, path, body: body, headers: headers, timeout: timeout, as: type)
     }
 
     /// Prints why a call failed (as JSON with `--json`) and exits 1.

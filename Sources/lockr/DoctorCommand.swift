@@ -13,7 +13,8 @@ struct DoctorCommand: AsyncParsableCommand {
             Checks that the daemon answers and its DNS ports are bound and answer; that this machine's resolver \
             really goes through lockr (a probe name only lockr answers, asked through the system resolver); that \
             each upstream answers; that the clock is synchronised; that the state database passes SQLite's quick \
-            check; that each person's devices asked lately; that backends are in sync. Exits 1 when a check fails.
+            check; that each person's devices asked lately; that backends are in sync; that each list given by URL \
+            was fetched within a week. Exits 1 when a check fails.
             """
     )
 

@@ -18,6 +18,13 @@ public final class MemoryPolicy: PolicyAccess {
 
     public func doctor() async -> DoctorResponse { DoctorResponse(dnsServed: true, dnsAddresses: [], checks: []) }
 
+    public func lists() async -> ListsResponse { ListsResponse(refreshSeconds: 86_400, lists: []) }
+
+    public func updateLists(named name: String?) async throws(ControlFailure) -> ListsResponse {
+        guard let name else { throw .refused(.notFound("no list is given by URL")) }
+        throw .refused(.notFound("no list \(name) (`lockr lists` shows them)"))
+    }
+
     public func configuration() -> ConfigurationDocument {
         ConfigurationDocument(
             people: engines.withLock { engines in

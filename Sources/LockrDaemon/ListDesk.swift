@@ -1,0 +1,112 @@
+import Foundation
+import LockrControl
+import LockrLists
+import LockrPolicy
+import Synchronization
+
+/// The control API's and `lockr doctor`'s side of the lists given by URL: what each is used for
+/// (from the configuration) beside how its fetches go (from `ListSubscriptions`, set once lockr
+/// answers DNS and keeps them up to date).
+final class ListDesk: Sendable {
+    /// What one list is given as: block or allow, everyone's or some people's.
+    struct Use: Sendable, Equatable {
+        var roles: [String] = []
+        var shared = false
+        var people: [String] = []
+    }
+
+    private let state = Mutex<(subscriptions: ListSubscriptions?, uses: [String: Use], refresh: Duration)>(
+        (nil, [:], ListSettings.defaults.refresh))
+
+    /// Serves `subscriptions`' lists as `config` gives them.
+    func use(_ subscriptions: ListSubscriptions, config: LockrConfiguration) {
+        state.withLock { $0 = (subscriptions, Self.uses(config), config.lists.refresh) }
+    }
+
+    /// Takes a reloaded configuration's lists.
+    func reconfigure(_ config: LockrConfiguration) {
+        state.withLock { ($0.uses, $0.refresh) = (Self.uses(config), config.lists.refresh) }
+    }
+
+    func lists() async -> ListsResponse {
+        let (subscriptions, uses, refresh) = state.withLock { $0 }
+        return response(await subscriptions?.statuses() ?? [], uses: uses, refresh: refresh)
+    }
+
+    func update(named name: String?) async throws(ControlFailure) -> ListsResponse {
+        let (subscriptions, uses, refresh) = state.withLock { $0 }
+        guard let subscriptions else {
+            throw .refused(.nothingToDo("lockr answers no DNS here (no \"dns\" in backends): it fetches no list"))
+        }
+        do {
+            return response(try await subscriptions.update(name), uses: uses, refresh: refresh)
+        } catch {
+            throw .refused(.notFound(error.description))
+        }
+    }
+
+    /// `lockr doctor`'s check of each list: fetched, and not more than a week ago.
+    func checks(at now: Date = Date()) async -> [DoctorCheckBody] {
+        let subscriptions = state.withLock { $0.subscriptions }
+        return (await subscriptions?.statuses() ?? []).map { status in
+            let name = "list \(status.name)"
+            let error = status.record.lastError.map { " (\($0))" } ?? ""
+            guard let checked = status.record.checked else {
+                return DoctorCheckBody(
+                    name: name, ok: false, detail: "never fetched" + error,
+                    fix: "check that this machine reaches it (`lockr lists update` tries again now)")
+            }
+            let days = Int(now.timeIntervalSince(checked) / 86_400)
+            guard days < 7 else {
+                return DoctorCheckBody(
+                    name: name, ok: false, detail: "not fetched for \(days) days\(error); the copy kept is in force",
+                    fix: "check that this machine reaches it (`lockr lists update` tries again now)")
+            }
+            return DoctorCheckBody(name: name, ok: true, detail: "\(status.record.rules) rules", fix: nil)
+        }
+    }
+
+    private func response(_ statuses: [ListStatus], uses: [String: Use], refresh: Duration) -> ListsResponse {
+        ListsResponse(
+            refreshSeconds: Int(refresh.components.seconds),
+            lists: statuses.map { status in
+                let use = uses[status.name] ?? Use()
+                return ListBody(
+                    name: status.name, roles: use.roles, shared: use.shared, people: use.people,
+                    rules: status.record.rules, bytes: status.record.bytes, kept: status.kept,
+                    checked: status.record.checked.map(Self.text), changed: status.record.changed.map(Self.text),
+                    next: Self.text(max(status.next, Date())), lastError: status.record.lastError,
+                    failures: status.record.failures, fetching: status.fetching)
+            })
+    }
+
+    private static func uses(_ config: LockrConfiguration) -> [String: Use] {
+        var uses: [String: Use] = [:]
+        func note(_ entries: [String], role: String, person: String?) {
+            for entry in entries {
+                guard let list = try? ListSource(entry: entry), case .url = list else { continue }
+                var use = uses[list.displayName] ?? Use()
+                if !use.roles.contains(role) { use.roles.append(role) }
+                if let person {
+                    if !use.people.contains(person) { use.people.append(person) }
+                } else {
+                    use.shared = true
+                }
+                uses[list.displayName] = use
+            }
+        }
+        note(config.blocklists, role: "block", person: nil)
+        note(config.allowlists, role: "allow", person: nil)
+        for person in config.people {
+            note(person.blocklists, role: "block", person: person.name)
+            note(person.allowlists, role: "allow", person: person.name)
+        }
+        return uses
+    }
+
+    private static func text(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+}
