@@ -280,6 +280,10 @@ public final class Daemon: Sendable {
             logger.warning("upstream 127.0.0.53 is systemd-resolved, which may ask lockr back: set --upstream")
         }
         for (path, report) in loaded.reports {
+            guard !loaded.unfetched.contains(path) else {
+                logger.info("list not fetched yet; fetching it", metadata: ["path": "\(path)"])
+                continue
+            }
             logger.info(
                 "list loaded",
                 metadata: ["path": "\(path)", "rules": "\(report.rules)", "skipped": "\(report.issueCount)"])

@@ -16,6 +16,8 @@ public struct LoadError: Error, CustomStringConvertible, Sendable {
 public struct LoadedPolicy: Sendable {
     public let lists: RuleLists
     public let reports: [(path: String, report: ListReport)]
+    /// The lists given by URL that have no copy kept yet (fetched once lockr runs), by name.
+    public let unfetched: Set<String>
     public let catalogue: AppCatalogue
     public let catalogueDirectory: String?
     /// The default person and then each configured one, checked against the catalogue.
@@ -50,7 +52,7 @@ struct LoadedPerson: Sendable {
 public enum PolicyLoader {
     public static func load(_ config: LockrConfiguration) throws(LoadError) -> LoadedPolicy {
         let started = ContinuousClock.now
-        let (shared, own, reports) = try ruleSets(config)
+        let (shared, own, reports, unfetched) = try ruleSets(config)
         let elapsed = ContinuousClock.now - started
         let (catalogue, directory) = try loadCatalogue(config)
         // People whose names are alike share one build (and so one cache stamp in the pipeline).
@@ -79,7 +81,7 @@ public enum PolicyLoader {
         return LoadedPolicy(
             lists: RuleLists(
                 shared: shared, own: own, localNames: LocalNames(dnsOverHTTPS: try dnsOverHTTPSNames(in: directory))),
-            reports: reports, catalogue: catalogue, catalogueDirectory: directory, people: people,
+            reports: reports, unfetched: unfetched, catalogue: catalogue, catalogueDirectory: directory, people: people,
             upstreams: config.answersDNS ? try upstreams(config) : [],
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
@@ -87,15 +89,17 @@ public enum PolicyLoader {
     /// The block and allow lists of `config` read again (a list given by URL from the copy kept),
     /// with the app catalogue's names of `running`: what a list fetched anew is swapped in with.
     public static func ruleLists(_ config: LockrConfiguration, running: RuleLists) throws(LoadError) -> RuleLists {
-        let (shared, own, _) = try ruleSets(config)
+        let (shared, own, _, _) = try ruleSets(config)
         return RuleLists(shared: shared, own: own, localNames: running.localNames)
     }
 
-    /// The shared rule set, each person's own (people with the same lists share one) and each
-    /// list's report.
+    /// The shared rule set, each person's own (people with the same lists share one), each
+    /// list's report, and the lists given by URL with no copy kept yet.
     private static func ruleSets(
         _ config: LockrConfiguration
-    ) throws(LoadError) -> (shared: RuleSet, own: [String: RuleSet], reports: [(String, ListReport)]) {
+    ) throws(LoadError) -> (
+        shared: RuleSet, own: [String: RuleSet], reports: [(String, ListReport)], unfetched: Set<String>
+    ) {
         let copies = ListCopies(stateDirectory: config.stateDirectory)
         var reports: [(String, ListReport)] = []
         let shared = try rules(
@@ -118,7 +122,8 @@ public enum PolicyLoader {
                 throw LoadError("[people.\(person.name)] \(error.description)")
             }
         }
-        return (shared, own, reports)
+        let unfetched = subscriptions(config).filter { !copies.hasCopy(of: $0) }.map(\.displayName)
+        return (shared, own, reports, Set(unfetched))
     }
 
     /// The rules of the lists `blocklists` and `allowlists` name, each list's report added to

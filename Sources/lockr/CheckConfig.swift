@@ -18,6 +18,10 @@ struct CheckConfig: ParsableCommand {
             let loaded = try PolicyLoader.load(config)
             var warnings = 0
             for (path, report) in loaded.reports {
+                guard !loaded.unfetched.contains(path) else {
+                    print("\(path): not fetched yet (lockr serve fetches it at start)")
+                    continue
+                }
                 print("\(path): \(report.rules) rules, \(report.issueCount) lines skipped")
                 for issue in report.issues { print("  \(path): \(issue)") }
                 warnings += report.issueCount
