@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "LockrControl",
             dependencies: [
-                "DNSWire", "LockrPolicy", "LockrSpeech", "OutboundHTTP",
+                "DNSWire", "LockrLists", "LockrPolicy", "LockrSpeech", "OutboundHTTP",
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,3 +1,6 @@
+import Foundation
+import LockrLists
+
 // The control API's lists given by URL (`lockr lists`).
 
 /// One list given by URL and how its fetches go.
@@ -24,23 +27,17 @@ public struct ListBody: Codable, Sendable, Equatable {
     /// Whether a fetch is under way.
     public let fetching: Bool
 
-    public init(
-        name: String, roles: [String], shared: Bool, people: [String], rules: Int, bytes: Int, kept: Bool,
-        checked: String?, changed: String?, next: String, lastError: String?, failures: Int, fetching: Bool
-    ) {
-        self.name = name
-        self.roles = roles
-        self.shared = shared
-        self.people = people
-        self.rules = rules
-        self.bytes = bytes
-        self.kept = kept
-        self.checked = checked
-        self.changed = changed
-        self.next = next
-        self.lastError = lastError
-        self.failures = failures
-        self.fetching = fetching
+    /// `status` as the API shows it, with what the configuration gives the list as.
+    public init(_ status: ListStatus, roles: [String], shared: Bool, people: [String], now: Date = Date()) {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        name = status.name
+        (self.roles, self.shared, self.people) = (roles, shared, people)
+        (rules, bytes, kept) = (status.record.rules, status.record.bytes, status.kept)
+        checked = status.record.checked.map(formatter.string)
+        changed = status.record.changed.map(formatter.string)
+        next = formatter.string(from: max(status.next, now))
+        (lastError, failures, fetching) = (status.record.lastError, status.record.failures, status.fetching)
     }
 }
 

@@ -123,7 +123,9 @@ extension Daemon {
                 try keeper.listsChanged { config, running throws(LoadError) in
                     try PolicyLoader.ruleLists(config, running: running)
                 }
-                logger.notice("lists swapped in", metadata: ["seconds": "\((ContinuousClock.now - started).spoken)"])
+                let elapsed = ContinuousClock.now - started
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                logger.notice("lists swapped in", metadata: ["seconds": "\(String(format: "%.3f", seconds))"])
             } catch {
                 logger.error("lists not swapped in; the ones before stay", metadata: ["error": "\(error)"])
             }

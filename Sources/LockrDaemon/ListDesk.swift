@@ -71,12 +71,7 @@ final class ListDesk: Sendable {
             refreshSeconds: Int(refresh.components.seconds),
             lists: statuses.map { status in
                 let use = uses[status.name] ?? Use()
-                return ListBody(
-                    name: status.name, roles: use.roles, shared: use.shared, people: use.people,
-                    rules: status.record.rules, bytes: status.record.bytes, kept: status.kept,
-                    checked: status.record.checked.map(Self.text), changed: status.record.changed.map(Self.text),
-                    next: Self.text(max(status.next, Date())), lastError: status.record.lastError,
-                    failures: status.record.failures, fetching: status.fetching)
+                return ListBody(status, roles: use.roles, shared: use.shared, people: use.people)
             })
     }
 
@@ -102,11 +97,5 @@ final class ListDesk: Sendable {
             note(person.allowlists, role: "allow", person: person.name)
         }
         return uses
-    }
-
-    private static func text(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
     }
 }

@@ -10,7 +10,7 @@ import Testing
     static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    /// The scripts of scripts/ and bench/ (run, fuzz, soak), by their path in the checkout.
+    /// The scripts of scripts/ and bench/ (run, fuzz, soak, lists), by their path in the checkout.
     static let scripts: [String] = {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: checkout + "/scripts")) ?? []
         let executable = names.map { "scripts/" + $0 }.filter { path in
@@ -18,7 +18,7 @@ import Testing
             return FileManager.default.fileExists(atPath: checkout + "/" + path, isDirectory: &isDirectory)
                 && !isDirectory.boolValue && FileManager.default.isExecutableFile(atPath: checkout + "/" + path)
         }
-        return executable.sorted() + ["bench/run", "bench/fuzz", "bench/soak"]
+        return executable.sorted() + ["bench/run", "bench/fuzz", "bench/soak", "bench/lists"]
     }()
 
     /// Commands that would change something; each stand-in appends its name to `called` and fails.
