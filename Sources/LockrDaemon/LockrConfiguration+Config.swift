@@ -223,17 +223,15 @@ extension LockrConfiguration {
     private static func lists(
         _ key: String, _ path: WritableKeyPath<LockrConfiguration, [String]> & Sendable, _ summary: String
     ) -> Setting<LockrConfiguration> {
-        Setting(
-            key, path, summary, read: { $0.listEntries($1) },
-            write: { "[" + $0.map(quotedConfigString).joined(separator: ", ") + "]" })
+        strings(key, path, summary, read: { $0.listEntries($1) })
     }
 
     private static func strings(
-        _ key: String, _ path: WritableKeyPath<LockrConfiguration, [String]> & Sendable, _ summary: String
+        _ key: String, _ path: WritableKeyPath<LockrConfiguration, [String]> & Sendable, _ summary: String,
+        read: @escaping @Sendable (inout ConfigReader, String) -> [String]? = { $0.strings($1) }
     ) -> Setting<LockrConfiguration> {
         Setting(
-            key, path, summary, read: { $0.strings($1) },
-            write: { "[" + $0.map(quotedConfigString).joined(separator: ", ") + "]" })
+            key, path, summary, read: read, write: { "[" + $0.map(quotedConfigString).joined(separator: ", ") + "]" })
     }
 }
 

@@ -27,6 +27,9 @@ public actor ListSubscriptions {
     private let logger: Logger
     private let changed: @Sendable () async -> Void
     private var fetching: Set<ListSource> = []
+    /// What is known of each list's fetches, read from its copy's record the first time and kept
+    /// here after each fetch, also one whose copy could not be written.
+    private var records: [ListSource: ListRecord] = [:]
     private let now: @Sendable () -> Date
 
     /// `sources`: the lists of the configuration (files are left alone).
@@ -81,9 +84,8 @@ public actor ListSubscriptions {
     /// Where each list given by URL stands.
     public func statuses() -> [ListStatus] {
         sources.map { source in
-            let record = copies.record(of: source) ?? ListRecord(url: Self.url(of: source))
-            return ListStatus(
-                name: source.displayName, record: record, kept: copies.hasCopy(of: source),
+            ListStatus(
+                name: source.displayName, record: record(of: source), kept: copies.hasCopy(of: source),
                 next: next(for: source), fetching: fetching.contains(source))
         }
     }
@@ -92,15 +94,20 @@ public actor ListSubscriptions {
     /// one (at most the refresh period); else the refresh period after its last check, moved by up
     /// to a tenth either way, the same for each list every time.
     func next(for source: ListSource) -> Date {
-        guard let record = copies.record(of: source), let checked = record.checked else {
-            guard let attempted = copies.record(of: source)?.attempted else { return .distantPast }
-            return attempted + retryDelay(failures: copies.record(of: source)?.failures ?? 1)
-        }
+        let record = record(of: source)
         if record.failures > 0, let attempted = record.attempted {
             return attempted + retryDelay(failures: record.failures)
         }
+        guard let checked = record.checked else { return .distantPast }
         let period = Double(settings.refresh.components.seconds)
         return checked + period * (0.9 + 0.2 * Self.spread(source))
+    }
+
+    private func record(of source: ListSource) -> ListRecord {
+        if let known = records[source] { return known }
+        let record = copies.record(of: source) ?? ListRecord(url: Self.url(of: source))
+        records[source] = record
+        return record
     }
 
     private func retryDelay(failures: Int) -> TimeInterval {
@@ -125,7 +132,7 @@ public actor ListSubscriptions {
     /// Fetches `source` and keeps what came when it holds rules; whether the copy in force changed.
     private func fetch(_ source: ListSource, with client: HTTPClient) async -> Bool {
         let url = Self.url(of: source)
-        var record = copies.record(of: source) ?? ListRecord(url: url)
+        var record = record(of: source)
         let started = now()
         record.attempted = started
         let fetcher = ListFetcher(client: client, settings: settings)
@@ -146,6 +153,8 @@ public actor ListSubscriptions {
             record.lastError = nil
             record.failures = 0
         } catch {
+            // lockr is stopping: no failure of the list's.
+            if Task.isCancelled { return false }
             record.lastError = error.description
             record.failures += 1
             logger.warning(
@@ -155,9 +164,17 @@ public actor ListSubscriptions {
         do {
             try copies.keep(kept, record: record, of: source)
         } catch {
+            // The copy in force is still the one before; counted as a failure, so that it is not
+            // fetched again at once (a full disk would otherwise have it fetched without end).
+            var before = self.record(of: source)
+            before.attempted = started
+            before.failures += 1
+            before.lastError = "fetched but not kept: \(error)"
+            records[source] = before
             logger.error("list not kept", metadata: ["list": "\(source.displayName)", "error": "\(error)"])
             return false
         }
+        records[source] = record
         return kept != nil
     }
 

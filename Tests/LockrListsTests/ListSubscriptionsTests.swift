@@ -71,6 +71,19 @@ import Testing
         #expect(try copy(url).contains("v2.tracker.test") && changes.value == 2)
     }
 
+    @Test func aCopyThatCannotBeWrittenIsAFailureAndIsNotFetchedAgainAtOnce() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ListServer()
+        let clock = TestClock(Date(timeIntervalSince1970: 1_795_000_000))
+        let lists = try subscriptions([server.url("/hosts.txt")], now: { clock.now })
+        // Where the copies go is a file: nothing can be written there (root may write anywhere else).
+        FileManager.default.createFile(atPath: directory + "/lists", contents: Data("x".utf8))
+        let status = try await lists.update(nil)[0]
+        #expect(status.record.lastError?.hasPrefix("fetched but not kept: ") == true, "\(status.record)")
+        #expect(status.record.failures == 1 && !status.kept)
+        #expect(status.next.timeIntervalSince(clock.now) == 300, "tried again in 5 minutes, not at once")
+    }
+
     @Test func aRedirectIsFollowedAndALoopIsNot() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try ListServer()
