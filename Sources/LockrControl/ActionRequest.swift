@@ -1,4 +1,5 @@
 import Foundation
+import LockrAPI
 import LockrPolicy
 import NIOHTTP1
 
@@ -30,36 +31,43 @@ extension PolicyAction {
         switch self {
         case .setMode(let mode, let budget, let perApp, let window):
             ActionRequest(.PUT, "mode") {
-                ModeRequest(
-                    mode: mode.rawValue, budgetMinutes: budget.map(Self.minutes),
+                Components.Schemas.ModeRequest(
+                    mode: mode, budgetMinutes: budget.map(Self.minutes),
                     windowMinutes: window.map(Self.minutes),
                     perApp: perApp, phrase: $0)
             }
-        case .guardApp(let app): ActionRequest(.POST, "guard") { AppRequest(app: app, phrase: $0) }
-        case .unguardApp(let app): ActionRequest(.DELETE, "guard/\(pathSegment(app))") { PhraseRequest(phrase: $0) }
-        case .resetSettings: ActionRequest(.POST, "settings/reset") { PhraseRequest(phrase: $0) }
+        case .guardApp(let app): ActionRequest(.POST, "guard") { Components.Schemas.AppRequest(app: app, phrase: $0) }
+        case .unguardApp(let app):
+            ActionRequest(.DELETE, "guard/\(pathSegment(app))") { Components.Schemas.PhraseRequest(phrase: $0) }
+        case .resetSettings: ActionRequest(.POST, "settings/reset") { Components.Schemas.PhraseRequest(phrase: $0) }
         case .cancelPending(let id): ActionRequest(.DELETE, "pending/\(id)")
-        case .confirmPending(let id): ActionRequest(.POST, "pending/\(id)/confirm") { PhraseRequest(phrase: $0) }
+        case .confirmPending(let id):
+            ActionRequest(.POST, "pending/\(id)/confirm") { Components.Schemas.PhraseRequest(phrase: $0) }
         case .unlock(let app):
-            ActionRequest(.POST, "unlock") { UnlockRequest(app: app, all: app == nil ? true : nil, phrase: $0) }
-        case .snooze(let app): ActionRequest(.POST, "snooze") { AppRequest(app: app, phrase: $0) }
-        case .extend(let app): ActionRequest(.POST, "extend") { AppRequest(app: app, phrase: $0) }
+            ActionRequest(.POST, "unlock") {
+                Components.Schemas.UnlockRequest(app: app, all: app == nil ? true : nil, phrase: $0)
+            }
+        case .snooze(let app): ActionRequest(.POST, "snooze") { Components.Schemas.AppRequest(app: app, phrase: $0) }
+        case .extend(let app): ActionRequest(.POST, "extend") { Components.Schemas.AppRequest(app: app, phrase: $0) }
         case .beginEmergency: ActionRequest(.POST, "emergency/hold")
-        case .completeEmergency(let hold): ActionRequest(.POST, "emergency") { _ in EmergencyRequest(hold: hold) }
+        case .completeEmergency(let hold):
+            ActionRequest(.POST, "emergency") { _ in Components.Schemas.EmergencyRequest(hold: Int64(clamping: hold)) }
         case .addSchedule(let schedule):
             ActionRequest(.POST, "schedules") {
-                ScheduleRequest(
+                Components.Schemas.ScheduleRequest(
                     name: schedule.name, days: schedule.days.description, from: Schedule.clock(schedule.from),
                     to: Schedule.clock(schedule.to), block: schedule.block, phrase: $0)
             }
         case .removeSchedule(let name):
-            ActionRequest(.DELETE, "schedules/\(pathSegment(name))") { PhraseRequest(phrase: $0) }
+            ActionRequest(.DELETE, "schedules/\(pathSegment(name))") { Components.Schemas.PhraseRequest(phrase: $0) }
         case .defineProfile(let profile):
-            ActionRequest(.POST, "profiles") { _ in ProfileRequest(name: profile.name, block: profile.block) }
+            ActionRequest(.POST, "profiles") { _ in
+                Components.Schemas.ProfileRequest(name: profile.name, block: profile.block)
+            }
         case .removeProfile(let name): ActionRequest(.DELETE, "profiles/\(pathSegment(name))")
         case .switchProfile(let name, let how, let duration):
             ActionRequest(.POST, "profiles/\(pathSegment(name))/\(how.rawValue)") { _ in
-                ProfileSwitchRequest(forMinutes: duration.map(Self.minutes))
+                Components.Schemas.ProfileSwitchRequest(forMinutes: duration.map(Self.minutes))
             }
         case .importSettings, .issueChallenges, .answerChallenge, .passSpokenSentence, .beginTypedFallback, .setPin:
             nil

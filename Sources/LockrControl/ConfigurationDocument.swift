@@ -1,4 +1,5 @@
 import Foundation
+import LockrAPI
 import LockrPolicy
 import LockrPuzzles
 
@@ -38,10 +39,16 @@ public struct PersonConfiguration: Codable, Sendable, Equatable {
 public struct TimeConfiguration: Codable, Sendable, Equatable {
     public let budgetMinutes: Int
     public let perApp: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case budgetMinutes = "budget_minutes", perApp = "per_app"
+    }
 }
 
 public struct WindowConfiguration: Codable, Sendable, Equatable {
     public let windowMinutes: Int
+
+    enum CodingKeys: String, CodingKey { case windowMinutes = "window_minutes" }
 }
 
 public struct ScheduleConfiguration: Codable, Sendable, Equatable {
@@ -69,6 +76,11 @@ public struct GateConfiguration: Codable, Sendable, Equatable {
     public let input: String
     public let typedFallbackSteps: Int
     public let puzzles: PuzzleConfiguration
+
+    enum CodingKeys: String, CodingKey {
+        case time, hourly, extreme, input, puzzles
+        case typedFallbackSteps = "typed_fallback_steps"
+    }
 }
 
 public struct PuzzleConfiguration: Codable, Sendable, Equatable {
@@ -78,6 +90,11 @@ public struct PuzzleConfiguration: Codable, Sendable, Equatable {
     public let difficulty: String
     public let count: Int
     public let timeLimitSeconds: Int
+
+    enum CodingKeys: String, CodingKey {
+        case kinds, difficulty, count
+        case timeLimitSeconds = "time_limit_seconds"
+    }
 }
 
 /// `POST config`: what importing did (or, with `?check=true`, would do) for each person.
@@ -94,12 +111,12 @@ public struct ConfigurationImportResponse: Codable, Sendable, Equatable {
 
 public struct PersonChangeBody: Codable, Sendable, Equatable {
     public let person: String
-    public let change: ChangeBody
+    public let change: Components.Schemas.ChangeBody
 
     /// What importing did for `person` at `now`, with times read in `calendar`.
     public init(person: String, outcome: ChangeOutcome, now: Instant, calendar: DayCalendar) {
         self.person = person
-        change = ChangeBody(outcome, now: now, calendar: calendar)
+        change = Components.Schemas.ChangeBody(outcome, now: now, calendar: calendar)
     }
 }
 

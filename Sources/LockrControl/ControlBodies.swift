@@ -1,147 +1,169 @@
 import Foundation
+import LockrAPI
 import LockrPolicy
 
-extension TimeBody {
+extension Components.Schemas.TimeBody {
     /// `dated`: `local` carries the date too ("2026-11-22 04:00"), for moments that may be days away.
     public init(_ instant: Instant, now: Instant, calendar: DayCalendar, dated: Bool = false) {
-        at = instant.description
-        local = dated ? calendar.dateTimeText(instant) : calendar.clockText(instant)
-        inSeconds = (instant - now).secondsRoundedUp
+        self.init(
+            at: instant.date,
+            local: dated ? calendar.dateTimeText(instant) : calendar.clockText(instant),
+            inSeconds: (instant - now).secondsRoundedUp)
     }
 }
 
-extension StatusBody {
+extension Components.Schemas.StatusBody {
     /// Where `person` stands in `view`, with `devices` (theirs), as the API and the web pages show it.
-    public init(person: String, view: PolicyView, devices: [DeviceBody]) {
+    public init(person: String, view: PolicyView, devices: [Components.Schemas.DeviceBody]) {
         self.init(
             person: person, view.engine.status(at: view.now), summary: view.engine.modeSummary, calendar: view.calendar,
             devices: devices)
     }
 
-    init(person: String, _ status: PolicyStatus, summary: String, calendar: DayCalendar, devices: [DeviceBody]) {
+    init(
+        person: String, _ status: PolicyStatus, summary: String, calendar: DayCalendar,
+        devices: [Components.Schemas.DeviceBody]
+    ) {
         let now = status.now
-        self.person = person
-        func time(_ instant: Instant) -> TimeBody { TimeBody(instant, now: now, calendar: calendar) }
-        self.now = now.description
-        nowLocal = calendar.dateTimeText(now)
-        timeZone = calendar.timeZone.identifier
-        mode = status.mode.rawValue
-        self.summary = summary
-        day = status.day.key
-        dayEnds = time(status.day.end)
-        budgetMinutes = status.budget.milliseconds / 60_000
-        extraMinutes = status.extraBudget.milliseconds / 60_000
-        perApp = status.perAppBudget
-        windowMinutes = status.window.milliseconds / 60_000
-        snoozes = CounterBody(used: status.snoozes.used, perDay: status.snoozes.perDay)
-        extensions = CounterBody(used: status.extensions.used, perDay: status.extensions.perDay)
-        emergencies = CounterBody(used: status.emergencies.used, perDay: status.emergencies.perDay)
-        gateMisses = status.gateMisses
-        cooldownEnds = status.cooldownUntil.map(time)
-        totalUsedSeconds = status.totalUsed.milliseconds / 1000
-        totalChargedSeconds = status.totalCharged.milliseconds / 1000
-        apps = status.apps.map { app in
-            AppBody(
-                id: app.id, name: app.name, open: app.open,
-                state: AccessBody(app.access, of: app.id, now: now, calendar: calendar), reason: app.reason,
-                usedSeconds: app.used.milliseconds / 1000, unchargedSeconds: app.uncharged.milliseconds / 1000,
-                budgetSeconds: app.budget.map { $0.milliseconds / 1000 },
-                leftSeconds: app.left.map { $0.secondsRoundedUp }, windowEnds: app.windowEnds.map(time),
-                nextReset: time(app.nextReset), guarded: app.guarded,
-                restriction: app.restriction.map { RestrictionBody($0, now: now, calendar: calendar) })
+        func time(_ instant: Instant) -> Components.Schemas.TimeBody {
+            Components.Schemas.TimeBody(instant, now: now, calendar: calendar)
         }
-        pending = status.pending.map { PendingBody($0, now: now, calendar: calendar) }
-        overridden = status.overridden
-        schedules = status.schedules.map { ScheduleBody($0, now: now, calendar: calendar) }
-        profiles = status.profiles.map { ProfileBody($0, now: now, calendar: calendar) }
-        self.devices = devices
+        self.init(
+            person: person,
+            now: now.date,
+            nowLocal: calendar.dateTimeText(now),
+            timeZone: calendar.timeZone.identifier,
+            mode: status.mode,
+            summary: summary,
+            day: status.day.key,
+            dayEnds: time(status.day.end),
+            budgetMinutes: status.budget.milliseconds / 60_000,
+            extraMinutes: status.extraBudget.milliseconds / 60_000,
+            perApp: status.perAppBudget,
+            windowMinutes: status.window.milliseconds / 60_000,
+            snoozes: Components.Schemas.CounterBody(used: status.snoozes.used, perDay: status.snoozes.perDay),
+            extensions: Components.Schemas.CounterBody(used: status.extensions.used, perDay: status.extensions.perDay),
+            emergencies: Components.Schemas.CounterBody(
+                used: status.emergencies.used, perDay: status.emergencies.perDay),
+            gateMisses: status.gateMisses,
+            cooldownEnds: status.cooldownUntil.map(time),
+            totalUsedSeconds: status.totalUsed.milliseconds / 1000,
+            totalChargedSeconds: status.totalCharged.milliseconds / 1000,
+            apps: status.apps.map { app in
+                Components.Schemas.AppBody(
+                    id: app.id, name: app.name, open: app.open,
+                    state: Components.Schemas.AccessBody(app.access, of: app.id, now: now, calendar: calendar),
+                    reason: app.reason,
+                    usedSeconds: app.used.milliseconds / 1000, unchargedSeconds: app.uncharged.milliseconds / 1000,
+                    budgetSeconds: app.budget.map { $0.milliseconds / 1000 },
+                    leftSeconds: app.left.map { $0.secondsRoundedUp }, windowEnds: app.windowEnds.map(time),
+                    nextReset: time(app.nextReset), guarded: app.guarded,
+                    restriction: app.restriction.map {
+                        Components.Schemas.RestrictionBody($0, now: now, calendar: calendar)
+                    })
+            },
+            pending: status.pending.map { Components.Schemas.PendingBody($0, now: now, calendar: calendar) },
+            overridden: status.overridden,
+            schedules: status.schedules.map { Components.Schemas.ScheduleBody($0, now: now, calendar: calendar) },
+            profiles: status.profiles.map { Components.Schemas.ProfileBody($0, now: now, calendar: calendar) },
+            devices: devices)
     }
 }
 
-extension AccessBody {
+extension Components.Schemas.AccessBody {
     init(_ access: AppAccess, of app: String, now: Instant, calendar: DayCalendar) {
-        code = access.code
-        text = AccessText(calendar: calendar).text(access, of: app, at: now)
-        until = access.until.map { TimeBody($0, now: now, calendar: calendar) }
-        if case .window(let kind, _) = access { window = kind.rawValue } else { window = nil }
-        if case .locked(let opening, _) = access { opensBy = opening } else { opensBy = nil }
+        var window: String?
+        if case .window(let kind, _) = access { window = kind.rawValue }
+        var opening: AppAccess.Opening?
+        if case .locked(let how, _) = access { opening = how }
+        self.init(
+            code: access.code, text: AccessText(calendar: calendar).text(access, of: app, at: now),
+            until: access.until.map { Components.Schemas.TimeBody($0, now: now, calendar: calendar) }, window: window,
+            opensBy: opening)
     }
 }
 
-extension PendingBody {
+extension Components.Schemas.PendingBody {
     init(_ pending: PendingChange, now: Instant, calendar: DayCalendar) {
-        id = pending.id
-        change = pending.change.description
-        source = pending.source
-        appliesAt = TimeBody(pending.appliesAt, now: now, calendar: calendar, dated: true)
-        awaitingSentence = pending.awaitingSentence
+        self.init(
+            id: pending.id,
+            change: pending.change.description,
+            source: pending.source,
+            appliesAt: Components.Schemas.TimeBody(pending.appliesAt, now: now, calendar: calendar, dated: true),
+            awaitingSentence: pending.awaitingSentence)
     }
 }
 
-extension ChangeBody {
+extension Components.Schemas.ChangeBody {
     init(_ outcome: ChangeOutcome, now: Instant, calendar: DayCalendar) {
-        applied = outcome.applied.map(\.description)
-        pending = outcome.pending.map { PendingBody($0, now: now, calendar: calendar) }
-        cancelled = outcome.cancelled.map { PendingBody($0, now: now, calendar: calendar) }
+        self.init(
+            applied: outcome.applied.map(\.description),
+            pending: outcome.pending.map { Components.Schemas.PendingBody($0, now: now, calendar: calendar) },
+            cancelled: outcome.cancelled.map { Components.Schemas.PendingBody($0, now: now, calendar: calendar) })
     }
 }
 
-extension WindowBody {
+extension Components.Schemas.WindowBody {
     init(_ window: UnlockWindow, now: Instant, calendar: DayCalendar) {
-        app = window.app
-        kind = window.kind.rawValue
-        ends = TimeBody(window.ends, now: now, calendar: calendar)
+        self.init(
+            app: window.app,
+            kind: window.kind,
+            ends: Components.Schemas.TimeBody(window.ends, now: now, calendar: calendar))
     }
 }
 
-extension LiveEventBody {
+extension Components.Schemas.LiveEventBody {
     public init(_ numbered: NumberedLiveEvent, calendar: DayCalendar) {
         let event = numbered.event
         self.init(
-            id: numbered.id, person: numbered.person, type: event.kind.rawValue, at: event.at.description,
+            id: numbered.id, person: numbered.person, _type: event.kind.rawValue, at: event.at.date,
             local: calendar.clockText(event.at), app: event.app, appName: event.appName,
-            state: event.access.map { AccessBody($0, of: event.app ?? "", now: event.at, calendar: calendar) },
+            state: event.access.map {
+                Components.Schemas.AccessBody($0, of: event.app ?? "", now: event.at, calendar: calendar)
+            },
             minutesLeft: event.minutesLeft, opensToday: event.count,
-            until: event.until.map { TimeBody($0, now: event.at, calendar: calendar) }, message: event.message,
+            until: event.until.map { Components.Schemas.TimeBody($0, now: event.at, calendar: calendar) },
+            message: event.message,
             suggestion: numbered.suggestion)
     }
 }
 
-extension EventBody {
+extension Components.Schemas.EventBody {
     /// `logged`, its time in `calendar`'s zone.
     public init(_ logged: LoggedEvent, calendar: DayCalendar) {
         let event = logged.event
-        person = logged.person
-        at = event.at.description
-        local = calendar.dateTimeText(event.at)
-        type = event.type.rawValue
-        app = event.app
-        detail = event.detail
-        action = event.action
+        self.init(
+            person: logged.person,
+            at: event.at.date,
+            local: calendar.dateTimeText(event.at),
+            _type: event.type.rawValue,
+            app: event.app,
+            detail: event.detail,
+            action: event.action)
     }
 }
 
 extension ControlFailure {
     /// The HTTP status and JSON body that report this failure.
-    public var response: (status: Int, body: ErrorBody) {
+    public var response: (status: Int, body: Components.Schemas.ErrorBody) {
         switch self {
-        case .storage(let message): return (500, ErrorBody(error: message, code: .storage))
+        case .storage(let message): return (500, Components.Schemas.ErrorBody(error: message, code: .storage))
         case .unknownPerson(let name, let people):
             return (
                 404,
-                ErrorBody(
+                Components.Schemas.ErrorBody(
                     error: "no person '\(name)' (people: \(people.joined(separator: ", ")))", code: .unknownPerson)
             )
         case .personNeeded(let people):
             return (
                 400,
-                ErrorBody(
+                Components.Schemas.ErrorBody(
                     error: "say whom this is for with --person NAME (in the API, ?person=NAME); "
                         + "people: \(people.joined(separator: ", "))",
                     code: .personRequired)
             )
         case .refused(let refusal):
-            let (status, code): (Int, ErrorCode)
+            let (status, code): (Int, Components.Schemas.ErrorCode)
             var retry: Int64?
             var sentence: String?
             var heard: String?
@@ -185,14 +207,14 @@ extension ControlFailure {
             }
             return (
                 status,
-                ErrorBody(
+                Components.Schemas.ErrorBody(
                     error: refusal.message, code: code, retryAfterSeconds: retry, sentence: sentence, heard: heard)
             )
         }
     }
 }
 
-extension TimeBody {
+extension Components.Schemas.TimeBody {
     /// "4:05" for `seconds` left (none below zero), as countdowns show it (`lockr watch`, the web page).
     public static func countdown(_ seconds: Int64) -> String {
         let seconds = max(0, seconds)

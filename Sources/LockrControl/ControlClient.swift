@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LockrAPI
 import NIOCore
 import NIOHTTP1
 import OutboundHTTP
@@ -9,7 +10,7 @@ public enum ControlClientError: Error, CustomStringConvertible, Sendable {
     /// The daemon could not be reached.
     case unreachable(String)
     /// The daemon answered with an error.
-    case refused(status: Int, ErrorBody)
+    case refused(status: Int, Components.Schemas.ErrorBody)
     /// The daemon's answer was not what this CLI understands.
     case badAnswer(String)
 
@@ -80,8 +81,8 @@ public struct ControlClient: Sendable {
         let data = Data(bytes.readableBytesView)
         guard (200..<300).contains(status) else {
             let body =
-                (try? ControlJSON.decoder().decode(ErrorBody.self, from: data))
-                ?? ErrorBody(error: "HTTP \(status) from the daemon", code: .unexpectedAnswer)
+                (try? ControlJSON.decoder().decode(Components.Schemas.ErrorBody.self, from: data))
+                ?? Components.Schemas.ErrorBody(error: "HTTP \(status) from the daemon", code: .unexpectedAnswer)
             throw .refused(status: status, body)
         }
         do {
@@ -116,8 +117,9 @@ public struct ControlClient: Sendable {
         guard (200..<300).contains(status) else {
             let bytes = (try? await response.body.collect(upTo: 1024 * 1024)) ?? ByteBuffer()
             let body =
-                (try? ControlJSON.decoder().decode(ErrorBody.self, from: Data(bytes.readableBytesView)))
-                ?? ErrorBody(error: "HTTP \(status) from the daemon", code: .unexpectedAnswer)
+                (try? ControlJSON.decoder().decode(
+                    Components.Schemas.ErrorBody.self, from: Data(bytes.readableBytesView)))
+                ?? Components.Schemas.ErrorBody(error: "HTTP \(status) from the daemon", code: .unexpectedAnswer)
             throw ControlClientError.refused(status: status, body)
         }
         try await opened()

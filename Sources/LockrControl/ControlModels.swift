@@ -1,42 +1,41 @@
 import Foundation
-import LockrPolicy
 
-// The JSON bodies of the control API (`/api/v1/...`), one file per topic beside this one; keys are
-// snake_case on the wire. Here: the error body every route answers with, and the JSON coders.
-
-public struct ErrorBody: Codable, Sendable, Equatable, Error {
-    public let error: String
-    /// A stable word for scripts: unauthorized, bad_request, unknown_app, not_guarded, wrong_phrase, ...
-    public let code: ErrorCode
-    public let retryAfterSeconds: Int64?
-    /// `phrase_required`: the sentence to type.
-    public let sentence: String?
-    /// A spoken sentence refused: what the recogniser heard.
-    public let heard: String?
-
-    public init(
-        error: String, code: ErrorCode, retryAfterSeconds: Int64? = nil, sentence: String? = nil, heard: String? = nil
-    ) {
-        self.error = error
-        self.code = code
-        self.retryAfterSeconds = retryAfterSeconds
-        self.sentence = sentence
-        self.heard = heard
-    }
-}
-
-/// The API's JSON coders: snake_case keys, sorted for stable output.
+/// The control API's JSON coders. The bodies are `LockrAPI`'s, generated from docs/openapi.yaml with
+/// the document's snake_case keys; times are ISO 8601 in UTC, with milliseconds when there are any.
 public enum ControlJSON {
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(text(date))
+        }
         return encoder
     }
 
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = date(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "not an ISO 8601 time: \(text)")
+            }
+            return date
+        }
         return decoder
+    }
+
+    /// `date` as ISO 8601 in UTC: "2026-11-21T14:02:00Z", "2026-11-21T14:02:00.250Z".
+    static func text(_ date: Date) -> String {
+        let whole = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
+        return date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: !whole).timeZone(separator: .omitted))
+    }
+
+    static func date(_ text: String) -> Date? {
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LockrAPI
 import LockrPolicy
 
 extension ControlRouter {
@@ -14,13 +15,14 @@ extension ControlRouter {
                 var request = request
                 let buffer: ByteBuffer
                 do { buffer = try await request.collectBody(upTo: maximumBody) } catch {
-                    throw ErrorBody(error: "request body larger than \(maximumBody) bytes", code: .badRequest)
+                    throw Components.Schemas.ErrorBody(
+                        error: "request body larger than \(maximumBody) bytes", code: .badRequest)
                 }
                 let document: ConfigurationDocument
                 do throws(ConfigurationProblem) {
                     document = try ConfigurationDocument.read(Data(buffer.readableBytesView))
                 } catch {
-                    throw ErrorBody(error: error.description, code: .invalidConfiguration)
+                    throw Components.Schemas.ErrorBody(error: error.description, code: .invalidConfiguration)
                 }
                 let pinCheck = try policy.verifyPIN(pin(request, context))
                 return try policy.importConfiguration(document, pin: pinCheck, checkOnly: checkOnly)

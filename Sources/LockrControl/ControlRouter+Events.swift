@@ -1,4 +1,5 @@
 import Hummingbird
+import LockrAPI
 import LockrPolicy
 import NIOCore
 
@@ -58,7 +59,7 @@ extension ControlRouter {
             case .sourceFull: (429, "this address holds \(quota.perSource) event streams already: close one")
             case .allTaken: (503, "every one of the \(quota.total) event streams is taken: try again later")
             }
-        var response = json(ErrorBody(error: why, code: .busy), status: status)
+        var response = json(Components.Schemas.ErrorBody(error: why, code: .busy), status: status)
         response.headers[.retryAfter] = "30"
         response.headers[.connection] = "close"
         return response
@@ -93,8 +94,8 @@ extension ControlRouter {
 
     /// One server-sent event: its id, its type as the event name, its body as one line of JSON.
     static func frame(_ event: NumberedLiveEvent, calendar: DayCalendar) -> String {
-        let body = LiveEventBody(event, calendar: calendar)
+        let body = Components.Schemas.LiveEventBody(event, calendar: calendar)
         let data = (try? ControlJSON.encoder().encode(body)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return "id: \(body.id)\nevent: \(body.type)\ndata: \(data)\n\n"
+        return "id: \(body.id)\nevent: \(body._type)\ndata: \(data)\n\n"
     }
 }

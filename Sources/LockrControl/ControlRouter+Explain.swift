@@ -1,4 +1,5 @@
 import Hummingbird
+import LockrAPI
 import LockrPolicy
 
 extension ControlRouter {
@@ -8,12 +9,13 @@ extension ControlRouter {
             try await respond {
                 let parameters = request.uri.queryParameters
                 guard let name = parameters["name"].map(String.init), !name.isEmpty else {
-                    throw ErrorBody(error: "'name' is needed: the name to explain", code: .badRequest)
+                    throw Components.Schemas.ErrorBody(
+                        error: "'name' is needed: the name to explain", code: .badRequest)
                 }
                 let client = parameters["client"].map(String.init)
                 let named = parameters["person"].map(String.init)
                 if client != nil, named != nil {
-                    throw ErrorBody(error: "give 'person' or 'client', not both", code: .badRequest)
+                    throw Components.Schemas.ErrorBody(error: "give 'person' or 'client', not both", code: .badRequest)
                 }
                 let person =
                     client == nil ? try policy.person(named: named, caller: context.remoteAddress) : People.defaultName

@@ -1,4 +1,5 @@
 import Hummingbird
+import LockrAPI
 import LockrPolicy
 import LockrSpeech
 import NIOCore
@@ -43,26 +44,30 @@ extension ControlRouter {
         }
         api.post("gate/challenges") { request, context in
             try await respond {
-                let body = try await decode(ChallengeRequest.self, from: request, emptyIs: ChallengeRequest(app: nil))
+                let body = try await decode(
+                    Components.Schemas.ChallengeRequest.self, from: request,
+                    emptyIs: Components.Schemas.ChallengeRequest(app: nil))
                 let issued = try policy.perform(
                     .issueChallenges(app: body.app, seed: UInt64.random(in: .min ... .max)),
                     for: try person(request, context, policy)
                 ).expecting(\.challenges)
                 let view = issued.view
-                return ChallengesResponse(
-                    challenges: issued.result.map { ChallengeBody($0, now: view.now, calendar: view.calendar) })
+                return Components.Schemas.ChallengesResponse(
+                    challenges: issued.result.map {
+                        Components.Schemas.ChallengeBody($0, now: view.now, calendar: view.calendar)
+                    })
             }
         }
         api.post("gate/challenges/:id") { request, context in
             try await respond {
                 let id = try context.parameters.require("id")
-                let body = try await decode(AnswerRequest.self, from: request)
+                let body = try await decode(Components.Schemas.AnswerRequest.self, from: request)
                 guard body.answer.count <= 64 else {
-                    throw ErrorBody(error: "an answer is at most 64 characters", code: .badRequest)
+                    throw Components.Schemas.ErrorBody(error: "an answer is at most 64 characters", code: .badRequest)
                 }
                 let answered = try policy.perform(
                     .answerChallenge(id: id, answer: body.answer), for: try person(request, context, policy))
-                return GatePassedResponse(gate: gateBody(answered.view, app: nil))
+                return Components.Schemas.GatePassedResponse(gate: gateBody(answered.view, app: nil))
             }
         }
         api.post("gate/fallback") { request, context in
@@ -71,8 +76,8 @@ extension ControlRouter {
                     .expecting(\.typedFrom)
                 let (now, calendar) = (begun.view.now, begun.view.calendar)
                 let wait = Double(max(.zero, begun.result - now).milliseconds) / policy.timeScale
-                return FallbackResponse(
-                    typedFrom: TimeBody(begun.result, now: now, calendar: calendar),
+                return Components.Schemas.FallbackResponse(
+                    typedFrom: Components.Schemas.TimeBody(begun.result, now: now, calendar: calendar),
                     waitMilliseconds: Int64(wait.rounded(.up)))
             }
         }
@@ -84,7 +89,7 @@ extension ControlRouter {
     public static func hearSentence(
         in request: Request, policy: some PolicyAccess, speech: SpeechPool?,
         person: () throws -> String
-    ) async throws -> GatePassedResponse {
+    ) async throws -> Components.Schemas.GatePassedResponse {
         let type =
             request.headers[.contentType]?.split(separator: ";").first?
             .trimmingCharacters(in: .whitespaces).lowercased() ?? "none"
@@ -114,13 +119,13 @@ extension ControlRouter {
         }
         let passed = try policy.perform(
             .passSpokenSentence(Spoken(transcript: heard.transcript, length: heard.length)), for: person)
-        return GatePassedResponse(
+        return Components.Schemas.GatePassedResponse(
             gate: gateBody(passed.view, app: nil), heard: heard.transcript,
             recognitionMilliseconds: heard.recognition.milliseconds)
     }
 
-    static func gateBody(_ view: PolicyView, app: String?) -> GateBody {
-        GateBody(
+    static func gateBody(_ view: PolicyView, app: String?) -> Components.Schemas.GateBody {
+        Components.Schemas.GateBody(
             view.engine.gateRequirement(for: app, at: view.now),
             puzzleKinds: view.engine.settings.gate.puzzles.kinds.map(\.rawValue), now: view.now, calendar: view.calendar
         )

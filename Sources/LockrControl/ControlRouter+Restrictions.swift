@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LockrAPI
 import LockrPolicy
 
 /// The routes of schedules and profiles.
@@ -13,7 +14,7 @@ extension ControlRouter {
         }
         api.post("schedules") { request, context in
             try await respond {
-                let body = try await decode(ScheduleRequest.self, from: request)
+                let body = try await decode(Components.Schemas.ScheduleRequest.self, from: request)
                 let schedule = try schedule(body)
                 let pinCheck = try policy.verifyPIN(pin(request, context))
                 let name = try person(request, context, policy)
@@ -25,7 +26,9 @@ extension ControlRouter {
         api.delete("schedules/:name") { request, context in
             try await respond {
                 let name = try parameter("name", context)
-                let body = try await decode(PhraseRequest.self, from: request, emptyIs: PhraseRequest(phrase: nil))
+                let body = try await decode(
+                    Components.Schemas.PhraseRequest.self, from: request,
+                    emptyIs: Components.Schemas.PhraseRequest(phrase: nil))
                 let pinCheck = try policy.verifyPIN(pin(request, context))
                 let whose = try person(request, context, policy)
                 let removed = try policy.perform(
@@ -47,7 +50,7 @@ extension ControlRouter {
         }
         api.post("profiles") { request, context in
             try await respond {
-                let body = try await decode(ProfileRequest.self, from: request)
+                let body = try await decode(Components.Schemas.ProfileRequest.self, from: request)
                 let pinCheck = try policy.verifyPIN(pin(request, context))
                 let defined = try policy.perform(
                     .defineProfile(Profile(name: body.name, block: body.block)), Credentials(pin: pinCheck),
@@ -70,9 +73,11 @@ extension ControlRouter {
                 try await respond {
                     let name = try parameter("name", context)
                     let body = try await decode(
-                        ProfileSwitchRequest.self, from: request, emptyIs: ProfileSwitchRequest(forMinutes: nil))
+                        Components.Schemas.ProfileSwitchRequest.self, from: request,
+                        emptyIs: Components.Schemas.ProfileSwitchRequest(forMinutes: nil))
                     if let minutes = body.forMinutes, !(1...7 * 1440).contains(minutes) {
-                        throw ErrorBody(error: "for_minutes must be 1 to \(7 * 1440) (7 days)", code: .badRequest)
+                        throw Components.Schemas.ErrorBody(
+                            error: "for_minutes must be 1 to \(7 * 1440) (7 days)", code: .badRequest)
                     }
                     let duration = body.forMinutes.map { Duration.seconds($0 * 60) }
                     let pinCheck = action == .activate ? PinCheck.none : try policy.verifyPIN(pin(request, context))
@@ -86,14 +91,17 @@ extension ControlRouter {
     }
 
     /// The schedule a request describes, checked: an `ErrorBody` says what is wrong.
-    public static func schedule(_ body: ScheduleRequest) throws(ErrorBody) -> Schedule {
+    public static func schedule(
+        _ body: Components.Schemas.ScheduleRequest
+    ) throws(Components.Schemas.ErrorBody) -> Schedule {
         guard let days = Weekdays(body.days ?? "daily") else {
-            throw ErrorBody(
+            throw Components.Schemas.ErrorBody(
                 error: "days: expected days such as mon-fri, sat,sun or daily, not '\(body.days ?? "")'",
                 code: .badRequest)
         }
         guard let from = Schedule.minutes(body.from), let to = Schedule.minutes(body.to) else {
-            throw ErrorBody(error: "from and to: expected times HH:MM (00:00 to 24:00)", code: .badRequest)
+            throw Components.Schemas.ErrorBody(
+                error: "from and to: expected times HH:MM (00:00 to 24:00)", code: .badRequest)
         }
         return Schedule(name: body.name, days: days, from: from, to: to, block: body.block)
     }
@@ -107,31 +115,33 @@ extension ControlRouter {
     /// Every schedule of the person `view` is of, and the change just made, if any.
     public static func schedulesResponse(
         of person: String, _ view: PolicyView, change: ChangeOutcome?
-    ) -> SchedulesResponse {
+    ) -> Components.Schemas.SchedulesResponse {
         let (now, calendar) = (view.now, view.calendar)
-        return SchedulesResponse(
+        return Components.Schemas.SchedulesResponse(
             person: person,
             schedules: view.engine.restrictionStatus(at: now).schedules.map {
-                ScheduleBody($0, now: now, calendar: calendar)
+                Components.Schemas.ScheduleBody($0, now: now, calendar: calendar)
             },
-            change: change.map { ChangeBody($0, now: now, calendar: calendar) })
+            change: change.map { Components.Schemas.ChangeBody($0, now: now, calendar: calendar) })
     }
 
     /// Every profile of the person `view` is of, on or off.
-    public static func profilesResponse(of person: String, _ view: PolicyView) -> ProfilesResponse {
-        ProfilesResponse(
+    public static func profilesResponse(of person: String, _ view: PolicyView) -> Components.Schemas.ProfilesResponse {
+        Components.Schemas.ProfilesResponse(
             person: person,
             profiles: view.engine.restrictionStatus(at: view.now).profiles.map {
-                ProfileBody($0, now: view.now, calendar: view.calendar)
+                Components.Schemas.ProfileBody($0, now: view.now, calendar: view.calendar)
             })
     }
 
-    private static func profileBody(_ name: String, _ view: PolicyView) throws(ControlFailure) -> ProfileBody {
+    private static func profileBody(
+        _ name: String, _ view: PolicyView
+    ) throws(ControlFailure) -> Components.Schemas.ProfileBody {
         guard
             let status = view.engine.restrictionStatus(at: view.now).profiles.first(where: { $0.profile.name == name })
         else {
             throw .refused(.notFound("no profile \(name) (`lockr profile list` shows them)"))
         }
-        return ProfileBody(status, now: view.now, calendar: view.calendar)
+        return Components.Schemas.ProfileBody(status, now: view.now, calendar: view.calendar)
     }
 }

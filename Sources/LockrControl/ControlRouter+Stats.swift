@@ -1,4 +1,5 @@
 import Hummingbird
+import LockrAPI
 import LockrPolicy
 
 extension ControlRouter {
@@ -15,13 +16,15 @@ extension ControlRouter {
                 let people = try named.map { [try policy.person(named: $0, caller: nil)] } ?? policy.peopleNames()
                 let day = parameters["day"].map(String.init)
                 if let day, day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) == nil {
-                    throw ErrorBody(error: "'day' must be a date such as 2026-03-27", code: .badRequest)
+                    throw Components.Schemas.ErrorBody(
+                        error: "'day' must be a date such as 2026-03-27", code: .badRequest)
                 }
                 let count = try integer(parameters["days"], name: "days", upTo: Int64(longestStatsRange)) ?? 1
                 guard count >= 1 else {
-                    throw ErrorBody(error: "'days' must be from 1 to \(longestStatsRange)", code: .badRequest)
+                    throw Components.Schemas.ErrorBody(
+                        error: "'days' must be from 1 to \(longestStatsRange)", code: .badRequest)
                 }
-                return StatsResponse(
+                return Components.Schemas.StatsResponse(
                     people: try people.map { person in
                         try stats(of: person, day: day, count: Int(count), policy: policy)
                     })
@@ -33,7 +36,7 @@ extension ControlRouter {
     public static func stats(
         of person: String, day: String?, count: Int, policy: some PolicyAccess
     ) throws
-        -> PersonStatsBody
+        -> Components.Schemas.PersonStatsBody
     {
         let view = policy.view(of: person)
         let calendar = view.calendar
@@ -44,20 +47,21 @@ extension ControlRouter {
         let history = try policy.days(of: person, from: "0000-00-00", to: today.key)
         let streaks = Streaks(days: history)
         let shown = history.filter { $0.day.key >= range.0 && $0.day.key <= range.1 }
-        return PersonStatsBody(
+        return Components.Schemas.PersonStatsBody(
             person: person,
             days: shown.map { record in
                 dayBody(record, apps: view.engine.apps, queries: policy.queryCounts(of: person, in: record.day))
             },
-            streaks: StreaksBody(
-                heldLimits: RunBody(current: streaks.heldLimits.current, best: streaks.heldLimits.best),
-                withoutEmergency: RunBody(
+            streaks: Components.Schemas.StreaksBody(
+                heldLimits: Components.Schemas.RunBody(
+                    current: streaks.heldLimits.current, best: streaks.heldLimits.best),
+                withoutEmergency: Components.Schemas.RunBody(
                     current: streaks.withoutEmergency.current, best: streaks.withoutEmergency.best)))
     }
 
     private static func dayBody(
         _ record: DayRecord, apps names: [String: String], queries: [String: Int]
-    ) -> DayStatsBody {
+    ) -> Components.Schemas.DayStatsBody {
         func seconds(_ duration: Duration?) -> Int64 { (duration ?? .zero).milliseconds / 1000 }
         func budget(_ key: String) -> Int64? {
             record.budgets[key].map { seconds($0 + (record.extraBudget[key] ?? .zero)) }
@@ -69,18 +73,19 @@ extension ControlRouter {
                 record.used[$1] ?? .zero, record.blocked[$1] ?? 0, $0
             )
         }.map { app in
-            AppDayBody(
+            Components.Schemas.AppDayBody(
                 id: app, name: names[app] ?? app, usedSeconds: seconds(record.used[app]), budgetSeconds: budget(app),
                 opens: record.sessions[app] ?? 0, windows: record.opens[app] ?? 0, blocked: record.blocked[app] ?? 0)
         }
-        return DayStatsBody(
+        return Components.Schemas.DayStatsBody(
             day: record.day.key, budgetSeconds: budget(MeteringState.allApps),
             usedSeconds: seconds(record.used[MeteringState.allApps]),
             chargedSeconds: seconds(record.charged[MeteringState.allApps]), apps: apps,
             gates: record.gates.keys.sorted().map { kind in
-                GateDayBody(kind: kind, passed: record.gates[kind]!.passed, failed: record.gates[kind]!.failed)
+                Components.Schemas.GateDayBody(
+                    kind: kind, passed: record.gates[kind]!.passed, failed: record.gates[kind]!.failed)
             },
             snoozes: record.snoozes, extensions: record.extensions, emergencies: record.emergencies,
-            heldLimits: record.heldLimits, queries: queries)
+            heldLimits: record.heldLimits, queries: .init(additionalProperties: queries))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LockrAPI
 import LockrPolicy
 import LockrSpeech
 import NIOCore
@@ -97,7 +98,8 @@ public enum ControlRouter {
         api.post("lists/update") { request, context in
             try await respond {
                 let asked = try await decode(
-                    ListUpdateRequest.self, from: request, emptyIs: ListUpdateRequest(name: nil))
+                    Components.Schemas.ListUpdateRequest.self, from: request,
+                    emptyIs: Components.Schemas.ListUpdateRequest(name: nil))
                 return try await policy.updateLists(named: asked.name)
             }
         }
@@ -106,7 +108,7 @@ public enum ControlRouter {
                 let named = request.uri.queryParameters["person"].map(String.init)
                 let people = try named.map { [try policy.person(named: $0, caller: nil)] } ?? policy.peopleNames()
                 let devices = policy.devices()
-                return HouseholdStatusBody(
+                return Components.Schemas.HouseholdStatusBody(
                     people: people.map { person in
                         status(person, policy.view(of: person), devices: devices.filter { $0.person == person })
                     },
@@ -119,10 +121,10 @@ public enum ControlRouter {
                 let groups = policy.appGroups()
                 let engine = policy.view(of: person).engine
                 let apps = engine.apps.sorted { $0.key < $1.key }.map { id, name in
-                    CatalogueAppBody(
+                    Components.Schemas.CatalogueAppBody(
                         id: id, name: name, group: groups[id] ?? "custom", guarded: engine.guarded.contains(id))
                 }
-                return AppsResponse(apps: apps)
+                return Components.Schemas.AppsResponse(apps: apps)
             }
         }
         addActionRoutes(to: api, policy: policy)
@@ -136,7 +138,8 @@ public enum ControlRouter {
             try await respond {
                 let named = request.uri.queryParameters["person"].map(String.init)
                 let person = try named.map { try policy.person(named: $0, caller: nil) }
-                return DevicesResponse(devices: policy.devices().filter { person == nil || $0.person == person })
+                return Components.Schemas.DevicesResponse(
+                    devices: policy.devices().filter { person == nil || $0.person == person })
             }
         }
         api.get("log") { request, context in
@@ -148,7 +151,8 @@ public enum ControlRouter {
                 let person = try named.map { try policy.person(named: $0, caller: nil) }
                 let view = policy.view(of: person ?? People.defaultName)
                 let events = try policy.events(since: view.now - .seconds(since), limit: Int(limit), person: person)
-                return LogResponse(events: events.map { EventBody($0, calendar: view.calendar) })
+                return Components.Schemas.LogResponse(
+                    events: events.map { Components.Schemas.EventBody($0, calendar: view.calendar) })
             }
         }
         api.get("queries") { request, context in
@@ -157,7 +161,7 @@ public enum ControlRouter {
                 let named = parameters["person"].map(String.init)
                 let blocked = parameters["blocked"].map(String.init)
                 guard blocked == nil || ["true", "false"].contains(blocked!) else {
-                    throw ErrorBody(error: "'blocked' must be true or false", code: .badRequest)
+                    throw Components.Schemas.ErrorBody(error: "'blocked' must be true or false", code: .badRequest)
                 }
                 return try policy.queries(
                     QueryLogRequest(
@@ -186,15 +190,18 @@ public enum ControlRouter {
             named: request.uri.queryParameters["person"].map(String.init), caller: context.remoteAddress)
     }
 
-    static func status(_ person: String, _ view: PolicyView, devices: [DeviceBody]) -> StatusBody {
-        StatusBody(person: person, view: view, devices: devices)
+    static func status(
+        _ person: String, _ view: PolicyView, devices: [Components.Schemas.DeviceBody]
+    ) -> Components.Schemas.StatusBody {
+        Components.Schemas.StatusBody(person: person, view: view, devices: devices)
     }
 
     /// A query parameter that must be a whole number from 0 to `limit`.
     static func integer(_ text: Substring?, name: String, upTo limit: Int64) throws -> Int64? {
         guard let text else { return nil }
         guard let value = Int64(text), (0...limit).contains(value) else {
-            throw ErrorBody(error: "'\(name)' must be a whole number from 0 to \(limit)", code: .badRequest)
+            throw Components.Schemas.ErrorBody(
+                error: "'\(name)' must be a whole number from 0 to \(limit)", code: .badRequest)
         }
         return value
     }
@@ -218,16 +225,38 @@ public enum ControlRouter {
         var request = request
         let buffer: ByteBuffer
         do { buffer = try await request.collectBody(upTo: maximumBody) } catch {
-            throw ErrorBody(error: "request body larger than \(maximumBody) bytes", code: .badRequest)
+            throw Components.Schemas.ErrorBody(
+                error: "request body larger than \(maximumBody) bytes", code: .badRequest)
         }
         if buffer.readableBytes == 0, let empty { return empty }
+        let data = Data(buffer.readableBytesView)
         do {
-            return try ControlJSON.decoder().decode(Body.self, from: Data(buffer.readableBytesView))
+            return try ControlJSON.decoder().decode(Body.self, from: data)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            // Foundation does not name the key of a number that fits no integer (30.5, 1e300).
+            let problem = oddNumberKey(in: data).map { "'\($0)' must be a whole number" } ?? "not valid JSON"
+            throw Components.Schemas.ErrorBody(error: "bad JSON: \(problem)", code: .badRequest)
         } catch let error as DecodingError {
-            throw ErrorBody(error: "bad JSON: \(describe(error))", code: .badRequest)
+            throw Components.Schemas.ErrorBody(error: "bad JSON: \(describe(error))", code: .badRequest)
         } catch {
-            throw ErrorBody(error: "bad JSON", code: .badRequest)
+            throw Components.Schemas.ErrorBody(error: "bad JSON", code: .badRequest)
         }
+    }
+
+    /// The key of the first number in the JSON `data` that is not a whole number an `Int64` holds
+    /// (every number the API takes is one).
+    static func oddNumberKey(in data: Data) -> String? {
+        func search(_ value: Any, key: String) -> String? {
+            switch value {
+            case let object as [String: Any]:
+                return object.sorted { $0.key < $1.key }.lazy.compactMap { search($0.value, key: $0.key) }.first
+            case let array as [Any]: return array.lazy.compactMap { search($0, key: key) }.first
+            case let number as NSNumber: return Int64(exactly: number.doubleValue) == nil ? key : nil
+            default: return nil
+            }
+        }
+        guard let value = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else { return nil }
+        return search(value, key: "the body")
     }
 
     private static func describe(_ error: DecodingError) -> String {
@@ -267,13 +296,14 @@ public enum ControlRouter {
         } catch let failure as ControlFailure {
             let (status, errorBody) = failure.response
             return json(errorBody, status: status)
-        } catch let errorBody as ErrorBody {
+        } catch let errorBody as Components.Schemas.ErrorBody {
             return json(errorBody, status: 400)
         } catch let failure as HTTPFailure {
             return json(failure.body, status: failure.status)
         } catch let error as HTTPError {
             return json(
-                ErrorBody(error: error.body ?? "\(error.status)", code: .badRequest), status: error.status.code)
+                Components.Schemas.ErrorBody(error: error.body ?? "\(error.status)", code: .badRequest),
+                status: error.status.code)
         }
     }
 
@@ -281,7 +311,7 @@ public enum ControlRouter {
     public static func json(_ value: some Encodable, status: Int = 200) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        if let error = value as? ErrorBody, let retry = error.retryAfterSeconds {
+        if let error = value as? Components.Schemas.ErrorBody, let retry = error.retryAfterSeconds {
             headers[.retryAfter] = String(retry)
         }
         let data = (try? ControlJSON.encoder().encode(value)) ?? Data("{}".utf8)
@@ -317,13 +347,13 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             guard error.status == .notFound else {
                 return ControlRouter.json(
-                    ErrorBody(error: error.body ?? error.status.reasonPhrase, code: .badRequest),
+                    Components.Schemas.ErrorBody(error: error.body ?? error.status.reasonPhrase, code: .badRequest),
                     status: error.status.code)
             }
             let allowed = ControlRouter.methods(forPath: request.uri.path)
             guard allowed.isEmpty else {
                 var response = ControlRouter.json(
-                    ErrorBody(
+                    Components.Schemas.ErrorBody(
                         error: "\(request.uri.path) takes \(allowed.map(\.rawValue).joined(separator: ", ")), "
                             + "not \(request.method)", code: .methodNotAllowed),
                     status: 405)
@@ -331,7 +361,7 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 return response
             }
             return ControlRouter.json(
-                ErrorBody(
+                Components.Schemas.ErrorBody(
                     error: "no endpoint \(request.method) \(request.uri.path) (see docs/openapi.yaml)",
                     code: .notFound),
                 status: 404)
@@ -356,7 +386,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
             zip(presented, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
         else {
             return ControlRouter.json(
-                ErrorBody(error: "missing or wrong control token", code: .unauthorized), status: 401)
+                Components.Schemas.ErrorBody(error: "missing or wrong control token", code: .unauthorized), status: 401)
         }
         return try await next(request, context)
     }

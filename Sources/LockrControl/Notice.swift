@@ -1,3 +1,5 @@
+import LockrAPI
+
 /// What a live event says as a notification, if it is one worth interrupting someone for: a window
 /// or budget running out, a lock (with why, what can be done and a suggestion), protection off,
 /// and every `remindEvery`th opening of an app in a day. `lockr notify` shows it on the desktop;
@@ -14,9 +16,11 @@ public struct Notice: Sendable, Equatable {
     /// How often an app's openings in a day are told by default: every 5th.
     public static let remindEvery = 5
 
-    public static func make(for event: LiveEventBody, remindEvery: Int = Notice.remindEvery) -> Notice? {
+    public static func make(
+        for event: Components.Schemas.LiveEventBody, remindEvery: Int = Notice.remindEvery
+    ) -> Notice? {
         let app = event.appName ?? event.app
-        switch event.type {
+        switch event._type {
         case "window_ending":
             let minutes = event.minutesLeft ?? 0
             return Notice(
@@ -47,7 +51,7 @@ public struct Notice: Sendable, Equatable {
     }
 
     /// The ways out of a lock, by its kind.
-    private static func whatYouCanDo(_ event: LiveEventBody) -> String? {
+    private static func whatYouCanDo(_ event: Components.Schemas.LiveEventBody) -> String? {
         let app = event.app ?? "APP"
         switch event.state?.code {
         case .budgetSpent:

@@ -1,3 +1,4 @@
+import LockrAPI
 import LockrPolicy
 import NIOCore
 
@@ -78,7 +79,7 @@ public protocol PolicyAccess: Sendable {
     func events(since: Instant, limit: Int, person: String?) throws(ControlFailure) -> [LoggedEvent]
 
     /// The backends lockr drives and how each is doing.
-    func backends() -> [BackendBody]
+    func backends() -> [Components.Schemas.BackendBody]
 
     /// A warning when policy time and the wall clock disagree by more than a minute, else nil.
     func clockDrift() -> String?
@@ -87,10 +88,10 @@ public protocol PolicyAccess: Sendable {
     func appGroups() -> [String: String]
 
     /// The devices that asked lately, everyone's.
-    func devices() -> [DeviceBody]
+    func devices() -> [Components.Schemas.DeviceBody]
 
     /// Logged queries that match `request`, newest last.
-    func queries(_ request: QueryLogRequest) throws(ControlFailure) -> QueriesResponse
+    func queries(_ request: QueryLogRequest) throws(ControlFailure) -> Components.Schemas.QueriesResponse
 
     /// `person`'s day records from `first` to `last` (day keys), oldest first, today's as it stands.
     func days(of person: String, from first: String, to last: String) throws(ControlFailure) -> [DayRecord]
@@ -98,17 +99,17 @@ public protocol PolicyAccess: Sendable {
     /// What lockr would answer now for `name` (`type`, a mnemonic) asked by `person`'s device, or
     /// by the device at `client` when given, and why; asks no upstream and changes nothing.
     /// Bad input throws an `ErrorBody` (400).
-    func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody
+    func explain(name: String, type: String, person: String, client: String?) throws -> Components.Schemas.ExplainBody
 
     /// The lists given by URL and how their fetches go.
-    func lists() async -> ListsResponse
+    func lists() async -> Components.Schemas.ListsResponse
 
     /// Fetches the list `name` (as `lists()` names it, or its URL), or every list when nil, now;
     /// answers once done. An unknown name is refused (404).
-    func updateLists(named name: String?) async throws(ControlFailure) -> ListsResponse
+    func updateLists(named name: String?) async throws(ControlFailure) -> Components.Schemas.ListsResponse
 
     /// The daemon's own checks for `lockr doctor` (each upstream asked, so it may take seconds).
-    func doctor() async -> DoctorResponse
+    func doctor() async -> Components.Schemas.DoctorResponse
 
     /// Every metric, in Prometheus's text format.
     func metricsText() async -> String

@@ -1,4 +1,5 @@
 import DNSProxy
+import LockrAPI
 import LockrControl
 import LockrPolicy
 import LockrStore
@@ -84,7 +85,9 @@ extension ControlAccess {
         }
     }
 
-    private func invalid(_ message: String) -> ErrorBody { ErrorBody(error: message, code: .invalidConfiguration) }
+    private func invalid(_ message: String) -> Components.Schemas.ErrorBody {
+        Components.Schemas.ErrorBody(error: message, code: .invalidConfiguration)
+    }
 }
 
 /// Ends a checking import's pass over the engines without keeping what it did.

@@ -1,6 +1,7 @@
 import DNSProxy
 import DNSWire
 import Foundation
+import LockrAPI
 import LockrControl
 import LockrPolicy
 import LockrStore
@@ -12,13 +13,13 @@ struct ControlAccess: PolicyAccess {
     /// What it reads and runs: the household, policy time, the store, the query log.
     let parts: PolicyParts
 
-    func doctor() async -> DoctorResponse {
+    func doctor() async -> Components.Schemas.DoctorResponse {
         await parts.doctor.examine(devices: devices(), clockDrift: clockDrift(), lists: await parts.lists.checks())
     }
 
-    func lists() async -> ListsResponse { await parts.lists.lists() }
+    func lists() async -> Components.Schemas.ListsResponse { await parts.lists.lists() }
 
-    func updateLists(named name: String?) async throws(ControlFailure) -> ListsResponse {
+    func updateLists(named name: String?) async throws(ControlFailure) -> Components.Schemas.ListsResponse {
         try await parts.lists.update(named: name)
     }
 
@@ -75,11 +76,11 @@ struct ControlAccess: PolicyAccess {
 
     func appGroups() -> [String: String] { parts.household.policy(number: 0).naming.groups }
 
-    func backends() -> [BackendBody] {
+    func backends() -> [Components.Schemas.BackendBody] {
         guard let publisher = parts.propagation.publisher else { return [] }
         let now = Date()
         return publisher.hub.health().map { health in
-            BackendBody(
+            Components.Schemas.BackendBody(
                 name: health.name, state: health.state.rawValue, pending: health.pending,
                 lagSeconds: health.oldestPending.map { Int64(max(0, now.timeIntervalSince($0))) } ?? 0,
                 lastSuccess: health.lastSuccess.map { ISO8601DateFormatter().string(from: $0) },
@@ -136,7 +137,7 @@ struct ControlAccess: PolicyAccess {
         return nil
     }
 
-    func devices() -> [DeviceBody] {
+    func devices() -> [Components.Schemas.DeviceBody] {
         let now = parts.clock.now()
         let bodies = parts.watch.bodies(after: parts.household.protectionOffAfter, scale: parts.clock.scale, now: now) {
             number in
@@ -154,9 +155,10 @@ struct ControlAccess: PolicyAccess {
         }
     }
 
-    func queries(_ request: QueryLogRequest) throws(ControlFailure) -> QueriesResponse {
+    func queries(_ request: QueryLogRequest) throws(ControlFailure) -> Components.Schemas.QueriesResponse {
         guard let queryLog = parts.queryLog else {
-            return QueriesResponse(enabled: false, retentionDays: 0, dropped: 0, people: peopleNames(), entries: [])
+            return Components.Schemas.QueriesResponse(
+                enabled: false, retentionDays: 0, dropped: 0, people: peopleNames(), entries: [])
         }
         let since = request.sinceSeconds.map { PolicyClock.wallMilliseconds() - $0 * 1000 }
         let rows: [QueryLogRow]
@@ -168,17 +170,15 @@ struct ControlAccess: PolicyAccess {
         } catch {
             throw .storage("\(error)")
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return QueriesResponse(
+        return Components.Schemas.QueriesResponse(
             enabled: true, retentionDays: Double(queryLog.retention.milliseconds) / 86_400_000,
             dropped: queryLog.journal.dropped, people: peopleNames(),
             // A row of a word this lockr does not know (a newer one wrote it) is left out.
             entries: rows.compactMap { row in
                 guard let outcome = AnswerOutcome(rawValue: row.outcome) else { return nil }
-                return QueryEntryBody(
-                    id: row.id, at: formatter.string(from: Date(timeIntervalSince1970: Double(row.at) / 1000)),
-                    client: row.client, mac: row.mac, person: row.person, name: row.name, type: row.type,
+                return Components.Schemas.QueryEntryBody(
+                    id: row.id, at: Date(timeIntervalSince1970: Double(row.at) / 1000),
+                    client: row.client, mac: row.mac, person: row.person, name: row.name, _type: row.type,
                     outcome: outcome, reason: row.reason, app: row.app, upstream: row.upstream,
                     latencyMs: row.latencyMicroseconds.map { Double($0) / 1000 })
             })
@@ -203,19 +203,19 @@ struct ControlAccess: PolicyAccess {
             ?? [:]
     }
 
-    func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody {
+    func explain(name: String, type: String, person: String, client: String?) throws -> Components.Schemas.ExplainBody {
         guard let number = RecordType.number(type) else {
-            throw ErrorBody(
+            throw Components.Schemas.ErrorBody(
                 error: "'\(type)' is not a record type (A, AAAA, HTTPS, MX, TYPE65, ...)", code: .badRequest)
         }
         guard let query = DNSQuery.asking(name, type: number) else {
-            throw ErrorBody(error: "'\(name)' is not a domain name", code: .badRequest)
+            throw Components.Schemas.ErrorBody(error: "'\(name)' is not a domain name", code: .badRequest)
         }
         var asker = QueryClient(address: 0, person: parts.household.policy(of: person)?.number ?? 0)
         var name = person
         if let client {
             guard let bytes = IPAddressBytes.parse(client) else {
-                throw ErrorBody(error: "'\(client)' is not an IP address", code: .badRequest)
+                throw Components.Schemas.ErrorBody(error: "'\(client)' is not an IP address", code: .badRequest)
             }
             let address = IPAddressBytes.number(bytes)
             let number = parts.household.deviceDirectory().person(ofAddress: address)

@@ -1,6 +1,7 @@
 import DNSProxy
 import DNSWire
 import Foundation
+import LockrAPI
 import LockrControl
 import LockrPolicy
 import LockrStore
@@ -146,10 +147,10 @@ final class DeviceWatch: Sendable {
     /// Each device as the API shows it; `person` names a person's number, `calendar` their clock.
     func bodies(
         after limit: Duration, scale: Double, now: Instant, person: (Int) -> (name: String, calendar: DayCalendar)
-    ) -> [DeviceBody] {
+    ) -> [Components.Schemas.DeviceBody] {
         seen(scale: scale).map { device in
             let (name, calendar) = person(device.client.person)
-            let state: DeviceState
+            let state: Components.Schemas.DeviceState
             var note: String?
             if device.protectionOff {
                 state = .protectionOff
@@ -160,11 +161,11 @@ final class DeviceWatch: Sendable {
             } else {
                 state = .ok
             }
-            return DeviceBody(
+            return Components.Schemas.DeviceBody(
                 person: name, address: device.client.addressText, mac: device.client.mac?.description,
                 identifiedBy: device.client.identifiedBy.rawValue,
-                lastSeen: TimeBody(now - device.idle, now: now, calendar: calendar, dated: true),
-                state: state, note: note)
+                lastSeen: Components.Schemas.TimeBody(now - device.idle, now: now, calendar: calendar, dated: true),
+                state: state, note: note, fromConfig: false)
         }
     }
 }

@@ -1,5 +1,6 @@
 import DNSProxy
 import Foundation
+import LockrAPI
 import LockrControl
 import LockrStore
 import NIOCore
@@ -58,9 +59,11 @@ final class Doctor: Sendable {
     }
 
     /// Every check; `clockDrift` is the control API's warning that policy time left the clock.
-    func examine(devices: [DeviceBody], clockDrift: String?, lists: [DoctorCheckBody] = []) async -> DoctorResponse {
+    func examine(
+        devices: [Components.Schemas.DeviceBody], clockDrift: String?, lists: [Components.Schemas.DoctorCheckBody] = []
+    ) async -> Components.Schemas.DoctorResponse {
         let running = running.withLock { $0 }
-        var checks: [DoctorCheckBody] = []
+        var checks: [Components.Schemas.DoctorCheckBody] = []
         if running.answersDNS {
             checks += await upstreamChecks(running.upstreams)
         }
@@ -70,20 +73,20 @@ final class Doctor: Sendable {
         checks += deviceChecks(devices)
         checks += backendChecks()
         checks += lists
-        return DoctorResponse(
+        return Components.Schemas.DoctorResponse(
             dnsServed: running.answersDNS, dnsAddresses: running.dnsAddresses.map(AddressText.format), checks: checks)
     }
 
-    private func upstreamChecks(_ upstreams: [SocketAddress]) async -> [DoctorCheckBody] {
+    private func upstreamChecks(_ upstreams: [SocketAddress]) async -> [Components.Schemas.DoctorCheckBody] {
         guard !upstreams.isEmpty else {
             return [
-                DoctorCheckBody(
+                Components.Schemas.DoctorCheckBody(
                     name: "upstreams", ok: false, detail: "no upstream to forward to",
                     fix: "set upstreams in the config or pass --upstream")
             ]
         }
         let group = MultiThreadedEventLoopGroup.singleton
-        var checks: [DoctorCheckBody] = []
+        var checks: [Components.Schemas.DoctorCheckBody] = []
         await withTaskGroup(of: (Int, String?).self) { probes in
             for (index, upstream) in upstreams.enumerated() {
                 probes.addTask { (index, await DNSProbe.upstreamProblem(with: upstream, group: group)) }
@@ -92,8 +95,10 @@ final class Doctor: Sendable {
             for await (index, problem) in probes { problems[index] = problem }
             checks = zip(upstreams, problems).map { upstream, problem in
                 let name = "upstream \(AddressText.format(upstream))"
-                guard let problem else { return DoctorCheckBody(name: name, ok: true, detail: "answers", fix: nil) }
-                return DoctorCheckBody(
+                guard let problem else {
+                    return Components.Schemas.DoctorCheckBody(name: name, ok: true, detail: "answers", fix: nil)
+                }
+                return Components.Schemas.DoctorCheckBody(
                     name: name, ok: false, detail: problem,
                     fix: "check that it is reachable from here, or set other upstreams")
             }
@@ -102,16 +107,16 @@ final class Doctor: Sendable {
     }
 
     /// The app catalogue and the speech model, which an install puts beside the program.
-    private func installationChecks(_ installation: Installation) -> [DoctorCheckBody] {
-        var checks: [DoctorCheckBody] = []
+    private func installationChecks(_ installation: Installation) -> [Components.Schemas.DoctorCheckBody] {
+        var checks: [Components.Schemas.DoctorCheckBody] = []
         if let catalogue = installation.catalogue {
             checks.append(
-                DoctorCheckBody(
+                Components.Schemas.DoctorCheckBody(
                     name: "app catalogue", ok: true, detail: "\(catalogue.apps) apps from \(catalogue.directory)",
                     fix: nil))
         } else {
             checks.append(
-                DoctorCheckBody(
+                Components.Schemas.DoctorCheckBody(
                     name: "app catalogue", ok: false,
                     detail:
                         "none found beside the program, under its prefix, in /usr/local/share/lockr or /usr/share/lockr",
@@ -119,31 +124,32 @@ final class Doctor: Sendable {
         }
         if let problem = installation.speechProblem {
             checks.append(
-                DoctorCheckBody(
+                Components.Schemas.DoctorCheckBody(
                     name: "speech model", ok: !installation.voiceAsked,
                     detail: installation.voiceAsked
                         ? "a gate asks for the spoken sentence, but \(problem)"
                         : "not usable (only the spoken sentence needs it): \(problem)",
                     fix: "apt-get install pocketsphinx-en-us, or set speech-model to its directory"))
         } else {
-            checks.append(DoctorCheckBody(name: "speech model", ok: true, detail: "installed", fix: nil))
+            checks.append(
+                Components.Schemas.DoctorCheckBody(name: "speech model", ok: true, detail: "installed", fix: nil))
         }
         return checks
     }
 
     /// Whether the kernel takes the clock for synchronised (NTP or another source), which
     /// windows, budgets and schedules rely on; and whether policy time follows it.
-    private func clockCheck(drift: String?) -> DoctorCheckBody {
+    private func clockCheck(drift: String?) -> Components.Schemas.DoctorCheckBody {
         if let drift {
-            return DoctorCheckBody(
+            return Components.Schemas.DoctorCheckBody(
                 name: "clock", ok: false, detail: drift, fix: "restart lockr once the clock is right")
         }
         guard let state = Self.kernelClockState(), state != Self.timeError else {
-            return DoctorCheckBody(
+            return Components.Schemas.DoctorCheckBody(
                 name: "clock", ok: false, detail: "this machine's clock is not synchronised",
                 fix: "run an NTP client (systemd-timesyncd, chrony) so that windows and schedules keep time")
         }
-        return DoctorCheckBody(name: "clock", ok: true, detail: "synchronised", fix: nil)
+        return Components.Schemas.DoctorCheckBody(name: "clock", ok: true, detail: "synchronised", fix: nil)
     }
 
     /// `adjtimex`'s TIME_ERROR: the kernel's clock is not synchronised.
@@ -164,58 +170,59 @@ final class Doctor: Sendable {
         return state < 0 ? nil : state
     }
 
-    private func storeCheck() -> DoctorCheckBody {
+    private func storeCheck() -> Components.Schemas.DoctorCheckBody {
         do throws(StoreError) {
             let problems = try store.integrityProblems()
             guard problems.isEmpty else {
-                return DoctorCheckBody(
+                return Components.Schemas.DoctorCheckBody(
                     name: "state database", ok: false, detail: problems.prefix(3).joined(separator: "; "),
                     fix:
                         "stop lockr, keep a copy of state.sqlite, and restore a backup or remove it (state starts afresh)"
                 )
             }
-            return DoctorCheckBody(name: "state database", ok: true, detail: "passes SQLite's quick check", fix: nil)
+            return Components.Schemas.DoctorCheckBody(
+                name: "state database", ok: true, detail: "passes SQLite's quick check", fix: nil)
         } catch {
-            return DoctorCheckBody(
+            return Components.Schemas.DoctorCheckBody(
                 name: "state database", ok: false, detail: "\(error)", fix: "check the state directory's disk")
         }
     }
 
     /// Each person with devices of their own: one of them asked lately, and none turned protection off.
-    private func deviceChecks(_ devices: [DeviceBody]) -> [DoctorCheckBody] {
+    private func deviceChecks(_ devices: [Components.Schemas.DeviceBody]) -> [Components.Schemas.DoctorCheckBody] {
         let configured = household.clientNames()
         return household.peopleNames().dropFirst().compactMap { person in
             guard let clients = configured[person], !clients.isEmpty else { return nil }
             let theirs = devices.filter { $0.person == person }
             let name = "devices of \(person)"
             if let off = theirs.first(where: { $0.state == .protectionOff }) {
-                return DoctorCheckBody(
+                return Components.Schemas.DoctorCheckBody(
                     name: name, ok: false, detail: "\(off.address) stopped asking lockr while still on the network",
                     fix: "set the device's DNS back to lockr (or the router's), and turn off private DNS or a VPN on it"
                 )
             }
             let recent = theirs.filter { $0.lastSeen.inSeconds > -Self.seenWithin.components.seconds }
             guard recent.isEmpty else {
-                return DoctorCheckBody(
+                return Components.Schemas.DoctorCheckBody(
                     name: name, ok: true, detail: "\(recent.count) asked in the last day", fix: nil)
             }
-            return DoctorCheckBody(
+            return Components.Schemas.DoctorCheckBody(
                 name: name, ok: false, detail: "none of \(clients.count) asked lockr in the last day",
                 fix: "check that the device uses lockr for DNS (the router's DHCP, or the device's own settings)")
         }
     }
 
-    private func backendChecks() -> [DoctorCheckBody] {
+    private func backendChecks() -> [Components.Schemas.DoctorCheckBody] {
         guard let hub = propagation.publisher?.hub else { return [] }
         return hub.health().map { health in
             let name = "backend \(health.name)"
             guard health.state != .failing, health.pending == 0 else {
-                return DoctorCheckBody(
+                return Components.Schemas.DoctorCheckBody(
                     name: name, ok: false,
                     detail: "\(health.pending) change(s) waiting" + (health.lastError.map { ": \($0)" } ?? ""),
                     fix: "check its URL and credentials (lockr status shows its state)")
             }
-            return DoctorCheckBody(name: name, ok: true, detail: "in sync", fix: nil)
+            return Components.Schemas.DoctorCheckBody(name: name, ok: true, detail: "in sync", fix: nil)
         }
     }
 }

@@ -1,5 +1,6 @@
 import DNSProxy
 import DNSWire
+import LockrAPI
 import LockrControl
 import LockrPolicy
 import Synchronization
@@ -15,21 +16,25 @@ final class Explainer: Sendable {
     func use(_ make: @escaping @Sendable () -> FilterPolicy) { filter.withLock { $0 = make } }
 
     /// The explanation for `query` from `client`, `view` being the person's policy.
-    func explain(_ query: DNSQuery, client: QueryClient, person: String, clientText: String?, view: PolicyView)
-        throws -> ExplainBody
+    func explain(
+        _ query: DNSQuery, client: QueryClient, person: String, clientText: String?, view: PolicyView
+    )
+        throws -> Components.Schemas.ExplainBody
     {
         guard let make = filter.withLock({ $0 }) else {
-            throw ErrorBody(error: "lockr answers no DNS here (no \"dns\" in backends): nothing to explain", code: .noDns)
+            throw Components.Schemas.ErrorBody(
+                error: "lockr answers no DNS here (no \"dns\" in backends): nothing to explain", code: .noDns)
         }
         let policy = make()
         let engine = view.engine
         let type = RecordType.mnemonic(query.type)
         func body(
-            verdict: ExplainVerdict, answer: String, reason: String, rule: String? = nil, list: String? = nil, app: String? = nil,
+            verdict: Components.Schemas.ExplainVerdict, answer: String, reason: String, rule: String? = nil,
+            list: String? = nil, app: String? = nil,
             code: AccessCode? = nil, ttlCap: Int? = nil
-        ) -> ExplainBody {
-            ExplainBody(
-                name: query.name, type: type, person: person, client: clientText, mode: engine.settings.mode.rawValue,
+        ) -> Components.Schemas.ExplainBody {
+            Components.Schemas.ExplainBody(
+                name: query.name, _type: type, person: person, client: clientText, mode: engine.settings.mode.rawValue,
                 verdict: verdict, answer: answer, reason: reason, rule: rule, list: list, app: app,
                 appName: app.map { engine.apps[$0] ?? $0 }, code: code, ttlCapSeconds: ttlCap)
         }
@@ -39,7 +44,9 @@ final class Explainer: Sendable {
             let answered = Self.text(of: answer, type: query.type) + ", TTL \(ttl) s"
             switch (reason, policy.explanation(for: reason, client: client)) {
             case (.guarded(let block), _):
-                return body(verdict: .blocked, answer: answered, reason: text, app: block.app, code: AccessCode(rawValue: block.code))
+                return body(
+                    verdict: .blocked, answer: answered, reason: text, app: block.app,
+                    code: AccessCode(rawValue: block.code))
             case (_, .domainRule(let prefix, let length, let source)):
                 let listed = WireName.presentation(of: query.wireName.suffix(length))
                 return body(
@@ -61,7 +68,8 @@ final class Explainer: Sendable {
         case .resolveEachTime(let ttlCap, let app):
             guard let ttlCap else {
                 return body(
-                    verdict: .allowed, answer: "the upstream's answer", reason: "\(engine.apps[app] ?? app) is not guarded",
+                    verdict: .allowed, answer: "the upstream's answer",
+                    reason: "\(engine.apps[app] ?? app) is not guarded",
                     app: app)
             }
             let status = engine.status(at: view.now).apps.first { $0.id == app }

@@ -1,4 +1,5 @@
 import Foundation
+import LockrAPI
 import LockrControl
 import LockrLists
 import LockrPolicy
@@ -10,7 +11,7 @@ import Synchronization
 final class ListDesk: Sendable {
     /// What one list is given as: block or allow, everyone's or some people's.
     struct Use: Sendable, Equatable {
-        var roles: [String] = []
+        var roles: Components.Schemas.ListBody.RolesPayload = []
         var shared = false
         var people: [String] = []
     }
@@ -28,12 +29,12 @@ final class ListDesk: Sendable {
         state.withLock { ($0.uses, $0.refresh) = (Self.uses(config), config.lists.refresh) }
     }
 
-    func lists() async -> ListsResponse {
+    func lists() async -> Components.Schemas.ListsResponse {
         let (subscriptions, uses, refresh) = state.withLock { $0 }
         return response(await subscriptions?.statuses() ?? [], uses: uses, refresh: refresh)
     }
 
-    func update(named name: String?) async throws(ControlFailure) -> ListsResponse {
+    func update(named name: String?) async throws(ControlFailure) -> Components.Schemas.ListsResponse {
         let (subscriptions, uses, refresh) = state.withLock { $0 }
         guard let subscriptions else {
             throw .refused(.nothingToDo("lockr answers no DNS here (no \"dns\" in backends): it fetches no list"))
@@ -46,38 +47,41 @@ final class ListDesk: Sendable {
     }
 
     /// `lockr doctor`'s check of each list: fetched, and not more than a week ago.
-    func checks(at now: Date = Date()) async -> [DoctorCheckBody] {
+    func checks(at now: Date = Date()) async -> [Components.Schemas.DoctorCheckBody] {
         let subscriptions = state.withLock { $0.subscriptions }
         return (await subscriptions?.statuses() ?? []).map { status in
             let name = "list \(status.name)"
             let error = status.record.lastError.map { " (\($0))" } ?? ""
             guard let checked = status.record.checked else {
-                return DoctorCheckBody(
+                return Components.Schemas.DoctorCheckBody(
                     name: name, ok: false, detail: "never fetched" + error,
                     fix: "check that this machine reaches it (`lockr lists update` tries again now)")
             }
             let days = Int(now.timeIntervalSince(checked) / 86_400)
             guard days < 7 else {
-                return DoctorCheckBody(
+                return Components.Schemas.DoctorCheckBody(
                     name: name, ok: false, detail: "not fetched for \(days) days\(error); the copy kept is in force",
                     fix: "check that this machine reaches it (`lockr lists update` tries again now)")
             }
-            return DoctorCheckBody(name: name, ok: true, detail: "\(status.record.rules) rules", fix: nil)
+            return Components.Schemas.DoctorCheckBody(
+                name: name, ok: true, detail: "\(status.record.rules) rules", fix: nil)
         }
     }
 
-    private func response(_ statuses: [ListStatus], uses: [String: Use], refresh: Duration) -> ListsResponse {
-        ListsResponse(
+    private func response(
+        _ statuses: [ListStatus], uses: [String: Use], refresh: Duration
+    ) -> Components.Schemas.ListsResponse {
+        Components.Schemas.ListsResponse(
             refreshSeconds: Int(refresh.components.seconds),
             lists: statuses.map { status in
                 let use = uses[status.name] ?? Use()
-                return ListBody(status, roles: use.roles, shared: use.shared, people: use.people)
+                return Components.Schemas.ListBody(status, roles: use.roles, shared: use.shared, people: use.people)
             })
     }
 
     private static func uses(_ config: LockrConfiguration) -> [String: Use] {
         var uses: [String: Use] = [:]
-        func note(_ entries: [String], role: String, person: String?) {
+        func note(_ entries: [String], role: Components.Schemas.ListBody.RolesPayloadPayload, person: String?) {
             for entry in entries {
                 guard let list = try? ListSource(entry: entry), case .url = list else { continue }
                 var use = uses[list.displayName] ?? Use()
@@ -90,11 +94,11 @@ final class ListDesk: Sendable {
                 uses[list.displayName] = use
             }
         }
-        note(config.blocklists, role: "block", person: nil)
-        note(config.allowlists, role: "allow", person: nil)
+        note(config.blocklists, role: .block, person: nil)
+        note(config.allowlists, role: .allow, person: nil)
         for person in config.people {
-            note(person.blocklists, role: "block", person: person.name)
-            note(person.allowlists, role: "allow", person: person.name)
+            note(person.blocklists, role: .block, person: person.name)
+            note(person.allowlists, role: .allow, person: person.name)
         }
         return uses
     }

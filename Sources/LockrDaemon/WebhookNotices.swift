@@ -1,4 +1,5 @@
 import Foundation
+import LockrAPI
 import LockrAdapters
 import LockrControl
 import LockrPolicy
@@ -8,17 +9,17 @@ import LockrPolicy
 enum WebhookNotices {
     private struct Body: Encodable {
         let event = "live"
-        let at: String
-        let live: LiveEventBody
+        let at: Date
+        let live: Components.Schemas.LiveEventBody
     }
 
     static func notice(_ event: NumberedLiveEvent, calendar: DayCalendar) -> WebhookNotice {
-        let live = LiveEventBody(event, calendar: calendar)
+        let live = Components.Schemas.LiveEventBody(event, calendar: calendar)
         let json = (try? ControlJSON.encoder().encode(Body(at: live.at, live: live))) ?? Data()
         let push = Notice.make(for: live).map { notice in
             WebhookNotice.Push(
                 title: event.person == People.defaultName ? notice.title : "\(notice.title) (\(event.person))",
-                message: notice.body, priority: priority(notice.urgency), tags: tags(live.type))
+                message: notice.body, priority: priority(notice.urgency), tags: tags(live._type))
         }
         return WebhookNotice(json: json, push: push)
     }

@@ -1,3 +1,4 @@
+import LockrAPI
 import LockrControl
 import LockrPolicy
 
@@ -45,7 +46,10 @@ struct AdminOverview {
         let detail: String
     }
 
-    init(people: [StatusBody], devices: [DeviceBody], backends: [BackendBody], csrf: String, error: String? = nil) {
+    init(
+        people: [Components.Schemas.StatusBody], devices: [Components.Schemas.DeviceBody],
+        backends: [Components.Schemas.BackendBody], csrf: String, error: String? = nil
+    ) {
         self.csrf = csrf
         self.error = error
         let names = people.map(\.person)
@@ -132,15 +136,16 @@ struct AdminPersonPage {
     }
 
     init(
-        _ status: StatusBody, stats: PersonStatsBody, dayKeys: [String], profiles: [ProfileBody],
-        schedules: [ScheduleBody],
+        _ status: Components.Schemas.StatusBody, stats: Components.Schemas.PersonStatsBody, dayKeys: [String],
+        profiles: [Components.Schemas.ProfileBody],
+        schedules: [Components.Schemas.ScheduleBody],
         timeScale: Double, csrf: String, error: String?
     ) {
         self.csrf = csrf
         person = status.person
         self.status = StatusPage(status, timeScale: timeScale)
         self.error = error
-        modes = Mode.allCases.map { Choice(value: $0.rawValue, selected: $0.rawValue == status.mode) }
+        modes = Mode.allCases.map { Choice(value: $0.rawValue, selected: $0 == status.mode) }
         budgetMinutes = status.budgetMinutes
         windowMinutes = status.windowMinutes
         days = BarChart.days(stats.days, keys: dayKeys)
@@ -212,7 +217,7 @@ struct AdminQueriesPage {
         (900, "15 min"), (3600, "1 hour"), (86_400, "1 day"), (604_800, "7 days"),
     ]
 
-    init(_ response: QueriesResponse, request: QueryLogRequest, csrf: String) {
+    init(_ response: Components.Schemas.QueriesResponse, request: QueryLogRequest, csrf: String) {
         self.csrf = csrf
         people =
             [AdminPersonPage.Choice(value: "", label: "everyone", selected: request.person == nil)]
@@ -224,8 +229,9 @@ struct AdminQueriesPage {
         }
         entries = response.entries.reversed().map { entry in
             Row(
-                at: String(entry.at.prefix(19)).replacingOccurrences(of: "T", with: " "), client: entry.client,
-                person: entry.person, name: entry.name, type: entry.type, outcome: entry.outcome.rawValue,
+                at: String(entry.at.formatted(.iso8601).prefix(19)).replacingOccurrences(of: "T", with: " "),
+                client: entry.client,
+                person: entry.person, name: entry.name, type: entry._type, outcome: entry.outcome.rawValue,
                 reason: entry.reason ?? "")
         }
         hasEntries = !entries.isEmpty
@@ -244,10 +250,10 @@ struct AdminQueriesPage {
 struct AdminEventsPage {
     let csrf: String
     let people: [AdminPersonPage.Choice]
-    let events: [EventBody]
+    let events: [Components.Schemas.EventBody]
     let hasEvents: Bool
 
-    init(_ events: [EventBody], people names: [String], person: String?, csrf: String) {
+    init(_ events: [Components.Schemas.EventBody], people names: [String], person: String?, csrf: String) {
         self.csrf = csrf
         people =
             [AdminPersonPage.Choice(value: "", label: "everyone", selected: person == nil)]

@@ -1,3 +1,4 @@
+import LockrAPI
 import LockrControl
 import LockrPolicy
 import LockrPuzzles
@@ -110,7 +111,8 @@ struct AppPage {
     /// runs `timeScale` times as fast as real time; for the browser holding `csrf`, with the
     /// refusal of the form last sent, if any.
     init(
-        _ app: AppBody, of status: StatusBody, view: PolicyView, timeScale: Double, suggestion: String?, csrf: String,
+        _ app: Components.Schemas.AppBody, of status: Components.Schemas.StatusBody, view: PolicyView,
+        timeScale: Double, suggestion: String?, csrf: String,
         error: String? = nil
     ) {
         let gate = view.engine.gateRequirement(for: app.id, at: view.now)
@@ -197,7 +199,7 @@ struct AppPage {
     /// window where it is locked until unlocked; snooze and extend where the day's budget is spent
     /// and some are left.
     private static func windowButtons(
-        _ app: AppBody, _ status: StatusBody, settings: PolicySettings
+        _ app: Components.Schemas.AppBody, _ status: Components.Schemas.StatusBody, settings: PolicySettings
     ) -> [WindowButton] {
         var buttons: [WindowButton] = []
         if app.state.code == .locked, [.unlock, .sentence, .gate].contains(app.state.opensBy) {

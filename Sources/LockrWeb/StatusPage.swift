@@ -1,3 +1,4 @@
+import LockrAPI
 import LockrControl
 import LockrPolicy
 
@@ -44,7 +45,7 @@ struct StatusPage {
     }
 
     /// `status`; its time runs `timeScale` times as fast as real time.
-    init(_ status: StatusBody, timeScale: Double) {
+    init(_ status: Components.Schemas.StatusBody, timeScale: Double) {
         person = status.person
         heading = Self.heading(of: status.person)
         summary = status.summary
@@ -56,7 +57,7 @@ struct StatusPage {
                 used: "used \(Duration.seconds(app.usedSeconds).spokenAsUse) today", page: "/apps/\(app.id)",
                 pageLabel: app.open ? "\(app.name): details" : "\(app.name): ways to open it")
         }
-        if status.mode == "time", !status.perApp {
+        if status.mode == .time, !status.perApp {
             let budget = status.budgetMinutes + status.extraMinutes
             let used = min(status.totalChargedSeconds / 60, budget)
             let share = budget > 0 ? Double(used) / Double(budget) * 100 : 100
@@ -77,7 +78,7 @@ struct StatusPage {
     /// "Your apps" for the default person, else the person's name.
     static func heading(of person: String) -> String { person == People.defaultName ? "Your apps" : person }
 
-    static func badge(_ app: AppBody) -> String {
+    static func badge(_ app: Components.Schemas.AppBody) -> String {
         if app.open { return "open" }
         switch app.state.code {
         case .schedule: return "schedule"
@@ -88,7 +89,7 @@ struct StatusPage {
 
     /// Where an app stands, in a page's words: the daemon's, except that a lock the CLI's
     /// `lockr unlock` opens is opened on the page (`opener`: what there opens it).
-    static func why(_ app: AppBody, opener: String = "its page") -> String {
+    static func why(_ app: Components.Schemas.AppBody, opener: String = "its page") -> String {
         app.state.opensBy == .unlock ? "locked; \(opener) opens it" : app.state.text
     }
 
@@ -99,13 +100,13 @@ struct Countdown {
     let text: String
     let seconds: Int64
 
-    init(_ ends: TimeBody, timeScale: Double) {
-        text = TimeBody.countdown(ends.inSeconds) + " left"
+    init(_ ends: Components.Schemas.TimeBody, timeScale: Double) {
+        text = Components.Schemas.TimeBody.countdown(ends.inSeconds) + " left"
         seconds = Int64((Double(ends.inSeconds) / timeScale).rounded(.up))
     }
 }
 
-extension AppBody {
+extension Components.Schemas.AppBody {
     /// Whether the pages show it: guarded, or closed now all the same (a schedule or a profile
     /// closes apps of people who guard nothing).
     var isLimited: Bool { guarded || !open }

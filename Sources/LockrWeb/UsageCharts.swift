@@ -1,4 +1,5 @@
 import Foundation
+import LockrAPI
 import LockrControl
 
 /// A bar chart drawn on the server as SVG (presentation by classes in the stylesheet, no inline
@@ -47,7 +48,8 @@ struct BarChart {
             let x = Self.left + index * slot
             let own = limits[index] ?? limit
             return Bar(
-                x: x, y: y(value), width: slot * 7 / 10, height: Self.top + Self.plotHeight - y(value), label: labels[index],
+                x: x, y: y(value), width: slot * 7 / 10, height: Self.top + Self.plotHeight - y(value),
+                label: labels[index],
                 labelX: x + slot * 7 / 20, value: own.map { "\(value) min of \($0)" } ?? "\(value) min",
                 tone: own.map { value > $0 } == true ? "over" : "within")
         }
@@ -60,7 +62,7 @@ struct BarChart {
 
     /// Use on each day of `keys` (local dates, oldest first) against the day's budget; a day
     /// lockr has no record of shows none.
-    static func days(_ days: [DayStatsBody], keys: [String]) -> BarChart {
+    static func days(_ days: [Components.Schemas.DayStatsBody], keys: [String]) -> BarChart {
         let byDay = Dictionary(days.map { ($0.day, $0) }, uniquingKeysWith: { first, _ in first })
         let shown = keys.map { byDay[$0] }
         let limits = shown.map { $0?.budgetSeconds.map(minutes) }
@@ -75,10 +77,11 @@ struct BarChart {
     private static func minutes(_ seconds: Int64) -> Int64 { (seconds + 30) / 60 }
 
     /// Use per app on `day`, against each app's budget or the shared one.
-    static func apps(_ day: DayStatsBody) -> BarChart {
+    static func apps(_ day: Components.Schemas.DayStatsBody) -> BarChart {
         let shared = day.budgetSeconds.map(minutes)
         return BarChart(
-            title: "Use per app on \(day.day)" + (shared.map { "; the dashed line is the shared budget, \($0) min" } ?? ""),
+            title: "Use per app on \(day.day)"
+                + (shared.map { "; the dashed line is the shared budget, \($0) min" } ?? ""),
             labels: day.apps.map(\.name), minutes: day.apps.map { minutes($0.usedSeconds) },
             limits: day.apps.map { $0.budgetSeconds.map(minutes) }, limit: shared, slot: 96)
     }

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LockrAPI
 import LockrControl
 import LockrPolicy
 
@@ -92,7 +93,7 @@ extension WebRouter {
             try await change(ScheduleForm.self, request, context, sessions: sessions, policy: policy, pages: pages) {
                 form, person in
                 let schedule = try ControlRouter.schedule(
-                    ScheduleRequest(
+                    Components.Schemas.ScheduleRequest(
                         name: form.name.trimmingCharacters(in: .whitespaces), days: form.days, from: form.from,
                         to: form.to,
                         block: form.block.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -150,7 +151,7 @@ extension WebRouter {
             let view = policy.view(of: person ?? People.defaultName)
             let events = try policy.events(since: view.now - .seconds(7 * 86_400), limit: 200, person: person)
             let page = AdminEventsPage(
-                events.map { EventBody($0, calendar: policy.view(of: $0.person).calendar) },
+                events.map { Components.Schemas.EventBody($0, calendar: policy.view(of: $0.person).calendar) },
                 people: policy.peopleNames(),
                 person: person, csrf: FormToken(request).value)
             return pages.html("admin-events", ["title": "Events", "page": page, "still": true])
@@ -191,7 +192,7 @@ extension WebRouter {
         policy: some PolicyAccess, pages: Pages, csrf: String, error: String? = nil, status: HTTPResponse.Status = .ok
     ) -> Response {
         let people = policy.peopleNames().map { person in
-            StatusBody(person: person, view: policy.view(of: person), devices: [])
+            Components.Schemas.StatusBody(person: person, view: policy.view(of: person), devices: [])
         }
         let page = AdminOverview(
             people: people, devices: policy.devices(), backends: policy.backends(), csrf: csrf, error: error)
@@ -210,7 +211,8 @@ extension WebRouter {
             keys.insert(day.key, at: 0)
         }
         let page = AdminPersonPage(
-            StatusBody(person: person, view: view, devices: policy.devices().filter { $0.person == person }),
+            Components.Schemas.StatusBody(
+                person: person, view: view, devices: policy.devices().filter { $0.person == person }),
             stats: try ControlRouter.stats(of: person, day: nil, count: chartDays, policy: policy), dayKeys: keys,
             profiles: ControlRouter.profilesResponse(of: person, view).profiles,
             schedules: ControlRouter.schedulesResponse(of: person, view, change: nil).schedules,
@@ -236,7 +238,7 @@ extension WebRouter {
             return try personPage(
                 person, policy: policy, pages: pages, csrf: form.csrf, error: said,
                 status: HTTPResponse.Status(code: status))
-        } catch let error as ErrorBody {
+        } catch let error as Components.Schemas.ErrorBody {
             return try personPage(
                 person, policy: policy, pages: pages, csrf: form.csrf, error: error.error, status: .badRequest)
         }

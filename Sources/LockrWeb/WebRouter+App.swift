@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LockrAPI
 import LockrControl
 import LockrPolicy
 import LockrSpeech
@@ -86,7 +87,7 @@ extension WebRouter {
         let id = try context.parameters.require("app")
         let person = caller(context, policy)
         let view = policy.view(of: person)
-        let body = StatusBody(person: person, view: view, devices: [])
+        let body = Components.Schemas.StatusBody(person: person, view: view, devices: [])
         guard let app = body.apps.first(where: { $0.id == id.lowercased() }) else { throw HTTPError(.notFound) }
         let page = AppPage(
             app, of: body, view: view, timeScale: policy.timeScale, suggestion: policy.liveEvents.nextSuggestion(),

@@ -1,4 +1,5 @@
 import Hummingbird
+import LockrAPI
 import LockrControl
 import LockrPolicy
 import LockrSpeech
@@ -51,10 +52,12 @@ extension WebRouter {
         switch refusal {
         case .forged:
             ControlRouter.json(
-                ErrorBody(error: "no valid form token: open the page again", code: .badFormToken), status: 403)
+                Components.Schemas.ErrorBody(error: "no valid form token: open the page again", code: .badFormToken),
+                status: 403)
         case .unreadable:
             ControlRouter.json(
-                ErrorBody(error: "the form was incomplete or could not be read", code: .badRequest), status: 400)
+                Components.Schemas.ErrorBody(error: "the form was incomplete or could not be read", code: .badRequest),
+                status: 400)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LockrAPI
 import LockrControl
 import LockrPolicy
 import LockrSpeech
@@ -24,7 +25,8 @@ public enum WebRouter {
         router.get("/") { _, context in
             let person = caller(context, policy)
             let view = policy.view(of: person)
-            let body = StatusBody(person: person, view: view, devices: policy.devices().filter { $0.person == person })
+            let body = Components.Schemas.StatusBody(
+                person: person, view: view, devices: policy.devices().filter { $0.person == person })
             return pages.html(
                 "status",
                 ["title": StatusPage.heading(of: person), "page": StatusPage(body, timeScale: policy.timeScale)])

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LockrAPI
 import LockrControl
 import LockrPolicy
 
@@ -15,7 +16,8 @@ struct SnoozeCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let window = await client.perform(.snooze(app: app), person: person, as: WindowBody.self, why: nil, app: app)
+        let window = await client.perform(
+            .snooze(app: app), person: person, as: Components.Schemas.WindowBody.self, why: nil, app: app)
         client.show(window) { "\($0.app ?? "Guarded apps") open until \($0.ends.spokenTime)." }
     }
 }
@@ -32,7 +34,7 @@ struct ExtendCommand: AsyncParsableCommand {
 
     func run() async throws {
         let answer = await client.perform(
-            .extend(app: app), person: person, as: ExtendResponse.self, why: nil, app: app)
+            .extend(app: app), person: person, as: Components.Schemas.ExtendResponse.self, why: nil, app: app)
         client.show(answer) { "Today's budget is now \($0.budgetMinutes) min." }
     }
 }
@@ -49,7 +51,8 @@ struct EmergencyCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let hold = await client.perform(.beginEmergency, person: person, as: HoldResponse.self, why: nil)
+        let hold = await client.perform(
+            .beginEmergency, person: person, as: Components.Schemas.HoldResponse.self, why: nil)
         let deadline = ContinuousClock.now + .milliseconds(hold.waitMilliseconds)
         Self.sayCancelledOnInterrupt()
         if !client.json {
@@ -72,7 +75,8 @@ struct EmergencyCommand: AsyncParsableCommand {
             try await Task.sleep(until: deadline)
         }
         let window = await client.perform(
-            .completeEmergency(hold: hold.hold), person: person, as: WindowBody.self, why: nil)
+            .completeEmergency(hold: UInt64(clamping: hold.hold)), person: person,
+            as: Components.Schemas.WindowBody.self, why: nil)
         client.show(window) { "Every guarded app is open until \($0.ends.spokenTime). This was logged." }
     }
 
@@ -107,10 +111,11 @@ struct LogCommand: AsyncParsableCommand {
 
     func run() async throws {
         let seconds = parseDuration(since, defaultUnit: 1)!
-        let log = try await client.call(.GET, person.path("log?since=\(seconds)"), as: LogResponse.self)
+        let log = try await client.call(
+            .GET, person.path("log?since=\(seconds)"), as: Components.Schemas.LogResponse.self)
         client.show(log) { log in
             guard !log.events.isEmpty else { return "No events in the last \(since)." }
-            let typeWidth = log.events.map(\.type.count).max() ?? 0
+            let typeWidth = log.events.map(\._type.count).max() ?? 0
             let appWidth = log.events.map { ($0.app ?? "all").count }.max() ?? 0
             // The person's column only when the log holds someone besides the default person.
             let people = Set(log.events.map(\.person))
@@ -119,7 +124,7 @@ struct LogCommand: AsyncParsableCommand {
                 ([event.local]
                     + (personWidth == 0
                         ? [] : [event.person.padding(toLength: personWidth, withPad: " ", startingAt: 0)]) + [
-                        event.type.padding(toLength: typeWidth, withPad: " ", startingAt: 0),
+                        event._type.padding(toLength: typeWidth, withPad: " ", startingAt: 0),
                         (event.app ?? "all").padding(toLength: appWidth, withPad: " ", startingAt: 0), event.detail,
                     ]).joined(separator: "  ")
             }.joined(separator: "\n")

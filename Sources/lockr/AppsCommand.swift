@@ -1,4 +1,5 @@
 import ArgumentParser
+import LockrAPI
 import LockrControl
 import LockrPolicy
 
@@ -15,13 +16,13 @@ struct AppsCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let answer = try await client.call(.GET, person.path("apps"), as: AppsResponse.self)
+        let answer = try await client.call(.GET, person.path("apps"), as: Components.Schemas.AppsResponse.self)
         let needle = filter?.lowercased()
         let apps = answer.apps.filter { app in
             guard let needle else { return true }
             return [app.id, app.name.lowercased(), app.group].contains { $0.contains(needle) }
         }
-        client.show(AppsResponse(apps: apps)) { listing in
+        client.show(Components.Schemas.AppsResponse(apps: apps)) { listing in
             guard !listing.apps.isEmpty else {
                 let names = Dictionary(answer.apps.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
                 let hint = filter.flatMap { AppNames.suggestion(for: $0, in: names) }.map { " Did you mean \($0)?" }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LockrAPI
 import LockrControl
 import LockrPolicy
 import NIOHTTP1
@@ -14,7 +15,9 @@ extension ClientOptions {
         typeInstead: Bool = false, voice: VoiceClip? = nil
     ) async -> Answer {
         guard let request = action.request else {
-            fail("lockr cannot ask for \(action.name.rawValue) this way", body: ErrorBody(error: "", code: .badRequest))
+            fail(
+                "lockr cannot ask for \(action.name.rawValue) this way",
+                body: Components.Schemas.ErrorBody(error: "", code: .badRequest))
         }
         var phrase: String?
         var pin: String?
@@ -55,12 +58,14 @@ extension ClientOptions {
     }
 
     /// A PIN read at the terminal without echo; ends the command when none comes.
-    func askPIN(_ prompt: String, body: ErrorBody) -> String {
+    func askPIN(_ prompt: String, body: Components.Schemas.ErrorBody) -> String {
         guard isatty(STDIN_FILENO) == 1 else {
             fail("\(body.error): the PIN is asked for at a terminal, without echo; run this at one", body: body)
         }
         guard let pin = PinPrompt.read(prompt), !pin.isEmpty else {
-            fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: .cancelled))
+            fail(
+                "nothing typed; nothing was sent",
+                body: Components.Schemas.ErrorBody(error: "nothing typed", code: .cancelled))
         }
         return pin
     }
@@ -68,7 +73,7 @@ extension ClientOptions {
 
 /// Lines for what a settings change did: what applies now, what waits and until when (the
 /// commands they name say `--person` for a `person` other than the default one).
-func changeLines(_ change: ChangeBody, person: String? = nil) -> [String] {
+func changeLines(_ change: Components.Schemas.ChangeBody, person: String? = nil) -> [String] {
     let lines =
         change.applied.map { "Now: \($0)." } + change.pending.map { pendingLine($0, person: person) }
         + change.cancelled.map { "#\($0.id) \($0.change) — cancelled: no longer asked for." }
@@ -76,7 +81,7 @@ func changeLines(_ change: ChangeBody, person: String? = nil) -> [String] {
 }
 
 /// "#3 time.budget-minutes: 30 min → 45 min — pending, applies at 2026-11-22 04:00 (in 9 h 13 min)".
-func pendingLine(_ pending: PendingBody, person: String? = nil) -> String {
+func pendingLine(_ pending: Components.Schemas.PendingBody, person: String? = nil) -> String {
     var line = "#\(pending.id) \(pending.change) — pending, applies at \(pending.appliesAt.local)"
     if pending.appliesAt.inSeconds > 0 { line += " (in \(spoken(seconds: pending.appliesAt.inSeconds)))" }
     if pending.awaitingSentence {
@@ -104,7 +109,8 @@ struct PendingCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(.GET, person.path("pending"), as: PendingResponse.self)
+            let answer = try await client.call(
+                .GET, person.path("pending"), as: Components.Schemas.PendingResponse.self)
             client.show(answer) { answer in
                 answer.pending.isEmpty
                     ? "No change is pending."
@@ -122,7 +128,7 @@ struct PendingCommand: AsyncParsableCommand {
 
         func run() async throws {
             let answer = await client.perform(
-                .cancelPending(id: id), person: person, as: PendingResponse.self, why: nil)
+                .cancelPending(id: id), person: person, as: Components.Schemas.PendingResponse.self, why: nil)
             client.show(answer) { _ in "Cancelled #\(id)." }
         }
     }
@@ -135,7 +141,8 @@ struct PendingCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.perform(.confirmPending(id: id), person: person, as: PendingResponse.self)
+            let answer = await client.perform(
+                .confirmPending(id: id), person: person, as: Components.Schemas.PendingResponse.self)
             client.show(answer) { answer in
                 answer.pending.first { $0.id == id }.map { "Confirmed: \(pendingLine($0))" }
                     ?? "Confirmed #\(id): it applied."
@@ -158,7 +165,7 @@ struct SettingsCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.perform(.resetSettings, person: person, as: ModeResponse.self)
+            let answer = await client.perform(.resetSettings, person: person, as: Components.Schemas.ModeResponse.self)
             client.show(answer) { answer in
                 (["Back to the config file. Mode: \(answer.summary)."] + changeLines(answer.change)).joined(
                     separator: "\n")

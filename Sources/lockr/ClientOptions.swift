@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConfigKit
 import Foundation
+import LockrAPI
 import LockrControl
 import LockrDaemon
 import NIOCore
@@ -65,7 +66,7 @@ struct ClientOptions: ParsableArguments {
     /// Prints why a call failed (as JSON with `--json`) and exits 1.
     func fail(_ error: any Error) -> Never {
         if case ControlClientError.refused(_, let body) = error { fail(body.error, body: body) }
-        fail("\(error)", body: ErrorBody(error: "\(error)", code: .unreachable))
+        fail("\(error)", body: Components.Schemas.ErrorBody(error: "\(error)", code: .unreachable))
     }
 
     /// Prints `answer` as JSON when asked to, else the text `human` makes.
@@ -77,7 +78,7 @@ struct ClientOptions: ParsableArguments {
         }
     }
 
-    func fail(_ message: String, body: ErrorBody) -> Never {
+    func fail(_ message: String, body: Components.Schemas.ErrorBody) -> Never {
         if json { print(Self.prettyJSON(body)) } else { printError("lockr: \(message)") }
         Foundation.exit(1)
     }
@@ -114,7 +115,7 @@ func parseDuration(_ text: String, defaultUnit: Int = 60) -> Int? {
 /// A wait or a time left: "12 min", "45 s", "1 h 5 min", rounded up (`Duration.spoken`).
 func spoken(seconds: Int64) -> String { Duration.seconds(max(seconds, 0)).spoken }
 
-extension TimeBody {
+extension Components.Schemas.TimeBody {
     /// "14:40 (in 6 min)".
     var spokenTime: String { inSeconds > 0 ? "\(local) (in \(spoken(seconds: inSeconds)))" : local }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LockrAPI
 import LockrControl
 import LockrDaemon
 
@@ -60,14 +61,16 @@ struct ConfigCommand: AsyncParsableCommand {
                 data = FileHandle.standardInput.readDataToEndOfFile()
             } else {
                 guard let read = FileManager.default.contents(atPath: file) else {
-                    client.fail("cannot read \(file)", body: ErrorBody(error: "cannot read \(file)", code: .badRequest))
+                    client.fail(
+                        "cannot read \(file)",
+                        body: Components.Schemas.ErrorBody(error: "cannot read \(file)", code: .badRequest))
                 }
                 data = read
             }
             let document: ConfigurationDocument
             do throws(ConfigurationProblem) { document = try ConfigurationDocument.read(data) } catch {
                 let message = "\(file == "-" ? "standard input" : file): \(error.description); nothing changed"
-                client.fail(message, body: ErrorBody(error: message, code: .invalidConfiguration))
+                client.fail(message, body: Components.Schemas.ErrorBody(error: message, code: .invalidConfiguration))
             }
             let answer = await send(document)
             client.show(answer) { answer in

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LockrAPI
 import LockrControl
 
 struct DevicesCommand: AsyncParsableCommand {
@@ -18,7 +19,7 @@ struct DevicesCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let answer = try await client.call(.GET, person.path("devices"), as: DevicesResponse.self)
+        let answer = try await client.call(.GET, person.path("devices"), as: Components.Schemas.DevicesResponse.self)
         client.show(answer) { answer in
             guard !answer.devices.isEmpty else { return "No device has asked lockr yet." }
             let width = max(8, answer.devices.map { deviceName($0).count }.max() ?? 0)
@@ -35,12 +36,12 @@ struct DevicesCommand: AsyncParsableCommand {
 }
 
 /// "192.168.1.20 (aa:bb:cc:dd:ee:ff)" or the address alone.
-func deviceName(_ device: DeviceBody) -> String {
+func deviceName(_ device: Components.Schemas.DeviceBody) -> String {
     device.address + (device.mac.map { " (\($0))" } ?? "")
 }
 
 /// "seen 14:02", or the note that explains a device that stopped asking.
-func deviceState(_ device: DeviceBody) -> String {
+func deviceState(_ device: Components.Schemas.DeviceBody) -> String {
     let seen = "last asked \(device.lastSeen.local)"
     guard let note = device.note else { return seen }
     return device.state == .protectionOff ? "PROTECTION OFF: \(note) (\(seen))" : "\(note) (\(seen))"

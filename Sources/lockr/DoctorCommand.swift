@@ -1,6 +1,7 @@
 import ArgumentParser
 import DNSProxy
 import Foundation
+import LockrAPI
 import LockrControl
 import NIOCore
 import NIOPosix
@@ -21,14 +22,14 @@ struct DoctorCommand: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
-        var checks: [DoctorCheckBody] = []
-        let answer: DoctorResponse
+        var checks: [Components.Schemas.DoctorCheckBody] = []
+        let answer: Components.Schemas.DoctorResponse
         do {
-            answer = try await options.send(.GET, "doctor", as: DoctorResponse.self)
-            checks.append(DoctorCheckBody(name: "daemon", ok: true, detail: "answers", fix: nil))
+            answer = try await options.send(.GET, "doctor", as: Components.Schemas.DoctorResponse.self)
+            checks.append(Components.Schemas.DoctorCheckBody(name: "daemon", ok: true, detail: "answers", fix: nil))
         } catch {
             checks.append(
-                DoctorCheckBody(
+                Components.Schemas.DoctorCheckBody(
                     name: "daemon", ok: false, detail: "\(error)",
                     fix: "start it: lockr serve (or systemctl start lockr), with the state directory the CLI looks in"))
             report(checks)
@@ -39,9 +40,10 @@ struct DoctorCommand: AsyncParsableCommand {
             guard let address = Self.socketAddress(text) else { continue }
             if let problem = await DNSProbe.lockrProblem(at: address, group: group) {
                 checks.append(
-                    DoctorCheckBody(name: name, ok: false, detail: problem, fix: "see lockr's log; is the port firewalled?"))
+                    Components.Schemas.DoctorCheckBody(
+                        name: name, ok: false, detail: problem, fix: "see lockr's log; is the port firewalled?"))
             } else {
-                checks.append(DoctorCheckBody(name: name, ok: true, detail: "answers", fix: nil))
+                checks.append(Components.Schemas.DoctorCheckBody(name: name, ok: true, detail: "answers", fix: nil))
             }
         }
         if answer.dnsServed { checks.append(Self.systemResolverCheck()) }
@@ -51,7 +53,7 @@ struct DoctorCommand: AsyncParsableCommand {
 
     /// Prints one line per check (with its fix when it failed), or the checks as JSON; exits 1 when
     /// any failed.
-    private func report(_ checks: [DoctorCheckBody]) -> Never {
+    private func report(_ checks: [Components.Schemas.DoctorCheckBody]) -> Never {
         if options.json {
             print(ClientOptions.prettyJSON(checks))
         } else {
@@ -67,7 +69,7 @@ struct DoctorCommand: AsyncParsableCommand {
     }
 
     /// Asks the system resolver (getaddrinfo, as every program does) for a name only lockr answers.
-    private static func systemResolverCheck() -> DoctorCheckBody {
+    private static func systemResolverCheck() -> Components.Schemas.DoctorCheckBody {
         let name = "p\(UInt64.random(in: 0 ... .max)).\(LocalAnswers.probeDomain)"
         var hints = addrinfo()
         hints.ai_family = AF_INET
@@ -78,18 +80,22 @@ struct DoctorCommand: AsyncParsableCommand {
         let fix = "point this machine's resolver at lockr (docs/setup.md), or its router's DNS at lockr"
         guard status == 0, let first = result, let address = first.pointee.ai_addr else {
             let reason = String(cString: gai_strerror(status))
-            return DoctorCheckBody(
+            return Components.Schemas.DoctorCheckBody(
                 name: "system resolver", ok: false,
                 detail: "does not go through lockr: \(LocalAnswers.probeDomain) was not answered (\(reason))", fix: fix)
         }
-        let bytes = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin_addr) { Array($0) } }
+        let bytes = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+            withUnsafeBytes(of: $0.pointee.sin_addr) { Array($0) }
+        }
         guard bytes == LocalAnswers.probeAddress else {
-            return DoctorCheckBody(
+            return Components.Schemas.DoctorCheckBody(
                 name: "system resolver", ok: false,
-                detail: "does not go through lockr: another resolver answered \(bytes.map(String.init).joined(separator: "."))",
+                detail:
+                    "does not go through lockr: another resolver answered \(bytes.map(String.init).joined(separator: "."))",
                 fix: fix)
         }
-        return DoctorCheckBody(name: "system resolver", ok: true, detail: "goes through lockr", fix: nil)
+        return Components.Schemas.DoctorCheckBody(
+            name: "system resolver", ok: true, detail: "goes through lockr", fix: nil)
     }
 
     /// "127.0.0.1:5335" or "[::1]:5335".

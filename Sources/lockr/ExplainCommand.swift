@@ -1,4 +1,5 @@
 import ArgumentParser
+import LockrAPI
 import LockrControl
 
 struct ExplainCommand: AsyncParsableCommand {
@@ -28,10 +29,10 @@ struct ExplainCommand: AsyncParsableCommand {
     func run() async throws {
         var query = "explain?name=\(pathSegment(name))&type=\(pathSegment(type))"
         if let client { query += "&client=\(pathSegment(client))" }
-        let body = try await options.call(.GET, person.path(query), as: ExplainBody.self)
+        let body = try await options.call(.GET, person.path(query), as: Components.Schemas.ExplainBody.self)
         options.show(body) { body in
             var lines = [
-                "\(body.name) \(body.type), for \(body.person)\(body.client.map { " (\($0))" } ?? "") in \(body.mode) mode"
+                "\(body.name) \(body._type), for \(body.person)\(body.client.map { " (\($0))" } ?? "") in \(body.mode) mode"
             ]
             switch body.verdict {
             case .blocked: lines.append("  blocked: \(body.reason)" + (body.code.map { " [\($0.rawValue)]" } ?? ""))

@@ -1,4 +1,5 @@
 import Foundation
+import LockrAPI
 import LockrControl
 
 /// Walks a person through their gate at the terminal, step by step as the daemon asks: the puzzles
@@ -20,16 +21,16 @@ struct GateWalk {
         var gate = await current()
         if gate.puzzlesToSolve > 0 { gate = await solvePuzzles(gate) }
         guard let input = gate.input, let sentence = gate.sentence, !gate.sentencePassed else { return nil }
-        if let voice, input != "typed" {
+        if let voice, input != .typed {
             await say(voice)
             return nil
         }
-        if input == "voice" {
+        if input == .voice {
             guard typeInstead else {
                 let cost = gate.typedFallbackSeconds.map { spoken(seconds: $0) } ?? "a wait"
                 client.fail(
                     "the sentence must be spoken here: say it with --voice, or pass --type to type it after \(cost)",
-                    body: ErrorBody(error: "the sentence must be spoken", code: .gateRequired))
+                    body: Components.Schemas.ErrorBody(error: "the sentence must be spoken", code: .gateRequired))
             }
             await waitForTypedFallback()
         }
@@ -40,19 +41,22 @@ struct GateWalk {
         person.path(app.map { path + "?app=" + pathSegment($0) } ?? path)
     }
 
-    private func current() async -> GateBody {
-        do { return try await client.call(.GET, query("gate"), as: GateBody.self) } catch { client.fail(error) }
+    private func current() async -> Components.Schemas.GateBody {
+        do { return try await client.call(.GET, query("gate"), as: Components.Schemas.GateBody.self) } catch {
+            client.fail(error)
+        }
     }
 
     /// Asks for puzzles and answers them until none is left; a wrong answer spends the puzzle, so a
     /// new one is asked for (a cooldown ends the command).
-    private func solvePuzzles(_ start: GateBody) async -> GateBody {
+    private func solvePuzzles(_ start: Components.Schemas.GateBody) async -> Components.Schemas.GateBody {
         var gate = start
         while gate.puzzlesToSolve > 0 {
-            let issued: ChallengesResponse
+            let issued: Components.Schemas.ChallengesResponse
             do {
                 issued = try await client.call(
-                    .POST, person.path("gate/challenges"), body: ChallengeRequest(app: app), as: ChallengesResponse.self)
+                    .POST, person.path("gate/challenges"), body: Components.Schemas.ChallengeRequest(app: app),
+                    as: Components.Schemas.ChallengesResponse.self)
             } catch { client.fail(error) }
             for challenge in issued.challenges { gate = await solve(challenge) ?? gate }
             gate = await current()
@@ -62,11 +66,11 @@ struct GateWalk {
 
     /// Shows one puzzle and reads answers until one counts; the gate after a right one, nil after a
     /// wrong one.
-    private func solve(_ challenge: ChallengeBody) async -> GateBody? {
+    private func solve(_ challenge: Components.Schemas.ChallengeBody) async -> Components.Schemas.GateBody? {
         guard isatty(STDIN_FILENO) == 1 else {
             client.fail(
                 "the gate asks a puzzle; run this at a terminal to answer it",
-                body: ErrorBody(error: "puzzle at a terminal", code: .gateRequired))
+                body: Components.Schemas.ErrorBody(error: "puzzle at a terminal", code: .gateRequired))
         }
         print("\nPuzzle (\(challenge.difficulty), \(spoken(seconds: challenge.expires.inSeconds)) to answer):")
         if let position = challenge.position { print(BoardDrawing.draw(fen: position)) }
@@ -75,17 +79,22 @@ struct GateWalk {
             print("> ", terminator: "")
             fflush(nil)
             guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else {
-                client.fail("nothing answered; nothing was sent", body: ErrorBody(error: "nothing answered", code: .cancelled))
+                client.fail(
+                    "nothing answered; nothing was sent",
+                    body: Components.Schemas.ErrorBody(error: "nothing answered", code: .cancelled))
             }
             do {
                 let answered = try await client.send(
-                    .POST, person.path("gate/challenges/\(challenge.id)"), body: AnswerRequest(answer: line),
-                    as: GatePassedResponse.self)
+                    .POST, person.path("gate/challenges/\(challenge.id)"),
+                    body: Components.Schemas.AnswerRequest(answer: line),
+                    as: Components.Schemas.GatePassedResponse.self)
                 print("Solved.")
                 return answered.gate
             } catch ControlClientError.refused(_, let body) where body.code == .unreadableAnswer {
                 print(body.error)
-            } catch ControlClientError.refused(_, let body) where body.code == .wrongAnswer && body.retryAfterSeconds == nil {
+            } catch ControlClientError.refused(_, let body)
+                where body.code == .wrongAnswer && body.retryAfterSeconds == nil
+            {
                 print(body.error + ". Another puzzle:")
                 return nil
             } catch {
@@ -98,13 +107,14 @@ struct GateWalk {
     private func say(_ voice: VoiceClip) async {
         let clip: [UInt8]
         do { clip = try voice.bytes() } catch {
-            client.fail("\(error)", body: ErrorBody(error: "\(error)", code: .noClip))
+            client.fail("\(error)", body: Components.Schemas.ErrorBody(error: "\(error)", code: .noClip))
         }
         print("Listening...")
         do {
             let endpoint = try ControlFiles.endpoint(in: try client.stateDirectory())
             let passed = try await ControlClient(baseURL: endpoint.url, token: endpoint.token).call(
-                .POST, person.path("gate/voice"), bytes: clip, contentType: "audio/wav", as: GatePassedResponse.self)
+                .POST, person.path("gate/voice"), bytes: clip, contentType: "audio/wav",
+                as: Components.Schemas.GatePassedResponse.self)
             print("Heard: \"\(passed.heard ?? "")\"")
         } catch ControlClientError.refused(_, let body) where body.heard != nil {
             client.fail("\(body.error)", body: body)
@@ -115,9 +125,10 @@ struct GateWalk {
 
     /// Begins the typed fallback's wait and counts it down.
     private func waitForTypedFallback() async {
-        let begun: FallbackResponse
+        let begun: Components.Schemas.FallbackResponse
         do {
-            begun = try await client.call(.POST, person.path("gate/fallback"), as: FallbackResponse.self)
+            begun = try await client.call(
+                .POST, person.path("gate/fallback"), as: Components.Schemas.FallbackResponse.self)
         } catch { client.fail(error) }
         guard begun.waitMilliseconds > 0 else { return }
         print("Typing instead of saying it costs a wait of \(spoken(seconds: begun.typedFrom.inSeconds)).")
@@ -134,13 +145,19 @@ struct GateWalk {
         guard isatty(STDIN_FILENO) == 1 else {
             client.fail(
                 "the gate asks the sentence typed; run this at a terminal (pasting is refused)",
-                body: ErrorBody(error: "sentence at a terminal", code: .phraseRequired, sentence: sentence))
+                body: Components.Schemas.ErrorBody(
+                    error: "sentence at a terminal", code: .phraseRequired, sentence: sentence))
         }
         switch SentencePrompt.ask(sentence) {
         case .typed(let typed): return typed
         case .pasted:
-            client.fail("pasted text is not accepted: type the sentence (nothing was sent)", body: ErrorBody(error: "pasted", code: .pasted))
-        case .nothing: client.fail("nothing typed; nothing was sent", body: ErrorBody(error: "nothing typed", code: .cancelled))
+            client.fail(
+                "pasted text is not accepted: type the sentence (nothing was sent)",
+                body: Components.Schemas.ErrorBody(error: "pasted", code: .pasted))
+        case .nothing:
+            client.fail(
+                "nothing typed; nothing was sent",
+                body: Components.Schemas.ErrorBody(error: "nothing typed", code: .cancelled))
         }
     }
 }

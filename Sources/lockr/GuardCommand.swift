@@ -1,4 +1,5 @@
 import ArgumentParser
+import LockrAPI
 import LockrControl
 import LockrPolicy
 
@@ -17,7 +18,8 @@ struct GuardCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.perform(.guardApp(app), person: person, as: GuardResponse.self, why: nil)
+            let answer = await client.perform(
+                .guardApp(app), person: person, as: Components.Schemas.GuardResponse.self, why: nil)
             client.show(answer) { "Guarding \(app). Guarded: \($0.guarded.joined(separator: ", "))." }
         }
     }
@@ -30,7 +32,8 @@ struct GuardCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.perform(.unguardApp(app), person: person, as: GuardResponse.self)
+            let answer = await client.perform(
+                .unguardApp(app), person: person, as: Components.Schemas.GuardResponse.self)
             client.show(answer) { answer in
                 let guarded = "Guarded: \(answer.guarded.isEmpty ? "none" : answer.guarded.joined(separator: ", "))."
                 guard answer.change.applied.isEmpty else { return "No longer guarding \(app). \(guarded)" }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LockrAPI
 import LockrControl
 import NIOCore
 
@@ -21,7 +22,7 @@ struct ListsCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let answer = try await client.call(.GET, "lists", as: ListsResponse.self)
+            let answer = try await client.call(.GET, "lists", as: Components.Schemas.ListsResponse.self)
             client.show(answer) { answer in
                 answer.lists.isEmpty
                     ? "No list is given by URL (blocklists and allowlists take https:// URLs)."
@@ -38,16 +39,20 @@ struct ListsCommand: AsyncParsableCommand {
 
         func run() async throws {
             var names = name.map { [$0] } ?? []
-            if name == nil { names = try await client.call(.GET, "lists", as: ListsResponse.self).lists.map(\.name) }
+            if name == nil {
+                names = try await client.call(.GET, "lists", as: Components.Schemas.ListsResponse.self).lists.map(
+                    \.name)
+            }
             if names.isEmpty, !client.json { print("No list is given by URL.") }
-            var fetched: [ListBody] = []
+            var fetched: [Components.Schemas.ListBody] = []
             var failed = false
             for (index, list) in names.enumerated() {
                 if !client.json { print("[\(index + 1)/\(names.count)] fetching \(list) ...") }
                 do {
                     let answer = try await client.send(
-                        .POST, "lists/update", body: ListUpdateRequest(name: list), timeout: .seconds(30),
-                        as: ListsResponse.self)
+                        .POST, "lists/update", body: Components.Schemas.ListUpdateRequest(name: list),
+                        timeout: .seconds(30),
+                        as: Components.Schemas.ListsResponse.self)
                     fetched += answer.lists
                     failed = failed || answer.lists.contains { $0.lastError != nil }
                     if !client.json { print(answer.lists.map(listLines).joined(separator: "\n")) }
@@ -65,8 +70,8 @@ struct ListsCommand: AsyncParsableCommand {
 }
 
 /// A list's lines: its name and rules, then how its fetches go.
-func listLines(_ list: ListBody) -> String {
-    let role = list.roles.joined(separator: "+")
+func listLines(_ list: Components.Schemas.ListBody) -> String {
+    let role = list.roles.map(\.rawValue).joined(separator: "+")
     let whose = (list.shared ? ["everyone"] : []) + list.people
     var lines = ["\(list.name)  \(role) for \(whose.joined(separator: ", ")): \(list.rules) rules"]
     let checked = list.checked.map { "fetched \(shortTime($0))" } ?? "never fetched"
@@ -80,8 +85,7 @@ func listLines(_ list: ListBody) -> String {
 }
 
 /// "2026-11-27 10:00" from RFC 3339 text, in this machine's time zone.
-private func shortTime(_ text: String) -> String {
-    guard let date = ISO8601DateFormatter().date(from: text) else { return text }
+private func shortTime(_ date: Date) -> String {
     let formatter = DateFormatter()
     formatter.dateFormat = "yyyy-MM-dd HH:mm"
     return formatter.string(from: date)

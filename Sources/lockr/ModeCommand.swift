@@ -1,4 +1,5 @@
 import ArgumentParser
+import LockrAPI
 import LockrControl
 import LockrPolicy
 
@@ -46,7 +47,7 @@ struct ModeCommand: AsyncParsableCommand {
         let action = PolicyAction.setMode(
             try chosenMode(), budget: budget.flatMap(minutes).map { .seconds($0 * 60) }, perApp: perApp,
             window: window.flatMap(minutes).map { .seconds($0 * 60) })
-        let answer = await client.perform(action, person: person, as: ModeResponse.self)
+        let answer = await client.perform(action, person: person, as: Components.Schemas.ModeResponse.self)
         client.show(answer) { answer in
             (["Mode: \(answer.summary)."] + changeLines(answer.change)).joined(separator: "\n")
         }

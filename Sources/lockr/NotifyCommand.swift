@@ -1,6 +1,7 @@
 import ArgumentParser
 import DesktopNotifications
 import Foundation
+import LockrAPI
 import LockrControl
 
 struct NotifyCommand: AsyncParsableCommand {
@@ -62,17 +63,16 @@ struct NotifyCommand: AsyncParsableCommand {
 struct ShownNotifications {
     private var ids: [String: UInt32] = [:]
 
-    private func key(_ event: LiveEventBody) -> String? {
-        switch event.type {
+    private func key(_ event: Components.Schemas.LiveEventBody) -> String? {
+        switch event._type {
         case "window_ending", "budget_low", "locked": "\(event.person)/\(event.app ?? "*")"
         default: nil
         }
     }
 
-    func id(for event: LiveEventBody) -> UInt32 { key(event).flatMap { ids[$0] } ?? 0 }
+    func id(for event: Components.Schemas.LiveEventBody) -> UInt32 { key(event).flatMap { ids[$0] } ?? 0 }
 
-    mutating func note(_ id: UInt32, for event: LiveEventBody) {
+    mutating func note(_ id: UInt32, for event: Components.Schemas.LiveEventBody) {
         if let key = key(event) { ids[key] = id }
     }
 }
-

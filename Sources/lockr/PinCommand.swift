@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LockrAPI
 import LockrControl
 
 /// Reads a line at the terminal without showing it.
@@ -35,7 +36,7 @@ struct PinCommand: AsyncParsableCommand {
 
     /// Asks for a new PIN twice.
     static func newPIN(_ client: ClientOptions) -> String {
-        let body = ErrorBody(error: "setting a PIN", code: .badRequest)
+        let body = Components.Schemas.ErrorBody(error: "setting a PIN", code: .badRequest)
         let first = client.askPIN("New PIN (4 to 64 characters): ", body: body)
         let second = client.askPIN("Again: ", body: body)
         guard first == second else { client.fail("the two PINs differ; nothing changed", body: body) }
@@ -48,7 +49,8 @@ struct PinCommand: AsyncParsableCommand {
 
         func run() async throws {
             let pin = PinCommand.newPIN(client)
-            let answer = try await client.call(.PUT, "pin", body: PinRequest(pin: pin), as: PinResponse.self)
+            let answer = try await client.call(
+                .PUT, "pin", body: Components.Schemas.PinRequest(pin: pin), as: Components.Schemas.PinResponse.self)
             client.show(answer) { _ in "PIN set: changes that loosen protection now need it." }
         }
     }
@@ -58,11 +60,13 @@ struct PinCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let current = client.askPIN("Current PIN: ", body: ErrorBody(error: "the current PIN", code: .pinRequired))
+            let current = client.askPIN(
+                "Current PIN: ", body: Components.Schemas.ErrorBody(error: "the current PIN", code: .pinRequired))
             let pin = PinCommand.newPIN(client)
             do {
                 _ = try await client.send(
-                    .PUT, "pin", body: PinRequest(pin: pin), headers: [("X-Lockr-PIN", current)], as: PinResponse.self)
+                    .PUT, "pin", body: Components.Schemas.PinRequest(pin: pin), headers: [("X-Lockr-PIN", current)],
+                    as: Components.Schemas.PinResponse.self)
             } catch { client.fail(error) }
             print("PIN changed.")
         }
@@ -73,9 +77,11 @@ struct PinCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let current = client.askPIN("PIN: ", body: ErrorBody(error: "the PIN", code: .pinRequired))
+            let current = client.askPIN(
+                "PIN: ", body: Components.Schemas.ErrorBody(error: "the PIN", code: .pinRequired))
             do {
-                _ = try await client.send(.DELETE, "pin", headers: [("X-Lockr-PIN", current)], as: PinResponse.self)
+                _ = try await client.send(
+                    .DELETE, "pin", headers: [("X-Lockr-PIN", current)], as: Components.Schemas.PinResponse.self)
             } catch { client.fail(error) }
             print("PIN cleared.")
         }

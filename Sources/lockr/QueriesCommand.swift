@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LockrAPI
 import LockrControl
 
 struct QueriesCommand: AsyncParsableCommand {
@@ -37,7 +38,7 @@ struct QueriesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var answer = try await options.call(.GET, path(after: nil), as: QueriesResponse.self)
+        var answer = try await options.call(.GET, path(after: nil), as: Components.Schemas.QueriesResponse.self)
         let printer = QueryLinePrinter(json: options.json, showsPerson: person.person == nil && answer.people.count > 1)
         if !answer.enabled {
             printError("The query log is off ([query-log] enabled = false).")
@@ -61,7 +62,7 @@ struct QueriesCommand: AsyncParsableCommand {
         if answer.entries.isEmpty, let newest = try await newestID() { last = newest }
         while true {
             try await Task.sleep(for: .seconds(1))
-            answer = try await options.call(.GET, path(after: last), as: QueriesResponse.self)
+            answer = try await options.call(.GET, path(after: last), as: Components.Schemas.QueriesResponse.self)
             for entry in answer.entries { printer.print(entry) }
             // Standard output is fully buffered when it is a pipe: each line goes out as it comes.
             fflush(nil)
@@ -71,7 +72,7 @@ struct QueriesCommand: AsyncParsableCommand {
 
     /// The id of the newest entry of all, so that following starts from now.
     private func newestID() async throws -> Int64? {
-        try await options.call(.GET, "queries?limit=1", as: QueriesResponse.self).entries.last?.id
+        try await options.call(.GET, "queries?limit=1", as: Components.Schemas.QueriesResponse.self).entries.last?.id
     }
 
     private func path(after: Int64?) -> String {
@@ -89,20 +90,17 @@ struct QueryLinePrinter {
     let json: Bool
     /// Whether lines name the person (when the household has several and no one was named).
     let showsPerson: Bool
-    private let parser: ISO8601DateFormatter
     private let clock = DateFormatter()
     private let dated = DateFormatter()
 
     init(json: Bool, showsPerson: Bool) {
         self.json = json
         self.showsPerson = showsPerson
-        parser = ISO8601DateFormatter()
-        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         clock.dateFormat = "HH:mm:ss"
         dated.dateFormat = "yyyy-MM-dd HH:mm:ss"
     }
 
-    func print(_ entry: QueryEntryBody) {
+    func print(_ entry: Components.Schemas.QueryEntryBody) {
         if json {
             let encoder = JSONEncoder()
             encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -114,8 +112,8 @@ struct QueryLinePrinter {
     }
 
     /// "14:03:22  192.168.1.20  alice  www.tiktok.com  A  blocked  tiktok: budget spent".
-    func line(_ entry: QueryEntryBody) -> String {
-        let date = parser.date(from: entry.at) ?? Date()
+    func line(_ entry: Components.Schemas.QueryEntryBody) -> String {
+        let date = entry.at
         let time = Calendar.current.isDateInToday(date) ? clock.string(from: date) : dated.string(from: date)
         var detail = entry.outcome.rawValue
         if let reason = entry.reason { detail += " (\(reason))" }
@@ -123,7 +121,7 @@ struct QueryLinePrinter {
         if let latency = entry.latencyMs { detail += String(format: " in %.1f ms", latency) }
         return
             ([time, entry.client.padding(toLength: max(15, entry.client.count), withPad: " ", startingAt: 0)]
-            + (showsPerson ? [entry.person] : []) + [entry.name.isEmpty ? "-" : entry.name, entry.type, detail])
+            + (showsPerson ? [entry.person] : []) + [entry.name.isEmpty ? "-" : entry.name, entry._type, detail])
             .joined(separator: "  ")
     }
 }

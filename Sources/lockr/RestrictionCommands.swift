@@ -1,4 +1,5 @@
 import ArgumentParser
+import LockrAPI
 import LockrControl
 import LockrPolicy
 
@@ -25,7 +26,8 @@ struct ScheduleCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(.GET, person.path("schedules"), as: SchedulesResponse.self)
+            let answer = try await client.call(
+                .GET, person.path("schedules"), as: Components.Schemas.SchedulesResponse.self)
             client.show(answer) { answer in
                 answer.schedules.isEmpty
                     ? "No schedule of \(answer.person)'s: `lockr schedule add NAME --days mon-fri --from 22:00 --to 07:00 --block social`."
@@ -56,9 +58,10 @@ struct ScheduleCommand: AsyncParsableCommand {
             let schedule: Schedule
             do {
                 schedule = try ControlRouter.schedule(
-                    ScheduleRequest(name: name, days: days, from: from, to: to, block: entries))
+                    Components.Schemas.ScheduleRequest(name: name, days: days, from: from, to: to, block: entries))
             } catch { client.fail(error.error, body: error) }
-            let answer = await client.perform(.addSchedule(schedule), person: person, as: SchedulesResponse.self)
+            let answer = await client.perform(
+                .addSchedule(schedule), person: person, as: Components.Schemas.SchedulesResponse.self)
             client.show(answer) { answer in
                 let lines = answer.change.map { changeLines($0, person: person.person) } ?? []
                 return (lines + answer.schedules.filter { $0.name == name }.map(scheduleLine)).joined(separator: "\n")
@@ -75,7 +78,8 @@ struct ScheduleCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.perform(.removeSchedule(name: name), person: person, as: SchedulesResponse.self)
+            let answer = await client.perform(
+                .removeSchedule(name: name), person: person, as: Components.Schemas.SchedulesResponse.self)
             client.show(answer) { answer in
                 (answer.change.map { changeLines($0, person: person.person) } ?? []).joined(separator: "\n")
             }
@@ -89,7 +93,7 @@ func listEntries(_ text: String) -> [String] {
 }
 
 /// "bedtime   mon-fri 22:00-07:00  blocks social, tiktok  · in force until 07:00".
-func scheduleLine(_ schedule: ScheduleBody) -> String {
+func scheduleLine(_ schedule: Components.Schemas.ScheduleBody) -> String {
     var line =
         "\(schedule.name)  \(schedule.days) \(schedule.from)-\(schedule.to)  blocks \(schedule.block.joined(separator: ", "))"
     if let until = schedule.activeUntil { line += "  · in force until \(until.local)" }
@@ -97,7 +101,7 @@ func scheduleLine(_ schedule: ScheduleBody) -> String {
 }
 
 /// "work  blocks social, video  · on until 18:00" or "· off".
-func profileLine(_ profile: ProfileBody) -> String {
+func profileLine(_ profile: Components.Schemas.ProfileBody) -> String {
     var line = "\(profile.name)  blocks \(profile.block.joined(separator: ", "))  · "
     line += profile.active ? "on" + (profile.until.map { " until \($0.local)" } ?? "") : "off"
     return line + (profile.fromConfig ? "  (config file)" : "")
@@ -123,7 +127,8 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(.GET, person.path("profiles"), as: ProfilesResponse.self)
+            let answer = try await client.call(
+                .GET, person.path("profiles"), as: Components.Schemas.ProfilesResponse.self)
             client.show(answer) { answer in
                 answer.profiles.isEmpty
                     ? "No profile of \(answer.person)'s: `lockr profile add work --block social,video`."
@@ -140,7 +145,8 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(.GET, person.path("profiles/\(pathSegment(name))"), as: ProfileBody.self)
+            let answer = try await client.call(
+                .GET, person.path("profiles/\(pathSegment(name))"), as: Components.Schemas.ProfileBody.self)
             client.show(answer, profileLine)
         }
     }
@@ -157,7 +163,8 @@ struct ProfileCommand: AsyncParsableCommand {
 
         func run() async throws {
             let answer = await client.perform(
-                .defineProfile(Profile(name: name, block: listEntries(block))), person: person, as: ProfileBody.self)
+                .defineProfile(Profile(name: name, block: listEntries(block))), person: person,
+                as: Components.Schemas.ProfileBody.self)
             client.show(answer, profileLine)
         }
     }
@@ -170,7 +177,8 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = await client.perform(.removeProfile(name: name), person: person, as: ProfilesResponse.self)
+            let answer = await client.perform(
+                .removeProfile(name: name), person: person, as: Components.Schemas.ProfilesResponse.self)
             client.show(answer) { _ in "Removed profile \(name)." }
         }
     }
@@ -244,6 +252,6 @@ private func switchProfile(
 ) async {
     let answer = await client.perform(
         .switchProfile(name: name, how, duration: minutes.map { .seconds($0 * 60) }), person: person,
-        as: ProfileBody.self)
+        as: Components.Schemas.ProfileBody.self)
     client.show(answer, profileLine)
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LockrAPI
 import LockrControl
 
 struct StatsCommand: AsyncParsableCommand {
@@ -33,7 +34,7 @@ struct StatsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let query = day.map { "stats?day=\($0)" } ?? "stats?days=\(week ? 7 : month ? 30 : 1)"
-        let stats = try await options.call(.GET, person.path(query), as: StatsResponse.self)
+        let stats = try await options.call(.GET, person.path(query), as: Components.Schemas.StatsResponse.self)
         let chart = BarChart(colour: isatty(STDOUT_FILENO) == 1)
         options.show(stats) { stats in
             stats.people.map { person in
@@ -62,7 +63,7 @@ struct BarChart {
     }
 
     /// One day in full: the budget's bar, each app, allowances, gates and queries.
-    func day(_ day: DayStatsBody) -> [String] {
+    func day(_ day: Components.Schemas.DayStatsBody) -> [String] {
         var lines: [String] = []
         let scale = max(day.budgetSeconds ?? 0, day.apps.map(\.usedSeconds).max() ?? 0, day.usedSeconds, 60)
         if let budget = day.budgetSeconds {
@@ -94,15 +95,16 @@ struct BarChart {
                 "  gates: "
                     + day.gates.map { "\($0.kind) \($0.passed) passed, \($0.failed) failed" }.joined(separator: "; "))
         }
-        if !day.queries.isEmpty {
-            let total = day.queries.values.reduce(0, +)
-            lines.append("  queries: \(total) (\(day.queries["blocked"] ?? 0) blocked)")
+        let queries = day.queries.additionalProperties
+        if !queries.isEmpty {
+            let total = queries.values.reduce(0, +)
+            lines.append("  queries: \(total) (\(queries["blocked"] ?? 0) blocked)")
         }
         return lines
     }
 
     /// Several days, one line each: use against the day's budget.
-    func days(_ days: [DayStatsBody]) -> [String] {
+    func days(_ days: [Components.Schemas.DayStatsBody]) -> [String] {
         let scale = max(days.map { max($0.budgetSeconds ?? 0, $0.usedSeconds) }.max() ?? 0, 60)
         return days.map { day in
             let over = day.budgetSeconds.map { day.chargedSeconds >= $0 } ?? false
@@ -114,7 +116,7 @@ struct BarChart {
         }
     }
 
-    func streaks(_ streaks: StreaksBody) -> String {
+    func streaks(_ streaks: Components.Schemas.StreaksBody) -> String {
         func days(_ count: Int) -> String { count == 1 ? "1 day" : "\(count) days" }
         return "  streaks: limits held \(days(streaks.heldLimits.current)) (best \(days(streaks.heldLimits.best))), "
             + "no emergency \(days(streaks.withoutEmergency.current)) (best \(days(streaks.withoutEmergency.best)))"

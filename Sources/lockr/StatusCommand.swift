@@ -1,4 +1,5 @@
 import ArgumentParser
+import LockrAPI
 import LockrControl
 import LockrPolicy
 
@@ -13,11 +14,11 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let status = try await client.call(.GET, person.path("status"), as: HouseholdStatusBody.self)
+        let status = try await client.call(.GET, person.path("status"), as: Components.Schemas.HouseholdStatusBody.self)
         client.show(status, Self.text)
     }
 
-    static func text(_ household: HouseholdStatusBody) -> String {
+    static func text(_ household: Components.Schemas.HouseholdStatusBody) -> String {
         var lines: [String] = []
         if let warning = household.clockWarning { lines.append("WARNING: \(warning)") }
         let named = household.people.count > 1 || household.people.first?.person != People.defaultName
@@ -32,12 +33,12 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     /// One person's part.
-    static func text(_ status: StatusBody) -> String {
+    static func text(_ status: Components.Schemas.StatusBody) -> String {
         var lines = [
             "Now: \(status.nowLocal) (\(status.timeZone)).",
             "Mode: \(status.summary). Day \(status.day) ends at \(status.dayEnds.spokenTime).",
         ]
-        if status.mode == "time" { lines.append(budgetLine(status)) }
+        if status.mode == .time { lines.append(budgetLine(status)) }
         let width = max(8, status.apps.map(\.id.count).max() ?? 0)
         if status.apps.isEmpty { lines.append("No app is guarded: `lockr guard add APP`.") }
         for app in status.apps {
@@ -59,7 +60,7 @@ struct StatusCommand: AsyncParsableCommand {
             "extensions \(status.extensions.used)/\(status.extensions.perDay)",
             "emergencies \(status.emergencies.used)/\(status.emergencies.perDay)",
         ]
-        if status.gateMisses > 0 || status.mode == "extreme" { counters.append("wrong answers \(status.gateMisses)") }
+        if status.gateMisses > 0 || status.mode == .extreme { counters.append("wrong answers \(status.gateMisses)") }
         lines.append("Today: " + counters.joined(separator: " · "))
         if let cooldown = status.cooldownEnds {
             lines.append("Cooldown until \(cooldown.spokenTime) after \(status.gateMisses) wrong answers.")
@@ -84,7 +85,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// "3 min today"; in time mode with the budget's figures when it is the app's own ("3/5 min
     /// today"), and use in snooze or emergency windows apart, as no budget is charged for it.
-    static func useText(_ app: AppBody, figures: BudgetFigures?) -> String {
+    static func useText(_ app: Components.Schemas.AppBody, figures: BudgetFigures?) -> String {
         guard app.budgetSeconds != nil else { return "\(Duration.seconds(app.usedSeconds).spokenAsUse) today" }
         let charged = figures?.text ?? Duration.seconds(app.usedSeconds - app.unchargedSeconds).spokenAsUse
         guard app.unchargedSeconds > 0 else { return "\(charged) today" }
@@ -93,7 +94,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     /// Time mode: today's budget with extensions, and, when it is shared, what is used and left of it.
-    static func budgetLine(_ status: StatusBody) -> String {
+    static func budgetLine(_ status: Components.Schemas.StatusBody) -> String {
         let budget = status.budgetMinutes + status.extraMinutes
         let extended =
             status.extraMinutes > 0 ? " (\(status.budgetMinutes) min + \(status.extraMinutes) min extended)" : ""
@@ -106,7 +107,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// One backend's line, its name padded to `nameWidth`: `pihole6  ok, in sync · repaired 2` or
     /// `pihole6  FAILING: ... · 3 changes waiting for 45 s · retry in 8 s`.
-    static func text(_ backend: BackendBody, nameWidth: Int) -> String {
+    static func text(_ backend: Components.Schemas.BackendBody, nameWidth: Int) -> String {
         var parts: [String] = []
         switch backend.state {
         case "ok": parts.append(backend.pending == 0 ? "ok, in sync" : "ok")
@@ -132,7 +133,7 @@ struct StatusCommand: AsyncParsableCommand {
 
 extension BudgetFigures {
     /// The figures of the budget `app` draws on: what is left of it and hence what was charged.
-    init(_ app: AppBody, budgetSeconds: Int64) {
+    init(_ app: Components.Schemas.AppBody, budgetSeconds: Int64) {
         let left = app.leftSeconds ?? 0
         self.init(charged: .seconds(max(0, budgetSeconds - left)), budget: .seconds(budgetSeconds))
     }

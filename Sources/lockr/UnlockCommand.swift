@@ -1,4 +1,5 @@
 import ArgumentParser
+import LockrAPI
 import LockrControl
 import LockrPolicy
 
@@ -33,7 +34,8 @@ struct UnlockCommand: AsyncParsableCommand {
 
     func run() async throws {
         let answer = await client.perform(
-            .unlock(app: app), person: person, as: UnlockResponse.self, why: nil, app: app, typeInstead: type,
+            .unlock(app: app), person: person, as: Components.Schemas.UnlockResponse.self, why: nil, app: app,
+            typeInstead: type,
             voice: voiceFile.map(VoiceClip.file) ?? (voice ? .microphone : nil))
         client.show(answer) { answer in
             var lines = answer.opened.map { "\($0.app ?? "all"): open until \($0.ends.spokenTime)" }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LockrAPI
 import LockrControl
 
 struct WatchCommand: AsyncParsableCommand {
@@ -70,7 +71,7 @@ struct LiveEventFollower {
     ///   - receive: each event, as sent and as read.
     func run(
         connected: (ControlClient) async throws -> Void, say: (String) async -> Void,
-        receive: (ServerSentEvent, LiveEventBody, ControlClient) async -> Void
+        receive: (ServerSentEvent, Components.Schemas.LiveEventBody, ControlClient) async -> Void
     ) async throws -> Never {
         var lastID: String?
         var everConnected = false
@@ -84,7 +85,9 @@ struct LiveEventFollower {
                     everConnected = true
                     lastSaid = nil
                     lastID = event.id ?? lastID
-                    guard let body = try? ControlJSON.decoder().decode(LiveEventBody.self, from: Data(event.data.utf8))
+                    guard
+                        let body = try? ControlJSON.decoder().decode(
+                            Components.Schemas.LiveEventBody.self, from: Data(event.data.utf8))
                     else { return }
                     await receive(event, body, client)
                 }
@@ -118,7 +121,7 @@ enum WatchLine {
         return formatter
     }()
 
-    static func text(_ event: LiveEventBody) -> String {
+    static func text(_ event: Components.Schemas.LiveEventBody) -> String {
         "\(clock.string(from: Date()))  \(event.person)  \(event.message)"
     }
 }
@@ -126,7 +129,7 @@ enum WatchLine {
 /// The terminal's view: everyone's apps with countdowns, redrawn once a second on the terminal's
 /// alternate screen (left as it was on exit), and the latest events below.
 actor WatchScreen {
-    private var status: HouseholdStatusBody?
+    private var status: Components.Schemas.HouseholdStatusBody?
     /// When `status` was fetched, for counting its times down.
     private var fetched = ContinuousClock.now
     private var latest: [String] = []
@@ -136,13 +139,13 @@ actor WatchScreen {
     init() {}
 
     func refresh(from client: ControlClient, path: String) async throws {
-        status = try await client.call(.GET, path, as: HouseholdStatusBody.self)
+        status = try await client.call(.GET, path, as: Components.Schemas.HouseholdStatusBody.self)
         fetched = .now
         notice = nil
         draw()
     }
 
-    func add(_ event: LiveEventBody) {
+    func add(_ event: Components.Schemas.LiveEventBody) {
         latest.append(WatchLine.text(event))
         if latest.count > 8 { latest.removeFirst(latest.count - 8) }
         notice = nil
@@ -184,7 +187,8 @@ actor WatchScreen {
             lines.append("\(person.person) · \(person.summary)")
             for app in person.apps {
                 let name = app.name.padding(toLength: max(12, app.name.count), withPad: " ", startingAt: 0)
-                let countdown = app.windowEnds.map { TimeBody.countdown($0.inSeconds - elapsed) + " left" } ?? ""
+                let countdown =
+                    app.windowEnds.map { Components.Schemas.TimeBody.countdown($0.inSeconds - elapsed) + " left" } ?? ""
                 lines.append(
                     "  \(name)  \((app.open ? "open" : "blocked").padding(toLength: 7, withPad: " ", startingAt: 0))  "
                         + "\(countdown.padding(toLength: 11, withPad: " ", startingAt: 0))  \(app.state.text)")

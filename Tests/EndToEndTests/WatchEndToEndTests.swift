@@ -80,7 +80,12 @@ import Testing
         try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
-    private func instant(_ text: Any?) -> Date? { ISO8601DateFormatter().date(from: text as? String ?? "") }
+    /// An ISO 8601 time of the API (with milliseconds when it has any).
+    private func instant(_ text: Any?) -> Date? {
+        let text = text as? String ?? ""
+        return (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
+    }
 
     @Test func aWindowsEndReachesTheStreamWithinASecond() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.hourly, timeScale: Int(Self.scale)) {

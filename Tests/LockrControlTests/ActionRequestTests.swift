@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LockrAPI
 import LockrPolicy
 import NIOCore
 import PolicyFakes
@@ -47,7 +48,8 @@ import Testing
                     headers: [.authorization: "Bearer \(token)", .contentType: "application/json"], body: body)
                 let applied = Result { () throws(PolicyRefusal) in try twin.apply(action, at: start) }
                 let refusal =
-                    (try? ControlJSON.decoder().decode(ErrorBody.self, from: Data(answer.body.readableBytesView)))
+                    (try? ControlJSON.decoder().decode(
+                        Components.Schemas.ErrorBody.self, from: Data(answer.body.readableBytesView)))
                 switch applied {
                 case .success:
                     #expect(answer.status == .ok, "\(action): \(answer.status) \(String(buffer: answer.body))")

@@ -2,6 +2,7 @@ import DNSTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LockrAPI
 import LockrControl
 import LockrPolicy
 import PolicyFakes
@@ -23,8 +24,8 @@ import Testing
         try await app.test(.router) { client in try await body(client) }
     }
 
-    func error(_ response: TestResponse) throws -> ErrorBody {
-        try ControlJSON.decoder().decode(ErrorBody.self, from: Data(response.body.readableBytesView))
+    func error(_ response: TestResponse) throws -> Components.Schemas.ErrorBody {
+        try ControlJSON.decoder().decode(Components.Schemas.ErrorBody.self, from: Data(response.body.readableBytesView))
     }
 
     @Test func hugeAndOddNumbersGetClearErrors() async throws {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LockrAPI
 import LockrPolicy
 import NIOCore
 import PolicyFakes
@@ -62,7 +63,7 @@ import Testing
                 ])
             let bodies = try events.map { lines in
                 try ControlJSON.decoder().decode(
-                    LiveEventBody.self, from: Data(lines[2].dropFirst("data: ".count).utf8))
+                    Components.Schemas.LiveEventBody.self, from: Data(lines[2].dropFirst("data: ".count).utf8))
             }
             let body = bodies[0]
             #expect(body.person == "bob" && body.app == "tiktok" && body.minutesLeft == 2 && body.suggestion == nil)
@@ -77,7 +78,7 @@ import Testing
 
             let unknown = try await client.execute(uri: "/api/v1/events?person=carol", method: .get, headers: auth)
             #expect(unknown.status == .notFound)
-            #expect(try decode(ErrorBody.self, unknown).code == .unknownPerson)
+            #expect(try decode(Components.Schemas.ErrorBody.self, unknown).code == .unknownPerson)
             let anonymous = try await client.execute(uri: "/api/v1/events", method: .get)
             #expect(anonymous.status == .unauthorized)
         }
@@ -107,7 +108,8 @@ import Testing
             policy.closedDays.withLock { $0[People.defaultName] = [first, second] }
 
             let week = try decode(
-                StatsResponse.self, try await client.execute(uri: "/api/v1/stats?days=7", method: .get, headers: auth))
+                Components.Schemas.StatsResponse.self,
+                try await client.execute(uri: "/api/v1/stats?days=7", method: .get, headers: auth))
             let person = try #require(week.people.first)
             #expect(person.days.map(\.day) == [before.key, yesterday.key, today.key])
             let day = person.days[0]
@@ -115,28 +117,30 @@ import Testing
                 day.budgetSeconds == 2400 && day.usedSeconds == 1200 && day.chargedSeconds == 1200 && day.heldLimits)
             #expect(
                 day.apps == [
-                    AppDayBody(
+                    Components.Schemas.AppDayBody(
                         id: "tiktok", name: "TikTok", usedSeconds: 900, budgetSeconds: nil, opens: 3, windows: 1,
                         blocked: 40),
-                    AppDayBody(
+                    Components.Schemas.AppDayBody(
                         id: "youtube", name: "YouTube", usedSeconds: 300, budgetSeconds: nil, opens: 1, windows: 0,
                         blocked: 0),
                 ])
-            #expect(day.gates == [GateDayBody(kind: "phrase", passed: 2, failed: 1)])
-            #expect(day.queries == ["blocked": 2, "cached": 5])
+            #expect(day.gates == [Components.Schemas.GateDayBody(kind: "phrase", passed: 2, failed: 1)])
+            #expect(day.queries.additionalProperties == ["blocked": 2, "cached": 5])
             #expect(!person.days[1].heldLimits && person.days[1].emergencies == 1)
             #expect(
                 person.streaks
-                    == StreaksBody(
-                        heldLimits: RunBody(current: 1, best: 1), withoutEmergency: RunBody(current: 1, best: 1)))
+                    == Components.Schemas.StreaksBody(
+                        heldLimits: Components.Schemas.RunBody(current: 1, best: 1),
+                        withoutEmergency: Components.Schemas.RunBody(current: 1, best: 1)))
 
             let one = try decode(
-                StatsResponse.self,
+                Components.Schemas.StatsResponse.self,
                 try await client.execute(uri: "/api/v1/stats?day=\(before.key)", method: .get, headers: auth))
             #expect(one.people.first?.days.map(\.day) == [before.key])
             #expect(
                 try decode(
-                    StatsResponse.self, try await client.execute(uri: "/api/v1/stats", method: .get, headers: auth)
+                    Components.Schemas.StatsResponse.self,
+                    try await client.execute(uri: "/api/v1/stats", method: .get, headers: auth)
                 )
                 .people.first?.days.map(\.day) == [today.key])
             for bad in ["days=0", "days=400", "day=yesterday", "person=carol"] {
@@ -150,7 +154,7 @@ import Testing
         try await withAPI { _, client in
             let missing = try await client.execute(uri: "/api/v1/status", method: .get)
             #expect(missing.status == .unauthorized)
-            #expect(try decode(ErrorBody.self, missing).code == .unauthorized)
+            #expect(try decode(Components.Schemas.ErrorBody.self, missing).code == .unauthorized)
             let wrong = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: [.authorization: "Bearer nope"],
                 body: json(#"{"app":"tiktok"}"#))
@@ -165,19 +169,20 @@ import Testing
             let unlock = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
             #expect(unlock.status == .ok)
-            let opened = try decode(UnlockResponse.self, unlock).opened
+            let opened = try decode(Components.Schemas.UnlockResponse.self, unlock).opened
             #expect(opened.map(\.ends.local) == ["10:10"])
             #expect(opened.first?.ends.inSeconds == 600)
             let household = try decode(
-                HouseholdStatusBody.self, try await client.execute(uri: "/api/v1/status", method: .get, headers: auth))
+                Components.Schemas.HouseholdStatusBody.self,
+                try await client.execute(uri: "/api/v1/status", method: .get, headers: auth))
             let status = try #require(household.people.first)
             #expect(household.people.map(\.person) == ["default"])
-            #expect(status.mode == "hourly")
+            #expect(status.mode == .hourly)
             #expect(status.apps.map(\.open) == [true, false])
             #expect(status.apps.first?.windowEnds?.local == "10:10")
             let again = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"all":true}"#))
-            #expect(try decode(UnlockResponse.self, again).alreadyOpen.map(\.app) == ["tiktok"])
+            #expect(try decode(Components.Schemas.UnlockResponse.self, again).alreadyOpen.map(\.app) == ["tiktok"])
         }
     }
 
@@ -190,14 +195,14 @@ import Testing
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
             #expect(unnamed.status == .badRequest)
             #expect(
-                try decode(ErrorBody.self, unnamed)
-                    == ErrorBody(
+                try decode(Components.Schemas.ErrorBody.self, unnamed)
+                    == Components.Schemas.ErrorBody(
                         error: "say whom this is for with --person NAME (in the API, ?person=NAME); "
                             + "people: default, alice, bob", code: .personRequired))
             let stranger = try await client.execute(
                 uri: "/api/v1/unlock?person=carol", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
             #expect(stranger.status == .notFound)
-            #expect(try decode(ErrorBody.self, stranger).code == .unknownPerson)
+            #expect(try decode(Components.Schemas.ErrorBody.self, stranger).code == .unknownPerson)
             let alice = try await client.execute(
                 uri: "/api/v1/unlock?person=alice", method: .post, headers: auth, body: json(#"{"app":"tiktok"}"#))
             #expect(alice.status == .ok)
@@ -205,18 +210,20 @@ import Testing
             policy.callerPerson.withLock { $0 = "bob" }
             let bob = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"youtube"}"#))
-            #expect(try decode(UnlockResponse.self, bob).opened.map(\.app) == ["youtube"])
+            #expect(try decode(Components.Schemas.UnlockResponse.self, bob).opened.map(\.app) == ["youtube"])
             #expect(policy.callers.withLock { $0 }.allSatisfy { $0 == "127.0.0.1" || $0 == "::1" })
             let household = try decode(
-                HouseholdStatusBody.self, try await client.execute(uri: "/api/v1/status", method: .get, headers: auth))
+                Components.Schemas.HouseholdStatusBody.self,
+                try await client.execute(uri: "/api/v1/status", method: .get, headers: auth))
             #expect(household.people.map(\.person) == ["default", "alice", "bob"])
             #expect(household.people.map { $0.apps.filter(\.open).map(\.id) } == [[], ["tiktok"], ["youtube"]])
             let onlyAlice = try decode(
-                HouseholdStatusBody.self,
+                Components.Schemas.HouseholdStatusBody.self,
                 try await client.execute(uri: "/api/v1/status?person=alice", method: .get, headers: auth))
             #expect(onlyAlice.people.map(\.person) == ["alice"])
             let log = try decode(
-                LogResponse.self, try await client.execute(uri: "/api/v1/log?person=bob", method: .get, headers: auth))
+                Components.Schemas.LogResponse.self,
+                try await client.execute(uri: "/api/v1/log?person=bob", method: .get, headers: auth))
             #expect(log.events.map(\.person) == ["bob"])
         }
     }
@@ -226,10 +233,11 @@ import Testing
             let notJSON = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json("{app"))
             #expect(notJSON.status == .badRequest)
-            #expect(try decode(ErrorBody.self, notJSON).error == "bad JSON: not valid JSON")
+            #expect(try decode(Components.Schemas.ErrorBody.self, notJSON).error == "bad JSON: not valid JSON")
             let wrongType = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app": 3}"#))
-            #expect(try decode(ErrorBody.self, wrongType).error == "bad JSON: 'app' must be a string")
+            #expect(
+                try decode(Components.Schemas.ErrorBody.self, wrongType).error == "bad JSON: 'app' must be a string")
             let neither = try await client.execute(
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json("{}"))
             #expect(neither.status == .badRequest)
@@ -237,19 +245,21 @@ import Testing
                 uri: "/api/v1/unlock", method: .post, headers: auth, body: json(#"{"app":"myspace"}"#))
             #expect(unknown.status == .notFound)
             #expect(
-                try decode(ErrorBody.self, unknown).error
+                try decode(Components.Schemas.ErrorBody.self, unknown).error
                     == "no app 'myspace' in the catalogue (`lockr apps` lists them)")
             let mode = try await client.execute(
                 uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":7}"#))
             #expect(mode.status == .badRequest)
-            #expect(try decode(ErrorBody.self, mode).code == .invalidSettings)
+            #expect(try decode(Components.Schemas.ErrorBody.self, mode).code == .invalidSettings)
             let since = try await client.execute(uri: "/api/v1/log?since=soon", method: .get, headers: auth)
             #expect(since.status == .badRequest)
             let nowhere = try await client.execute(uri: "/api/v1/teleport", method: .post, headers: auth)
             #expect(nowhere.status == .notFound)
-            #expect(try decode(ErrorBody.self, nowhere).error.hasPrefix("no endpoint POST /api/v1/teleport"))
+            #expect(
+                try decode(Components.Schemas.ErrorBody.self, nowhere).error.hasPrefix(
+                    "no endpoint POST /api/v1/teleport"))
             let wrongMethod = try await client.execute(uri: "/api/v1/unlock", method: .get, headers: auth)
-            #expect(try decode(ErrorBody.self, wrongMethod).code == .methodNotAllowed)
+            #expect(try decode(Components.Schemas.ErrorBody.self, wrongMethod).code == .methodNotAllowed)
         }
     }
 
@@ -261,14 +271,14 @@ import Testing
             let loosen = #"{"mode":"time"}"#
             let missing = try await client.execute(uri: "/api/v1/mode", method: .put, headers: auth, body: json(loosen))
             #expect(missing.status == .forbidden)
-            #expect(try decode(ErrorBody.self, missing).code == .pinRequired)
+            #expect(try decode(Components.Schemas.ErrorBody.self, missing).code == .pinRequired)
             var wrong = auth
             wrong[HTTPField.Name("X-Lockr-PIN")!] = "1111"
             for attempt in 1...5 {
                 let refused = try await client.execute(
                     uri: "/api/v1/mode", method: .put, headers: wrong, body: json(loosen))
                 #expect(refused.status == .forbidden, "#\(attempt)")
-                #expect(try decode(ErrorBody.self, refused).code == .wrongPin, "#\(attempt)")
+                #expect(try decode(Components.Schemas.ErrorBody.self, refused).code == .wrongPin, "#\(attempt)")
             }
             var right = auth
             right[HTTPField.Name("X-Lockr-PIN")!] = "2468"
@@ -282,7 +292,7 @@ import Testing
             right[HTTPField.Name("X-Lockr-PIN")!] = "2468"
             let accepted = try await client.execute(
                 uri: "/api/v1/mode", method: .put, headers: right, body: json(#"{"mode":"time"}"#))
-            #expect(try decode(ModeResponse.self, accepted).change.pending.count == 1)
+            #expect(try decode(Components.Schemas.ModeResponse.self, accepted).change.pending.count == 1)
             // Tightening needs no PIN; clearing needs it.
             let tighter = try await client.execute(
                 uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":5}"#))
@@ -318,8 +328,9 @@ import Testing
                 ))
             #expect(right.status == .ok)
             let log = try decode(
-                LogResponse.self, try await client.execute(uri: "/api/v1/log?since=60", method: .get, headers: auth))
-            #expect(log.events.map(\.type) == ["gate_fail", "gate_fail", "gate_fail", "gate_pass", "unlock"])
+                Components.Schemas.LogResponse.self,
+                try await client.execute(uri: "/api/v1/log?since=60", method: .get, headers: auth))
+            #expect(log.events.map(\._type) == ["gate_fail", "gate_fail", "gate_fail", "gate_pass", "unlock"])
         }
     }
 
@@ -327,24 +338,27 @@ import Testing
         try await withAPI(.time) { policy, client in
             let added = try await client.execute(
                 uri: "/api/v1/guard", method: .post, headers: auth, body: json(#"{"app":"reddit"}"#))
-            #expect(try decode(GuardResponse.self, added).guarded == ["tiktok", "youtube", "reddit"])
+            #expect(
+                try decode(Components.Schemas.GuardResponse.self, added).guarded == ["tiktok", "youtube", "reddit"])
             // Adding applies at once; removing loosens and waits for the next day in time mode.
             let removed = try await client.execute(uri: "/api/v1/guard/youtube", method: .delete, headers: auth)
-            let removal = try decode(GuardResponse.self, removed)
+            let removal = try decode(Components.Schemas.GuardResponse.self, removed)
             #expect(removal.guarded == ["tiktok", "youtube", "reddit"])
             #expect(removal.change.pending.map(\.change) == ["guard youtube: guarded → not guarded"])
-            #expect(removal.change.pending.first?.appliesAt.at == "2026-06-02T00:00:00Z")
+            #expect(removal.change.pending.first.map { ControlJSON.text($0.appliesAt.at) } == "2026-06-02T00:00:00Z")
             let pending = try decode(
-                PendingResponse.self, try await client.execute(uri: "/api/v1/pending", method: .get, headers: auth))
+                Components.Schemas.PendingResponse.self,
+                try await client.execute(uri: "/api/v1/pending", method: .get, headers: auth))
             #expect(pending.pending.map(\.id) == [1])
             let cancelled = try await client.execute(uri: "/api/v1/pending/1", method: .delete, headers: auth)
-            #expect(try decode(PendingResponse.self, cancelled).pending.isEmpty)
+            #expect(try decode(Components.Schemas.PendingResponse.self, cancelled).pending.isEmpty)
             let snooze = try await client.execute(uri: "/api/v1/snooze", method: .post, headers: auth)
             #expect(snooze.status == .conflict)
             let extend = try await client.execute(uri: "/api/v1/extend", method: .post, headers: auth)
-            #expect(try decode(ExtendResponse.self, extend).budgetMinutes == 40)
+            #expect(try decode(Components.Schemas.ExtendResponse.self, extend).budgetMinutes == 40)
             let hold = try decode(
-                HoldResponse.self, try await client.execute(uri: "/api/v1/emergency/hold", method: .post, headers: auth)
+                Components.Schemas.HoldResponse.self,
+                try await client.execute(uri: "/api/v1/emergency/hold", method: .post, headers: auth)
             )
             #expect(hold.waitMilliseconds == 8000)
             let early = try await client.execute(
@@ -355,15 +369,16 @@ import Testing
                 uri: "/api/v1/emergency", method: .post, headers: auth, body: json(#"{"hold":\#(hold.hold)}"#))
             #expect(letGo.status == .conflict, "a hold let go too soon is over")
             let again = try decode(
-                HoldResponse.self, try await client.execute(uri: "/api/v1/emergency/hold", method: .post, headers: auth)
+                Components.Schemas.HoldResponse.self,
+                try await client.execute(uri: "/api/v1/emergency/hold", method: .post, headers: auth)
             )
             policy.advance(by: .seconds(8))
             let granted = try await client.execute(
                 uri: "/api/v1/emergency", method: .post, headers: auth, body: json(#"{"hold":\#(again.hold)}"#))
-            #expect(try decode(WindowBody.self, granted).ends.inSeconds == 300)
+            #expect(try decode(Components.Schemas.WindowBody.self, granted).ends.inSeconds == 300)
             let mode = try await client.execute(
                 uri: "/api/v1/mode", method: .put, headers: auth, body: json(#"{"mode":"hourly","window_minutes":15}"#))
-            let modeChange = try decode(ModeResponse.self, mode)
+            let modeChange = try decode(Components.Schemas.ModeResponse.self, mode)
             #expect(modeChange.summary == "time, budget 30 min a day for all apps")
             #expect(
                 modeChange.change.pending.map(\.change) == [

@@ -1,6 +1,7 @@
 import DNSTestSupport
 import DNSWire
 import Foundation
+import LockrAPI
 import LockrStore
 import Logging
 import NIOCore
@@ -53,10 +54,11 @@ import Testing
         #expect(blocked.extendedErrors.map(\.text) == ["tiktok: locked; `lockr unlock tiktok` opens 10 min"])
         let client = ControlClient(
             baseURL: "http://\(address)", token: try ControlFiles.token(in: config.stateDirectory))
-        let status = try await client.call(.GET, "status", as: HouseholdStatusBody.self)
+        let status = try await client.call(.GET, "status", as: Components.Schemas.HouseholdStatusBody.self)
         #expect(status.people.first?.apps.first?.state.code == .locked)
         let unlocked = try await client.call(
-            .POST, "unlock", body: UnlockRequest(app: "tiktok"), as: UnlockResponse.self)
+            .POST, "unlock", body: Components.Schemas.UnlockRequest(app: "tiktok"),
+            as: Components.Schemas.UnlockResponse.self)
         #expect(unlocked.opened.map(\.app) == ["tiktok"])
         // A second daemon on the same state directory is refused while this one runs.
         await #expect(throws: (any Error).self) {

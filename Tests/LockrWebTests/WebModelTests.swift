@@ -1,4 +1,5 @@
 import Foundation
+import LockrAPI
 import LockrControl
 import LockrPuzzles
 import Testing
@@ -10,13 +11,13 @@ import Testing
 /// token's comparison.
 @Suite struct WebModelTests {
     /// A day as `GET stats` gives it.
-    func day(_ key: String, used minutes: Int64, budget: Int64?) throws -> DayStatsBody {
+    func day(_ key: String, used minutes: Int64, budget: Int64?) throws -> Components.Schemas.DayStatsBody {
         let json = """
             {"day": "\(key)", \(budget.map { "\"budget_seconds\": \($0 * 60)," } ?? "") "used_seconds": \(minutes * 60),
              "charged_seconds": \(minutes * 60), "apps": [], "gates": [], "snoozes": 0, "extensions": 0,
              "emergencies": 0, "held_limits": true, "queries": {}}
             """
-        return try ControlJSON.decoder().decode(DayStatsBody.self, from: Data(json.utf8))
+        return try ControlJSON.decoder().decode(Components.Schemas.DayStatsBody.self, from: Data(json.utf8))
     }
 
     @Test func barsScaleToTheHighestAndAreMarkedOverTheirBudget() throws {
@@ -66,7 +67,8 @@ import Testing
             settings: PolicySettings(mode: .time, calendar: calendar), guarded: [],
             apps: ["instagram": "Instagram", "tiktok": "TikTok", "whatsapp": "WhatsApp"], schedules: [early],
             groups: ["instagram": "social", "tiktok": "video", "whatsapp": "messaging"], state: nil, now: now)
-        let status = StatusBody(person: "default", view: PolicyView(engine: engine, now: now), devices: [])
+        let status = Components.Schemas.StatusBody(
+            person: "default", view: PolicyView(engine: engine, now: now), devices: [])
         let page = StatusPage(status, timeScale: 1)
         #expect(page.apps.map(\.name) == ["Instagram"])
         #expect(page.apps.first?.badge == "schedule")
@@ -74,7 +76,8 @@ import Testing
         // Out of the schedule's hours, nothing of theirs is limited: the page says so.
         let later = Instant(try Date("2026-06-01T07:00:00Z", strategy: .iso8601))
         let free = StatusPage(
-            StatusBody(person: "default", view: PolicyView(engine: engine, now: later), devices: []), timeScale: 1)
+            Components.Schemas.StatusBody(person: "default", view: PolicyView(engine: engine, now: later), devices: []),
+            timeScale: 1)
         #expect(free.apps.isEmpty)
     }
 
@@ -92,7 +95,7 @@ import Testing
             now = now + .seconds(10)
         }
         let view = PolicyView(engine: engine, now: now)
-        let status = StatusBody(person: "default", view: view, devices: [])
+        let status = Components.Schemas.StatusBody(person: "default", view: view, devices: [])
         let app = try #require(status.apps.first { $0.id == "tiktok" })
         #expect(app.state.code == .budgetSpent)
         let page = AppPage(app, of: status, view: view, timeScale: 1, suggestion: nil, csrf: "t")

@@ -1,4 +1,5 @@
 import Foundation
+import LockrAPI
 import NIOCore
 import Synchronization
 
@@ -16,11 +17,15 @@ public final class MemoryPolicy: PolicyAccess {
 
     public func metricsText() async -> String { "lockr_test_metric 1\n" }
 
-    public func doctor() async -> DoctorResponse { DoctorResponse(dnsServed: true, dnsAddresses: [], checks: []) }
+    public func doctor() async -> Components.Schemas.DoctorResponse {
+        Components.Schemas.DoctorResponse(dnsServed: true, dnsAddresses: [], checks: [])
+    }
 
-    public func lists() async -> ListsResponse { ListsResponse(refreshSeconds: 86_400, lists: []) }
+    public func lists() async -> Components.Schemas.ListsResponse {
+        Components.Schemas.ListsResponse(refreshSeconds: 86_400, lists: [])
+    }
 
-    public func updateLists(named name: String?) async throws(ControlFailure) -> ListsResponse {
+    public func updateLists(named name: String?) async throws(ControlFailure) -> Components.Schemas.ListsResponse {
         guard let name else { throw .refused(.notFound("no list is given by URL")) }
         throw .refused(.notFound("no list \(name) (`lockr lists` shows them)"))
     }
@@ -44,7 +49,8 @@ public final class MemoryPolicy: PolicyAccess {
             var changes: [PersonChangeBody] = []
             for person in document.people {
                 guard let index = copies.firstIndex(where: { $0.name == person.name }) else {
-                    throw ErrorBody(error: "people.\(person.name): no such person", code: .invalidConfiguration)
+                    throw Components.Schemas.ErrorBody(
+                        error: "people.\(person.name): no such person", code: .invalidConfiguration)
                 }
                 let outcome = try copies[index].engine.importSettings(try person.settings(), pin: pin, at: now)
                 changes.append(
@@ -122,18 +128,19 @@ public final class MemoryPolicy: PolicyAccess {
         }
     }
 
-    public let backendList = Mutex<[BackendBody]>([])
+    public let backendList = Mutex<[Components.Schemas.BackendBody]>([])
 
-    public func backends() -> [BackendBody] { backendList.withLock { $0 } }
+    public func backends() -> [Components.Schemas.BackendBody] { backendList.withLock { $0 } }
 
     public func clockDrift() -> String? { nil }
 
-    public func devices() -> [DeviceBody] { [] }
+    public func devices() -> [Components.Schemas.DeviceBody] { [] }
     /// What `queries` was last asked.
     public let queryRequests = Mutex<[QueryLogRequest]>([])
-    public func queries(_ request: QueryLogRequest) throws(ControlFailure) -> QueriesResponse {
+    public func queries(_ request: QueryLogRequest) throws(ControlFailure) -> Components.Schemas.QueriesResponse {
         queryRequests.withLock { $0.append(request) }
-        return QueriesResponse(enabled: true, retentionDays: 7, dropped: 0, people: peopleNames(), entries: [])
+        return Components.Schemas.QueriesResponse(
+            enabled: true, retentionDays: 7, dropped: 0, people: peopleNames(), entries: [])
     }
     /// Days that ended, as a store would hold them, by person.
     public let closedDays = Mutex<[String: [DayRecord]]>([:])
@@ -151,9 +158,11 @@ public final class MemoryPolicy: PolicyAccess {
         }
         return nil
     }
-    public func explain(name: String, type: String, person: String, client: String?) throws -> ExplainBody {
-        ExplainBody(
-            name: name, type: type, person: person, client: client, mode: "hourly", verdict: .allowed,
+    public func explain(
+        name: String, type: String, person: String, client: String?
+    ) throws -> Components.Schemas.ExplainBody {
+        Components.Schemas.ExplainBody(
+            name: name, _type: type, person: person, client: client, mode: "hourly", verdict: .allowed,
             answer: "the upstream's answer", reason: "no rule blocks it")
     }
     public func appGroups() -> [String: String] { ["tiktok": "video", "youtube": "video", "reddit": "social"] }

@@ -1,5 +1,5 @@
 /// Why a window is open.
-public enum WindowKind: String, Sendable {
+public enum WindowKind: String, Sendable, Codable, CaseIterable {
     /// Hourly or extreme mode: the hour's window (by `lockr unlock`, the phrase, or the first query).
     case hourly
     /// Time mode: the short grace after the budget is spent.
