@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
     ],
     targets: [
         // The C library, wrapped once. Only DNSWire imports it (tests use it as an oracle).
@@ -116,6 +117,8 @@ let package = Package(
             name: "LockrControl",
             dependencies: [
                 "DNSWire", "LockrAPI", "LockrLists", "LockrPolicy", "LockrSpeech", "OutboundHTTP",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1688,7 +1688,7 @@ public enum Operations {
                 /// - Remark: Generated from `#/paths/api/v1/snooze/POST/requestBody/content/application\/json`.
                 case json(Components.Schemas.AppRequest)
             }
-            public var body: Operations.Snooze.Input.Body
+            public var body: Operations.Snooze.Input.Body?
             /// Creates a new `Input`.
             ///
             /// - Parameters:
@@ -1698,7 +1698,7 @@ public enum Operations {
             public init(
                 query: Operations.Snooze.Input.Query = .init(),
                 headers: Operations.Snooze.Input.Headers = .init(),
-                body: Operations.Snooze.Input.Body
+                body: Operations.Snooze.Input.Body? = nil
             ) {
                 self.query = query
                 self.headers = headers
@@ -1818,7 +1818,7 @@ public enum Operations {
                 /// - Remark: Generated from `#/paths/api/v1/extend/POST/requestBody/content/application\/json`.
                 case json(Components.Schemas.AppRequest)
             }
-            public var body: Operations.Extend.Input.Body
+            public var body: Operations.Extend.Input.Body?
             /// Creates a new `Input`.
             ///
             /// - Parameters:
@@ -1828,7 +1828,7 @@ public enum Operations {
             public init(
                 query: Operations.Extend.Input.Query = .init(),
                 headers: Operations.Extend.Input.Headers = .init(),
-                body: Operations.Extend.Input.Body
+                body: Operations.Extend.Input.Body? = nil
             ) {
                 self.query = query
                 self.headers = headers
@@ -2865,6 +2865,12 @@ public enum Operations {
             @frozen public enum Body: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/api/v1/gate/voice/POST/requestBody/content/audio\/wav`.
                 case audioWav(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/api/v1/gate/voice/POST/requestBody/content/audio\/x-wav`.
+                case audioXWav(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/api/v1/gate/voice/POST/requestBody/content/audio\/wave`.
+                case audioWave(OpenAPIRuntime.HTTPBody)
+                /// - Remark: Generated from `#/paths/api/v1/gate/voice/POST/requestBody/content/audio\/vnd.wave`.
+                case audioVnd_wave(OpenAPIRuntime.HTTPBody)
             }
             public var body: Operations.SpeakSentence.Input.Body
             /// Creates a new `Input`.
@@ -5189,175 +5195,6 @@ public enum Operations {
             }
         }
     }
-    /// Live events as server-sent events, until the daemon stops.
-    ///
-    /// `text/event-stream`: each event's `id` is `EPOCH-N`, its `event` the type (window_opened,
-    /// window_ending, window_closed, budget_low, locked, unlocked, app_opened, protection_off,
-    /// protection_back, settings_changed) and its `data` one line of `LiveEventBody` JSON. A
-    /// comment line comes every 15 s when nothing happens. With `Last-Event-ID`, the kept events
-    /// after that one come first.
-    ///
-    ///
-    /// - Remark: HTTP `GET /api/v1/events`.
-    /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)`.
-    public enum FollowEvents {
-        public static let id: Swift.String = "followEvents"
-        public struct Input: Sendable, Hashable {
-            /// - Remark: Generated from `#/paths/api/v1/events/GET/query`.
-            public struct Query: Sendable, Hashable {
-                /// Whom the call is about (default the caller's person, else the only one).
-                ///
-                /// - Remark: Generated from `#/paths/api/v1/events/GET/query/person`.
-                public var person: Components.Parameters.Person?
-                /// Creates a new `Query`.
-                ///
-                /// - Parameters:
-                ///   - person: Whom the call is about (default the caller's person, else the only one).
-                public init(person: Components.Parameters.Person? = nil) {
-                    self.person = person
-                }
-            }
-            public var query: Operations.FollowEvents.Input.Query
-            /// - Remark: Generated from `#/paths/api/v1/events/GET/header`.
-            public struct Headers: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/events/GET/header/Last-Event-ID`.
-                public var lastEventID: Swift.String?
-                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FollowEvents.AcceptableContentType>]
-                /// Creates a new `Headers`.
-                ///
-                /// - Parameters:
-                ///   - lastEventID:
-                ///   - accept:
-                public init(
-                    lastEventID: Swift.String? = nil,
-                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FollowEvents.AcceptableContentType>] = .defaultValues()
-                ) {
-                    self.lastEventID = lastEventID
-                    self.accept = accept
-                }
-            }
-            public var headers: Operations.FollowEvents.Input.Headers
-            /// Creates a new `Input`.
-            ///
-            /// - Parameters:
-            ///   - query:
-            ///   - headers:
-            public init(
-                query: Operations.FollowEvents.Input.Query = .init(),
-                headers: Operations.FollowEvents.Input.Headers = .init()
-            ) {
-                self.query = query
-                self.headers = headers
-            }
-        }
-        @frozen public enum Output: Sendable, Hashable {
-            public struct Ok: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/events/GET/responses/200/content`.
-                @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/events/GET/responses/200/content/text\/event-stream`.
-                    case textEventStream(OpenAPIRuntime.HTTPBody)
-                    /// The associated value of the enum case if `self` is `.textEventStream`.
-                    ///
-                    /// - Throws: An error if `self` is not `.textEventStream`.
-                    /// - SeeAlso: `.textEventStream`.
-                    public var textEventStream: OpenAPIRuntime.HTTPBody {
-                        get throws {
-                            switch self {
-                            case let .textEventStream(body):
-                                return body
-                            }
-                        }
-                    }
-                }
-                /// Received HTTP response body
-                public var body: Operations.FollowEvents.Output.Ok.Body
-                /// Creates a new `Ok`.
-                ///
-                /// - Parameters:
-                ///   - body: Received HTTP response body
-                public init(body: Operations.FollowEvents.Output.Ok.Body) {
-                    self.body = body
-                }
-            }
-            /// The stream.
-            ///
-            /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)/responses/200`.
-            ///
-            /// HTTP response code: `200 ok`.
-            case ok(Operations.FollowEvents.Output.Ok)
-            /// The associated value of the enum case if `self` is `.ok`.
-            ///
-            /// - Throws: An error if `self` is not `.ok`.
-            /// - SeeAlso: `.ok`.
-            public var ok: Operations.FollowEvents.Output.Ok {
-                get throws {
-                    switch self {
-                    case let .ok(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "ok",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// A failure.
-            ///
-            /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)/responses/default`.
-            ///
-            /// HTTP response code: `default`.
-            case `default`(statusCode: Swift.Int, Components.Responses._Error)
-            /// The associated value of the enum case if `self` is `.`default``.
-            ///
-            /// - Throws: An error if `self` is not `.`default``.
-            /// - SeeAlso: `.`default``.
-            public var `default`: Components.Responses._Error {
-                get throws {
-                    switch self {
-                    case let .`default`(_, response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "default",
-                            response: self
-                        )
-                    }
-                }
-            }
-        }
-        @frozen public enum AcceptableContentType: AcceptableProtocol {
-            case textEventStream
-            case json
-            case other(Swift.String)
-            public init?(rawValue: Swift.String) {
-                switch rawValue.lowercased() {
-                case "text/event-stream":
-                    self = .textEventStream
-                case "application/json":
-                    self = .json
-                default:
-                    self = .other(rawValue)
-                }
-            }
-            public var rawValue: Swift.String {
-                switch self {
-                case let .other(string):
-                    return string
-                case .textEventStream:
-                    return "text/event-stream"
-                case .json:
-                    return "application/json"
-                }
-            }
-            public static var allCases: [Self] {
-                [
-                    .textEventStream,
-                    .json
-                ]
-            }
-        }
-    }
     /// The daemon's own checks (upstreams, clock, state database, devices, backends, lists by URL).
     ///
     /// - Remark: HTTP `GET /api/v1/doctor`.
@@ -5714,316 +5551,6 @@ public enum Operations {
             /// A failure.
             ///
             /// - Remark: Generated from `#/paths//api/v1/lists/update/post(updateLists)/responses/default`.
-            ///
-            /// HTTP response code: `default`.
-            case `default`(statusCode: Swift.Int, Components.Responses._Error)
-            /// The associated value of the enum case if `self` is `.`default``.
-            ///
-            /// - Throws: An error if `self` is not `.`default``.
-            /// - SeeAlso: `.`default``.
-            public var `default`: Components.Responses._Error {
-                get throws {
-                    switch self {
-                    case let .`default`(_, response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "default",
-                            response: self
-                        )
-                    }
-                }
-            }
-        }
-        @frozen public enum AcceptableContentType: AcceptableProtocol {
-            case json
-            case other(Swift.String)
-            public init?(rawValue: Swift.String) {
-                switch rawValue.lowercased() {
-                case "application/json":
-                    self = .json
-                default:
-                    self = .other(rawValue)
-                }
-            }
-            public var rawValue: Swift.String {
-                switch self {
-                case let .other(string):
-                    return string
-                case .json:
-                    return "application/json"
-                }
-            }
-            public static var allCases: [Self] {
-                [
-                    .json
-                ]
-            }
-        }
-    }
-    /// Everyone's run-time settings (`lockr config export`).
-    ///
-    /// - Remark: HTTP `GET /api/v1/config`.
-    /// - Remark: Generated from `#/paths//api/v1/config/get(exportConfiguration)`.
-    public enum ExportConfiguration {
-        public static let id: Swift.String = "exportConfiguration"
-        public struct Input: Sendable, Hashable {
-            /// - Remark: Generated from `#/paths/api/v1/config/GET/header`.
-            public struct Headers: Sendable, Hashable {
-                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportConfiguration.AcceptableContentType>]
-                /// Creates a new `Headers`.
-                ///
-                /// - Parameters:
-                ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportConfiguration.AcceptableContentType>] = .defaultValues()) {
-                    self.accept = accept
-                }
-            }
-            public var headers: Operations.ExportConfiguration.Input.Headers
-            /// Creates a new `Input`.
-            ///
-            /// - Parameters:
-            ///   - headers:
-            public init(headers: Operations.ExportConfiguration.Input.Headers = .init()) {
-                self.headers = headers
-            }
-        }
-        @frozen public enum Output: Sendable, Hashable {
-            public struct Ok: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/config/GET/responses/200/content`.
-                @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/config/GET/responses/200/content/application\/json`.
-                    case json(Components.Schemas.ConfigurationDocument)
-                    /// The associated value of the enum case if `self` is `.json`.
-                    ///
-                    /// - Throws: An error if `self` is not `.json`.
-                    /// - SeeAlso: `.json`.
-                    public var json: Components.Schemas.ConfigurationDocument {
-                        get throws {
-                            switch self {
-                            case let .json(body):
-                                return body
-                            }
-                        }
-                    }
-                }
-                /// Received HTTP response body
-                public var body: Operations.ExportConfiguration.Output.Ok.Body
-                /// Creates a new `Ok`.
-                ///
-                /// - Parameters:
-                ///   - body: Received HTTP response body
-                public init(body: Operations.ExportConfiguration.Output.Ok.Body) {
-                    self.body = body
-                }
-            }
-            /// The document.
-            ///
-            /// - Remark: Generated from `#/paths//api/v1/config/get(exportConfiguration)/responses/200`.
-            ///
-            /// HTTP response code: `200 ok`.
-            case ok(Operations.ExportConfiguration.Output.Ok)
-            /// The associated value of the enum case if `self` is `.ok`.
-            ///
-            /// - Throws: An error if `self` is not `.ok`.
-            /// - SeeAlso: `.ok`.
-            public var ok: Operations.ExportConfiguration.Output.Ok {
-                get throws {
-                    switch self {
-                    case let .ok(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "ok",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// A failure.
-            ///
-            /// - Remark: Generated from `#/paths//api/v1/config/get(exportConfiguration)/responses/default`.
-            ///
-            /// HTTP response code: `default`.
-            case `default`(statusCode: Swift.Int, Components.Responses._Error)
-            /// The associated value of the enum case if `self` is `.`default``.
-            ///
-            /// - Throws: An error if `self` is not `.`default``.
-            /// - SeeAlso: `.`default``.
-            public var `default`: Components.Responses._Error {
-                get throws {
-                    switch self {
-                    case let .`default`(_, response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "default",
-                            response: self
-                        )
-                    }
-                }
-            }
-        }
-        @frozen public enum AcceptableContentType: AcceptableProtocol {
-            case json
-            case other(Swift.String)
-            public init?(rawValue: Swift.String) {
-                switch rawValue.lowercased() {
-                case "application/json":
-                    self = .json
-                default:
-                    self = .other(rawValue)
-                }
-            }
-            public var rawValue: Swift.String {
-                switch self {
-                case let .other(string):
-                    return string
-                case .json:
-                    return "application/json"
-                }
-            }
-            public static var allCases: [Self] {
-                [
-                    .json
-                ]
-            }
-        }
-    }
-    /// Ask for a whole document of run-time settings (`lockr config import`).
-    ///
-    /// Read strictly (every key required, no other); every person's part is checked before
-    /// anything changes, then all apply together. What tightens applies at once; what loosens waits
-    /// like a config file's change (the mode's next reset, the commitment delay and, where the
-    /// mode has a gate, `pending/{id}/confirm`). A bad document is 400 `invalid_configuration`,
-    /// naming the field.
-    ///
-    ///
-    /// - Remark: HTTP `POST /api/v1/config`.
-    /// - Remark: Generated from `#/paths//api/v1/config/post(importConfiguration)`.
-    public enum ImportConfiguration {
-        public static let id: Swift.String = "importConfiguration"
-        public struct Input: Sendable, Hashable {
-            /// - Remark: Generated from `#/paths/api/v1/config/POST/query`.
-            public struct Query: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/config/POST/query/check`.
-                @frozen public enum CheckPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                    case _true = "true"
-                    case _false = "false"
-                    case _1 = "1"
-                    case _0 = "0"
-                }
-                /// Only say what would change.
-                ///
-                /// - Remark: Generated from `#/paths/api/v1/config/POST/query/check`.
-                public var check: Operations.ImportConfiguration.Input.Query.CheckPayload?
-                /// Creates a new `Query`.
-                ///
-                /// - Parameters:
-                ///   - check: Only say what would change.
-                public init(check: Operations.ImportConfiguration.Input.Query.CheckPayload? = nil) {
-                    self.check = check
-                }
-            }
-            public var query: Operations.ImportConfiguration.Input.Query
-            /// - Remark: Generated from `#/paths/api/v1/config/POST/header`.
-            public struct Headers: Sendable, Hashable {
-                /// The household's PIN, when one is set and the change loosens.
-                ///
-                /// - Remark: Generated from `#/paths/api/v1/config/POST/header/X-Lockr-PIN`.
-                public var xLockrPIN: Components.Parameters.Pin?
-                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportConfiguration.AcceptableContentType>]
-                /// Creates a new `Headers`.
-                ///
-                /// - Parameters:
-                ///   - xLockrPIN: The household's PIN, when one is set and the change loosens.
-                ///   - accept:
-                public init(
-                    xLockrPIN: Components.Parameters.Pin? = nil,
-                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportConfiguration.AcceptableContentType>] = .defaultValues()
-                ) {
-                    self.xLockrPIN = xLockrPIN
-                    self.accept = accept
-                }
-            }
-            public var headers: Operations.ImportConfiguration.Input.Headers
-            /// - Remark: Generated from `#/paths/api/v1/config/POST/requestBody`.
-            @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/config/POST/requestBody/content/application\/json`.
-                case json(Components.Schemas.ConfigurationDocument)
-            }
-            public var body: Operations.ImportConfiguration.Input.Body
-            /// Creates a new `Input`.
-            ///
-            /// - Parameters:
-            ///   - query:
-            ///   - headers:
-            ///   - body:
-            public init(
-                query: Operations.ImportConfiguration.Input.Query = .init(),
-                headers: Operations.ImportConfiguration.Input.Headers = .init(),
-                body: Operations.ImportConfiguration.Input.Body
-            ) {
-                self.query = query
-                self.headers = headers
-                self.body = body
-            }
-        }
-        @frozen public enum Output: Sendable, Hashable {
-            public struct Ok: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/api/v1/config/POST/responses/200/content`.
-                @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/api/v1/config/POST/responses/200/content/application\/json`.
-                    case json(Components.Schemas.ConfigurationImportResponse)
-                    /// The associated value of the enum case if `self` is `.json`.
-                    ///
-                    /// - Throws: An error if `self` is not `.json`.
-                    /// - SeeAlso: `.json`.
-                    public var json: Components.Schemas.ConfigurationImportResponse {
-                        get throws {
-                            switch self {
-                            case let .json(body):
-                                return body
-                            }
-                        }
-                    }
-                }
-                /// Received HTTP response body
-                public var body: Operations.ImportConfiguration.Output.Ok.Body
-                /// Creates a new `Ok`.
-                ///
-                /// - Parameters:
-                ///   - body: Received HTTP response body
-                public init(body: Operations.ImportConfiguration.Output.Ok.Body) {
-                    self.body = body
-                }
-            }
-            /// What changed, or would, per person.
-            ///
-            /// - Remark: Generated from `#/paths//api/v1/config/post(importConfiguration)/responses/200`.
-            ///
-            /// HTTP response code: `200 ok`.
-            case ok(Operations.ImportConfiguration.Output.Ok)
-            /// The associated value of the enum case if `self` is `.ok`.
-            ///
-            /// - Throws: An error if `self` is not `.ok`.
-            /// - SeeAlso: `.ok`.
-            public var ok: Operations.ImportConfiguration.Output.Ok {
-                get throws {
-                    switch self {
-                    case let .ok(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "ok",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// A failure.
-            ///
-            /// - Remark: Generated from `#/paths//api/v1/config/post(importConfiguration)/responses/default`.
             ///
             /// HTTP response code: `default`.
             case `default`(statusCode: Swift.Int, Components.Responses._Error)

@@ -211,18 +211,6 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/explain`.
     /// - Remark: Generated from `#/paths//api/v1/explain/get(explain)`.
     func explain(_ input: Operations.Explain.Input) async throws -> Operations.Explain.Output
-    /// Live events as server-sent events, until the daemon stops.
-    ///
-    /// `text/event-stream`: each event's `id` is `EPOCH-N`, its `event` the type (window_opened,
-    /// window_ending, window_closed, budget_low, locked, unlocked, app_opened, protection_off,
-    /// protection_back, settings_changed) and its `data` one line of `LiveEventBody` JSON. A
-    /// comment line comes every 15 s when nothing happens. With `Last-Event-ID`, the kept events
-    /// after that one come first.
-    ///
-    ///
-    /// - Remark: HTTP `GET /api/v1/events`.
-    /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)`.
-    func followEvents(_ input: Operations.FollowEvents.Input) async throws -> Operations.FollowEvents.Output
     /// The daemon's own checks (upstreams, clock, state database, devices, backends, lists by URL).
     ///
     /// - Remark: HTTP `GET /api/v1/doctor`.
@@ -243,23 +231,6 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/lists/update`.
     /// - Remark: Generated from `#/paths//api/v1/lists/update/post(updateLists)`.
     func updateLists(_ input: Operations.UpdateLists.Input) async throws -> Operations.UpdateLists.Output
-    /// Everyone's run-time settings (`lockr config export`).
-    ///
-    /// - Remark: HTTP `GET /api/v1/config`.
-    /// - Remark: Generated from `#/paths//api/v1/config/get(exportConfiguration)`.
-    func exportConfiguration(_ input: Operations.ExportConfiguration.Input) async throws -> Operations.ExportConfiguration.Output
-    /// Ask for a whole document of run-time settings (`lockr config import`).
-    ///
-    /// Read strictly (every key required, no other); every person's part is checked before
-    /// anything changes, then all apply together. What tightens applies at once; what loosens waits
-    /// like a config file's change (the mode's next reset, the commitment delay and, where the
-    /// mode has a gate, `pending/{id}/confirm`). A bad document is 400 `invalid_configuration`,
-    /// naming the field.
-    ///
-    ///
-    /// - Remark: HTTP `POST /api/v1/config`.
-    /// - Remark: Generated from `#/paths//api/v1/config/post(importConfiguration)`.
-    func importConfiguration(_ input: Operations.ImportConfiguration.Input) async throws -> Operations.ImportConfiguration.Output
     /// Every metric in Prometheus's text format.
     ///
     /// - Remark: HTTP `GET /metrics`.
@@ -444,7 +415,7 @@ extension APIProtocol {
     public func snooze(
         query: Operations.Snooze.Input.Query = .init(),
         headers: Operations.Snooze.Input.Headers = .init(),
-        body: Operations.Snooze.Input.Body
+        body: Operations.Snooze.Input.Body? = nil
     ) async throws -> Operations.Snooze.Output {
         try await snooze(Operations.Snooze.Input(
             query: query,
@@ -459,7 +430,7 @@ extension APIProtocol {
     public func extend(
         query: Operations.Extend.Input.Query = .init(),
         headers: Operations.Extend.Input.Headers = .init(),
-        body: Operations.Extend.Input.Body
+        body: Operations.Extend.Input.Body? = nil
     ) async throws -> Operations.Extend.Output {
         try await extend(Operations.Extend.Input(
             query: query,
@@ -789,26 +760,6 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Live events as server-sent events, until the daemon stops.
-    ///
-    /// `text/event-stream`: each event's `id` is `EPOCH-N`, its `event` the type (window_opened,
-    /// window_ending, window_closed, budget_low, locked, unlocked, app_opened, protection_off,
-    /// protection_back, settings_changed) and its `data` one line of `LiveEventBody` JSON. A
-    /// comment line comes every 15 s when nothing happens. With `Last-Event-ID`, the kept events
-    /// after that one come first.
-    ///
-    ///
-    /// - Remark: HTTP `GET /api/v1/events`.
-    /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)`.
-    public func followEvents(
-        query: Operations.FollowEvents.Input.Query = .init(),
-        headers: Operations.FollowEvents.Input.Headers = .init()
-    ) async throws -> Operations.FollowEvents.Output {
-        try await followEvents(Operations.FollowEvents.Input(
-            query: query,
-            headers: headers
-        ))
-    }
     /// The daemon's own checks (upstreams, clock, state database, devices, backends, lists by URL).
     ///
     /// - Remark: HTTP `GET /api/v1/doctor`.
@@ -837,35 +788,6 @@ extension APIProtocol {
         body: Operations.UpdateLists.Input.Body? = nil
     ) async throws -> Operations.UpdateLists.Output {
         try await updateLists(Operations.UpdateLists.Input(
-            headers: headers,
-            body: body
-        ))
-    }
-    /// Everyone's run-time settings (`lockr config export`).
-    ///
-    /// - Remark: HTTP `GET /api/v1/config`.
-    /// - Remark: Generated from `#/paths//api/v1/config/get(exportConfiguration)`.
-    public func exportConfiguration(headers: Operations.ExportConfiguration.Input.Headers = .init()) async throws -> Operations.ExportConfiguration.Output {
-        try await exportConfiguration(Operations.ExportConfiguration.Input(headers: headers))
-    }
-    /// Ask for a whole document of run-time settings (`lockr config import`).
-    ///
-    /// Read strictly (every key required, no other); every person's part is checked before
-    /// anything changes, then all apply together. What tightens applies at once; what loosens waits
-    /// like a config file's change (the mode's next reset, the commitment delay and, where the
-    /// mode has a gate, `pending/{id}/confirm`). A bad document is 400 `invalid_configuration`,
-    /// naming the field.
-    ///
-    ///
-    /// - Remark: HTTP `POST /api/v1/config`.
-    /// - Remark: Generated from `#/paths//api/v1/config/post(importConfiguration)`.
-    public func importConfiguration(
-        query: Operations.ImportConfiguration.Input.Query = .init(),
-        headers: Operations.ImportConfiguration.Input.Headers = .init(),
-        body: Operations.ImportConfiguration.Input.Body
-    ) async throws -> Operations.ImportConfiguration.Output {
-        try await importConfiguration(Operations.ImportConfiguration.Input(
-            query: query,
             headers: headers,
             body: body
         ))

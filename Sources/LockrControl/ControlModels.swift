@@ -1,8 +1,14 @@
 import Foundation
+import OpenAPIRuntime
 
 /// The control API's JSON coders. The bodies are `LockrAPI`'s, generated from docs/openapi.yaml with
 /// the document's snake_case keys; times are ISO 8601 in UTC, with milliseconds when there are any.
 public enum ControlJSON {
+    /// The generated server's and client's: the same times, keys sorted, not indented.
+    static var configuration: Configuration {
+        Configuration(dateTranscoder: ControlDates(), jsonEncodingOptions: [.sortedKeys])
+    }
+
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -37,5 +43,17 @@ public enum ControlJSON {
     static func date(_ text: String) -> Date? {
         (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
             ?? (try? Date.ISO8601FormatStyle().parse(text))
+    }
+}
+
+/// `ControlJSON`'s times for the generated code.
+struct ControlDates: DateTranscoder {
+    func encode(_ date: Date) throws -> String { ControlJSON.text(date) }
+
+    func decode(_ text: String) throws -> Date {
+        guard let date = ControlJSON.date(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not an ISO 8601 time: \(text)"))
+        }
+        return date
     }
 }

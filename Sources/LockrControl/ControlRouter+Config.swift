@@ -15,8 +15,8 @@ extension ControlRouter {
                 var request = request
                 let buffer: ByteBuffer
                 do { buffer = try await request.collectBody(upTo: maximumBody) } catch {
-                    throw Components.Schemas.ErrorBody(
-                        error: "request body larger than \(maximumBody) bytes", code: .badRequest)
+                    throw HTTPFailure(
+                        status: 413, error: "a request body is at most \(maximumBody) bytes", code: .badRequest)
                 }
                 let document: ConfigurationDocument
                 do throws(ConfigurationProblem) {

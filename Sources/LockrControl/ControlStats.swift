@@ -1,37 +1,8 @@
-import Hummingbird
 import LockrAPI
 import LockrPolicy
 
+/// A person's days as `GET stats` and the web pages show them.
 extension ControlRouter {
-    /// The longest range `GET stats` gives at once, in days.
-    static let longestStatsRange = 366
-
-    /// `GET stats?person=P&day=DATE` or `&days=N` (the last N days, today's included; 1 by default):
-    /// each person's days (everyone's unless named) and their streaks as of today.
-    static func addStatsRoutes(to api: RouterGroup<ControlRequestContext>, policy: some PolicyAccess) {
-        api.get("stats") { request, context in
-            try await respond {
-                let parameters = request.uri.queryParameters
-                let named = parameters["person"].map(String.init)
-                let people = try named.map { [try policy.person(named: $0, caller: nil)] } ?? policy.peopleNames()
-                let day = parameters["day"].map(String.init)
-                if let day, day.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) == nil {
-                    throw Components.Schemas.ErrorBody(
-                        error: "'day' must be a date such as 2026-03-27", code: .badRequest)
-                }
-                let count = try integer(parameters["days"], name: "days", upTo: Int64(longestStatsRange)) ?? 1
-                guard count >= 1 else {
-                    throw Components.Schemas.ErrorBody(
-                        error: "'days' must be from 1 to \(longestStatsRange)", code: .badRequest)
-                }
-                return Components.Schemas.StatsResponse(
-                    people: try people.map { person in
-                        try stats(of: person, day: day, count: Int(count), policy: policy)
-                    })
-            }
-        }
-    }
-
     /// `person`'s day `day`, or their last `count` days (today's included), and their streaks.
     public static func stats(
         of person: String, day: String?, count: Int, policy: some PolicyAccess
