@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
     ],
     targets: [
         // The C library, wrapped once. Only DNSWire imports it (tests use it as an oracle).
@@ -119,6 +120,7 @@ let package = Package(
                 "DNSWire", "LockrAPI", "LockrLists", "LockrPolicy", "LockrSpeech", "OutboundHTTP",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -275,6 +277,7 @@ let package = Package(
                 "LockrAPI", "LockrControl", "LockrPolicy", "LockrPuzzles", "DNSTestSupport", "PolicyFakes",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
         .testTarget(
@@ -293,8 +296,8 @@ if Context.environment["LOCKR_FUZZ"] != nil {
         .executableTarget(
             name: "lockr-fuzz",
             dependencies: [
-                "LockrFuzzDriver", "DNSWire", "DNSFilter", "LockrPuzzles", "LockrSpeech", "LockrControl", "LockrDaemon",
-                "LockrLists", "LockrWeb",
+                "LockrFuzzDriver", "DNSWire", "DNSFilter", "LockrPuzzles", "LockrSpeech", "LockrAPI", "LockrControl",
+                "LockrDaemon", "LockrLists", "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Fuzz/Harness"

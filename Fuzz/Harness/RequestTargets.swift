@@ -1,17 +1,22 @@
 import Foundation
 import Hummingbird
+import LockrAPI
 import LockrControl
 
 @testable import LockrWeb
 
 /// What the control API and the web pages take from a request's body.
 enum RequestTargets {
-    /// Every body the control API decodes, in the order the first byte picks them.
+    /// Every body the control API decodes (the generated types, read with the API's coders), in
+    /// the order the first byte picks them.
     static let bodies: [@Sendable (Data) -> Void] = [
-        decode(AppRequest.self), decode(UnlockRequest.self), decode(ModeRequest.self), decode(PinRequest.self),
-        decode(PhraseRequest.self), decode(EmergencyRequest.self), decode(ChallengeRequest.self),
-        decode(AnswerRequest.self), decode(ScheduleRequest.self), decode(ProfileRequest.self),
-        decode(ProfileSwitchRequest.self), { data in _ = try? ConfigurationDocument.read(data) },
+        decode(Components.Schemas.AppRequest.self), decode(Components.Schemas.UnlockRequest.self),
+        decode(Components.Schemas.ModeRequest.self), decode(Components.Schemas.PinRequest.self),
+        decode(Components.Schemas.PhraseRequest.self), decode(Components.Schemas.EmergencyRequest.self),
+        decode(Components.Schemas.ChallengeRequest.self), decode(Components.Schemas.AnswerRequest.self),
+        decode(Components.Schemas.ScheduleRequest.self), decode(Components.Schemas.ProfileRequest.self),
+        decode(Components.Schemas.ProfileSwitchRequest.self), decode(Components.Schemas.ListUpdateRequest.self),
+        { data in _ = try? ConfigurationDocument.read(data) },
     ]
 
     /// Every form the web pages decode, in the order the first byte picks them.

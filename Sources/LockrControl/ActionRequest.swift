@@ -1,26 +1,17 @@
 import Foundation
 import LockrAPI
 import LockrPolicy
-import NIOHTTP1
+import OpenAPIRuntime
 
-/// How the control API is asked for an action, as the CLI sends it: the method, the path under
-/// `/api/v1` (without `?person=`), and the body, which carries the sentence typed for the gate. The
-/// routes (ControlRouter+Actions, +Restrictions) decode each back into its action, which
-/// `ActionRequestTests` holds them to.
+/// How the control API is asked for an action, as the CLI sends it: the operation of docs/openapi.yaml
+/// that takes it, called through the generated `Client` with the sentence typed for the gate and the
+/// PIN given. `ActionRequestTests` holds each to the server: sent, it makes the change that applying
+/// the action to the engine makes.
 public struct ActionRequest: Sendable {
-    public let method: HTTPMethod
-    public let path: String
-    /// The body with the sentence typed (nil: none typed).
-    public let body: @Sendable (_ phrase: String?) -> (any Encodable & Sendable)?
-
-    init(
-        _ method: HTTPMethod, _ path: String,
-        body: @escaping @Sendable (_ phrase: String?) -> (any Encodable & Sendable)? = { _ in nil }
-    ) {
-        self.method = method
-        self.path = path
-        self.body = body
-    }
+    /// Calls the operation for `person` (nil: the caller's); its answer's body.
+    public let send:
+        @Sendable (_ api: Client, _ person: String?, _ phrase: String?, _ pin: String?) async throws
+            -> any Encodable & Sendable
 }
 
 extension PolicyAction {
@@ -30,44 +21,116 @@ extension PolicyAction {
     public var request: ActionRequest? {
         switch self {
         case .setMode(let mode, let budget, let perApp, let window):
-            ActionRequest(.PUT, "mode") {
-                Components.Schemas.ModeRequest(
-                    mode: mode, budgetMinutes: budget.map(Self.minutes),
-                    windowMinutes: window.map(Self.minutes),
-                    perApp: perApp, phrase: $0)
+            ActionRequest { api, person, phrase, pin in
+                let body = Components.Schemas.ModeRequest(
+                    mode: mode, budgetMinutes: budget.map(Self.minutes), windowMinutes: window.map(Self.minutes),
+                    perApp: perApp, phrase: phrase)
+                return try await api.setMode(
+                    query: .init(person: person), headers: .init(xLockrPIN: pin), body: .json(body)
+                )
+                .ok.body.json
             }
-        case .guardApp(let app): ActionRequest(.POST, "guard") { Components.Schemas.AppRequest(app: app, phrase: $0) }
+        case .guardApp(let app):
+            ActionRequest { api, person, phrase, _ in
+                try await api.guardApp(query: .init(person: person), body: .json(.init(app: app, phrase: phrase)))
+                    .ok.body.json
+            }
         case .unguardApp(let app):
-            ActionRequest(.DELETE, "guard/\(pathSegment(app))") { Components.Schemas.PhraseRequest(phrase: $0) }
-        case .resetSettings: ActionRequest(.POST, "settings/reset") { Components.Schemas.PhraseRequest(phrase: $0) }
-        case .cancelPending(let id): ActionRequest(.DELETE, "pending/\(id)")
-        case .confirmPending(let id):
-            ActionRequest(.POST, "pending/\(id)/confirm") { Components.Schemas.PhraseRequest(phrase: $0) }
-        case .unlock(let app):
-            ActionRequest(.POST, "unlock") {
-                Components.Schemas.UnlockRequest(app: app, all: app == nil ? true : nil, phrase: $0)
+            ActionRequest { api, person, phrase, pin in
+                try await api.unguardApp(
+                    path: .init(app: app), query: .init(person: person), headers: .init(xLockrPIN: pin),
+                    body: .json(.init(phrase: phrase))
+                ).ok.body.json
             }
-        case .snooze(let app): ActionRequest(.POST, "snooze") { Components.Schemas.AppRequest(app: app, phrase: $0) }
-        case .extend(let app): ActionRequest(.POST, "extend") { Components.Schemas.AppRequest(app: app, phrase: $0) }
-        case .beginEmergency: ActionRequest(.POST, "emergency/hold")
+        case .resetSettings:
+            ActionRequest { api, person, phrase, pin in
+                try await api.resetSettings(
+                    query: .init(person: person), headers: .init(xLockrPIN: pin), body: .json(.init(phrase: phrase))
+                ).ok.body.json
+            }
+        case .cancelPending(let id):
+            ActionRequest { api, person, _, _ in
+                try await api.cancelPending(path: .init(id: id), query: .init(person: person)).ok.body.json
+            }
+        case .confirmPending(let id):
+            ActionRequest { api, person, phrase, pin in
+                try await api.confirmPending(
+                    path: .init(id: id), query: .init(person: person), headers: .init(xLockrPIN: pin),
+                    body: .json(.init(phrase: phrase))
+                ).ok.body.json
+            }
+        case .unlock(let app):
+            ActionRequest { api, person, phrase, _ in
+                let body = Components.Schemas.UnlockRequest(app: app, all: app == nil ? true : nil, phrase: phrase)
+                return try await api.unlock(query: .init(person: person), body: .json(body)).ok.body.json
+            }
+        case .snooze(let app):
+            ActionRequest { api, person, phrase, _ in
+                try await api.snooze(query: .init(person: person), body: .json(.init(app: app, phrase: phrase)))
+                    .ok.body.json
+            }
+        case .extend(let app):
+            ActionRequest { api, person, phrase, _ in
+                try await api.extend(query: .init(person: person), body: .json(.init(app: app, phrase: phrase)))
+                    .ok.body.json
+            }
+        case .beginEmergency:
+            ActionRequest { api, person, _, _ in
+                try await api.beginEmergencyHold(query: .init(person: person)).ok.body.json
+            }
         case .completeEmergency(let hold):
-            ActionRequest(.POST, "emergency") { _ in Components.Schemas.EmergencyRequest(hold: Int64(clamping: hold)) }
+            ActionRequest { api, person, _, _ in
+                try await api.completeEmergency(
+                    query: .init(person: person), body: .json(.init(hold: Int64(clamping: hold)))
+                ).ok.body.json
+            }
         case .addSchedule(let schedule):
-            ActionRequest(.POST, "schedules") {
-                Components.Schemas.ScheduleRequest(
+            ActionRequest { api, person, phrase, pin in
+                let body = Components.Schemas.ScheduleRequest(
                     name: schedule.name, days: schedule.days.description, from: Schedule.clock(schedule.from),
-                    to: Schedule.clock(schedule.to), block: schedule.block, phrase: $0)
+                    to: Schedule.clock(schedule.to), block: schedule.block, phrase: phrase)
+                return try await api.addSchedule(
+                    query: .init(person: person), headers: .init(xLockrPIN: pin), body: .json(body)
+                ).ok.body.json
             }
         case .removeSchedule(let name):
-            ActionRequest(.DELETE, "schedules/\(pathSegment(name))") { Components.Schemas.PhraseRequest(phrase: $0) }
-        case .defineProfile(let profile):
-            ActionRequest(.POST, "profiles") { _ in
-                Components.Schemas.ProfileRequest(name: profile.name, block: profile.block)
+            ActionRequest { api, person, phrase, pin in
+                try await api.removeSchedule(
+                    path: .init(name: name), query: .init(person: person), headers: .init(xLockrPIN: pin),
+                    body: .json(.init(phrase: phrase))
+                ).ok.body.json
             }
-        case .removeProfile(let name): ActionRequest(.DELETE, "profiles/\(pathSegment(name))")
+        case .defineProfile(let profile):
+            ActionRequest { api, person, _, pin in
+                try await api.defineProfile(
+                    query: .init(person: person), headers: .init(xLockrPIN: pin),
+                    body: .json(.init(name: profile.name, block: profile.block))
+                ).ok.body.json
+            }
+        case .removeProfile(let name):
+            ActionRequest { api, person, _, pin in
+                try await api.removeProfile(
+                    path: .init(name: name), query: .init(person: person), headers: .init(xLockrPIN: pin)
+                ).ok.body.json
+            }
         case .switchProfile(let name, let how, let duration):
-            ActionRequest(.POST, "profiles/\(pathSegment(name))/\(how.rawValue)") { _ in
-                Components.Schemas.ProfileSwitchRequest(forMinutes: duration.map(Self.minutes))
+            ActionRequest { api, person, _, pin in
+                let body = Components.RequestBodies.ProfileSwitch.json(.init(forMinutes: duration.map(Self.minutes)))
+                let path = Operations.ActivateProfile.Input.Path(name: name)
+                return switch how {
+                case .activate:
+                    try await api.activateProfile(path: path, query: .init(person: person), body: body).ok.body.json
+                case .deactivate:
+                    try await api.deactivateProfile(
+                        path: .init(name: name), query: .init(person: person), headers: .init(xLockrPIN: pin),
+                        body: body
+                    ).ok.body.json
+                case .toggle:
+                    try await api.toggleProfile(
+                        path: .init(name: name), query: .init(person: person), headers: .init(xLockrPIN: pin),
+                        body: body
+                    ).ok.body.json
+                }
             }
         case .importSettings, .issueChallenges, .answerChallenge, .passSpokenSentence, .beginTypedFallback, .setPin:
             nil

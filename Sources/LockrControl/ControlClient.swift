@@ -1,8 +1,11 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import LockrAPI
 import NIOCore
 import NIOHTTP1
+import OpenAPIAsyncHTTPClient
+import OpenAPIRuntime
 import OutboundHTTP
 
 /// Why a control call got no answer the CLI can use.
@@ -22,50 +25,61 @@ public enum ControlClientError: Error, CustomStringConvertible, Sendable {
     }
 }
 
-/// The CLI's side of the control API.
+/// The CLI's side of the control API: the operations through the generated `Client`, failures as
+/// `ControlClientError`; the live event stream and the configuration document by hand, as they are
+/// served.
 public struct ControlClient: Sendable {
     public let baseURL: String
     private let token: String
-    private static let timeout: TimeAmount = .seconds(10)
+    private let timeout: TimeAmount
+    /// The operations of docs/openapi.yaml.
+    private let api: Client
 
-    public init(baseURL: String, token: String) {
+    /// `timeout` is how long an answer may take to begin: 10 s unless given (a list fetched now or a
+    /// clip heard takes longer).
+    public init(baseURL: String, token: String, timeout: TimeAmount = .seconds(10)) {
         self.baseURL = baseURL
         self.token = token
+        self.timeout = timeout
+        api = Client(
+            serverURL: URL(string: baseURL) ?? URL(fileURLWithPath: "/"), configuration: ControlJSON.configuration,
+            transport: AsyncHTTPClientTransport(configuration: .init(client: OutboundHTTP.client, timeout: timeout)),
+            middlewares: [ControlClientMiddleware(baseURL: baseURL, token: token)])
     }
 
-    /// Sends a request and decodes the answer as `Answer`; `timeout` is how long its answer may
-    /// take to begin (10 s unless given: an answer that takes longer, such as a list fetched now,
-    /// says so).
+    /// Runs `operation` on the API: `try await client.call { try await $0.getStatus().ok.body.json }`.
+    public func call<Answer: Sendable>(
+        _ operation: (Client) async throws -> Answer
+    ) async throws(ControlClientError) -> Answer {
+        do {
+            return try await operation(api)
+        } catch let error as ClientError {
+            if let failure = error.underlyingError as? ControlClientError { throw failure }
+            throw .badAnswer("the daemon's answer to \(error.operationID) was not understood: \(error.underlyingError)")
+        } catch let failure as ControlClientError {
+            throw failure
+        } catch {
+            throw .badAnswer("the daemon's answer was not understood: \(error)")
+        }
+    }
+
+    /// Sends `body` as JSON to `path` under `/api/v1` (the configuration document, served by hand)
+    /// and decodes the answer as `Answer`.
     public func call<Answer: Decodable>(
         _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
-        headers: [(String, String)] = [], timeout: TimeAmount? = nil, as: Answer.Type = Answer.self
-    ) async throws(ControlClientError) -> Answer {
-        var bytes: [UInt8]?
-        if let body {
-            do {
-                bytes = Array(try ControlJSON.encoder().encode(body))
-            } catch {
-                throw .badAnswer("cannot encode the request: \(error)")
-            }
-        }
-        return try await call(
-            method, path, bytes: bytes, contentType: "application/json", headers: headers, timeout: timeout)
-    }
-
-    /// Sends `bytes` of `contentType` (a WAV clip: "audio/wav") and decodes the answer as `Answer`.
-    public func call<Answer: Decodable>(
-        _ method: HTTPMethod, _ path: String, bytes: [UInt8]?, contentType: String, headers: [(String, String)] = [],
-        timeout given: TimeAmount? = nil, as: Answer.Type = Answer.self
+        headers: [(String, String)] = [], as: Answer.Type = Answer.self
     ) async throws(ControlClientError) -> Answer {
         var request = HTTPClientRequest(url: baseURL + "/api/v1/" + path)
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        // A clip takes a few seconds to hear, more while others wait.
-        let timeout = given ?? ((bytes?.count ?? 0) > 65_536 ? TimeAmount.seconds(60) : Self.timeout)
-        if let bytes {
-            request.body = .bytes(ByteBuffer(bytes: bytes))
-            request.headers.add(name: "Content-Type", value: contentType)
+        if let body {
+            do {
+                request.body = .bytes(ByteBuffer(data: try ControlJSON.encoder().encode(body)))
+            } catch {
+                throw .badAnswer("cannot encode the request: \(error)")
+            }
+            request.headers.add(name: "Content-Type", value: "application/json")
         }
         let status: Int
         let bytes: ByteBuffer
@@ -74,17 +88,10 @@ public struct ControlClient: Sendable {
             status = Int(response.status.code)
             bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
         } catch {
-            throw .unreachable(
-                "cannot reach the lockr daemon at \(baseURL): \(OutboundHTTP.describe(error)) (is `lockr serve` running?)"
-            )
+            throw ControlClientMiddleware.unreachable(baseURL, error)
         }
         let data = Data(bytes.readableBytesView)
-        guard (200..<300).contains(status) else {
-            let body =
-                (try? ControlJSON.decoder().decode(Components.Schemas.ErrorBody.self, from: data))
-                ?? Components.Schemas.ErrorBody(error: "HTTP \(status) from the daemon", code: .unexpectedAnswer)
-            throw .refused(status: status, body)
-        }
+        guard (200..<300).contains(status) else { throw ControlClientMiddleware.refusal(status: status, data) }
         do {
             return try ControlJSON.decoder().decode(Answer.self, from: data)
         } catch {
@@ -137,5 +144,42 @@ public struct ControlClient: Sendable {
             guard let piece else { return }
             for event in reader.read(piece.readableBytesView) { try await receive(event) }
         }
+    }
+}
+
+/// Gives each call the token, and turns an answer that is not a success into
+/// `ControlClientError.refused` (with lockr's `ErrorBody`) and no answer into `.unreachable`.
+struct ControlClientMiddleware: ClientMiddleware {
+    let baseURL: String
+    let token: String
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL url: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        request.headerFields[.authorization] = "Bearer \(token)"
+        let (response, answer): (HTTPResponse, HTTPBody?)
+        do { (response, answer) = try await next(request, body, url) } catch {
+            throw Self.unreachable(baseURL, error)
+        }
+        guard response.status.kind == .successful else {
+            let data = (try? await Data(collecting: answer ?? HTTPBody(), upTo: 1024 * 1024)) ?? Data()
+            throw Self.refusal(status: response.status.code, data)
+        }
+        return (response, answer)
+    }
+
+    static func unreachable(_ baseURL: String, _ error: any Error) -> ControlClientError {
+        .unreachable(
+            "cannot reach the lockr daemon at \(baseURL): \(OutboundHTTP.describe(error)) (is `lockr serve` running?)")
+    }
+
+    /// A refusal, with lockr's `ErrorBody` when the answer is one.
+    static func refusal(status: Int, _ data: Data) -> ControlClientError {
+        let body =
+            (try? ControlJSON.decoder().decode(Components.Schemas.ErrorBody.self, from: data))
+            ?? Components.Schemas.ErrorBody(error: "HTTP \(status) from the daemon", code: .unexpectedAnswer)
+        return .refused(status: status, body)
     }
 }

@@ -62,16 +62,11 @@ extension ControlRouter {
             break
         }
         guard error.httpStatus != .unsupportedMediaType else {
+            // Only a clip is not JSON (`ControlRequestMiddleware`).
             let type = request.headers[.contentType] ?? "none"
-            if request.uri.path.hasSuffix("/gate/voice") {
-                return json(
-                    Components.Schemas.ErrorBody(
-                        error: "send the clip as audio/wav (PCM WAV), not \(type)", code: .unsupportedAudio),
-                    status: 415)
-            }
             return json(
                 Components.Schemas.ErrorBody(
-                    error: "send the body as application/json, not \(type)", code: .badRequest),
+                    error: "send the clip as audio/wav (PCM WAV), not \(type)", code: .unsupportedAudio),
                 status: 415)
         }
         let status = error.httpStatus.code >= 500 ? 400 : error.httpStatus.code
@@ -139,7 +134,8 @@ extension DecodingError {
 
 /// Reads each request's body (at most `ControlRouter.maximumBody`, or `largestClip` for a clip), runs
 /// its operation knowing the caller (`ControlCaller`), and answers what the generated server could
-/// not read or what the operation refused. An empty body is read as `{}`: every body's fields are
+/// not read or what the operation refused. Every body but a clip is read as JSON, whatever its
+/// `Content-Type` says (`curl -d` says a form), and an empty one as `{}`: every body's fields are
 /// optional or named as required, so that no body is the same as one with nothing in it.
 struct ControlRequestMiddleware: RouterMiddleware {
     func handle(
@@ -161,10 +157,11 @@ struct ControlRequestMiddleware: RouterMiddleware {
                         error: "a request body is at most \(ControlRouter.maximumBody) bytes", code: .badRequest),
                     status: 413)
         }
-        if body.readableBytes == 0, !isClip {
+        if !isClip {
             var head = request.head
             head.headerFields[.contentType] = "application/json"
-            request = Request(head: head, body: RequestBody(buffer: ByteBuffer(string: "{}")))
+            request = Request(
+                head: head, body: RequestBody(buffer: body.readableBytes == 0 ? ByteBuffer(string: "{}") : body))
         }
         do {
             return try await ControlCaller.$address.withValue(context.remoteAddress) {

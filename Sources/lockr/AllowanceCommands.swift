@@ -111,8 +111,9 @@ struct LogCommand: AsyncParsableCommand {
 
     func run() async throws {
         let seconds = parseDuration(since, defaultUnit: 1)!
-        let log = try await client.call(
-            .GET, person.path("log?since=\(seconds)"), as: Components.Schemas.LogResponse.self)
+        let log = await client.call {
+            try await $0.getLog(query: .init(person: person.person, since: seconds)).ok.body.json
+        }
         client.show(log) { log in
             guard !log.events.isEmpty else { return "No events in the last \(since)." }
             let typeWidth = log.events.map(\._type.count).max() ?? 0

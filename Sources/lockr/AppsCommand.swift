@@ -16,7 +16,7 @@ struct AppsCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let answer = try await client.call(.GET, person.path("apps"), as: Components.Schemas.AppsResponse.self)
+        let answer = await client.call { try await $0.getApps(query: .init(person: person.person)).ok.body.json }
         let needle = filter?.lowercased()
         let apps = answer.apps.filter { app in
             guard let needle else { return true }

@@ -3,7 +3,6 @@ import Foundation
 import LockrAPI
 import LockrControl
 import LockrPolicy
-import NIOHTTP1
 
 extension ClientOptions {
     /// Asks the daemon for `action`. When the daemon wants the PIN (one is set and a settings
@@ -24,9 +23,12 @@ extension ClientOptions {
         var walked = false
         while true {
             do {
-                return try await sendAnyBody(
-                    request.method, person.path(request.path), body: request.body(phrase),
-                    headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: type)
+                let answer = try await send { [phrase, pin] in try await request.send($0, person.person, phrase, pin) }
+                guard let answer = answer as? Answer else {
+                    fail(
+                        ControlClientError.badAnswer("the daemon's answer to \(action.name.rawValue) is not a \(type)"))
+                }
+                return answer
             } catch ControlClientError.refused(_, let body) where body.code == .pinRequired && pin == nil {
                 pin = askPIN("PIN (a PIN protects settings): ", body: body)
             } catch ControlClientError.refused(_, let body)
@@ -40,21 +42,6 @@ extension ClientOptions {
                 fail(error)
             }
         }
-    }
-
-    /// `send` with a body of any type (or none).
-    private func sendAnyBody<Answer: Codable & Sendable>(
-        _ method: HTTPMethod, _ path: String, body: (any Encodable & Sendable)?, headers: [(String, String)],
-        as type: Answer.Type
-    ) async throws -> Answer {
-        guard let body else { return try await send(method, path, headers: headers, as: type) }
-        return try await sendOpened(method, path, body: body, headers: headers, as: type)
-    }
-
-    private func sendOpened<Answer: Codable & Sendable, Body: Encodable & Sendable>(
-        _ method: HTTPMethod, _ path: String, body: Body, headers: [(String, String)], as type: Answer.Type
-    ) async throws -> Answer {
-        try await send(method, path, body: body, headers: headers, as: type)
     }
 
     /// A PIN read at the terminal without echo; ends the command when none comes.
@@ -109,8 +96,9 @@ struct PendingCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(
-                .GET, person.path("pending"), as: Components.Schemas.PendingResponse.self)
+            let answer = await client.call {
+                try await $0.listPending(query: .init(person: person.person)).ok.body.json
+            }
             client.show(answer) { answer in
                 answer.pending.isEmpty
                     ? "No change is pending."

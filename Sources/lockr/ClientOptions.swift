@@ -5,7 +5,7 @@ import LockrAPI
 import LockrControl
 import LockrDaemon
 import NIOCore
-import NIOHTTP1
+import OpenAPIRuntime
 
 /// How a CLI verb finds the daemon, and how it prints.
 struct ClientOptions: ParsableArguments {
@@ -45,22 +45,24 @@ struct ClientOptions: ParsableArguments {
         return ProcessEnvironment.isRoot ? system : own
     }
 
-    /// Calls the daemon; prints and exits non-zero on failure.
-    func call<Answer: Codable & Sendable>(
-        _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
-        as type: Answer.Type = Answer.self
-    ) async throws -> Answer {
-        do { return try await send(method, path, body: body, as: type) } catch { fail(error) }
+    /// Calls an operation of the daemon's API (`{ try await $0.getStatus().ok.body.json }`); prints
+    /// and exits non-zero on failure.
+    func call<Answer: Sendable>(_ operation: (Client) async throws -> Answer) async -> Answer {
+        do { return try await send(operation) } catch { fail(error) }
     }
 
-    /// Calls the daemon; failures are thrown, for a verb that handles some itself.
-    func send<Answer: Codable & Sendable>(
-        _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
-        headers: [(String, String)] = [], timeout: TimeAmount? = nil, as type: Answer.Type = Answer.self
+    /// Calls an operation of the daemon's API; failures are thrown, for a verb that handles some
+    /// itself. `timeout`: how long the answer may take to begin.
+    func send<Answer: Sendable>(
+        timeout: TimeAmount = .seconds(10), _ operation: (Client) async throws -> Answer
     ) async throws -> Answer {
+        try await client(timeout: timeout).call(operation)
+    }
+
+    /// The daemon's API client, found through the state directory.
+    func client(timeout: TimeAmount = .seconds(10)) throws -> ControlClient {
         let endpoint = try ControlFiles.endpoint(in: try stateDirectory())
-        return try await ControlClient(baseURL: endpoint.url, token: endpoint.token).call(
-            method, path, body: body, headers: headers, timeout: timeout, as: type)
+        return ControlClient(baseURL: endpoint.url, token: endpoint.token, timeout: timeout)
     }
 
     /// Prints why a call failed (as JSON with `--json`) and exits 1.

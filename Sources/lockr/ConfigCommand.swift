@@ -34,7 +34,8 @@ struct ConfigCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let document = try await client.call(.GET, "config", as: ConfigurationDocument.self)
+            let document: ConfigurationDocument
+            do { document = try await client.client().call(.GET, "config") } catch { client.fail(error) }
             print(ClientOptions.prettyJSON(document))
         }
     }
@@ -91,9 +92,9 @@ struct ConfigCommand: AsyncParsableCommand {
             var pin: String?
             while true {
                 do {
-                    return try await client.send(
+                    return try await client.client().call(
                         .POST, check ? "config?check=true" : "config", body: document,
-                        headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [], as: ConfigurationImportResponse.self)
+                        headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [])
                 } catch ControlClientError.refused(_, let body) where body.code == .pinRequired && pin == nil {
                     pin = client.askPIN("PIN (a PIN protects settings): ", body: body)
                 } catch {

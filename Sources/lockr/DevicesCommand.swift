@@ -19,7 +19,7 @@ struct DevicesCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let answer = try await client.call(.GET, person.path("devices"), as: Components.Schemas.DevicesResponse.self)
+        let answer = await client.call { try await $0.listDevices(query: .init(person: person.person)).ok.body.json }
         client.show(answer) { answer in
             guard !answer.devices.isEmpty else { return "No device has asked lockr yet." }
             let width = max(8, answer.devices.map { deviceName($0).count }.max() ?? 0)

@@ -25,7 +25,7 @@ struct DoctorCommand: AsyncParsableCommand {
         var checks: [Components.Schemas.DoctorCheckBody] = []
         let answer: Components.Schemas.DoctorResponse
         do {
-            answer = try await options.send(.GET, "doctor", as: Components.Schemas.DoctorResponse.self)
+            answer = try await options.send { try await $0.doctor().ok.body.json }
             checks.append(Components.Schemas.DoctorCheckBody(name: "daemon", ok: true, detail: "answers", fix: nil))
         } catch {
             checks.append(

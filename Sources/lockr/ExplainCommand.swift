@@ -27,9 +27,8 @@ struct ExplainCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var query = "explain?name=\(pathSegment(name))&type=\(pathSegment(type))"
-        if let client { query += "&client=\(pathSegment(client))" }
-        let body = try await options.call(.GET, person.path(query), as: Components.Schemas.ExplainBody.self)
+        let query = Operations.Explain.Input.Query(name: name, _type: type, person: person.person, client: client)
+        let body = await options.call { try await $0.explain(query: query).ok.body.json }
         options.show(body) { body in
             var lines = [
                 "\(body.name) \(body._type), for \(body.person)\(body.client.map { " (\($0))" } ?? "") in \(body.mode) mode"

@@ -1,6 +1,7 @@
 import Foundation
 import LockrAPI
 import LockrControl
+import OpenAPIRuntime
 
 /// Walks a person through their gate at the terminal, step by step as the daemon asks: the puzzles
 /// (boards drawn, answers read), then the sentence (typed, or after the typed fallback's wait).
@@ -37,14 +38,8 @@ struct GateWalk {
         return askSentence(sentence)
     }
 
-    private func query(_ path: String) -> String {
-        person.path(app.map { path + "?app=" + pathSegment($0) } ?? path)
-    }
-
     private func current() async -> Components.Schemas.GateBody {
-        do { return try await client.call(.GET, query("gate"), as: Components.Schemas.GateBody.self) } catch {
-            client.fail(error)
-        }
+        await client.call { try await $0.getGate(query: .init(person: person.person, app: app)).ok.body.json }
     }
 
     /// Asks for puzzles and answers them until none is left; a wrong answer spends the puzzle, so a
@@ -52,12 +47,10 @@ struct GateWalk {
     private func solvePuzzles(_ start: Components.Schemas.GateBody) async -> Components.Schemas.GateBody {
         var gate = start
         while gate.puzzlesToSolve > 0 {
-            let issued: Components.Schemas.ChallengesResponse
-            do {
-                issued = try await client.call(
-                    .POST, person.path("gate/challenges"), body: Components.Schemas.ChallengeRequest(app: app),
-                    as: Components.Schemas.ChallengesResponse.self)
-            } catch { client.fail(error) }
+            let issued = await client.call {
+                try await $0.issueChallenges(query: .init(person: person.person), body: .json(.init(app: app)))
+                    .ok.body.json
+            }
             for challenge in issued.challenges { gate = await solve(challenge) ?? gate }
             gate = await current()
         }
@@ -84,10 +77,12 @@ struct GateWalk {
                     body: Components.Schemas.ErrorBody(error: "nothing answered", code: .cancelled))
             }
             do {
-                let answered = try await client.send(
-                    .POST, person.path("gate/challenges/\(challenge.id)"),
-                    body: Components.Schemas.AnswerRequest(answer: line),
-                    as: Components.Schemas.GatePassedResponse.self)
+                let answered = try await client.send {
+                    try await $0.answerChallenge(
+                        path: .init(id: challenge.id), query: .init(person: person.person),
+                        body: .json(.init(answer: line))
+                    ).ok.body.json
+                }
                 print("Solved.")
                 return answered.gate
             } catch ControlClientError.refused(_, let body) where body.code == .unreadableAnswer {
@@ -111,10 +106,11 @@ struct GateWalk {
         }
         print("Listening...")
         do {
-            let endpoint = try ControlFiles.endpoint(in: try client.stateDirectory())
-            let passed = try await ControlClient(baseURL: endpoint.url, token: endpoint.token).call(
-                .POST, person.path("gate/voice"), bytes: clip, contentType: "audio/wav",
-                as: Components.Schemas.GatePassedResponse.self)
+            // A clip takes a few seconds to hear, more while others wait.
+            let passed = try await client.send(timeout: .seconds(60)) {
+                try await $0.speakSentence(query: .init(person: person.person), body: .audioWav(HTTPBody(clip)))
+                    .ok.body.json
+            }
             print("Heard: \"\(passed.heard ?? "")\"")
         } catch ControlClientError.refused(_, let body) where body.heard != nil {
             client.fail("\(body.error)", body: body)
@@ -125,11 +121,9 @@ struct GateWalk {
 
     /// Begins the typed fallback's wait and counts it down.
     private func waitForTypedFallback() async {
-        let begun: Components.Schemas.FallbackResponse
-        do {
-            begun = try await client.call(
-                .POST, person.path("gate/fallback"), as: Components.Schemas.FallbackResponse.self)
-        } catch { client.fail(error) }
+        let begun = await client.call {
+            try await $0.beginTypedFallback(query: .init(person: person.person)).ok.body.json
+        }
         guard begun.waitMilliseconds > 0 else { return }
         print("Typing instead of saying it costs a wait of \(spoken(seconds: begun.typedFrom.inSeconds)).")
         let deadline = ContinuousClock.now + .milliseconds(begun.waitMilliseconds)

@@ -22,7 +22,7 @@ struct ListsCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let answer = try await client.call(.GET, "lists", as: Components.Schemas.ListsResponse.self)
+            let answer = await client.call { try await $0.lists().ok.body.json }
             client.show(answer) { answer in
                 answer.lists.isEmpty
                     ? "No list is given by URL (blocklists and allowlists take https:// URLs)."
@@ -40,8 +40,7 @@ struct ListsCommand: AsyncParsableCommand {
         func run() async throws {
             var names = name.map { [$0] } ?? []
             if name == nil {
-                names = try await client.call(.GET, "lists", as: Components.Schemas.ListsResponse.self).lists.map(
-                    \.name)
+                names = await client.call { try await $0.lists().ok.body.json }.lists.map(\.name)
             }
             if names.isEmpty, !client.json { print("No list is given by URL.") }
             var fetched: [Components.Schemas.ListBody] = []
@@ -49,10 +48,9 @@ struct ListsCommand: AsyncParsableCommand {
             for (index, list) in names.enumerated() {
                 if !client.json { print("[\(index + 1)/\(names.count)] fetching \(list) ...") }
                 do {
-                    let answer = try await client.send(
-                        .POST, "lists/update", body: Components.Schemas.ListUpdateRequest(name: list),
-                        timeout: .seconds(30),
-                        as: Components.Schemas.ListsResponse.self)
+                    let answer = try await client.send(timeout: .seconds(30)) {
+                        try await $0.updateLists(body: .json(.init(name: list))).ok.body.json
+                    }
                     fetched += answer.lists
                     failed = failed || answer.lists.contains { $0.lastError != nil }
                     if !client.json { print(answer.lists.map(listLines).joined(separator: "\n")) }

@@ -49,8 +49,7 @@ struct PinCommand: AsyncParsableCommand {
 
         func run() async throws {
             let pin = PinCommand.newPIN(client)
-            let answer = try await client.call(
-                .PUT, "pin", body: Components.Schemas.PinRequest(pin: pin), as: Components.Schemas.PinResponse.self)
+            let answer = await client.call { try await $0.setPin(body: .json(.init(pin: pin))).ok.body.json }
             client.show(answer) { _ in "PIN set: changes that loosen protection now need it." }
         }
     }
@@ -64,9 +63,9 @@ struct PinCommand: AsyncParsableCommand {
                 "Current PIN: ", body: Components.Schemas.ErrorBody(error: "the current PIN", code: .pinRequired))
             let pin = PinCommand.newPIN(client)
             do {
-                _ = try await client.send(
-                    .PUT, "pin", body: Components.Schemas.PinRequest(pin: pin), headers: [("X-Lockr-PIN", current)],
-                    as: Components.Schemas.PinResponse.self)
+                _ = try await client.send {
+                    try await $0.setPin(headers: .init(xLockrPIN: current), body: .json(.init(pin: pin))).ok.body.json
+                }
             } catch { client.fail(error) }
             print("PIN changed.")
         }
@@ -80,8 +79,7 @@ struct PinCommand: AsyncParsableCommand {
             let current = client.askPIN(
                 "PIN: ", body: Components.Schemas.ErrorBody(error: "the PIN", code: .pinRequired))
             do {
-                _ = try await client.send(
-                    .DELETE, "pin", headers: [("X-Lockr-PIN", current)], as: Components.Schemas.PinResponse.self)
+                _ = try await client.send { try await $0.clearPin(headers: .init(xLockrPIN: current)).ok.body.json }
             } catch { client.fail(error) }
             print("PIN cleared.")
         }

@@ -38,7 +38,7 @@ struct QueriesCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var answer = try await options.call(.GET, path(after: nil), as: Components.Schemas.QueriesResponse.self)
+        var answer = await options.call { try await $0.getQueries(query: query(after: nil)).ok.body.json }
         let printer = QueryLinePrinter(json: options.json, showsPerson: person.person == nil && answer.people.count > 1)
         if !answer.enabled {
             printError("The query log is off ([query-log] enabled = false).")
@@ -62,7 +62,7 @@ struct QueriesCommand: AsyncParsableCommand {
         if answer.entries.isEmpty, let newest = try await newestID() { last = newest }
         while true {
             try await Task.sleep(for: .seconds(1))
-            answer = try await options.call(.GET, path(after: last), as: Components.Schemas.QueriesResponse.self)
+            answer = await options.call { try await $0.getQueries(query: query(after: last)).ok.body.json }
             for entry in answer.entries { printer.print(entry) }
             // Standard output is fully buffered when it is a pipe: each line goes out as it comes.
             fflush(nil)
@@ -72,16 +72,14 @@ struct QueriesCommand: AsyncParsableCommand {
 
     /// The id of the newest entry of all, so that following starts from now.
     private func newestID() async throws -> Int64? {
-        try await options.call(.GET, "queries?limit=1", as: Components.Schemas.QueriesResponse.self).entries.last?.id
+        await options.call { try await $0.getQueries(query: .init(limit: 1)).ok.body.json }.entries.last?.id
     }
 
-    private func path(after: Int64?) -> String {
-        var parameters = ["limit=\(after == nil ? limit : 10_000)"]
-        if let client { parameters.append("client=" + pathSegment(client)) }
-        if blocked { parameters.append("blocked=true") }
-        if let since, after == nil { parameters.append("since=\(parseDuration(since, defaultUnit: 1)!)") }
-        if let after { parameters.append("after=\(after)") }
-        return person.path("queries?" + parameters.joined(separator: "&"))
+    private func query(after: Int64?) -> Operations.GetQueries.Input.Query {
+        Operations.GetQueries.Input.Query(
+            person: person.person, client: client, blocked: blocked ? ._true : nil,
+            since: after == nil ? since.flatMap { parseDuration($0, defaultUnit: 1) } : nil, after: after.map(Int.init),
+            limit: after == nil ? limit : 10_000)
     }
 }
 

@@ -26,8 +26,9 @@ struct ScheduleCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(
-                .GET, person.path("schedules"), as: Components.Schemas.SchedulesResponse.self)
+            let answer = await client.call {
+                try await $0.listSchedules(query: .init(person: person.person)).ok.body.json
+            }
             client.show(answer) { answer in
                 answer.schedules.isEmpty
                     ? "No schedule of \(answer.person)'s: `lockr schedule add NAME --days mon-fri --from 22:00 --to 07:00 --block social`."
@@ -127,8 +128,9 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(
-                .GET, person.path("profiles"), as: Components.Schemas.ProfilesResponse.self)
+            let answer = await client.call {
+                try await $0.listProfiles(query: .init(person: person.person)).ok.body.json
+            }
             client.show(answer) { answer in
                 answer.profiles.isEmpty
                     ? "No profile of \(answer.person)'s: `lockr profile add work --block social,video`."
@@ -145,8 +147,9 @@ struct ProfileCommand: AsyncParsableCommand {
         @OptionGroup var person: PersonOption
 
         func run() async throws {
-            let answer = try await client.call(
-                .GET, person.path("profiles/\(pathSegment(name))"), as: Components.Schemas.ProfileBody.self)
+            let answer = await client.call {
+                try await $0.getProfile(path: .init(name: name), query: .init(person: person.person)).ok.body.json
+            }
             client.show(answer, profileLine)
         }
     }

@@ -33,8 +33,9 @@ struct StatsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let query = day.map { "stats?day=\($0)" } ?? "stats?days=\(week ? 7 : month ? 30 : 1)"
-        let stats = try await options.call(.GET, person.path(query), as: Components.Schemas.StatsResponse.self)
+        let query = Operations.GetStats.Input.Query(
+            person: person.person, day: day, days: day == nil ? (week ? 7 : month ? 30 : 1) : nil)
+        let stats = await options.call { try await $0.getStats(query: query).ok.body.json }
         let chart = BarChart(colour: isatty(STDOUT_FILENO) == 1)
         options.show(stats) { stats in
             stats.people.map { person in

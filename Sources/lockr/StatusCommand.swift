@@ -14,7 +14,7 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var person: PersonOption
 
     func run() async throws {
-        let status = try await client.call(.GET, person.path("status"), as: Components.Schemas.HouseholdStatusBody.self)
+        let status = await client.call { try await $0.getStatus(query: .init(person: person.person)).ok.body.json }
         client.show(status, Self.text)
     }
 

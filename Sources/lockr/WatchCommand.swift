@@ -30,10 +30,11 @@ struct WatchCommand: AsyncParsableCommand {
         try await follower.run(
             connected: { client in
                 guard let screen else { return }
-                let status = person.path("status")
-                try await screen.refresh(from: client, path: status)
+                try await screen.refresh(from: client, person: person.person)
                 redraw?.cancel()
-                redraw = Task { await screen.keepDrawing { try await screen.refresh(from: client, path: status) } }
+                redraw = Task {
+                    await screen.keepDrawing { try await screen.refresh(from: client, person: person.person) }
+                }
             },
             say: { message in
                 if let screen {
@@ -46,7 +47,7 @@ struct WatchCommand: AsyncParsableCommand {
             receive: { event, body, client in
                 if let screen {
                     await screen.add(body)
-                    try? await screen.refresh(from: client, path: person.path("status"))
+                    try? await screen.refresh(from: client, person: person.person)
                 } else {
                     print(options.json ? event.data : WatchLine.text(body))
                     fflush(nil)
@@ -138,8 +139,9 @@ actor WatchScreen {
 
     init() {}
 
-    func refresh(from client: ControlClient, path: String) async throws {
-        status = try await client.call(.GET, path, as: Components.Schemas.HouseholdStatusBody.self)
+    /// Reads where everyone (or `person`) stands.
+    func refresh(from client: ControlClient, person: String?) async throws {
+        status = try await client.call { try await $0.getStatus(query: .init(person: person)).ok.body.json }
         fetched = .now
         notice = nil
         draw()

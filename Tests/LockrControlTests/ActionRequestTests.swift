@@ -5,6 +5,7 @@ import HummingbirdTesting
 import LockrAPI
 import LockrPolicy
 import NIOCore
+import OpenAPIRuntime
 import PolicyFakes
 import Testing
 
@@ -31,31 +32,36 @@ import Testing
         .unlock(app: "tiktok"), .unlock(app: nil), .setMode(.hourly, window: .seconds(5 * 60)),
     ]
 
-    /// Sends each of `actions` through the routes and applies it to a twin engine: each is taken
-    /// or refused alike, and the two policies are the same after each.
+    /// Sends each of `actions` through the generated client and the routes, and applies it to a twin
+    /// engine: each is taken or refused alike, and the two policies are the same after each.
     func compare(_ mode: Mode, _ actions: [PolicyAction]) async throws {
         let policy = MemoryPolicy(mode: mode, now: start)
         let start = self.start
         let app = Application(router: ControlRouter.build(policy: policy, token: token))
         try await app.test(.router) { client in
+            let api = Client(
+                serverURL: URL(string: "/")!, configuration: ControlJSON.configuration,
+                transport: RouterTransport(client: client),
+                middlewares: [ControlClientMiddleware(baseURL: "in process", token: token)])
             var twin = policy.engine
             var taken = 0
             for action in actions {
                 let request = try #require(action.request, "\(action)")
-                let body = try request.body(nil).map { ByteBuffer(data: try ControlJSON.encoder().encode($0)) }
-                let answer = try await client.execute(
-                    uri: "/api/v1/" + request.path, method: HTTPRequest.Method(request.method.rawValue)!,
-                    headers: [.authorization: "Bearer \(token)", .contentType: "application/json"], body: body)
+                let sent: Result<any Encodable & Sendable, any Error>
+                do { sent = .success(try await request.send(api, nil, nil, nil)) } catch { sent = .failure(error) }
                 let applied = Result { () throws(PolicyRefusal) in try twin.apply(action, at: start) }
-                let refusal =
-                    (try? ControlJSON.decoder().decode(
-                        Components.Schemas.ErrorBody.self, from: Data(answer.body.readableBytesView)))
-                switch applied {
-                case .success:
-                    #expect(answer.status == .ok, "\(action): \(answer.status) \(String(buffer: answer.body))")
+                switch (applied, sent) {
+                case (.success, .success):
                     taken += 1
-                case .failure(let refused):
-                    #expect(refusal?.code == ControlFailure.refused(refused).response.body.code, "\(action)")
+                case (.failure(let refused), .failure(let error)):
+                    guard case ControlClientError.refused(_, let body)? = (error as? ClientError)?.underlyingError
+                    else {
+                        Issue.record("\(action): \(error)")
+                        continue
+                    }
+                    #expect(body.code == ControlFailure.refused(refused).response.body.code, "\(action)")
+                case (let applied, let sent):
+                    Issue.record("\(action): applied \(applied), sent \(sent)")
                 }
                 #expect(policy.engine.state == twin.state, "\(action)")
             }
@@ -75,5 +81,24 @@ import Testing
         ] {
             #expect(action.request == nil, "\(action)")
         }
+    }
+}
+
+/// Takes the generated client's requests to a router in this process.
+struct RouterTransport: ClientTransport {
+    let client: any TestClientProtocol
+
+    func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var bytes: [UInt8]?
+        if let body { bytes = try await [UInt8](collecting: body, upTo: 1 << 20) }
+        let answer = try await client.execute(
+            uri: request.path ?? "/", method: request.method, headers: request.headerFields,
+            body: bytes.map { ByteBuffer(bytes: $0) })
+        return (
+            HTTPResponse(status: answer.status, headerFields: answer.headers),
+            HTTPBody(Array(answer.body.readableBytesView))
+        )
     }
 }
