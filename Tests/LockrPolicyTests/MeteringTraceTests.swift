@@ -1,6 +1,7 @@
 import Foundation
-import LockrPolicy
 import Testing
+
+@testable import LockrPolicy
 
 /// Query traces of how apps are really used, against what the meter counts. The TTL lockr gives an
 /// open app (at most `max-ttl`, 30 s by default) is what makes a streaming app look its names up

@@ -131,7 +131,7 @@ extension PolicyEngine {
 
     /// Changes the mode and, optionally, its budget or window; kept across restarts, on top of the
     /// configuration.
-    public mutating func setMode(
+    mutating func setMode(
         _ mode: Mode, budget: Duration? = nil, perApp: Bool? = nil, window: Duration? = nil, phrase: String? = nil,
         pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
@@ -149,7 +149,7 @@ extension PolicyEngine {
     }
 
     /// Starts guarding an app: at once.
-    public mutating func guardApp(_ app: String, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
+    mutating func guardApp(_ app: String, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
         let app = try appID(app)
         guard !desired.guarded.contains(app) else { throw .nothingToDo("\(app) is already guarded") }
         let configured = configuration.guarded.contains(app)
@@ -160,7 +160,7 @@ extension PolicyEngine {
     }
 
     /// Stops guarding an app: a loosening change.
-    public mutating func unguardApp(
+    mutating func unguardApp(
         _ app: String, phrase: String? = nil, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
         let app = try appID(app)
@@ -180,7 +180,7 @@ extension PolicyEngine {
 
     /// Drops every change the control API made, going back to the configuration file (what loosens
     /// waits like any loosening change).
-    public mutating func resetSettings(
+    mutating func resetSettings(
         phrase: String? = nil, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
         guard state.overlay != SettingsOverlay() else {
@@ -194,7 +194,7 @@ extension PolicyEngine {
 
     /// Cancels a pending change: the setting stays as it is in force. One the control API asked for
     /// is taken back; one from the config file is declined until the file says something else.
-    public mutating func cancelPending(_ id: Int, at now: Instant) throws(PolicyRefusal) -> PendingChange {
+    mutating func cancelPending(_ id: Int, at now: Instant) throws(PolicyRefusal) -> PendingChange {
         let now = advance(to: now)
         guard let pending = state.changes.change(id) else {
             throw .nothingToDo("no pending change #\(id) (`lockr pending list` shows them)")
@@ -210,7 +210,7 @@ extension PolicyEngine {
     }
 
     /// Passes the gate for a pending change from the config file made where the mode has a gate.
-    public mutating func confirmPending(
+    mutating func confirmPending(
         _ id: Int, phrase: String?, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> PendingChange {
         let now = advance(to: now)

@@ -14,7 +14,7 @@ extension PolicyEngine {
 
     /// Issues the puzzles the gate still asks for `app`, chosen with `seed`; those issued before and
     /// not answered are withdrawn.
-    public mutating func issueChallenges(
+    mutating func issueChallenges(
         for app: String?, seed: UInt64, at now: Instant
     ) throws(PolicyRefusal)
         -> [Challenge]
@@ -25,7 +25,7 @@ extension PolicyEngine {
     }
 
     /// Checks the answer to the puzzle `id` (see `GateState.answerChallenge`).
-    public mutating func answerChallenge(
+    mutating func answerChallenge(
         _ id: String, answer: String, at now: Instant
     ) throws(PolicyRefusal) -> Challenge {
         let now = advance(to: now)
@@ -34,7 +34,7 @@ extension PolicyEngine {
 
     /// Checks a spoken sentence; when it is the sentence, the next gated action takes it as said.
     /// Returns until when it keeps.
-    public mutating func passSpokenSentence(_ spoken: Spoken, at now: Instant) throws(PolicyRefusal) -> Instant {
+    mutating func passSpokenSentence(_ spoken: Spoken, at now: Instant) throws(PolicyRefusal) -> Instant {
         let now = advance(to: now)
         return try state.gate.passSpokenSentence(
             spoken, rules: gateRules, day: &state.today, journal: &journal, at: now)
@@ -42,7 +42,7 @@ extension PolicyEngine {
 
     /// Where the sentence must be spoken: begins the wait after which a typed sentence is taken
     /// instead. Returns when typing is taken.
-    public mutating func beginTypedFallback(at now: Instant) throws(PolicyRefusal) -> Instant {
+    mutating func beginTypedFallback(at now: Instant) throws(PolicyRefusal) -> Instant {
         let now = advance(to: now)
         return try state.gate.beginTypedFallback(rules: gateRules, day: state.today, journal: &journal, at: now)
     }

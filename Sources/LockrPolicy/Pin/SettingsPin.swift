@@ -102,7 +102,7 @@ extension PolicyEngine {
     }
 
     /// Sets, changes or (nil) clears the PIN.
-    public mutating func setPin(_ record: PinRecord?, at now: Instant) {
+    mutating func setPin(_ record: PinRecord?, at now: Instant) {
         let now = advance(to: now)
         let detail = record == nil ? "PIN cleared" : state.pin == nil ? "PIN set" : "PIN changed"
         state.pin = record

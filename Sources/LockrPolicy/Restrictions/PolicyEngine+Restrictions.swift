@@ -43,7 +43,7 @@ extension PolicyEngine {
 
     /// Adds a schedule, or replaces the one of that name: at once when it blocks at least what the
     /// old one did, else as a loosening change.
-    public mutating func addSchedule(
+    mutating func addSchedule(
         _ schedule: Schedule, phrase: String? = nil, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
         if let problem = schedule.problem { throw .invalidSettings("schedule \(schedule.name): \(problem)") }
@@ -59,7 +59,7 @@ extension PolicyEngine {
     }
 
     /// Removes a schedule: a loosening change.
-    public mutating func removeSchedule(
+    mutating func removeSchedule(
         _ name: String, phrase: String? = nil, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
         guard desired.schedules?.contains(where: { $0.name == name }) == true else {
@@ -88,7 +88,7 @@ extension PolicyEngine {
     /// Defines a profile, or redefines one. While it is off this changes no answer; while it is on,
     /// blocking less needs the PIN (when one is set).
     @discardableResult
-    public mutating func defineProfile(
+    mutating func defineProfile(
         _ profile: Profile, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> Profile {
         let now = advance(to: now)
@@ -100,7 +100,7 @@ extension PolicyEngine {
     }
 
     /// Removes a profile made at run time (switching it off first, which needs the PIN when set).
-    public mutating func removeProfile(
+    mutating func removeProfile(
         _ name: String, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal)
         -> Profile
@@ -115,7 +115,7 @@ extension PolicyEngine {
 
     /// Switches a profile on, until switched off or for `duration`; on already, a later end
     /// extends it.
-    public mutating func activateProfile(
+    mutating func activateProfile(
         _ name: String, for duration: Duration? = nil, at now: Instant
     ) throws(PolicyRefusal) -> ActiveProfile {
         let now = advance(to: now)
@@ -127,7 +127,7 @@ extension PolicyEngine {
     }
 
     /// Switches a profile off: what it blocked goes back to what the mode and schedules say.
-    public mutating func deactivateProfile(
+    mutating func deactivateProfile(
         _ name: String, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> ActiveProfile {
         let now = advance(to: now)
@@ -138,7 +138,7 @@ extension PolicyEngine {
     }
 
     /// Switches a profile on when it is off, off when it is on. Returns whether it is on now.
-    public mutating func toggleProfile(
+    mutating func toggleProfile(
         _ name: String, for duration: Duration? = nil, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> Bool {
         if isActive(name, at: now) {

@@ -12,7 +12,7 @@ extension PolicyEngine {
 
     /// Opens the hour's window for `app`, or for every guarded app when nil. Hourly and extreme modes
     /// only; extreme mode needs `phrase`.
-    public mutating func unlock(
+    mutating func unlock(
         _ app: String?, phrase: String?, at now: Instant
     ) throws(PolicyRefusal)
         -> UnlockResult
@@ -57,7 +57,7 @@ extension PolicyEngine {
 
     /// Time mode, once a budget is spent: a short grace for `app`, or every guarded app when nil.
     /// Time mode's gate, if it has one, must be passed (`phrase`: the sentence typed).
-    public mutating func snooze(
+    mutating func snooze(
         _ app: String?, phrase: String? = nil, at now: Instant
     ) throws(PolicyRefusal)
         -> UnlockWindow
@@ -83,7 +83,7 @@ extension PolicyEngine {
 
     /// Time mode: more budget for today, for the shared budget, or for `app` when budgets are per app.
     /// Time mode's gate, if it has one, must be passed. Returns the budget now in force.
-    public mutating func extend(
+    mutating func extend(
         _ app: String?, phrase: String? = nil, at now: Instant
     ) throws(PolicyRefusal)
         -> Duration
@@ -98,7 +98,7 @@ extension PolicyEngine {
     }
 
     /// Starts the emergency hold; `completeEmergency` must follow after `settings.emergencyHold`.
-    public mutating func beginEmergency(at now: Instant) throws(PolicyRefusal) -> UInt64 {
+    mutating func beginEmergency(at now: Instant) throws(PolicyRefusal) -> UInt64 {
         let now = advance(to: now)
         try allowances.checkEmergency(state.today)
         return holds.begin(at: now)
@@ -106,7 +106,7 @@ extension PolicyEngine {
 
     /// Ends a hold begun by `beginEmergency` (letting go): if it lasted, every guarded app opens for
     /// the emergency window length; a hold let go too soon grants nothing and is over.
-    public mutating func completeEmergency(hold id: UInt64, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
+    mutating func completeEmergency(hold id: UInt64, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
         let now = advance(to: now)
         guard let held = holds.end(id, at: now) else {
             throw .holdIncomplete("no such emergency hold; start a new one")
