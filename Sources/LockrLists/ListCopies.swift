@@ -61,14 +61,36 @@ public struct ListCopies: Sendable {
         try write(Array((try? encoder.encode(record)) ?? Data()), to: key + ".json")
     }
 
+    /// Removes the copies and records kept of lists other than `kept`, and what a write cut short
+    /// left; the keys of the lists removed. Only lockr's own files in a directory of lockr's own
+    /// are touched.
+    func removeAll(except kept: [ListSource]) -> [String] {
+        let keep = Set(kept.compactMap(\.copyKey))
+        guard isPrivateDirectory, let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            return []
+        }
+        var removed: Set<String> = []
+        for name in names {
+            guard let match = name.wholeMatch(of: /([0-9a-f]{16})\.(list|json)(\.new)?/) else { continue }
+            let key = String(match.1)
+            guard match.3 != nil || !keep.contains(key), unlink(directory + "/" + name) == 0 else { continue }
+            if match.3 == nil { removed.insert(key) }
+        }
+        return removed.sorted()
+    }
+
+    /// Whether `directory` is a directory (not a link) of lockr's own user that only it may use.
+    private var isPrivateDirectory: Bool {
+        var info = stat()
+        return lstat(directory, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && info.st_uid == geteuid()
+            && info.st_mode & 0o077 == 0
+    }
+
     private func makeDirectory() throws(ListCopyProblem) {
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
             throw ListCopyProblem("cannot create \(directory): \(String(cString: strerror(errno)))")
         }
-        var info = stat()
-        guard lstat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(),
-            info.st_mode & 0o077 == 0
-        else {
+        guard isPrivateDirectory else {
             throw ListCopyProblem("\(directory) is not a directory of lockr's own user that only it may use")
         }
     }

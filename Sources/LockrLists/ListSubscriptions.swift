@@ -49,10 +49,12 @@ public actor ListSubscriptions {
     public func reconfigure(sources: [ListSource], settings: ListSettings) {
         self.sources = Self.urls(sources)
         self.settings = settings
+        removeOtherCopies()
     }
 
     /// Fetches each list when it is due, until cancelled.
     public func keepUpToDate() async {
+        removeOtherCopies()
         let client = ListFetcher.makeClient()
         while !Task.isCancelled {
             let due = sources.filter { next(for: $0) <= now() && !fetching.contains($0) }
@@ -65,6 +67,15 @@ public actor ListSubscriptions {
             try? await Task.sleep(for: .seconds(min(60, max(1, wait))))
         }
         try? await client.shutdown()
+    }
+
+    /// Removes the copies kept of lists the configuration no longer names: a list named again is
+    /// fetched anew.
+    private func removeOtherCopies() {
+        for key in copies.removeAll(except: sources) {
+            logger.notice("list copy removed: the configuration no longer names its list", metadata: ["copy": "\(key)"])
+        }
+        records = records.filter { sources.contains($0.key) }
     }
 
     /// Fetches the lists named (`name` as `lockr lists` shows it, or its URL), or every list when

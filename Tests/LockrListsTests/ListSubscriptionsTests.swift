@@ -71,6 +71,27 @@ import Testing
         #expect(try copy(url).contains("v2.tracker.test") && changes.value == 2)
     }
 
+    /// A list the configuration no longer names loses its copy (and what a cut-short write left);
+    /// the others, and files that are not lockr's, stay.
+    @Test func theCopiesOfListsNoLongerNamedAreRemoved() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try ListServer()
+        let (kept, dropped) = (server.url("/hosts.txt"), server.url("/plain.txt"))
+        let lists = try subscriptions([kept, dropped])
+        _ = try await lists.update(nil)
+        let folder = directory + "/lists"
+        #expect(FileManager.default.createFile(atPath: folder + "/0123456789abcdef.list.new", contents: Data()))
+        #expect(FileManager.default.createFile(atPath: folder + "/notes.txt", contents: Data("mine".utf8)))
+        let before = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(before.count == 6, "\(before)")
+        await lists.reconfigure(sources: [try ListSource(entry: kept)], settings: .defaults)
+        let after = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        let key = try #require(try ListSource(entry: kept).copyKey)
+        #expect(after == ["\(key).json", "\(key).list", "notes.txt"])
+        let (keptCopy, droppedCopy) = (try copy(kept), try copy(dropped))
+        #expect(!keptCopy.isEmpty && droppedCopy.isEmpty)
+    }
+
     @Test func aCopyThatCannotBeWrittenIsAFailureAndIsNotFetchedAgainAtOnce() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let server = try ListServer()
