@@ -12,12 +12,9 @@ extension ControlRouter {
         api.post("config") { request, context in
             try await respond {
                 let checkOnly = ["true", "1"].contains(request.uri.queryParameters["check"].map(String.init) ?? "")
+                // Read whole already, and at most `maximumBody` (`ControlRequestMiddleware`).
                 var request = request
-                let buffer: ByteBuffer
-                do { buffer = try await request.collectBody(upTo: maximumBody) } catch {
-                    throw HTTPFailure(
-                        status: 413, error: "a request body is at most \(maximumBody) bytes", code: .badRequest)
-                }
+                let buffer = try await request.collectBody(upTo: maximumBody)
                 let document: ConfigurationDocument
                 do throws(ConfigurationProblem) {
                     document = try ConfigurationDocument.read(Data(buffer.readableBytesView))

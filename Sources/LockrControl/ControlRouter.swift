@@ -15,7 +15,7 @@ import OpenAPIHummingbird
 ///
 /// Failures answer `ErrorBody` JSON: 401 bad token, 400 bad JSON or settings, 404 unknown app or
 /// endpoint, 405 a method the endpoint does not take, 403 wrong phrase or a gate not passed, 409 not
-/// possible now, 410 a puzzle answered or expired, 413 a body too large, 415 a body of another type,
+/// possible now, 410 a puzzle answered or expired, 413 a body too large, 415 a clip that is not WAV,
 /// 429 allowance used up or cooldown (a cooldown with Retry-After). Every number is range-checked
 /// before any arithmetic, so no input can stop the daemon.
 public enum ControlRouter {
