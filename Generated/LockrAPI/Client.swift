@@ -3742,16 +3742,16 @@ public struct Client: APIProtocol {
                     let chosenContentType = try converter.bestContentType(
                         received: contentType,
                         options: [
-                            "text/plain"
+                            "text/plain; charset=utf-8; version=0.0.4"
                         ]
                     )
                     switch chosenContentType {
-                    case "text/plain":
+                    case "text/plain; charset=utf-8; version=0.0.4":
                         body = try converter.getResponseBodyAsBinary(
                             OpenAPIRuntime.HTTPBody.self,
                             from: responseBody,
                             transforming: { value in
-                                .plainText(value)
+                                .textPlainCharsetUtf8Version_0_0_4(value)
                             }
                         )
                     default:

@@ -4021,15 +4021,15 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                     suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {
-                    case let .plainText(value):
+                    case let .textPlainCharsetUtf8Version_0_0_4(value):
                         try converter.validateAcceptIfPresent(
-                            "text/plain",
+                            "text/plain; charset=utf-8; version=0.0.4",
                             in: request.headerFields
                         )
                         body = try converter.setResponseBodyAsBinary(
                             value,
                             headerFields: &response.headerFields,
-                            contentType: "text/plain"
+                            contentType: "text/plain; charset=utf-8; version=0.0.4"
                         )
                     }
                     return (response, body)

@@ -5629,16 +5629,16 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/metrics/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/metrics/GET/responses/200/content/text\/plain`.
-                    case plainText(OpenAPIRuntime.HTTPBody)
-                    /// The associated value of the enum case if `self` is `.plainText`.
+                    /// - Remark: Generated from `#/paths/metrics/GET/responses/200/content/text\/plain; charset=utf-8; version=0.0.4`.
+                    case textPlainCharsetUtf8Version_0_0_4(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.textPlainCharsetUtf8Version_0_0_4`.
                     ///
-                    /// - Throws: An error if `self` is not `.plainText`.
-                    /// - SeeAlso: `.plainText`.
-                    public var plainText: OpenAPIRuntime.HTTPBody {
+                    /// - Throws: An error if `self` is not `.textPlainCharsetUtf8Version_0_0_4`.
+                    /// - SeeAlso: `.textPlainCharsetUtf8Version_0_0_4`.
+                    public var textPlainCharsetUtf8Version_0_0_4: OpenAPIRuntime.HTTPBody {
                         get throws {
                             switch self {
-                            case let .plainText(body):
+                            case let .textPlainCharsetUtf8Version_0_0_4(body):
                                 return body
                             }
                         }
@@ -5702,13 +5702,13 @@ public enum Operations {
             }
         }
         @frozen public enum AcceptableContentType: AcceptableProtocol {
-            case plainText
+            case textPlainCharsetUtf8Version_0_0_4
             case json
             case other(Swift.String)
             public init?(rawValue: Swift.String) {
                 switch rawValue.lowercased() {
                 case "text/plain":
-                    self = .plainText
+                    self = .textPlainCharsetUtf8Version_0_0_4
                 case "application/json":
                     self = .json
                 default:
@@ -5719,7 +5719,7 @@ public enum Operations {
                 switch self {
                 case let .other(string):
                     return string
-                case .plainText:
+                case .textPlainCharsetUtf8Version_0_0_4:
                     return "text/plain"
                 case .json:
                     return "application/json"
@@ -5727,7 +5727,7 @@ public enum Operations {
             }
             public static var allCases: [Self] {
                 [
-                    .plainText,
+                    .textPlainCharsetUtf8Version_0_0_4,
                     .json
                 ]
             }

@@ -110,7 +110,8 @@ struct ControlAPI<Policy: PolicyAccess>: APIProtocol {
     }
 
     func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
-        .ok(.init(body: .plainText(.init(await policy.metricsText()))))
+        // Prometheus's text format, version 0.0.4, as its content type says.
+        .ok(.init(body: .textPlainCharsetUtf8Version_0_0_4(.init(await policy.metricsText()))))
     }
 }
 

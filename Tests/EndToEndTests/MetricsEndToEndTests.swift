@@ -20,11 +20,17 @@ import Testing
     private func scrape(_ lockr: LockrProcess, token: String?) throws -> (status: Int, samples: [Sample]) {
         let address = try PolicyEndToEndTests().controlEndpoint(lockr).address
         let text = try run(
-            "curl", ["-s", "-w", "\n%{http_code}", "-H", "Authorization: Bearer \(token ?? "")", "http://\(address)/metrics"]
+            "curl",
+            [
+                "-s", "-w", "\n%{content_type}\n%{http_code}", "-H", "Authorization: Bearer \(token ?? "")",
+                "http://\(address)/metrics",
+            ]
         ).output
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let status = Int(lines.removeLast()) ?? 0
+        let type = lines.removeLast()
         guard status == 200 else { return (status, []) }
+        #expect(type == "text/plain; charset=utf-8; version=0.0.4", "Prometheus's text format")
         let body = lines.joined(separator: "\n")
         let input = NSTemporaryDirectory() + "lockr-metrics-\(UUID()).txt"
         try body.write(toFile: input, atomically: true, encoding: .utf8)
@@ -32,7 +38,9 @@ import Testing
         let parsed = try run("sh", ["-c", "python3 '\(Self.parser)' < '\(input)'"])
         guard parsed.status == 0 else { throw LockrProcess.Failure("\(parsed.output)\n\(body)") }
         let samples = parsed.output.split(separator: "\n").compactMap { line -> Sample? in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                return nil
+            }
             return Sample(
                 type: object["type"] as? String ?? "", name: object["name"] as? String ?? "",
                 labels: object["labels"] as? [String: String] ?? [:], value: object["value"] as? Double ?? -1)
@@ -41,7 +49,8 @@ import Testing
     }
 
     private func value(_ samples: [Sample], _ name: String, _ labels: [String: String] = [:]) -> Double? {
-        samples.first { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }?.value
+        samples.first { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }?
+            .value
     }
 
     @Test func queriesCacheUpstreamsAndUseAreCountedAndParse() async throws {
@@ -64,7 +73,8 @@ import Testing
             #expect(value(samples, "lockr_dns_cache_hits_total") == 3)
             #expect(value(samples, "lockr_dns_cache_misses_total") == 3)
             #expect((value(samples, "lockr_dns_cache_entries") ?? 0) >= 3)
-            let upstream = try #require(samples.first { $0.name == "lockr_dns_upstream_answers_total" }?.labels["upstream"])
+            let upstream = try #require(
+                samples.first { $0.name == "lockr_dns_upstream_answers_total" }?.labels["upstream"])
             #expect(value(samples, "lockr_dns_upstream_answers_total", ["upstream": upstream]) == 3)
             #expect(value(samples, "lockr_dns_upstream_failures_total", ["upstream": upstream]) == 0)
             let histogram = samples.filter { $0.name.hasPrefix("lockr_dns_upstream_latency_seconds") }
