@@ -2,8 +2,33 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import LockrAPI
+import LockrSpeech
 import NIOCore
 import OpenAPIRuntime
+
+/// A refusal, thrown by the operations and answered as it is (400).
+extension Components.Schemas.ErrorBody: Error {}
+
+/// A failure with its own HTTP status.
+struct HTTPFailure: Error {
+    let status: Int
+    let body: Components.Schemas.ErrorBody
+
+    init(status: Int, error: String, code: Components.Schemas.ErrorCode) {
+        self.status = status
+        body = Components.Schemas.ErrorBody(error: error, code: code)
+    }
+
+    /// Why a clip was not heard, as the API answers it.
+    init(_ refusal: HearingRefusal) {
+        switch refusal {
+        case .unsupported(let why): self.init(status: 415, error: why, code: .unsupportedAudio)
+        case .unusable(let why): self.init(status: 422, error: why, code: .unusableClip)
+        case .busy(let why): self.init(status: 429, error: why, code: .busy)
+        case .unavailable(let why): self.init(status: 503, error: why, code: .noRecogniser)
+        }
+    }
+}
 
 /// How a failure is answered: `ErrorBody` JSON with its status, whether an operation threw it or
 /// the generated server could not read the request into the operation's input.
@@ -35,8 +60,8 @@ extension ControlRouter {
     }
 
     /// The answer to a request the generated server could not read, or that its operation refused;
-    /// `body` is the request's body (read before).
-    static func failure(_ error: ServerError, request: Request, body: ByteBuffer) -> Response {
+    /// `body` is the request's body (read before). Nil for a fault of lockr's own, which is a 500.
+    static func failure(_ error: ServerError, request: Request, body: ByteBuffer) -> Response? {
         if let response = failure(error.underlyingError) { return response }
         let bad = { (message: String) in
             json(Components.Schemas.ErrorBody(error: message, code: .badRequest), status: 400)
@@ -69,7 +94,8 @@ extension ControlRouter {
                     error: "send the clip as audio/wav (PCM WAV), not \(type)", code: .unsupportedAudio),
                 status: 415)
         }
-        let status = error.httpStatus.code >= 500 ? 400 : error.httpStatus.code
+        guard error.httpStatus.code < 500 else { return nil }
+        let status = error.httpStatus.code
         let cause = error.causeDescription
         return json(
             Components.Schemas.ErrorBody(
@@ -168,7 +194,8 @@ struct ControlRequestMiddleware: RouterMiddleware {
                 try await next(request, context)
             }
         } catch let error as ServerError {
-            return ControlRouter.failure(error, request: request, body: body)
+            guard let response = ControlRouter.failure(error, request: request, body: body) else { throw error }
+            return response
         }
     }
 }

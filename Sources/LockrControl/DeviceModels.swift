@@ -1,3 +1,0 @@
-import LockrPolicy
-
-// The control API's devices, backends and the app catalogue.

@@ -1,3 +1,0 @@
-import LockrPolicy
-
-// The control API's event log, live events and doctor's checks.

@@ -1,3 +1,0 @@
-import LockrPolicy
-
-// The control API's statistics: each person's days and streaks.

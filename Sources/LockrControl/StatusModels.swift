@@ -1,3 +1,0 @@
-import LockrPolicy
-
-// The control API's status: each person's apps, their access and the day's figures.
