@@ -3463,6 +3463,112 @@ public struct Client: APIProtocol {
             }
         )
     }
+    /// Live events as server-sent events, until the daemon stops.
+    ///
+    /// `text/event-stream`: each event's `id` is `EPOCH-N`, its `event` the type (window_opened,
+    /// window_ending, window_closed, budget_low, locked, unlocked, app_opened, protection_off,
+    /// protection_back, settings_changed) and its `data` one line of `LiveEventBody` JSON. The
+    /// stream opens with `retry: 3000`; an empty line (no event) comes every 15 s when nothing
+    /// happens, so that clients and proxies see it alive. With `Last-Event-ID`, the kept events
+    /// after that one come first. An address holding its share of streams gets 429, and everyone
+    /// once every stream is taken 503, each `busy` with `Retry-After`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/events`.
+    /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)`.
+    public func followEvents(_ input: Operations.FollowEvents.Input) async throws -> Operations.FollowEvents.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.FollowEvents.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/api/v1/events",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "person",
+                    value: input.query.person
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Last-Event-ID",
+                    value: input.headers.lastEventID
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let headers: Operations.FollowEvents.Output.Ok.Headers = .init(cacheControl: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Cache-Control",
+                        as: Swift.String.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.FollowEvents.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "text/event-stream"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "text/event-stream":
+                        body = try converter.getResponseBodyAsBinary(
+                            OpenAPIRuntime.HTTPBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .textEventStream(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .`default`(
+                        statusCode: response.status.code,
+                        .init(body: body)
+                    )
+                }
+            }
+        )
+    }
     /// The daemon's own checks (upstreams, clock, state database, devices, backends, lists by URL).
     ///
     /// - Remark: HTTP `GET /api/v1/doctor`.

@@ -446,6 +446,17 @@ extension APIProtocol {
         )
         try transport.register(
             {
+                try await server.followEvents(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .get,
+            path: server.apiPathComponentsWithServerPrefix("/api/v1/events")
+        )
+        try transport.register(
+            {
                 try await server.doctor(
                     request: $0,
                     body: $1,
@@ -3750,6 +3761,100 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                             value,
                             headerFields: &response.headerFields,
                             contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .`default`(statusCode, value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: statusCode)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                }
+            }
+        )
+    }
+    /// Live events as server-sent events, until the daemon stops.
+    ///
+    /// `text/event-stream`: each event's `id` is `EPOCH-N`, its `event` the type (window_opened,
+    /// window_ending, window_closed, budget_low, locked, unlocked, app_opened, protection_off,
+    /// protection_back, settings_changed) and its `data` one line of `LiveEventBody` JSON. The
+    /// stream opens with `retry: 3000`; an empty line (no event) comes every 15 s when nothing
+    /// happens, so that clients and proxies see it alive. With `Last-Event-ID`, the kept events
+    /// after that one come first. An address holding its share of streams gets 429, and everyone
+    /// once every stream is taken 503, each `busy` with `Retry-After`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/events`.
+    /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)`.
+    func followEvents(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.FollowEvents.id,
+            using: {
+                APIHandler.followEvents($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let query: Operations.FollowEvents.Input.Query = .init(person: try converter.getOptionalQueryItemAsURI(
+                    in: request.soar_query,
+                    style: .form,
+                    explode: true,
+                    name: "person",
+                    as: Components.Parameters.Person.self
+                ))
+                let headers: Operations.FollowEvents.Input.Headers = .init(
+                    lastEventID: try converter.getOptionalHeaderFieldAsURI(
+                        in: request.headerFields,
+                        name: "Last-Event-ID",
+                        as: Swift.String.self
+                    ),
+                    accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields)
+                )
+                return Operations.FollowEvents.Input(
+                    query: query,
+                    headers: headers
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .ok(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 200)
+                    suppressMutabilityWarning(&response)
+                    try converter.setHeaderFieldAsURI(
+                        in: &response.headerFields,
+                        name: "Cache-Control",
+                        value: value.headers.cacheControl
+                    )
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .textEventStream(value):
+                        try converter.validateAcceptIfPresent(
+                            "text/event-stream",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsBinary(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "text/event-stream"
                         )
                     }
                     return (response, body)

@@ -5195,6 +5195,198 @@ public enum Operations {
             }
         }
     }
+    /// Live events as server-sent events, until the daemon stops.
+    ///
+    /// `text/event-stream`: each event's `id` is `EPOCH-N`, its `event` the type (window_opened,
+    /// window_ending, window_closed, budget_low, locked, unlocked, app_opened, protection_off,
+    /// protection_back, settings_changed) and its `data` one line of `LiveEventBody` JSON. The
+    /// stream opens with `retry: 3000`; an empty line (no event) comes every 15 s when nothing
+    /// happens, so that clients and proxies see it alive. With `Last-Event-ID`, the kept events
+    /// after that one come first. An address holding its share of streams gets 429, and everyone
+    /// once every stream is taken 503, each `busy` with `Retry-After`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/events`.
+    /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)`.
+    public enum FollowEvents {
+        public static let id: Swift.String = "followEvents"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/events/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Whom the call is about (default the caller's person, else the only one).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/events/GET/query/person`.
+                public var person: Components.Parameters.Person?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - person: Whom the call is about (default the caller's person, else the only one).
+                public init(person: Components.Parameters.Person? = nil) {
+                    self.person = person
+                }
+            }
+            public var query: Operations.FollowEvents.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/events/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/events/GET/header/Last-Event-ID`.
+                public var lastEventID: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FollowEvents.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - lastEventID:
+                ///   - accept:
+                public init(
+                    lastEventID: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.FollowEvents.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.lastEventID = lastEventID
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.FollowEvents.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.FollowEvents.Input.Query = .init(),
+                headers: Operations.FollowEvents.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/events/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// no-cache
+                    ///
+                    /// - Remark: Generated from `#/paths/api/v1/events/GET/responses/200/headers/Cache-Control`.
+                    public var cacheControl: Swift.String?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - cacheControl: no-cache
+                    public init(cacheControl: Swift.String? = nil) {
+                        self.cacheControl = cacheControl
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.FollowEvents.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/api/v1/events/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/events/GET/responses/200/content/text\/event-stream`.
+                    case textEventStream(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.textEventStream`.
+                    ///
+                    /// - Throws: An error if `self` is not `.textEventStream`.
+                    /// - SeeAlso: `.textEventStream`.
+                    public var textEventStream: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .textEventStream(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.FollowEvents.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.FollowEvents.Output.Ok.Headers = .init(),
+                    body: Operations.FollowEvents.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// The stream.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.FollowEvents.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.FollowEvents.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A failure.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case textEventStream
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/event-stream":
+                    self = .textEventStream
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .textEventStream:
+                    return "text/event-stream"
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .textEventStream,
+                    .json
+                ]
+            }
+        }
+    }
     /// The daemon's own checks (upstreams, clock, state database, devices, backends, lists by URL).
     ///
     /// - Remark: HTTP `GET /api/v1/doctor`.

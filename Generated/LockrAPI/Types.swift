@@ -211,6 +211,20 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/explain`.
     /// - Remark: Generated from `#/paths//api/v1/explain/get(explain)`.
     func explain(_ input: Operations.Explain.Input) async throws -> Operations.Explain.Output
+    /// Live events as server-sent events, until the daemon stops.
+    ///
+    /// `text/event-stream`: each event's `id` is `EPOCH-N`, its `event` the type (window_opened,
+    /// window_ending, window_closed, budget_low, locked, unlocked, app_opened, protection_off,
+    /// protection_back, settings_changed) and its `data` one line of `LiveEventBody` JSON. The
+    /// stream opens with `retry: 3000`; an empty line (no event) comes every 15 s when nothing
+    /// happens, so that clients and proxies see it alive. With `Last-Event-ID`, the kept events
+    /// after that one come first. An address holding its share of streams gets 429, and everyone
+    /// once every stream is taken 503, each `busy` with `Retry-After`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/events`.
+    /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)`.
+    func followEvents(_ input: Operations.FollowEvents.Input) async throws -> Operations.FollowEvents.Output
     /// The daemon's own checks (upstreams, clock, state database, devices, backends, lists by URL).
     ///
     /// - Remark: HTTP `GET /api/v1/doctor`.
@@ -756,6 +770,28 @@ extension APIProtocol {
         headers: Operations.Explain.Input.Headers = .init()
     ) async throws -> Operations.Explain.Output {
         try await explain(Operations.Explain.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Live events as server-sent events, until the daemon stops.
+    ///
+    /// `text/event-stream`: each event's `id` is `EPOCH-N`, its `event` the type (window_opened,
+    /// window_ending, window_closed, budget_low, locked, unlocked, app_opened, protection_off,
+    /// protection_back, settings_changed) and its `data` one line of `LiveEventBody` JSON. The
+    /// stream opens with `retry: 3000`; an empty line (no event) comes every 15 s when nothing
+    /// happens, so that clients and proxies see it alive. With `Last-Event-ID`, the kept events
+    /// after that one come first. An address holding its share of streams gets 429, and everyone
+    /// once every stream is taken 503, each `busy` with `Retry-After`.
+    ///
+    ///
+    /// - Remark: HTTP `GET /api/v1/events`.
+    /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)`.
+    public func followEvents(
+        query: Operations.FollowEvents.Input.Query = .init(),
+        headers: Operations.FollowEvents.Input.Headers = .init()
+    ) async throws -> Operations.FollowEvents.Output {
+        try await followEvents(Operations.FollowEvents.Input(
             query: query,
             headers: headers
         ))

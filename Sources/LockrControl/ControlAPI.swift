@@ -3,6 +3,7 @@ import LockrAPI
 import LockrPolicy
 import LockrSpeech
 import NIOCore
+import OpenAPIRuntime
 
 /// The control API's operations as docs/openapi.yaml describes them (`APIProtocol`, generated),
 /// answered from the policy. The generated server reads each request into its operation's input and
@@ -109,16 +110,32 @@ struct ControlAPI<Policy: PolicyAccess>: APIProtocol {
         return .ok(.init(body: .json(try await policy.updateLists(named: name))))
     }
 
+    func followEvents(_ input: Operations.FollowEvents.Input) async throws -> Operations.FollowEvents.Output {
+        let person = try input.query.person.map { name throws(ControlFailure) in
+            try policy.person(named: name, caller: nil)
+        }
+        let events = try LiveEventStream.events(
+            of: person, after: input.headers.lastEventID, from: ControlCaller.address,
+            until: ControlCaller.connectionClosed, policy: policy)
+        return .ok(
+            .init(
+                headers: .init(cacheControl: "no-cache"),
+                body: .textEventStream(
+                    HTTPBody(events.asEncodedServerSentEvents(), length: .unknown, iterationBehavior: .single))))
+    }
+
     func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
         // Prometheus's text format, version 0.0.4, as its content type says.
         .ok(.init(body: .textPlainCharsetUtf8Version_0_0_4(.init(await policy.metricsText()))))
     }
 }
 
-/// Who is calling: the address of the request being answered, for the operations' task (the
-/// generated handlers see only the request's HTTP parts). Set by `ControlRouter`'s middleware.
+/// Who is calling: the address of the request being answered and when its connection closes, for
+/// the operations' task (the generated handlers see only the request's HTTP parts). Set by
+/// `ControlRequestMiddleware`.
 enum ControlCaller {
     @TaskLocal static var address: SocketAddress?
+    @TaskLocal static var connectionClosed: EventLoopFuture<Void>?
 }
 
 extension Components.RequestBodies.OptionalPhrase {

@@ -26,8 +26,7 @@ public enum ControlClientError: Error, CustomStringConvertible, Sendable {
 }
 
 /// The CLI's side of the control API: the operations through the generated `Client`, failures as
-/// `ControlClientError`; the live event stream and the configuration document by hand, as they are
-/// served.
+/// `ControlClientError`; the configuration document by hand, as it is served.
 public struct ControlClient: Sendable {
     public let baseURL: String
     private let token: String
@@ -99,50 +98,32 @@ public struct ControlClient: Sendable {
         }
     }
 
-    /// Follows the server-sent events at `path` (`events?person=P`), from after `lastEventID`:
-    /// `opened` runs once the daemon has taken the subscription (what is read then misses no event
-    /// after it), then each event goes to `receive` as it comes; returns when the daemon ends the
-    /// stream (it stopped). Throws `ControlClientError` when the daemon cannot be reached or
-    /// refuses, and what `opened` and `receive` throw.
-    public func follow(
-        _ path: String, after lastEventID: String?, opened: () async throws -> Void = {},
+    /// Follows the live events (`GET events`) of `person` (everyone's when nil), from after
+    /// `lastEventID`: `opened` runs once the daemon has taken the subscription (what is read then
+    /// misses no event after it), then each event with data goes to `receive` as it comes; returns
+    /// when the daemon ends the stream (it stopped). Throws `ControlClientError` when the daemon
+    /// cannot be reached or refuses, and what `opened` and `receive` throw.
+    public func followEvents(
+        of person: String?, after lastEventID: String?, opened: () async throws -> Void = {},
         _ receive: (ServerSentEvent) async throws -> Void
     ) async throws {
-        var request = HTTPClientRequest(url: baseURL + "/api/v1/" + path)
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        request.headers.add(name: "Accept", value: "text/event-stream")
-        if let lastEventID { request.headers.add(name: "Last-Event-ID", value: lastEventID) }
-        let response: HTTPClientResponse
-        do {
-            response = try await OutboundHTTP.client.execute(request, deadline: .distantFuture)
-        } catch {
-            throw ControlClientError.unreachable(
-                "cannot reach the lockr daemon at \(baseURL): \(OutboundHTTP.describe(error)) (is `lockr serve` running?)"
-            )
-        }
-        let status = Int(response.status.code)
-        guard (200..<300).contains(status) else {
-            let bytes = (try? await response.body.collect(upTo: 1024 * 1024)) ?? ByteBuffer()
-            let body =
-                (try? ControlJSON.decoder().decode(
-                    Components.Schemas.ErrorBody.self, from: Data(bytes.readableBytesView)))
-                ?? Components.Schemas.ErrorBody(error: "HTTP \(status) from the daemon", code: .unexpectedAnswer)
-            throw ControlClientError.refused(status: status, body)
+        let stream = try await call {
+            try await $0.followEvents(query: .init(person: person), headers: .init(lastEventID: lastEventID)).ok.body
+                .textEventStream
         }
         try await opened()
-        var reader = ServerSentEventReader()
-        var pieces = response.body.makeAsyncIterator()
+        var events = stream.asDecodedServerSentEvents().makeAsyncIterator()
         while true {
-            let piece: ByteBuffer?
+            let event: ServerSentEvent?
             do {
-                piece = try await pieces.next()
+                event = try await events.next()
             } catch {
                 try Task.checkCancellation()
                 throw ControlClientError.unreachable(
                     "lost the lockr daemon at \(baseURL): \(OutboundHTTP.describe(error))")
             }
-            guard let piece else { return }
-            for event in reader.read(piece.readableBytesView) { try await receive(event) }
+            guard let event else { return }
+            if event.data != nil { try await receive(event) }
         }
     }
 }

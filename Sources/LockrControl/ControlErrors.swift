@@ -10,13 +10,27 @@ import OpenAPIRuntime
 extension Components.Schemas.ErrorBody: Error {}
 
 /// A failure with its own HTTP status.
-struct HTTPFailure: Error {
-    let status: Int
-    let body: Components.Schemas.ErrorBody
+public struct HTTPFailure: Error {
+    public let status: Int
+    public let body: Components.Schemas.ErrorBody
+    /// Whether the answer closes the connection (a client refused for holding too many).
+    public let closesConnection: Bool
 
-    init(status: Int, error: String, code: Components.Schemas.ErrorCode) {
+    init(
+        status: Int, error: String, code: Components.Schemas.ErrorCode, retryAfterSeconds: Int64? = nil,
+        closesConnection: Bool = false
+    ) {
         self.status = status
-        body = Components.Schemas.ErrorBody(error: error, code: code)
+        body = Components.Schemas.ErrorBody(error: error, code: code, retryAfterSeconds: retryAfterSeconds)
+        self.closesConnection = closesConnection
+    }
+
+    /// The failure as the API answers it: its `ErrorBody` as JSON, with `Retry-After` when it
+    /// says when to try again.
+    public var response: Response {
+        var response = ControlRouter.json(body, status: status)
+        if closesConnection { response.headers[.connection] = "close" }
+        return response
     }
 
     /// Why a clip was not heard, as the API answers it.
@@ -50,7 +64,7 @@ extension ControlRouter {
             let (status, body) = failure.response
             return json(body, status: status)
         case let body as Components.Schemas.ErrorBody: return json(body, status: 400)
-        case let failure as HTTPFailure: return json(failure.body, status: failure.status)
+        case let failure as HTTPFailure: return failure.response
         case let error as HTTPError:
             return json(
                 Components.Schemas.ErrorBody(error: error.body ?? "\(error.status)", code: .badRequest),
@@ -191,7 +205,9 @@ struct ControlRequestMiddleware: RouterMiddleware {
         }
         do {
             return try await ControlCaller.$address.withValue(context.remoteAddress) {
-                try await next(request, context)
+                try await ControlCaller.$connectionClosed.withValue(context.connectionClosed) {
+                    try await next(request, context)
+                }
             }
         } catch let error as ServerError {
             guard let response = ControlRouter.failure(error, request: request, body: body) else { throw error }

@@ -33,8 +33,14 @@ public enum WebRouter {
         }
         router.get("/events") { request, context in
             let lastSeen = request.headers.first { $0.name.canonicalName == "last-event-id" }?.value
-            return ControlRouter.eventStream(
-                of: caller(context, policy), after: lastSeen, to: context, policy: policy)
+            do throws(HTTPFailure) {
+                return LiveEventStream.response(
+                    try LiveEventStream.events(
+                        of: caller(context, policy), after: lastSeen, from: context.remoteAddress,
+                        until: context.connectionClosed, policy: policy))
+            } catch {
+                return error.response
+            }
         }
         router.get("/static/lockr.css") { _, _ in asset(WebAssets.stylesheet, type: "text/css; charset=utf-8") }
         router.get("/static/lockr.js") { _, _ in asset(WebAssets.script, type: "text/javascript; charset=utf-8") }

@@ -44,12 +44,12 @@ struct WatchCommand: AsyncParsableCommand {
                     fflush(nil)
                 }
             },
-            receive: { event, body, client in
+            receive: { json, body, client in
                 if let screen {
                     await screen.add(body)
                     try? await screen.refresh(from: client, person: person.person)
                 } else {
-                    print(options.json ? event.data : WatchLine.text(body))
+                    print(options.json ? json : WatchLine.text(body))
                     fflush(nil)
                 }
             })
@@ -69,10 +69,10 @@ struct LiveEventFollower {
     ///   - connected: on each connection, once subscribed and before its events (a screen fetches
     ///     the status).
     ///   - say: how the connection is doing ("the daemon stopped; waiting"), each message once.
-    ///   - receive: each event, as sent and as read.
+    ///   - receive: each event, as sent (its JSON) and as read.
     func run(
         connected: (ControlClient) async throws -> Void, say: (String) async -> Void,
-        receive: (ServerSentEvent, Components.Schemas.LiveEventBody, ControlClient) async -> Void
+        receive: (_ json: String, Components.Schemas.LiveEventBody, ControlClient) async -> Void
     ) async throws -> Never {
         var lastID: String?
         var everConnected = false
@@ -81,16 +81,18 @@ struct LiveEventFollower {
             do {
                 let endpoint = try ControlFiles.endpoint(in: try options.stateDirectory())
                 let client = ControlClient(baseURL: endpoint.url, token: endpoint.token)
-                try await client.follow(person.path("events"), after: lastID, opened: { try await connected(client) }) {
-                    event in
+                try await client.followEvents(
+                    of: person.person, after: lastID, opened: { try await connected(client) }
+                ) { event in
                     everConnected = true
                     lastSaid = nil
                     lastID = event.id ?? lastID
-                    guard
+                    // An event this CLI does not know (a newer daemon's) is passed over.
+                    guard let json = event.data,
                         let body = try? ControlJSON.decoder().decode(
-                            Components.Schemas.LiveEventBody.self, from: Data(event.data.utf8))
+                            Components.Schemas.LiveEventBody.self, from: Data(json.utf8))
                     else { return }
-                    await receive(event, body, client)
+                    await receive(json, body, client)
                 }
                 everConnected = true
                 let message = "the daemon stopped; waiting for it to come back"
