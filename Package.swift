@@ -72,7 +72,7 @@ let package = Package(
         // Rule lists, the compact domain matcher, the app catalogue. Pure Swift, no I/O beyond reading files.
         .target(name: "DNSFilter", dependencies: ["DNSWire"]),
         // Puzzles for the gate: arithmetic, and chess mates checked by lockr's own move generator. Pure.
-        .target(name: "LockrPuzzles"),
+        .target(name: "LockrPuzzles", dependencies: ["ConfigKit"]),
         // Modes, metering, windows and gates: pure, no I/O, time comes in as a parameter.
         .target(name: "LockrPolicy", dependencies: ["ConfigKit", "LockrPuzzles"]),
         // The query pipeline, cache, upstream forwarding and the UDP/TCP listeners (SwiftNIO).
@@ -117,7 +117,7 @@ let package = Package(
         .target(
             name: "LockrControl",
             dependencies: [
-                "DNSWire", "LockrAPI", "LockrLists", "LockrPolicy", "LockrSpeech", "OutboundHTTP",
+                "ConfigKit", "DNSWire", "LockrAPI", "LockrLists", "LockrPolicy", "LockrSpeech", "OutboundHTTP",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),

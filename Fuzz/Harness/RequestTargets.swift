@@ -16,7 +16,7 @@ enum RequestTargets {
         decode(Components.Schemas.ChallengeRequest.self), decode(Components.Schemas.AnswerRequest.self),
         decode(Components.Schemas.ScheduleRequest.self), decode(Components.Schemas.ProfileRequest.self),
         decode(Components.Schemas.ProfileSwitchRequest.self), decode(Components.Schemas.ListUpdateRequest.self),
-        { data in _ = try? ConfigurationDocument.read(data) },
+        { data in _ = try? Components.Schemas.ConfigurationDocument.read(data) },
     ]
 
     /// Every form the web pages decode, in the order the first byte picks them.

@@ -2700,5 +2700,567 @@ extension Components {
                 case profiles
             }
         }
+        /// The household's run-time settings (`lockr config export`, `lockr config import`), version 1.
+        /// Every key is required and no other is taken. Devices, people, the sentence, the day's
+        /// calendar and the allowances are the config file's: an import must give each person the
+        /// devices the file gives them, and changes none of these.
+        ///
+        ///
+        /// - Remark: Generated from `#/components/schemas/ConfigurationDocument`.
+        public struct ConfigurationDocument: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ConfigurationDocument/version`.
+            @frozen public enum VersionPayload: Int, Codable, Hashable, Sendable, CaseIterable {
+                case _1 = 1
+            }
+            /// - Remark: Generated from `#/components/schemas/ConfigurationDocument/version`.
+            public var version: Components.Schemas.ConfigurationDocument.VersionPayload
+            /// - Remark: Generated from `#/components/schemas/ConfigurationDocument/people`.
+            public var people: [Components.Schemas.PersonConfiguration]
+            /// Creates a new `ConfigurationDocument`.
+            ///
+            /// - Parameters:
+            ///   - version:
+            ///   - people:
+            public init(
+                version: Components.Schemas.ConfigurationDocument.VersionPayload,
+                people: [Components.Schemas.PersonConfiguration]
+            ) {
+                self.version = version
+                self.people = people
+            }
+            public enum CodingKeys: String, CodingKey {
+                case version
+                case people
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.version = try container.decode(
+                    Components.Schemas.ConfigurationDocument.VersionPayload.self,
+                    forKey: .version
+                )
+                self.people = try container.decode(
+                    [Components.Schemas.PersonConfiguration].self,
+                    forKey: .people
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "version",
+                    "people"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PersonConfiguration`.
+        public struct PersonConfiguration: Codable, Hashable, Sendable {
+            /// A person of the config file (default: every other device).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/name`.
+            public var name: Swift.String
+            /// MAC addresses, addresses and networks, as the config file gives them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/devices`.
+            public var devices: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/mode`.
+            public var mode: Components.Schemas.Mode
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/time`.
+            public struct TimePayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/PersonConfiguration/time/budget_minutes`.
+                public var budgetMinutes: Swift.Int
+                /// One budget per app instead of one for all.
+                ///
+                /// - Remark: Generated from `#/components/schemas/PersonConfiguration/time/per_app`.
+                public var perApp: Swift.Bool
+                /// Creates a new `TimePayload`.
+                ///
+                /// - Parameters:
+                ///   - budgetMinutes:
+                ///   - perApp: One budget per app instead of one for all.
+                public init(
+                    budgetMinutes: Swift.Int,
+                    perApp: Swift.Bool
+                ) {
+                    self.budgetMinutes = budgetMinutes
+                    self.perApp = perApp
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case budgetMinutes = "budget_minutes"
+                    case perApp = "per_app"
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.budgetMinutes = try container.decode(
+                        Swift.Int.self,
+                        forKey: .budgetMinutes
+                    )
+                    self.perApp = try container.decode(
+                        Swift.Bool.self,
+                        forKey: .perApp
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "budget_minutes",
+                        "per_app"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/time`.
+            public var time: Components.Schemas.PersonConfiguration.TimePayload
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/hourly`.
+            public var hourly: Components.Schemas.WindowConfiguration
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/extreme`.
+            public var extreme: Components.Schemas.WindowConfiguration
+            /// Guarded app ids.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/guard`.
+            public var _guard: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/schedules`.
+            public var schedules: [Components.Schemas.ScheduleConfiguration]
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/ProfilesPayload`.
+            public struct ProfilesPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/PersonConfiguration/ProfilesPayload/name`.
+                public var name: Swift.String
+                /// - Remark: Generated from `#/components/schemas/PersonConfiguration/ProfilesPayload/block`.
+                public var block: [Swift.String]
+                /// Creates a new `ProfilesPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                ///   - block:
+                public init(
+                    name: Swift.String,
+                    block: [Swift.String]
+                ) {
+                    self.name = name
+                    self.block = block
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case name
+                    case block
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.name = try container.decode(
+                        Swift.String.self,
+                        forKey: .name
+                    )
+                    self.block = try container.decode(
+                        [Swift.String].self,
+                        forKey: .block
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "name",
+                        "block"
+                    ])
+                }
+            }
+            /// Every profile defined (the config file's cannot be dropped); whether one is on is state.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/profiles`.
+            public typealias ProfilesPayload = [Components.Schemas.PersonConfiguration.ProfilesPayloadPayload]
+            /// Every profile defined (the config file's cannot be dropped); whether one is on is state.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/profiles`.
+            public var profiles: Components.Schemas.PersonConfiguration.ProfilesPayload
+            /// - Remark: Generated from `#/components/schemas/PersonConfiguration/gate`.
+            public var gate: Components.Schemas.GateConfiguration
+            /// Creates a new `PersonConfiguration`.
+            ///
+            /// - Parameters:
+            ///   - name: A person of the config file (default: every other device).
+            ///   - devices: MAC addresses, addresses and networks, as the config file gives them.
+            ///   - mode:
+            ///   - time:
+            ///   - hourly:
+            ///   - extreme:
+            ///   - _guard: Guarded app ids.
+            ///   - schedules:
+            ///   - profiles: Every profile defined (the config file's cannot be dropped); whether one is on is state.
+            ///   - gate:
+            public init(
+                name: Swift.String,
+                devices: [Swift.String],
+                mode: Components.Schemas.Mode,
+                time: Components.Schemas.PersonConfiguration.TimePayload,
+                hourly: Components.Schemas.WindowConfiguration,
+                extreme: Components.Schemas.WindowConfiguration,
+                _guard: [Swift.String],
+                schedules: [Components.Schemas.ScheduleConfiguration],
+                profiles: Components.Schemas.PersonConfiguration.ProfilesPayload,
+                gate: Components.Schemas.GateConfiguration
+            ) {
+                self.name = name
+                self.devices = devices
+                self.mode = mode
+                self.time = time
+                self.hourly = hourly
+                self.extreme = extreme
+                self._guard = _guard
+                self.schedules = schedules
+                self.profiles = profiles
+                self.gate = gate
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case devices
+                case mode
+                case time
+                case hourly
+                case extreme
+                case _guard = "guard"
+                case schedules
+                case profiles
+                case gate
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.devices = try container.decode(
+                    [Swift.String].self,
+                    forKey: .devices
+                )
+                self.mode = try container.decode(
+                    Components.Schemas.Mode.self,
+                    forKey: .mode
+                )
+                self.time = try container.decode(
+                    Components.Schemas.PersonConfiguration.TimePayload.self,
+                    forKey: .time
+                )
+                self.hourly = try container.decode(
+                    Components.Schemas.WindowConfiguration.self,
+                    forKey: .hourly
+                )
+                self.extreme = try container.decode(
+                    Components.Schemas.WindowConfiguration.self,
+                    forKey: .extreme
+                )
+                self._guard = try container.decode(
+                    [Swift.String].self,
+                    forKey: ._guard
+                )
+                self.schedules = try container.decode(
+                    [Components.Schemas.ScheduleConfiguration].self,
+                    forKey: .schedules
+                )
+                self.profiles = try container.decode(
+                    Components.Schemas.PersonConfiguration.ProfilesPayload.self,
+                    forKey: .profiles
+                )
+                self.gate = try container.decode(
+                    Components.Schemas.GateConfiguration.self,
+                    forKey: .gate
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "devices",
+                    "mode",
+                    "time",
+                    "hourly",
+                    "extreme",
+                    "guard",
+                    "schedules",
+                    "profiles",
+                    "gate"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WindowConfiguration`.
+        public struct WindowConfiguration: Codable, Hashable, Sendable {
+            /// 5, 10 or 15.
+            ///
+            /// - Remark: Generated from `#/components/schemas/WindowConfiguration/window_minutes`.
+            public var windowMinutes: Swift.Int
+            /// Creates a new `WindowConfiguration`.
+            ///
+            /// - Parameters:
+            ///   - windowMinutes: 5, 10 or 15.
+            public init(windowMinutes: Swift.Int) {
+                self.windowMinutes = windowMinutes
+            }
+            public enum CodingKeys: String, CodingKey {
+                case windowMinutes = "window_minutes"
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.windowMinutes = try container.decode(
+                    Swift.Int.self,
+                    forKey: .windowMinutes
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "window_minutes"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ScheduleConfiguration`.
+        public struct ScheduleConfiguration: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ScheduleConfiguration/name`.
+            public var name: Swift.String
+            /// mon-fri, sat,sun, daily, weekdays
+            ///
+            /// - Remark: Generated from `#/components/schemas/ScheduleConfiguration/days`.
+            public var days: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ScheduleConfiguration/from`.
+            public var from: Swift.String
+            /// Not after from: the next day.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ScheduleConfiguration/to`.
+            public var to: Swift.String
+            /// App ids, catalogue groups, or guarded.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ScheduleConfiguration/block`.
+            public var block: [Swift.String]
+            /// Creates a new `ScheduleConfiguration`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - days: mon-fri, sat,sun, daily, weekdays
+            ///   - from:
+            ///   - to: Not after from: the next day.
+            ///   - block: App ids, catalogue groups, or guarded.
+            public init(
+                name: Swift.String,
+                days: Swift.String,
+                from: Swift.String,
+                to: Swift.String,
+                block: [Swift.String]
+            ) {
+                self.name = name
+                self.days = days
+                self.from = from
+                self.to = to
+                self.block = block
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case days
+                case from
+                case to
+                case block
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.days = try container.decode(
+                    Swift.String.self,
+                    forKey: .days
+                )
+                self.from = try container.decode(
+                    Swift.String.self,
+                    forKey: .from
+                )
+                self.to = try container.decode(
+                    Swift.String.self,
+                    forKey: .to
+                )
+                self.block = try container.decode(
+                    [Swift.String].self,
+                    forKey: .block
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "days",
+                    "from",
+                    "to",
+                    "block"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GateConfiguration`.
+        public struct GateConfiguration: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GateConfiguration/time`.
+            public var time: Components.Schemas.GateSteps
+            /// - Remark: Generated from `#/components/schemas/GateConfiguration/hourly`.
+            public var hourly: Components.Schemas.GateSteps
+            /// - Remark: Generated from `#/components/schemas/GateConfiguration/extreme`.
+            public var extreme: [Components.Schemas.GateStep]
+            /// - Remark: Generated from `#/components/schemas/GateConfiguration/input`.
+            public var input: Components.Schemas.SentenceInput
+            /// - Remark: Generated from `#/components/schemas/GateConfiguration/typed_fallback_steps`.
+            public var typedFallbackSteps: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/GateConfiguration/puzzles`.
+            public struct PuzzlesPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/GateConfiguration/puzzles/kinds`.
+                public var kinds: [Components.Schemas.PuzzleKind]
+                /// - Remark: Generated from `#/components/schemas/GateConfiguration/puzzles/difficulty`.
+                public var difficulty: Components.Schemas.Difficulty
+                /// - Remark: Generated from `#/components/schemas/GateConfiguration/puzzles/count`.
+                public var count: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/GateConfiguration/puzzles/time_limit_seconds`.
+                public var timeLimitSeconds: Swift.Int
+                /// Creates a new `PuzzlesPayload`.
+                ///
+                /// - Parameters:
+                ///   - kinds:
+                ///   - difficulty:
+                ///   - count:
+                ///   - timeLimitSeconds:
+                public init(
+                    kinds: [Components.Schemas.PuzzleKind],
+                    difficulty: Components.Schemas.Difficulty,
+                    count: Swift.Int,
+                    timeLimitSeconds: Swift.Int
+                ) {
+                    self.kinds = kinds
+                    self.difficulty = difficulty
+                    self.count = count
+                    self.timeLimitSeconds = timeLimitSeconds
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case kinds
+                    case difficulty
+                    case count
+                    case timeLimitSeconds = "time_limit_seconds"
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    self.kinds = try container.decode(
+                        [Components.Schemas.PuzzleKind].self,
+                        forKey: .kinds
+                    )
+                    self.difficulty = try container.decode(
+                        Components.Schemas.Difficulty.self,
+                        forKey: .difficulty
+                    )
+                    self.count = try container.decode(
+                        Swift.Int.self,
+                        forKey: .count
+                    )
+                    self.timeLimitSeconds = try container.decode(
+                        Swift.Int.self,
+                        forKey: .timeLimitSeconds
+                    )
+                    try decoder.ensureNoAdditionalProperties(knownKeys: [
+                        "kinds",
+                        "difficulty",
+                        "count",
+                        "time_limit_seconds"
+                    ])
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/GateConfiguration/puzzles`.
+            public var puzzles: Components.Schemas.GateConfiguration.PuzzlesPayload
+            /// Creates a new `GateConfiguration`.
+            ///
+            /// - Parameters:
+            ///   - time:
+            ///   - hourly:
+            ///   - extreme:
+            ///   - input:
+            ///   - typedFallbackSteps:
+            ///   - puzzles:
+            public init(
+                time: Components.Schemas.GateSteps,
+                hourly: Components.Schemas.GateSteps,
+                extreme: [Components.Schemas.GateStep],
+                input: Components.Schemas.SentenceInput,
+                typedFallbackSteps: Swift.Int,
+                puzzles: Components.Schemas.GateConfiguration.PuzzlesPayload
+            ) {
+                self.time = time
+                self.hourly = hourly
+                self.extreme = extreme
+                self.input = input
+                self.typedFallbackSteps = typedFallbackSteps
+                self.puzzles = puzzles
+            }
+            public enum CodingKeys: String, CodingKey {
+                case time
+                case hourly
+                case extreme
+                case input
+                case typedFallbackSteps = "typed_fallback_steps"
+                case puzzles
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.time = try container.decode(
+                    Components.Schemas.GateSteps.self,
+                    forKey: .time
+                )
+                self.hourly = try container.decode(
+                    Components.Schemas.GateSteps.self,
+                    forKey: .hourly
+                )
+                self.extreme = try container.decode(
+                    [Components.Schemas.GateStep].self,
+                    forKey: .extreme
+                )
+                self.input = try container.decode(
+                    Components.Schemas.SentenceInput.self,
+                    forKey: .input
+                )
+                self.typedFallbackSteps = try container.decode(
+                    Swift.Int.self,
+                    forKey: .typedFallbackSteps
+                )
+                self.puzzles = try container.decode(
+                    Components.Schemas.GateConfiguration.PuzzlesPayload.self,
+                    forKey: .puzzles
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "time",
+                    "hourly",
+                    "extreme",
+                    "input",
+                    "typed_fallback_steps",
+                    "puzzles"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GateSteps`.
+        public typealias GateSteps = [Components.Schemas.GateStep]
+        /// - Remark: Generated from `#/components/schemas/ConfigurationImportResponse`.
+        public struct ConfigurationImportResponse: Codable, Hashable, Sendable {
+            /// True when only checked; nothing changed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ConfigurationImportResponse/checked`.
+            public var checked: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/ConfigurationImportResponse/PeoplePayload`.
+            public struct PeoplePayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/ConfigurationImportResponse/PeoplePayload/person`.
+                public var person: Swift.String
+                /// - Remark: Generated from `#/components/schemas/ConfigurationImportResponse/PeoplePayload/change`.
+                public var change: Components.Schemas.ChangeBody
+                /// Creates a new `PeoplePayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - person:
+                ///   - change:
+                public init(
+                    person: Swift.String,
+                    change: Components.Schemas.ChangeBody
+                ) {
+                    self.person = person
+                    self.change = change
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case person
+                    case change
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ConfigurationImportResponse/people`.
+            public typealias PeoplePayload = [Components.Schemas.ConfigurationImportResponse.PeoplePayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/ConfigurationImportResponse/people`.
+            public var people: Components.Schemas.ConfigurationImportResponse.PeoplePayload
+            /// Creates a new `ConfigurationImportResponse`.
+            ///
+            /// - Parameters:
+            ///   - checked: True when only checked; nothing changed.
+            ///   - people:
+            public init(
+                checked: Swift.Bool,
+                people: Components.Schemas.ConfigurationImportResponse.PeoplePayload
+            ) {
+                self.checked = checked
+                self.people = people
+            }
+            public enum CodingKeys: String, CodingKey {
+                case checked
+                case people
+            }
+        }
     }
 }

@@ -5790,6 +5790,316 @@ public enum Operations {
             }
         }
     }
+    /// Everyone's run-time settings (`lockr config export`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/config`.
+    /// - Remark: Generated from `#/paths//api/v1/config/get(exportConfiguration)`.
+    public enum ExportConfiguration {
+        public static let id: Swift.String = "exportConfiguration"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/config/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportConfiguration.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportConfiguration.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ExportConfiguration.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ExportConfiguration.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/config/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/config/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ConfigurationDocument)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ConfigurationDocument {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ExportConfiguration.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ExportConfiguration.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The document.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/config/get(exportConfiguration)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ExportConfiguration.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ExportConfiguration.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A failure.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/config/get(exportConfiguration)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Ask for a whole document of run-time settings (`lockr config import`).
+    ///
+    /// Read strictly (every key required, no other); every person's part is checked before
+    /// anything changes, then all apply together. What tightens applies at once; what loosens waits
+    /// like a config file's change (the mode's next reset, the commitment delay and, where the
+    /// mode has a gate, `pending/{id}/confirm`). A bad document is 400 `invalid_configuration`,
+    /// naming the field.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/config`.
+    /// - Remark: Generated from `#/paths//api/v1/config/post(importConfiguration)`.
+    public enum ImportConfiguration {
+        public static let id: Swift.String = "importConfiguration"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/config/POST/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/config/POST/query/check`.
+                @frozen public enum CheckPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case _true = "true"
+                    case _false = "false"
+                    case _1 = "1"
+                    case _0 = "0"
+                }
+                /// Only say what would change.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/config/POST/query/check`.
+                public var check: Operations.ImportConfiguration.Input.Query.CheckPayload?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - check: Only say what would change.
+                public init(check: Operations.ImportConfiguration.Input.Query.CheckPayload? = nil) {
+                    self.check = check
+                }
+            }
+            public var query: Operations.ImportConfiguration.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/config/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// The household's PIN, when one is set and the change loosens.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/config/POST/header/X-Lockr-PIN`.
+                public var xLockrPIN: Components.Parameters.Pin?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportConfiguration.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLockrPIN: The household's PIN, when one is set and the change loosens.
+                ///   - accept:
+                public init(
+                    xLockrPIN: Components.Parameters.Pin? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ImportConfiguration.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLockrPIN = xLockrPIN
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ImportConfiguration.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/config/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/config/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.ConfigurationDocument)
+            }
+            public var body: Operations.ImportConfiguration.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            public init(
+                query: Operations.ImportConfiguration.Input.Query = .init(),
+                headers: Operations.ImportConfiguration.Input.Headers = .init(),
+                body: Operations.ImportConfiguration.Input.Body
+            ) {
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/config/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/api/v1/config/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.ConfigurationImportResponse)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.ConfigurationImportResponse {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ImportConfiguration.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ImportConfiguration.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// What changed, or would, per person.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/config/post(importConfiguration)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ImportConfiguration.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ImportConfiguration.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A failure.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/config/post(importConfiguration)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Every metric in Prometheus's text format.
     ///
     /// - Remark: HTTP `GET /metrics`.

@@ -245,6 +245,23 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/lists/update`.
     /// - Remark: Generated from `#/paths//api/v1/lists/update/post(updateLists)`.
     func updateLists(_ input: Operations.UpdateLists.Input) async throws -> Operations.UpdateLists.Output
+    /// Everyone's run-time settings (`lockr config export`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/config`.
+    /// - Remark: Generated from `#/paths//api/v1/config/get(exportConfiguration)`.
+    func exportConfiguration(_ input: Operations.ExportConfiguration.Input) async throws -> Operations.ExportConfiguration.Output
+    /// Ask for a whole document of run-time settings (`lockr config import`).
+    ///
+    /// Read strictly (every key required, no other); every person's part is checked before
+    /// anything changes, then all apply together. What tightens applies at once; what loosens waits
+    /// like a config file's change (the mode's next reset, the commitment delay and, where the
+    /// mode has a gate, `pending/{id}/confirm`). A bad document is 400 `invalid_configuration`,
+    /// naming the field.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/config`.
+    /// - Remark: Generated from `#/paths//api/v1/config/post(importConfiguration)`.
+    func importConfiguration(_ input: Operations.ImportConfiguration.Input) async throws -> Operations.ImportConfiguration.Output
     /// Every metric in Prometheus's text format.
     ///
     /// - Remark: HTTP `GET /metrics`.
@@ -824,6 +841,35 @@ extension APIProtocol {
         body: Operations.UpdateLists.Input.Body? = nil
     ) async throws -> Operations.UpdateLists.Output {
         try await updateLists(Operations.UpdateLists.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Everyone's run-time settings (`lockr config export`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/config`.
+    /// - Remark: Generated from `#/paths//api/v1/config/get(exportConfiguration)`.
+    public func exportConfiguration(headers: Operations.ExportConfiguration.Input.Headers = .init()) async throws -> Operations.ExportConfiguration.Output {
+        try await exportConfiguration(Operations.ExportConfiguration.Input(headers: headers))
+    }
+    /// Ask for a whole document of run-time settings (`lockr config import`).
+    ///
+    /// Read strictly (every key required, no other); every person's part is checked before
+    /// anything changes, then all apply together. What tightens applies at once; what loosens waits
+    /// like a config file's change (the mode's next reset, the commitment delay and, where the
+    /// mode has a gate, `pending/{id}/confirm`). A bad document is 400 `invalid_configuration`,
+    /// naming the field.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/config`.
+    /// - Remark: Generated from `#/paths//api/v1/config/post(importConfiguration)`.
+    public func importConfiguration(
+        query: Operations.ImportConfiguration.Input.Query = .init(),
+        headers: Operations.ImportConfiguration.Input.Headers = .init(),
+        body: Operations.ImportConfiguration.Input.Body
+    ) async throws -> Operations.ImportConfiguration.Output {
+        try await importConfiguration(Operations.ImportConfiguration.Input(
+            query: query,
             headers: headers,
             body: body
         ))

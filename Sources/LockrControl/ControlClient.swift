@@ -26,11 +26,9 @@ public enum ControlClientError: Error, CustomStringConvertible, Sendable {
 }
 
 /// The CLI's side of the control API: the operations through the generated `Client`, failures as
-/// `ControlClientError`; the configuration document by hand, as it is served.
+/// `ControlClientError`.
 public struct ControlClient: Sendable {
     public let baseURL: String
-    private let token: String
-    private let timeout: TimeAmount
     /// The operations of docs/openapi.yaml.
     private let api: Client
 
@@ -38,8 +36,6 @@ public struct ControlClient: Sendable {
     /// clip heard takes longer).
     public init(baseURL: String, token: String, timeout: TimeAmount = .seconds(10)) {
         self.baseURL = baseURL
-        self.token = token
-        self.timeout = timeout
         api = Client(
             serverURL: URL(string: baseURL) ?? URL(fileURLWithPath: "/"), configuration: ControlJSON.configuration,
             transport: AsyncHTTPClientTransport(configuration: .init(client: OutboundHTTP.client, timeout: timeout)),
@@ -59,42 +55,6 @@ public struct ControlClient: Sendable {
             throw failure
         } catch {
             throw .badAnswer("the daemon's answer was not understood: \(error)")
-        }
-    }
-
-    /// Sends `body` as JSON to `path` under `/api/v1` (the configuration document, served by hand)
-    /// and decodes the answer as `Answer`.
-    public func call<Answer: Decodable>(
-        _ method: HTTPMethod, _ path: String, body: (some Encodable & Sendable)? = String?.none,
-        headers: [(String, String)] = [], as: Answer.Type = Answer.self
-    ) async throws(ControlClientError) -> Answer {
-        var request = HTTPClientRequest(url: baseURL + "/api/v1/" + path)
-        request.method = method
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body {
-            do {
-                request.body = .bytes(ByteBuffer(data: try ControlJSON.encoder().encode(body)))
-            } catch {
-                throw .badAnswer("cannot encode the request: \(error)")
-            }
-            request.headers.add(name: "Content-Type", value: "application/json")
-        }
-        let status: Int
-        let bytes: ByteBuffer
-        do {
-            let response = try await OutboundHTTP.client.execute(request, timeout: timeout)
-            status = Int(response.status.code)
-            bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
-        } catch {
-            throw ControlClientMiddleware.unreachable(baseURL, error)
-        }
-        let data = Data(bytes.readableBytesView)
-        guard (200..<300).contains(status) else { throw ControlClientMiddleware.refusal(status: status, data) }
-        do {
-            return try ControlJSON.decoder().decode(Answer.self, from: data)
-        } catch {
-            throw .badAnswer("the daemon's answer to \(path) was not understood: \(error)")
         }
     }
 

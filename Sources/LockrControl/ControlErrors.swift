@@ -1,3 +1,4 @@
+import ConfigKit
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -77,6 +78,23 @@ extension ControlRouter {
     /// `body` is the request's body (read before). Nil for a fault of lockr's own, which is a 500.
     static func failure(_ error: ServerError, request: Request, body: ByteBuffer) -> Response? {
         if let response = failure(error.underlyingError) { return response }
+        // A query parameter's word that is none of its choices: the decoder names neither.
+        if case DecodingError.dataCorrupted(let context) = error.underlyingError, context.codingPath.isEmpty,
+            let word = context.debugDescription.firstMatch(of: /from invalid String value (.*)$/)?.1,
+            let parameter = request.uri.queryParameters.first(where: { $0.value == word })
+        {
+            return json(
+                Components.Schemas.ErrorBody(error: "'\(parameter.key)' cannot be '\(word)'", code: .badRequest),
+                status: 400)
+        }
+        if error.operationID == "importConfiguration", let decoding = error.underlyingError as? DecodingError,
+            decoding.context.codingPath.first.flatMap({ request.uri.queryParameters[Substring($0.stringValue)] }) == nil
+        {
+            let problem = Components.Schemas.ConfigurationDocument.problem(
+                in: Data(body.readableBytesView), error.underlyingError)
+            return json(
+                Components.Schemas.ErrorBody(error: problem.description, code: .invalidConfiguration), status: 400)
+        }
         let bad = { (message: String) in
             json(Components.Schemas.ErrorBody(error: message, code: .badRequest), status: 400)
         }
@@ -140,6 +158,9 @@ extension ControlRouter {
         switch error {
         case .typeMismatch(let type, _), .valueNotFound(let type, _): return "\(place)must be \(typeName(type))"
         case .keyNotFound(let key, _): return "'\(key.stringValue)' is required"
+        case .dataCorrupted(let context) where context.underlyingError is NotAChoice:
+            let refusal = context.underlyingError as! NotAChoice
+            return "\(place)must be one of \(refusal.choices.joined(separator: ", ")), not '\(refusal.word)'"
         case .dataCorrupted: return place.isEmpty ? "is not valid" : "\(place)is not valid"
         @unknown default: return "not understood"
         }

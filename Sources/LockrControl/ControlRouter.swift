@@ -7,7 +7,7 @@ import NIOCore
 import OpenAPIHummingbird
 
 /// The control API: the operations of docs/openapi.yaml (`ControlAPI`, through the generated
-/// server) and the configuration document, all behind the bearer token. Each
+/// server), all behind the bearer token. Each
 /// is about one person: `?person=NAME`, else the caller's (`PolicyAccess.person(named:caller:)`);
 /// `status`, `stats` and `log` without it are about everyone, and the PIN is the household's. A
 /// change that loosens protection needs the `X-Lockr-PIN` header when a PIN is set (as does
@@ -33,8 +33,6 @@ public enum ControlRouter {
             } catch {
                 preconditionFailure("the generated routes are registered once, on a new router: \(error)")
             }
-            let api = router.group("api/v1")
-            addConfigRoutes(to: api, policy: policy)
         }
         // A middleware takes the routes added after it; the first router only lists them.
         let listing = Router(context: ControlRequestContext.self)

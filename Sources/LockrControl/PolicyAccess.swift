@@ -118,15 +118,15 @@ public protocol PolicyAccess: Sendable {
     var liveEvents: LiveEventHub { get }
 
     /// Everyone's run-time settings, the default person first.
-    func configuration() -> ConfigurationDocument
+    func configuration() -> Components.Schemas.ConfigurationDocument
 
     /// Asks for `document`'s settings for everyone it names, all or nothing: checks every person's
     /// first (a problem throws an `ErrorBody` naming its place; a loosening change without the PIN
     /// throws `pinRequired`), then applies them together, unless `checkOnly`.
     func importConfiguration(
-        _ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool
+        _ document: Components.Schemas.ConfigurationDocument, pin: PinCheck, checkOnly: Bool
     ) throws
-        -> ConfigurationImportResponse
+        -> Components.Schemas.ConfigurationImportResponse
 
     /// Queries of `person` answered per outcome in `day` (the query log's hourly counts; empty
     /// when the log is off).

@@ -6,11 +6,11 @@ import LockrStore
 
 /// `lockr config export` and `lockr config import` on the household.
 extension ControlAccess {
-    func configuration() -> ConfigurationDocument {
-        ConfigurationDocument(
+    func configuration() -> Components.Schemas.ConfigurationDocument {
+        Components.Schemas.ConfigurationDocument(
             people: parts.household.peopleNames().compactMap { name in
                 parts.household.policy(of: name).map { person in
-                    PersonConfiguration(
+                    Components.Schemas.PersonConfiguration(
                         name: name, devices: parts.household.configuredDevices(of: name),
                         settings: person.read(\.runTimeSettings))
                 }
@@ -18,9 +18,9 @@ extension ControlAccess {
     }
 
     func importConfiguration(
-        _ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool
+        _ document: Components.Schemas.ConfigurationDocument, pin: PinCheck, checkOnly: Bool
     ) throws
-        -> ConfigurationImportResponse
+        -> Components.Schemas.ConfigurationImportResponse
     {
         var people: [PersonPolicy] = []
         var wanted: [RunTimeSettings] = []
@@ -39,16 +39,18 @@ extension ControlAccess {
             people.append(policy)
         }
         let now = parts.clock.now()
-        let changes: [PersonChangeBody]
+        let changes: [Components.Schemas.ConfigurationImportResponse.PeoplePayloadPayload]
         do {
             changes = try parts.propagation.saver.commit(people, in: parts.household, at: now) { engines in
-                var changes: [PersonChangeBody] = []
+                var changes: [Components.Schemas.ConfigurationImportResponse.PeoplePayloadPayload] = []
                 for index in engines.indices {
                     let name = people[index].name
                     do throws(PolicyRefusal) {
                         let outcome = try engines[index].importSettings(wanted[index], pin: pin, at: now)
                         let calendar = engines[index].settings.calendar
-                        changes.append(PersonChangeBody(person: name, outcome: outcome, now: now, calendar: calendar))
+                        changes.append(
+                            Components.Schemas.ConfigurationImportResponse.PeoplePayloadPayload(
+                                person: name, outcome: outcome, now: now, calendar: calendar))
                     } catch .pinRequired {
                         throw ControlFailure.refused(.pinRequired)
                     } catch {
@@ -60,16 +62,16 @@ extension ControlAccess {
                 return changes
             }.result
         } catch let checked as CheckedOnly {
-            return ConfigurationImportResponse(checked: true, people: checked.changes)
+            return Components.Schemas.ConfigurationImportResponse(checked: true, people: checked.changes)
         } catch let error as StoreError {
             throw ControlFailure.storage("cannot store the import, so nothing changed: \(error)")
         }
         try? parts.propagation.propagate(savingAll: false)
-        return ConfigurationImportResponse(checked: false, people: changes)
+        return Components.Schemas.ConfigurationImportResponse(checked: false, people: changes)
     }
 
     /// Devices are the config file's: an import must name the ones it gives (in any order).
-    private func checkDevices(_ person: PersonConfiguration) throws {
+    private func checkDevices(_ person: Components.Schemas.PersonConfiguration) throws {
         let configured = parts.household.configuredDevices(of: person.name)
         var named: [String] = []
         for text in person.devices {
@@ -92,5 +94,5 @@ extension ControlAccess {
 
 /// Ends a checking import's pass over the engines without keeping what it did.
 private struct CheckedOnly: Error {
-    let changes: [PersonChangeBody]
+    let changes: [Components.Schemas.ConfigurationImportResponse.PeoplePayloadPayload]
 }

@@ -2,7 +2,7 @@ import ConfigKit
 import Foundation
 
 /// How guarded apps are rationed.
-public enum Mode: String, Sendable, Codable, CaseIterable {
+public enum Mode: String, Sendable, Codable, CaseIterable, ChoiceOfWords {
     /// A daily budget, metered from DNS activity.
     case time
     /// One window of a few minutes per clock hour, opened on request.

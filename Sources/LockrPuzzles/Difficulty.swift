@@ -1,5 +1,7 @@
+import ConfigKit
+
 /// How hard a puzzle is.
-public enum Difficulty: String, Sendable, Codable, CaseIterable, Comparable {
+public enum Difficulty: String, Sendable, Codable, CaseIterable, Comparable, ChoiceOfWords {
     case easy
     case medium
     case hard

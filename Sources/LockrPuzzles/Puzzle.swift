@@ -1,7 +1,8 @@
+import ConfigKit
 import Foundation
 
 /// A kind of puzzle.
-public enum PuzzleKind: String, Sendable, Codable, CaseIterable {
+public enum PuzzleKind: String, Sendable, Codable, CaseIterable, ChoiceOfWords {
     case arithmetic
     case chess
 }

@@ -34,8 +34,12 @@ struct ConfigCommand: AsyncParsableCommand {
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            let document: ConfigurationDocument
-            do { document = try await client.client().call(.GET, "config") } catch { client.fail(error) }
+            let document: Components.Schemas.ConfigurationDocument
+            do {
+                document = try await client.client().call { try await $0.exportConfiguration().ok.body.json }
+            } catch {
+                client.fail(error)
+            }
             print(ClientOptions.prettyJSON(document))
         }
     }
@@ -68,8 +72,9 @@ struct ConfigCommand: AsyncParsableCommand {
                 }
                 data = read
             }
-            let document: ConfigurationDocument
-            do throws(ConfigurationProblem) { document = try ConfigurationDocument.read(data) } catch {
+            let document: Components.Schemas.ConfigurationDocument
+            do throws(ConfigurationProblem) { document = try Components.Schemas.ConfigurationDocument.read(data) } catch
+            {
                 let message = "\(file == "-" ? "standard input" : file): \(error.description); nothing changed"
                 client.fail(message, body: Components.Schemas.ErrorBody(error: message, code: .invalidConfiguration))
             }
@@ -88,13 +93,18 @@ struct ConfigCommand: AsyncParsableCommand {
         }
 
         /// Sends the document, asking for the PIN when the daemon wants it.
-        private func send(_ document: ConfigurationDocument) async -> ConfigurationImportResponse {
+        private func send(
+            _ document: Components.Schemas.ConfigurationDocument
+        ) async -> Components.Schemas.ConfigurationImportResponse {
             var pin: String?
             while true {
                 do {
-                    return try await client.client().call(
-                        .POST, check ? "config?check=true" : "config", body: document,
-                        headers: pin.map { [("X-Lockr-PIN", $0)] } ?? [])
+                    return try await client.client().call { [check, pin] in
+                        try await $0.importConfiguration(
+                            query: .init(check: check ? ._true : nil), headers: .init(xLockrPIN: pin),
+                            body: .json(document)
+                        ).ok.body.json
+                    }
                 } catch ControlClientError.refused(_, let body) where body.code == .pinRequired && pin == nil {
                     pin = client.askPIN("PIN (a PIN protects settings): ", body: body)
                 } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import LockrAPI
 import LockrControl
 import LockrPolicy
 import Testing
@@ -13,8 +14,10 @@ import Testing
         profiles: [Profile(name: "work", block: ["video"])], gate: GateSettings())
 
     var written: [String: Any] {
-        let document = ConfigurationDocument(
-            people: [PersonConfiguration(name: "alice", devices: ["192.168.1.20"], settings: settings)])
+        let document = Components.Schemas.ConfigurationDocument(
+            people: [
+                Components.Schemas.PersonConfiguration(name: "alice", devices: ["192.168.1.20"], settings: settings)
+            ])
         let data = try! ControlJSON.encoder().encode(document)
         return try! JSONSerialization.jsonObject(with: data) as! [String: Any]
     }
@@ -24,7 +27,7 @@ import Testing
         edit(&tree)
         let data = try! JSONSerialization.data(withJSONObject: tree)
         do throws(ConfigurationProblem) {
-            return .success(try ConfigurationDocument.read(data).people[0].settings())
+            return .success(try Components.Schemas.ConfigurationDocument.read(data).people[0].settings())
         } catch {
             return .failure(error)
         }
@@ -53,7 +56,7 @@ import Testing
                 alice { $0["time"] = ["budget_minutes": -30, "per_app": false] }
             ),
             (
-                "people.0.time.budget_minutes: must be a whole number",
+                "people.alice.time.budget_minutes: must be a whole number",
                 alice { $0["time"] = ["budget_minutes": "30", "per_app": false] }
             ),
             (
@@ -67,7 +70,7 @@ import Testing
                 }
             ),
             (
-                "people.alice.gate.puzzles.kinds: 'sudoku' is not one of arithmetic, chess",
+                "people.alice.gate.puzzles.kinds.0: 'sudoku' is not one of arithmetic, chess",
                 alice { alice in
                     var gate = alice["gate"] as! [String: Any]
                     gate["puzzles"] = ["kinds": ["sudoku"], "difficulty": "easy", "count": 1, "time_limit_seconds": 60]
@@ -75,7 +78,7 @@ import Testing
                 }
             ),
             (
-                "people.0.gate.puzzles.level: unknown key",
+                "people.alice.gate.puzzles.level: unknown key",
                 alice { alice in
                     var gate = alice["gate"] as! [String: Any]
                     gate["puzzles"] = [
@@ -85,7 +88,7 @@ import Testing
                 }
             ),
             (
-                "people.0.schedules.0.name: required",
+                "people.alice.schedules.0.name: required",
                 alice { $0["schedules"] = [["days": "daily", "from": "22:00", "to": "07:00", "block": ["social"]]] }
             ),
             (
@@ -95,6 +98,11 @@ import Testing
                         ["name": "b", "days": "someday", "from": "22:00", "to": "07:00", "block": ["social"]]
                     ]
                 }
+            ),
+            ("people.alice.mode: 'strict' is not one of time, hourly, extreme", alice { $0["mode"] = "strict" }),
+            (
+                "people.alice.hourly.window_minutes: must be 5, 10 or 15, not 7",
+                alice { $0["hourly"] = ["window_minutes": 7] }
             ),
             ("comment: unknown key", { $0["comment"] = "mine" }),
             ("people.alice: named twice", { $0["people"] = ($0["people"] as! [Any]) + ($0["people"] as! [Any]) }),
@@ -110,7 +118,11 @@ import Testing
     }
 
     @Test func whatIsNoJSONIsSaidSo() {
-        #expect(throws: ConfigurationProblem.self) { try ConfigurationDocument.read(Data("{\"version\": 1,".utf8)) }
-        #expect(throws: ConfigurationProblem.self) { try ConfigurationDocument.read(Data("[]".utf8)) }
+        #expect(throws: ConfigurationProblem.self) {
+            try Components.Schemas.ConfigurationDocument.read(Data("{\"version\": 1,".utf8))
+        }
+        #expect(throws: ConfigurationProblem.self) {
+            try Components.Schemas.ConfigurationDocument.read(Data("[]".utf8))
+        }
     }
 }

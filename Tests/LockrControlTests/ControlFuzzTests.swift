@@ -68,6 +68,39 @@ import Testing
         }
     }
 
+    /// A word that is none of its choices is named with them, in a body, in a query and in the
+    /// configuration document (there with the person's name, as `lockr config import` says it).
+    @Test func aWrongWordIsNamedWithItsChoices() async throws {
+        try await withAPI(.hourly) { client in
+            let exported = try await client.execute(uri: "/api/v1/config", method: .get, headers: auth)
+            var document = try #require(
+                try JSONSerialization.jsonObject(with: Data(exported.body.readableBytesView)) as? [String: Any])
+            var people = try #require(document["people"] as? [[String: Any]])
+            people[0]["mode"] = "strict"
+            document["people"] = people
+            let badDocument = String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self)
+            let cases: [(uri: String, method: HTTPRequest.Method, body: String, message: String)] = [
+                (
+                    "/api/v1/mode", .put, #"{"mode":"hour"}"#,
+                    "bad JSON: 'mode' must be one of time, hourly, extreme, not 'hour'"
+                ),
+                ("/api/v1/queries?blocked=maybe", .get, "", "'blocked' cannot be 'maybe'"),
+                ("/api/v1/config?check=maybe", .post, badDocument, "'check' cannot be 'maybe'"),
+                (
+                    "/api/v1/config", .post, badDocument,
+                    "people.default.mode: 'strict' is not one of time, hourly, extreme"
+                ),
+                ("/api/v1/config", .post, #"{"version":2,"people":[]}"#, "version: this lockr reads version 1, not 2"),
+            ]
+            for item in cases {
+                let response = try await client.execute(
+                    uri: item.uri, method: item.method, headers: auth, body: ByteBuffer(string: item.body))
+                #expect(response.status == .badRequest, "\(item.uri) \(item.body)")
+                #expect(try error(response).error == item.message, "\(item.uri)")
+            }
+        }
+    }
+
     /// A body over 64 KiB is refused before any operation reads it; a body is JSON whatever its type
     /// says (`curl -d` says a form).
     @Test func aBodyTooLargeIsRefusedAndABodyIsJSONWhateverItsTypeSays() async throws {

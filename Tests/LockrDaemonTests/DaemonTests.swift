@@ -54,11 +54,11 @@ import Testing
         #expect(blocked.extendedErrors.map(\.text) == ["tiktok: locked; `lockr unlock tiktok` opens 10 min"])
         let client = ControlClient(
             baseURL: "http://\(address)", token: try ControlFiles.token(in: config.stateDirectory))
-        let status = try await client.call(.GET, "status", as: Components.Schemas.HouseholdStatusBody.self)
+        let status = try await client.call { try await $0.getStatus().ok.body.json }
         #expect(status.people.first?.apps.first?.state.code == .locked)
-        let unlocked = try await client.call(
-            .POST, "unlock", body: Components.Schemas.UnlockRequest(app: "tiktok"),
-            as: Components.Schemas.UnlockResponse.self)
+        let unlocked = try await client.call {
+            try await $0.unlock(body: .json(Components.Schemas.UnlockRequest(app: "tiktok"))).ok.body.json
+        }
         #expect(unlocked.opened.map(\.app) == ["tiktok"])
         // A second daemon on the same state directory is refused while this one runs.
         await #expect(throws: (any Error).self) {

@@ -30,23 +30,26 @@ public final class MemoryPolicy: PolicyAccess {
         throw .refused(.notFound("no list \(name) (`lockr lists` shows them)"))
     }
 
-    public func configuration() -> ConfigurationDocument {
-        ConfigurationDocument(
+    public func configuration() -> Components.Schemas.ConfigurationDocument {
+        Components.Schemas.ConfigurationDocument(
             people: engines.withLock { engines in
-                engines.map { PersonConfiguration(name: $0.name, devices: [], settings: $0.engine.runTimeSettings) }
+                engines.map {
+                    Components.Schemas.PersonConfiguration(
+                        name: $0.name, devices: [], settings: $0.engine.runTimeSettings)
+                }
             })
     }
 
     /// Everyone's import on copies, kept only when all succeed.
     public func importConfiguration(
-        _ document: ConfigurationDocument, pin: PinCheck, checkOnly: Bool
+        _ document: Components.Schemas.ConfigurationDocument, pin: PinCheck, checkOnly: Bool
     ) throws
-        -> ConfigurationImportResponse
+        -> Components.Schemas.ConfigurationImportResponse
     {
         let now = clock.withLock { $0 }
         return try engines.withLock { engines in
             var copies = engines
-            var changes: [PersonChangeBody] = []
+            var changes: [Components.Schemas.ConfigurationImportResponse.PeoplePayloadPayload] = []
             for person in document.people {
                 guard let index = copies.firstIndex(where: { $0.name == person.name }) else {
                     throw Components.Schemas.ErrorBody(
@@ -54,12 +57,12 @@ public final class MemoryPolicy: PolicyAccess {
                 }
                 let outcome = try copies[index].engine.importSettings(try person.settings(), pin: pin, at: now)
                 changes.append(
-                    PersonChangeBody(
+                    Components.Schemas.ConfigurationImportResponse.PeoplePayloadPayload(
                         person: person.name, outcome: outcome, now: now,
                         calendar: copies[index].engine.settings.calendar))
             }
             if !checkOnly { engines = copies }
-            return ConfigurationImportResponse(checked: checkOnly, people: changes)
+            return Components.Schemas.ConfigurationImportResponse(checked: checkOnly, people: changes)
         }
     }
     /// The person whose device calls, as the caller's address would say.

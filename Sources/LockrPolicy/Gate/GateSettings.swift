@@ -2,7 +2,7 @@ import ConfigKit
 import LockrPuzzles
 
 /// One thing a gate asks before a window opens or protection loosens.
-public enum GateStep: String, Sendable, Codable, CaseIterable {
+public enum GateStep: String, Sendable, Codable, CaseIterable, ChoiceOfWords {
     /// The sentence, typed or spoken as `GateSettings.input` allows.
     case phrase
     /// The sentence, spoken.
@@ -12,7 +12,7 @@ public enum GateStep: String, Sendable, Codable, CaseIterable {
 }
 
 /// How the sentence may be given.
-public enum SentenceInput: String, Sendable, Codable, CaseIterable {
+public enum SentenceInput: String, Sendable, Codable, CaseIterable, ChoiceOfWords {
     case typed
     case voice
     case either
