@@ -136,7 +136,8 @@ public enum ActionOutcome: Sendable, Equatable {
 
 extension PolicyEngine {
     /// Carries `action` out at `now` with `credentials`: the one way the control API, the CLI and
-    /// the web pages change a person's policy.
+    /// the web pages change a person's policy. Each action is one line here, handed to the part
+    /// whose rules it follows, after the policy's time has moved on to `now`.
     public mutating func apply(
         _ action: PolicyAction, credentials: Credentials = .none, at now: Instant
     ) throws(PolicyRefusal) -> ActionOutcome {
@@ -144,37 +145,78 @@ extension PolicyEngine {
         // What it writes in the event log says it wrote it.
         journal.action = action.name
         defer { journal.action = nil }
+        let now = advance(to: now)
         switch action {
         case .setMode(let mode, let budget, let perApp, let window):
             return .changed(
-                try setMode(mode, budget: budget, perApp: perApp, window: window, phrase: phrase, pin: pin, at: now))
-        case .guardApp(let app): return .changed(try guardApp(app, at: now))
-        case .unguardApp(let app): return .changed(try unguardApp(app, phrase: phrase, pin: pin, at: now))
-        case .resetSettings: return .changed(try resetSettings(phrase: phrase, pin: pin, at: now))
+                try request("lockr mode", credentials, at: now) { asked, overlay in
+                    asked.mode(mode, budget: budget, perApp: perApp, window: window, from: overlay)
+                })
+        case .guardApp(let app):
+            return .changed(
+                try request("lockr guard add", .none, at: now) { asked, overlay throws(PolicyRefusal) in
+                    try asked.guarding(app, from: overlay)
+                })
+        case .unguardApp(let app):
+            return .changed(
+                try request("lockr guard remove", credentials, at: now) { asked, overlay throws(PolicyRefusal) in
+                    try asked.unguarding(app, from: overlay)
+                })
+        case .resetSettings:
+            return .changed(
+                try request("lockr settings reset", credentials, at: now) { asked, overlay throws(PolicyRefusal) in
+                    try asked.reset(from: overlay)
+                })
+        case .addSchedule(let schedule):
+            return .changed(
+                try request("lockr schedule add", credentials, at: now) { asked, overlay throws(PolicyRefusal) in
+                    try asked.adding(schedule, from: overlay)
+                })
+        case .removeSchedule(let name):
+            return .changed(
+                try request("lockr schedule remove", credentials, at: now) { asked, overlay throws(PolicyRefusal) in
+                    try asked.removing(schedule: name, from: overlay)
+                })
         case .importSettings(let settings): return .changed(try importSettings(settings, pin: pin, at: now))
         case .cancelPending(let id): return .pending(try cancelPending(id, at: now))
         case .confirmPending(let id): return .pending(try confirmPending(id, phrase: phrase, pin: pin, at: now))
         case .unlock(let app): return .unlocked(try unlock(app, phrase: phrase, at: now))
         case .snooze(let app): return .opened(try snooze(app, phrase: phrase, at: now))
         case .extend(let app): return .extended(budget: try extend(app, phrase: phrase, at: now))
-        case .issueChallenges(let app, let seed): return .challenges(try issueChallenges(for: app, seed: seed, at: now))
-        case .answerChallenge(let id, let answer): return .answered(try answerChallenge(id, answer: answer, at: now))
-        case .passSpokenSentence(let spoken): return .gateOpen(until: try passSpokenSentence(spoken, at: now))
-        case .beginTypedFallback: return .typedFallback(from: try beginTypedFallback(at: now))
         case .beginEmergency: return .holdBegun(try beginEmergency(at: now))
         case .completeEmergency(let hold): return .opened(try completeEmergency(hold: hold, at: now))
-        case .addSchedule(let schedule): return .changed(try addSchedule(schedule, phrase: phrase, pin: pin, at: now))
-        case .removeSchedule(let name): return .changed(try removeSchedule(name, phrase: phrase, pin: pin, at: now))
-        case .defineProfile(let profile): return .profile(try defineProfile(profile, pin: pin, at: now))
-        case .removeProfile(let name): return .profile(try removeProfile(name, pin: pin, at: now))
-        case .switchProfile(let name, .activate, let duration):
-            _ = try activateProfile(name, for: duration, at: now)
-            return .switched(on: true)
-        case .switchProfile(let name, .deactivate, _):
-            _ = try deactivateProfile(name, pin: pin, at: now)
-            return .switched(on: false)
-        case .switchProfile(let name, .toggle, let duration):
-            return .switched(on: try toggleProfile(name, for: duration, pin: pin, at: now))
+        case .issueChallenges(let app, let seed):
+            return .challenges(
+                try state.gate.issueChallenges(
+                    for: try app.map(appID), seed: seed, rules: gateRules, day: state.today, at: now))
+        case .answerChallenge(let id, let answer):
+            return .answered(
+                try state.gate.answerChallenge(id, answer: answer, day: &state.today, journal: &journal, at: now))
+        case .passSpokenSentence(let spoken):
+            return .gateOpen(
+                until: try state.gate.passSpokenSentence(
+                    spoken, rules: gateRules, day: &state.today, journal: &journal, at: now))
+        case .beginTypedFallback:
+            return .typedFallback(
+                from: try state.gate.beginTypedFallback(rules: gateRules, day: state.today, journal: &journal, at: now))
+        case .defineProfile(let profile):
+            try state.profiles.define(
+                profile, selectionProblem: configuration.selectionProblem(profile.block, known: apps),
+                configured: configuration.profiles, pinMissing: needsPin(pin), journal: &journal, at: now)
+            restrictionsChanged(at: now)
+            return .profile(profile)
+        case .removeProfile(let name):
+            let wasOn = state.profiles.isActive(name, at: now)
+            let profile = try state.profiles.remove(
+                name, configured: configuration.profiles, pinMissing: needsPin(pin), journal: &journal, at: now)
+            if wasOn { restrictionsChanged(at: now) }
+            return .profile(profile)
+        case .switchProfile(let name, let switching, let duration):
+            let on = try state.profiles.switchProfile(
+                name, switching, for: duration, configured: configuration.profiles, calendar: settings.calendar,
+                pinMissing: needsPin(pin), journal: &journal, at: now)
+            restrictionsChanged(at: now)
+            return .switched(on: on)
         case .setPin(let record):
             setPin(record, at: now)
             return .pinSet

@@ -84,15 +84,17 @@ extension PolicyEngine {
         inForceChanged(at: now)
     }
 
-    /// Asks for the overlay that `edit` makes. A loosening request must pass the current mode's gate.
+    /// Asks for the overlay that `edit` makes of the one asked for now (see `SettingsRequest`),
+    /// for `source`. A loosening request must pass the current mode's gate.
     mutating func request(
-        _ source: String, phrase: String?, pin: PinCheck, at now: Instant,
-        _ edit: (inout SettingsOverlay) throws(PolicyRefusal) -> Void
+        _ source: String, _ credentials: Credentials, at now: Instant,
+        _ edit: (SettingsRequest, SettingsOverlay) throws(PolicyRefusal) -> SettingsOverlay
     ) throws(PolicyRefusal) -> ChangeOutcome {
         let now = advance(to: now)
-        var overlay = state.overlay
-        try edit(&overlay)
-        if try asksToLoosen(overlay, pin: pin) { try passGate(phrase, for: nil, at: now) }
+        let asked = SettingsRequest(
+            desired: desired, configuration: configuration, apps: apps, pending: state.changes.pending)
+        let overlay = try edit(asked, state.overlay)
+        if try asksToLoosen(overlay, pin: credentials.pin) { try passGate(credentials.phrase, for: nil, at: now) }
         return commit(overlay, source: source, at: now)
     }
 
@@ -127,69 +129,6 @@ extension PolicyEngine {
             applied: Loosening.changes(from: before, to: inForce),
             pending: state.changes.pending.filter { requested.contains(ChangeQueue.slot($0.change)) },
             cancelled: waiting.filter { state.changes.change($0.id) == nil })
-    }
-
-    /// Changes the mode and, optionally, its budget or window; kept across restarts, on top of the
-    /// configuration.
-    mutating func setMode(
-        _ mode: Mode, budget: Duration? = nil, perApp: Bool? = nil, window: Duration? = nil, phrase: String? = nil,
-        pin: PinCheck = .none, at now: Instant
-    ) throws(PolicyRefusal) -> ChangeOutcome {
-        try request("lockr mode", phrase: phrase, pin: pin, at: now) { overlay throws(PolicyRefusal) in
-            overlay.mode = mode
-            if let budget { overlay.budget = budget }
-            if let perApp { overlay.perApp = perApp }
-            if let window {
-                switch mode {
-                case .extreme: overlay.extremeWindow = window
-                case .hourly, .time: overlay.hourlyWindow = window
-                }
-            }
-        }
-    }
-
-    /// Starts guarding an app: at once.
-    mutating func guardApp(_ app: String, at now: Instant) throws(PolicyRefusal) -> ChangeOutcome {
-        let app = try appID(app)
-        guard !desired.guarded.contains(app) else { throw .nothingToDo("\(app) is already guarded") }
-        let configured = configuration.guarded.contains(app)
-        return try request("lockr guard add", phrase: nil, pin: .none, at: now) { overlay throws(PolicyRefusal) in
-            overlay.guardRemoved.removeAll { $0 == app }
-            if !configured, !overlay.guardAdded.contains(app) { overlay.guardAdded.append(app) }
-        }
-    }
-
-    /// Stops guarding an app: a loosening change.
-    mutating func unguardApp(
-        _ app: String, phrase: String? = nil, pin: PinCheck = .none, at now: Instant
-    ) throws(PolicyRefusal) -> ChangeOutcome {
-        let app = try appID(app)
-        guard desired.guarded.contains(app) else {
-            throw state.changes.pending.contains(where: {
-                $0.change.key == Loosening.guardKey && $0.change.element == app
-            })
-                ? .nothingToDo("\(app) is already to stop being guarded (`lockr pending list`)") : .notGuarded(app)
-        }
-        let configured = configuration.guarded.contains(app)
-        return try request("lockr guard remove", phrase: phrase, pin: pin, at: now) {
-            overlay throws(PolicyRefusal) in
-            overlay.guardAdded.removeAll { $0 == app }
-            if configured, !overlay.guardRemoved.contains(app) { overlay.guardRemoved.append(app) }
-        }
-    }
-
-    /// Drops every change the control API made, going back to the configuration file (what loosens
-    /// waits like any loosening change).
-    mutating func resetSettings(
-        phrase: String? = nil, pin: PinCheck = .none, at now: Instant
-    ) throws(PolicyRefusal) -> ChangeOutcome {
-        guard state.overlay != SettingsOverlay() else {
-            throw .nothingToDo("no setting was changed from the config file")
-        }
-        return try request("lockr settings reset", phrase: phrase, pin: pin, at: now) {
-            overlay throws(PolicyRefusal) in
-            overlay = SettingsOverlay()
-        }
     }
 
     /// Cancels a pending change: the setting stays as it is in force. One the control API asked for

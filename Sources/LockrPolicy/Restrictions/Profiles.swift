@@ -153,6 +153,28 @@ public struct Profiles: Sendable, Equatable {
         return switched
     }
 
+    /// Switches the profile `name` on (for `duration`, or until switched off), off, or over:
+    /// `activate` and `deactivate` as they say, `toggle` off when on and on when off. Returns
+    /// whether it is on now.
+    mutating func switchProfile(
+        _ name: String, _ switching: ProfileSwitch, for duration: Duration?, configured: [Profile],
+        calendar: DayCalendar, pinMissing: Bool, journal: inout PolicyJournal, at now: Instant
+    ) throws(PolicyRefusal) -> Bool {
+        let on =
+            switch switching {
+            case .activate: true
+            case .deactivate: false
+            case .toggle: !isActive(name, at: now)
+            }
+        if on {
+            _ = try activate(
+                name, for: duration, configured: configured, calendar: calendar, journal: &journal, at: now)
+        } else {
+            _ = try deactivate(name, configured: configured, pinMissing: pinMissing, journal: &journal, at: now)
+        }
+        return on
+    }
+
     /// Switches off the profiles whose time is up by `now`, logging each; whether any was.
     mutating func endExpired(journal: inout PolicyJournal, at now: Instant) -> Bool {
         let ended = endExpired(at: now)

@@ -1,0 +1,102 @@
+/// What a settings action asks for (`lockr mode`, `guard add` and `remove`, `settings reset`,
+/// `schedule add` and `remove`): the settings overlay it makes, checked against what is asked for
+/// already. Pure; the engine then commits the overlay (`PolicyEngine.request`), where what
+/// tightens applies at once and what loosens waits.
+struct SettingsRequest {
+    /// The configuration file, with the control API's changes on top: what is asked for now.
+    let desired: Protection
+    let configuration: PolicyConfiguration
+    /// Every app that may be guarded, id to display name.
+    let apps: [String: String]
+    /// Loosening changes waiting for their time.
+    let pending: [PendingChange]
+
+    /// The mode and, optionally, its budget (time mode) or window.
+    func mode(
+        _ mode: Mode, budget: Duration?, perApp: Bool?, window: Duration?, from overlay: SettingsOverlay
+    ) -> SettingsOverlay {
+        var overlay = overlay
+        overlay.mode = mode
+        if let budget { overlay.budget = budget }
+        if let perApp { overlay.perApp = perApp }
+        if let window {
+            switch mode {
+            case .extreme: overlay.extremeWindow = window
+            case .hourly, .time: overlay.hourlyWindow = window
+            }
+        }
+        return overlay
+    }
+
+    /// Guarding the app `text` names (any letter case, or its display name).
+    func guarding(_ text: String, from overlay: SettingsOverlay) throws(PolicyRefusal) -> SettingsOverlay {
+        let app = try appID(text)
+        guard !desired.guarded.contains(app) else { throw .nothingToDo("\(app) is already guarded") }
+        var overlay = overlay
+        overlay.guardRemoved.removeAll { $0 == app }
+        if !configuration.guarded.contains(app), !overlay.guardAdded.contains(app) { overlay.guardAdded.append(app) }
+        return overlay
+    }
+
+    /// No longer guarding the app `text` names.
+    func unguarding(_ text: String, from overlay: SettingsOverlay) throws(PolicyRefusal) -> SettingsOverlay {
+        let app = try appID(text)
+        guard desired.guarded.contains(app) else {
+            throw isWaiting(Loosening.guardKey, app)
+                ? .nothingToDo("\(app) is already to stop being guarded (`lockr pending list`)") : .notGuarded(app)
+        }
+        var overlay = overlay
+        overlay.guardAdded.removeAll { $0 == app }
+        if configuration.guarded.contains(app), !overlay.guardRemoved.contains(app) { overlay.guardRemoved.append(app) }
+        return overlay
+    }
+
+    /// Every change made while lockr runs dropped: the configuration file as it is.
+    func reset(from overlay: SettingsOverlay) throws(PolicyRefusal) -> SettingsOverlay {
+        guard overlay != SettingsOverlay() else { throw .nothingToDo("no setting was changed from the config file") }
+        return SettingsOverlay()
+    }
+
+    /// `schedule` added, or put in place of the one of its name.
+    func adding(_ schedule: Schedule, from overlay: SettingsOverlay) throws(PolicyRefusal) -> SettingsOverlay {
+        if let problem = schedule.problem { throw .invalidSettings("schedule \(schedule.name): \(problem)") }
+        if let problem = configuration.selectionProblem(schedule.block, known: apps) {
+            throw .invalidSettings(problem)
+        }
+        guard desired.schedules?.first(where: { $0.name == schedule.name }) != schedule else {
+            throw .nothingToDo("schedule \(schedule.name) is already \(schedule.timesText)")
+        }
+        var overlay = overlay
+        overlay.schedulesRemoved.removeAll { $0 == schedule.name }
+        overlay.schedulesAdded.removeAll { $0.name == schedule.name }
+        overlay.schedulesAdded.append(schedule)
+        return overlay
+    }
+
+    /// The schedule `name` removed.
+    func removing(schedule name: String, from overlay: SettingsOverlay) throws(PolicyRefusal) -> SettingsOverlay {
+        guard desired.schedules?.contains(where: { $0.name == name }) == true else {
+            if isWaiting(Loosening.scheduleKey, name) {
+                throw .nothingToDo("schedule \(name) is already to be removed (`lockr pending list`)")
+            }
+            throw .notFound("no schedule \(name) (`lockr schedule list` shows them)")
+        }
+        var overlay = overlay
+        overlay.schedulesAdded.removeAll { $0.name == name }
+        if configuration.schedules.contains(where: { $0.name == name }), !overlay.schedulesRemoved.contains(name) {
+            overlay.schedulesRemoved.append(name)
+        }
+        return overlay
+    }
+
+    /// Whether a change of `key` for `element` is waiting already.
+    private func isWaiting(_ key: String, _ element: String) -> Bool {
+        pending.contains { $0.change.key == key && $0.change.element == element }
+    }
+
+    /// The id of the app `text` names (any letter case, or its display name).
+    private func appID(_ text: String) throws(PolicyRefusal) -> String {
+        guard let id = AppNames.resolve(text, in: apps) else { throw AppNames.unknown(text, in: apps) }
+        return id
+    }
+}
