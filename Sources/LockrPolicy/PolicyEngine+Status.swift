@@ -29,37 +29,5 @@ extension PolicyEngine {
     }
 
     /// Where each guarded app stands at `now`.
-    public func status(at now: Instant) -> PolicyStatus {
-        let now = max(now, state.lastSeen)
-        let today = state.today
-        let appStatuses = (guarded + restrictedUnguardedApps(at: now)).map { app in
-            let access = access(app, at: now)
-            let window = state.windows.longest(covering: app, at: now)
-            let key = settings.time.budgetKey(for: app)
-            let budget = budget(forKey: key)
-            let used = state.metering.used(app, at: now)
-            let charged = state.metering.charged(app, at: now)
-            let budgetUsed = state.metering.charged(key, at: now)
-            let nextReset = access.isOpen ? today.day.end : access.until ?? today.day.end
-            let isTime = settings.mode == .time && guardedSet.contains(app)
-            return AppStatus(
-                id: app, name: apps[app] ?? app, access: access, reason: text.sentence(app, access, at: now),
-                used: used, uncharged: max(.zero, used - charged), opens: today.sessions[app] ?? 0,
-                budget: isTime ? budget : nil,
-                left: isTime ? max(.zero, budget - budgetUsed) : nil, windowEnds: window?.ends, nextReset: nextReset,
-                guarded: guardedSet.contains(app), restriction: restriction(of: app, at: now))
-        }
-        let (schedules, profiles) = restrictionStatus(at: now)
-        return PolicyStatus(
-            now: now, mode: settings.mode, day: today.day, budget: settings.time.budget,
-            extraBudget: settings.time.perApp ? .zero : today.extraBudget[MeteringState.allApps] ?? .zero,
-            perAppBudget: settings.time.perApp, window: settings.windowLength,
-            snoozes: (today.snoozes, settings.snooze.perDay), extensions: (today.extensions, settings.extend.perDay),
-            emergencies: (today.emergencies, settings.emergency.perDay), gateMisses: today.gateMisses,
-            cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
-            totalUsed: state.metering.used(MeteringState.allApps, at: now),
-            totalCharged: state.metering.charged(MeteringState.allApps, at: now), apps: appStatuses,
-            pending: state.changes.pending, overridden: differingFromConfiguration, schedules: schedules,
-            profiles: profiles)
-    }
+    public func status(at now: Instant) -> PolicyStatus { PolicyStatus(of: self, at: now) }
 }

@@ -77,3 +77,46 @@ public struct BudgetFigures: Sendable, Equatable {
     /// "1 min of today's budget left (4/5 min)".
     var leftText: String { "\(leftMinutes) min of today's budget left (\(text))" }
 }
+
+extension PolicyStatus {
+    /// Where each app `engine` guards or restricts stands at `now`, with the day's allowances,
+    /// the changes waiting, the schedules and the profiles.
+    init(of engine: PolicyEngine, at now: Instant) {
+        let (state, settings) = (engine.state, engine.settings)
+        let now = max(now, state.lastSeen)
+        let today = state.today
+        let appStatuses = (engine.guarded + engine.restrictedUnguardedApps(at: now)).map { app in
+            let access = engine.access(app, at: now)
+            let window = state.windows.longest(covering: app, at: now)
+            let key = settings.time.budgetKey(for: app)
+            let budget = engine.budget(forKey: key)
+            let used = state.metering.used(app, at: now)
+            let charged = state.metering.charged(app, at: now)
+            let budgetUsed = state.metering.charged(key, at: now)
+            let nextReset = access.isOpen ? today.day.end : access.until ?? today.day.end
+            let isTime = settings.mode == .time && engine.guardedSet.contains(app)
+            return AppStatus(
+                id: app, name: engine.apps[app] ?? app, access: access,
+                reason: engine.text.sentence(app, access, at: now),
+                used: used, uncharged: max(.zero, used - charged), opens: today.sessions[app] ?? 0,
+                budget: isTime ? budget : nil,
+                left: isTime ? max(.zero, budget - budgetUsed) : nil, windowEnds: window?.ends, nextReset: nextReset,
+                guarded: engine.guardedSet.contains(app), restriction: engine.restriction(of: app, at: now))
+        }
+        let calendar = settings.calendar
+        self.init(
+            now: now, mode: settings.mode, day: today.day, budget: settings.time.budget,
+            extraBudget: settings.time.perApp ? .zero : today.extraBudget[MeteringState.allApps] ?? .zero,
+            perAppBudget: settings.time.perApp, window: settings.windowLength,
+            snoozes: (today.snoozes, settings.snooze.perDay), extensions: (today.extensions, settings.extend.perDay),
+            emergencies: (today.emergencies, settings.emergency.perDay), gateMisses: today.gateMisses,
+            cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
+            totalUsed: state.metering.used(MeteringState.allApps, at: now),
+            totalCharged: state.metering.charged(MeteringState.allApps, at: now), apps: appStatuses,
+            pending: state.changes.pending, overridden: engine.differingFromConfiguration,
+            schedules: engine.schedules.map {
+                ScheduleStatus(schedule: $0, activeUntil: $0.occurrence(containing: now, calendar: calendar)?.end)
+            },
+            profiles: state.profiles.status(configured: engine.configuration.profiles, at: now))
+    }
+}

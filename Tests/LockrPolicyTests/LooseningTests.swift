@@ -214,7 +214,7 @@ import Testing
     /// are checked, as the lockout allows, and the rest wait; another device is not held up.
     @Test func entriesSentAtOnceCheckNoMoreThanTheLockoutsAllow() throws {
         var policy = engine(settings(.hourly), now: start)
-        policy.setPin(record, at: start)
+        _ = try policy.apply(.setPin(record), at: start)
         var begun = 0
         for _ in 1...61 {
             do throws(PolicyRefusal) {
@@ -252,7 +252,7 @@ import Testing
 
     @Test func oneDeviceGuessingLocksOutOnlyItselfAndTheParentGetsInFromAnother() throws {
         var policy = engine(settings(.hourly), now: start)
-        policy.setPin(record, at: start)
+        _ = try policy.apply(.setPin(record), at: start)
         let child = "192.168.1.23"
         let parent = "192.168.1.10"
         // Again and again, as the child's device may: each lockout is its own.
@@ -272,7 +272,7 @@ import Testing
 
     @Test func guessingFromManyDevicesStaysUnderTheHouseholdsCeiling() throws {
         var policy = engine(settings(.hourly), now: start)
-        policy.setPin(record, at: start)
+        _ = try policy.apply(.setPin(record), at: start)
         // Four wrong entries from each of five addresses: no device is locked, the home is at its ceiling.
         for device in 1...5 {
             for _ in 1...4 { policy.notePinEntry(correct: false, by: "10.0.0.\(device)", at: start) }
@@ -313,7 +313,7 @@ import Testing
 
     @Test func aSetPinGuardsLooseningOnlyAndCountsWrongEntries() throws {
         var policy = engine(settings(.hourly), now: start)
-        policy.setPin(record, at: start)
+        _ = try policy.apply(.setPin(record), at: start)
         #expect(throws: PolicyRefusal.pinRequired) { _ = try policy.setMode(.time, at: start) }
         #expect(throws: PolicyRefusal.pinRequired) { _ = try policy.unguardApp("tiktok", at: start) }
         // Tightening, and the gates of their own, need no PIN.
@@ -348,7 +348,7 @@ import Testing
                 "aa:bb:cc:dd:ee:01", from: "a", to: "b", theirs: same, phrase: nil, pin: .none, at: start) == nil)
         #expect(policy.state.claimedDevices.isEmpty)
         // Fewer guarded apps there: the sentence, the PIN where one is set, and the mode's reset.
-        policy.setPin(record, at: start)
+        _ = try policy.apply(.setPin(record), at: start)
         #expect(throws: PolicyRefusal.pinRequired) {
             try policy.handOverDevice(
                 "192.168.1.5", from: "a", to: "c", theirs: looser, phrase: nil, pin: .none, at: start)

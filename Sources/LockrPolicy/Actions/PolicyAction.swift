@@ -218,7 +218,9 @@ extension PolicyEngine {
             restrictionsChanged(at: now)
             return .switched(on: on)
         case .setPin(let record):
-            setPin(record, at: now)
+            journal.log(
+                .pinChange, nil, record == nil ? "PIN cleared" : state.pin == nil ? "PIN set" : "PIN changed", at: now)
+            state.pin = record
             return .pinSet
         }
     }

@@ -59,53 +59,60 @@ public enum PinCheck: Sendable, Equatable {
     case missing
 }
 
-extension PolicyEngine {
-    /// Whether a loosening change that brings `pin` must be refused for want of the PIN.
-    func needsPin(_ pin: PinCheck) -> Bool {
-        switch pin {
+extension PinCheck {
+    /// Whether a loosening change that brings this must be refused for want of the PIN, where the
+    /// household's PIN is `household` (nil: none kept here).
+    func isMissing(household: PinRecord?) -> Bool {
+        switch self {
         case .verified: false
         case .missing: true
-        case .none: state.pin != nil
+        case .none: household != nil
         }
     }
+}
+
+extension PinRecord {
+    /// Starts checking a PIN entry of `entrant` (`PinLockouts.begin`), or refuses it while a
+    /// lockout lasts (its own, or the household's) or another of its entries being checked could
+    /// reach one. `noteEntry` ends it.
+    mutating func beginEntry(by entrant: String, at now: Instant) throws(PolicyRefusal) {
+        if let wait = lockouts.begin(entrant, at: now) {
+            throw .pinLocked(remaining: wait.remaining, failures: wait.failures)
+        }
+    }
+
+    /// Counts a PIN entry of `entrant`: a right one clears its count, a wrong one adds to it and to
+    /// the household's (logged), and may start a lockout. Returns how long the entrant now waits.
+    mutating func noteEntry(
+        correct: Bool, by entrant: String, journal: inout PolicyJournal, at now: Instant
+    ) -> Duration? {
+        let lockout = lockouts.note(correct: correct, by: entrant, at: now)
+        if !correct {
+            journal.log(
+                .pinFail, nil,
+                "wrong PIN from \(entrant) (#\(lockouts.failures(of: entrant)) from it, #\(lockouts.failures) in a row "
+                    + "in the home)" + (lockout.map { ", it is locked for \($0.spoken)" } ?? ""), at: now)
+        }
+        return lockout
+    }
+}
+
+extension PolicyEngine {
+    /// Whether a loosening change that brings `pin` must be refused for want of the PIN.
+    func needsPin(_ pin: PinCheck) -> Bool { pin.isMissing(household: state.pin) }
 
     /// The PIN that protects settings, if the household set one.
     public var pin: PinRecord? { state.pin }
 
-    /// Starts checking a PIN entry of `entrant` (`PinLockouts.begin`), or refuses it while a
-    /// lockout lasts (its own, or the household's) or another of its entries being checked could
-    /// reach one. `notePinEntry` ends it.
+    /// Starts checking a PIN entry of `entrant` (see `PinRecord.beginEntry`); `notePinEntry` ends it.
     public mutating func beginPinEntry(by entrant: String, at now: Instant) throws(PolicyRefusal) {
-        guard var record = state.pin else { return }
-        if let wait = record.lockouts.begin(entrant, at: now) {
-            throw .pinLocked(remaining: wait.remaining, failures: wait.failures)
-        }
-        state.pin = record
+        try state.pin?.beginEntry(by: entrant, at: now)
     }
 
-    /// Counts a PIN entry of `entrant`: a right one clears its count, a wrong one adds to it and to
-    /// the household's, and may start a lockout. Returns how long the entrant now waits, if it does.
+    /// Counts a PIN entry of `entrant` (see `PinRecord.noteEntry`).
     @discardableResult
     public mutating func notePinEntry(correct: Bool, by entrant: String, at now: Instant) -> Duration? {
         let now = advance(to: now)
-        guard var record = state.pin else { return nil }
-        let lockout = record.lockouts.note(correct: correct, by: entrant, at: now)
-        if !correct {
-            let own = record.lockouts.failures(of: entrant)
-            log(
-                .pinFail, nil,
-                "wrong PIN from \(entrant) (#\(own) from it, #\(record.lockouts.failures) in a row in the home)"
-                    + (lockout.map { ", it is locked for \($0.spoken)" } ?? ""), at: now)
-        }
-        state.pin = record
-        return lockout
-    }
-
-    /// Sets, changes or (nil) clears the PIN.
-    mutating func setPin(_ record: PinRecord?, at now: Instant) {
-        let now = advance(to: now)
-        let detail = record == nil ? "PIN cleared" : state.pin == nil ? "PIN set" : "PIN changed"
-        state.pin = record
-        log(.pinChange, nil, detail, at: now)
+        return state.pin?.noteEntry(correct: correct, by: entrant, journal: &journal, at: now) ?? nil
     }
 }

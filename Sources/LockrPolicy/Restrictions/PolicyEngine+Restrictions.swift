@@ -51,17 +51,6 @@ extension PolicyEngine {
 
     func isActive(_ name: String, at now: Instant) -> Bool { state.profiles.isActive(name, at: now) }
 
-    /// Every schedule in force and every profile, as status shows them.
-    public func restrictionStatus(at now: Instant) -> (schedules: [ScheduleStatus], profiles: [ProfileStatus]) {
-        let calendar = settings.calendar
-        return (
-            schedules.map {
-                ScheduleStatus(schedule: $0, activeUntil: $0.occurrence(containing: now, calendar: calendar)?.end)
-            },
-            state.profiles.status(configured: configuration.profiles, at: now)
-        )
-    }
-
     /// Takes what schedules and profiles block now, and logs the apps that locked or opened by it.
     mutating func restrictionsChanged(at now: Instant) {
         restrictions = .stale
