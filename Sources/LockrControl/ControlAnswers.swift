@@ -6,7 +6,7 @@ extension ControlRouter {
     static func modeResponse(_ changed: Performed<ChangeOutcome>) -> Components.Schemas.ModeResponse {
         let view = changed.view
         return Components.Schemas.ModeResponse(
-            mode: view.engine.settings.mode.rawValue, summary: view.engine.modeSummary,
+            mode: view.engine.settings.mode.rawValue, summary: view.engine.settings.modeSummary,
             change: Components.Schemas.ChangeBody(changed.result, now: view.now, calendar: view.calendar))
     }
 

@@ -169,7 +169,7 @@ final class Household: Sendable {
     func summary(at now: Instant) -> [(person: String, mode: String, guarded: [String], openWindows: Int)] {
         everyone.map { person in
             person.read { engine in
-                (person.name, engine.modeSummary, engine.guarded, engine.state.windows.openCount(at: now))
+                (person.name, engine.settings.modeSummary, engine.guarded, engine.state.windows.openCount(at: now))
             }
         }
     }

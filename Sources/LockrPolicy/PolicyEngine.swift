@@ -137,16 +137,6 @@ public struct PolicyEngine: Sendable {
         state.metering.restartIfTheSliceChanged(to: slice, at: now)
     }
 
-    /// The mode and its main number, as `lockr status` shows it.
-    public var modeSummary: String {
-        switch settings.mode {
-        case .time:
-            "time, budget \(settings.time.budget.spoken) a day" + (settings.time.perApp ? " per app" : " for all apps")
-        case .hourly: "hourly, \(settings.hourly.window.spoken) per hour"
-        case .extreme: "extreme, \(settings.extreme.window.spoken) per hour behind the phrase"
-        }
-    }
-
     /// Takes new settings, guarded apps, known apps and app names from a reloaded configuration;
     /// changes made through the control API stay on top. What tightens applies at once, what loosens
     /// waits (see `PendingChange`). Returns a note for each changed setting the control API overrides.
@@ -232,31 +222,8 @@ public struct PolicyEngine: Sendable {
                 ?? .restricted(restriction)
         }
         guard guardedSet.contains(app) else { return .free }
-        if let window = state.windows.longest(covering: app, at: now) {
-            return .window(window.kind, until: window.ends)
-        }
-        switch settings.mode {
-        case .time:
-            let key = settings.time.budgetKey(for: app)
-            let budget = budget(forKey: key)
-            let charged = state.metering.charged(key, at: now)
-            return charged < budget
-                ? .budgetLeft(charged: charged, budget: budget, until: now + (budget - charged))
-                : .budgetSpent(charged: charged, budget: budget)
-        case .hourly, .extreme:
-            if settings.mode == .extreme, let until = state.today.cooldownUntil, now < until {
-                return .coolingDown(until: until, misses: state.today.gateMisses)
-            }
-            if let next = state.windows.hourResets(for: app, at: now) { return .hourUsed(next: next) }
-            switch settings.mode {
-            case .extreme:
-                let typed = gateSteps == [.phrase] && settings.gate.sentenceInput(for: gateSteps) != .voice
-                return .locked(typed ? .sentence : .gate, window: settings.extreme.window)
-            case .hourly where settings.hourly.openOnFirstQuery:
-                return .locked(.firstQuery, window: settings.hourly.window)
-            default: return .locked(.unlock, window: settings.hourly.window)
-            }
-        }
+        return ModeRules(settings: settings).access(
+            app, windows: state.windows, metering: state.metering, today: state.today, at: now)
     }
 
     /// Time mode: each budget as configured; none in the other modes.

@@ -149,6 +149,15 @@ public struct PolicySettings: Sendable, Equatable, Codable {
     /// The window length of an hourly or extreme mode.
     var windowLength: Duration { mode == .extreme ? extreme.window : hourly.window }
 
+    /// The mode and its main number, as `lockr status` shows it.
+    public var modeSummary: String {
+        switch mode {
+        case .time: "time, budget \(time.budget.spoken) a day" + (time.perApp ? " per app" : " for all apps")
+        case .hourly: "hourly, \(hourly.window.spoken) per hour"
+        case .extreme: "extreme, \(extreme.window.spoken) per hour behind the phrase"
+        }
+    }
+
     /// The longest `maximumTTL` accepted: the meter takes a re-lookup within `maximumTTL` plus
     /// `MeteringSettings.relookupSlack` as sustained use, which must stay well below the few minutes
     /// between background pings.

@@ -223,7 +223,7 @@ import Testing
         #expect(outcome.applied.map(\.key) == ["hourly.window-minutes"])
         #expect(outcome.pending.map(\.change.key) == ["policy.mode"])
         #expect(outcome.pending.allSatisfy { $0.appliesAt == at("2026-06-02T00:00:00Z") })
-        #expect(policy.modeSummary == "time, budget 30 min a day for all apps")
+        #expect(policy.settings.modeSummary == "time, budget 30 min a day for all apps")
         #expect(policy.drainEvents().map(\.type) == [.changeApplied, .changePending])
         // Pending changes survive a restart and apply on time, also when lockr was down then.
         let restarted = policy.restarted(at: start + .seconds(1))
