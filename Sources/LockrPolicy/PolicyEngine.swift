@@ -18,18 +18,8 @@ public enum Admission: Sendable, Equatable {
 /// persists `snapshot(at:)` and the events from `drainEvents()`, and restores it with
 /// `init(settings:guarded:apps:state:now:)`.
 public struct PolicyEngine: Sendable {
-    /// What the configuration file says; `rebase` replaces it.
-    private(set) var configuration: PolicyConfiguration
-    /// Settings in force: the configuration with the control API's changes applied.
-    public internal(set) var settings: PolicySettings
-    /// Every app that may be guarded: id to display name (the catalogue's, the configuration's, and
-    /// those the protection in force still defines).
-    public internal(set) var apps: [String: String]
-    /// Apps guarded now, in configuration order.
-    public internal(set) var guarded: [String]
-    var guardedSet: Set<String>
-    /// Schedules in force.
-    var schedules: [Schedule] = []
+    /// The configuration, what is asked on top of it and what is in force (see `Commitments`).
+    var commitments: Commitments
     /// What schedules and profiles block, worked out ahead of the DNS path.
     var restrictions = RestrictionTable.stale
     public internal(set) var state: PolicyState
@@ -48,30 +38,30 @@ public struct PolicyEngine: Sendable {
         names: NameRules = NameRules(), schedules: [Schedule] = [], profiles: [Profile] = [],
         groups: [String: String] = [:], state: PolicyState?, now: Instant
     ) {
-        let state = state ?? PolicyState(today: DayRecord(day: base.calendar.day(containing: now)), lastSeen: now)
-        configuration = PolicyConfiguration(
-            settings: base, apps: apps, names: names, guarded: baseGuarded, schedules: schedules, profiles: profiles,
-            groups: groups)
-        self.apps = apps
+        var state = state ?? PolicyState(today: DayRecord(day: base.calendar.day(containing: now)), lastSeen: now)
+        commitments = Commitments(
+            configuration: PolicyConfiguration(
+                settings: base, apps: apps, names: names, guarded: baseGuarded, schedules: schedules,
+                profiles: profiles, groups: groups),
+            state: &state)
         self.state = state
-        settings = base
-        guarded = []
-        guardedSet = []
-        // A first start (or a store an older lockr wrote) takes the configuration as it is; after
-        // that, what the configuration loosens waits like any other loosening change.
-        if self.state.inForce == nil { self.state.inForce = desired }
-        if self.state.inForce?.names == nil { self.state.inForce?.names = names }
-        // A store an older lockr wrote has no schedules in force: the configuration's apply.
-        if self.state.inForce?.schedules == nil { self.state.inForce?.schedules = schedules }
-        refreshInForce()
         restartMeteringIfTheSliceChanged(at: state.lastSeen)
         self.state.metering.resume(lastSaved: state.lastSeen, at: now, relookupGap: settings.relookupGap)
         let now = advance(to: now)
         for app in guarded + restrictedUnguardedApps(at: now) {
             transitions.mark(app, open: access(app, at: now).isOpen)
         }
-        settle(source: Self.configuration, at: now)
+        settle(source: Commitments.configurationSource, at: now)
     }
+
+    /// Settings in force: the configuration with the control API's changes applied.
+    public var settings: PolicySettings { commitments.settings }
+    /// Every app that may be guarded: id to display name.
+    public var apps: [String: String] { commitments.apps }
+    /// Apps guarded now, in configuration order.
+    public var guarded: [String] { commitments.guarded }
+    var guardedSet: Set<String> { commitments.guardedSet }
+    var configuration: PolicyConfiguration { commitments.configuration }
 
     private var slice: Duration { settings.time.metering.slice }
 
@@ -148,31 +138,13 @@ public struct PolicyEngine: Sendable {
         groups newGroups: [String: String] = [:], at now: Instant
     ) -> [String] {
         let now = advance(to: now)
-        let before = configuration.protection
-        configuration = PolicyConfiguration(
+        let new = PolicyConfiguration(
             settings: newBase, apps: newApps, names: newNames, guarded: [], schedules: newSchedules,
             profiles: newProfiles, groups: newGroups)
-        refreshInForce()
-        // Guarded apps count once the apps the protection in force defines are known too.
-        configuration.guarded = newGuarded.filter { apps[$0] != nil }
-        let after = configuration.protection
-        let overridden = Set(state.overlay.overriddenKeys)
-        let notes = Loosening.changes(from: before, to: after).filter { overridden.contains($0.key) }.map {
-            "\($0.key) changed in the config file, but `lockr \(Self.command(changing: $0.key))` set it and "
-                + "stays in force; `lockr settings reset` goes back to the file"
-        }
-        settle(source: Self.configuration, at: now)
+        let notes = commitments.rebase(
+            new, guarded: newGuarded, &state, gated: !gateSteps.isEmpty, journal: &journal, at: now)
+        inForceChanged(at: now)
         return notes
-    }
-
-    /// The command whose changes to the setting `key` stay on top of the configuration file.
-    private static func command(changing key: String) -> String {
-        switch key {
-        case Loosening.guardKey: "guard"
-        case Loosening.scheduleKey: "schedule"
-        case let key where Loosening.gateKeys.contains(key): "config import"
-        default: "mode"
-        }
     }
 
     /// Logs that a device of this person stopped asking lockr while still on the network (`off`),
@@ -205,12 +177,6 @@ public struct PolicyEngine: Sendable {
         refreshRestrictions(at: now)
         noteTransitions(at: now)
     }
-
-    /// Where a pending change came from when the configuration asked for it: the config file and
-    /// `lockr serve`'s flags (`--guard`), which a restart without them takes away.
-    static let configuration = "configuration (config file and serve flags)"
-    /// What an older lockr called it, in pending changes it saved.
-    static let configFileBefore = "config file"
 
     // MARK: - Deciding
 

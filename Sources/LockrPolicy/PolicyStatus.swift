@@ -114,7 +114,7 @@ extension PolicyStatus {
             totalUsed: state.metering.used(MeteringState.allApps, at: now),
             totalCharged: state.metering.charged(MeteringState.allApps, at: now), apps: appStatuses,
             pending: state.changes.pending, overridden: engine.differingFromConfiguration,
-            schedules: engine.schedules.map {
+            schedules: engine.commitments.schedules.map {
                 ScheduleStatus(schedule: $0, activeUntil: $0.occurrence(containing: now, calendar: calendar)?.end)
             },
             profiles: state.profiles.status(configured: engine.configuration.profiles, at: now))

@@ -35,9 +35,6 @@ public struct RunTimeSettings: Sendable, Equatable, Codable {
 /// commitment delay) and, where the mode has a gate, for `lockr pending confirm`, as a change in the
 /// config file does (a file passes no gate). It needs the PIN when it loosens and one is set.
 extension PolicyEngine {
-    /// Where a pending change came from when an import asked for it.
-    static let configImport = "config import"
-
     /// The settings asked for: the config file with the control API's changes on top (a loosening
     /// change still pending is included: it is what was asked for).
     public var runTimeSettings: RunTimeSettings {
@@ -60,8 +57,15 @@ extension PolicyEngine {
         let now = advance(to: now)
         let overlay = try configuration.overlay(for: wanted, known: apps)
         let madeProfiles = try profilesMade(for: wanted.profiles, at: now, pin: pin)
-        _ = try asksToLoosen(overlay, pin: pin)
-        return commit(overlay, madeProfiles: madeProfiles, source: Self.configImport, at: now)
+        _ = try commitments.asksToLoosen(overlay, state, pinMissing: needsPin(pin))
+        if madeProfiles != state.profiles.made {
+            state.profiles.replaceMade(with: madeProfiles)
+            log(
+                .profileChange, nil, "profiles set by an import: \(profiles.map(\.name).joined(separator: ", "))",
+                at: now)
+            restrictions = .stale
+        }
+        return commit(overlay, source: Commitments.configImport, at: now)
     }
 
     /// The profiles `configuration.profilesMade` keeps for `wanted`; a profile that is on and would

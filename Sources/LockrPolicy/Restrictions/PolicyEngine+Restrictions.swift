@@ -32,7 +32,7 @@ extension PolicyEngine {
 
     private func restrictionTable(at now: Instant) -> RestrictionTable {
         RestrictionTable(
-            at: now, schedules: schedules, profiles: profiles, active: state.profiles.active,
+            at: now, schedules: commitments.schedules, profiles: profiles, active: state.profiles.active,
             calendar: settings.calendar
         ) { [apps, groups = configuration.groups, guarded] in
             AppSelection.apps($0, apps: apps, groups: groups, guarded: guarded)

@@ -1,0 +1,92 @@
+import Testing
+
+@testable import LockrPolicy
+
+/// The settings in force and what holds them there, with no engine around them: tightening
+/// applies at once, loosening waits for the mode's reset (and the commitment delay), a reload keeps
+/// what the control API set on top, and a waiting change can be taken back.
+@Suite struct CommitmentsTests {
+    let start = at("2026-06-01T12:10:00Z")
+
+    func configuration(_ mode: Mode, _ change: (inout PolicySettings) -> Void = { _ in }) -> PolicyConfiguration {
+        PolicyConfiguration(
+            settings: settings(mode, change), apps: testApps, names: NameRules(), guarded: ["tiktok"], schedules: [],
+            profiles: [], groups: [:])
+    }
+
+    func fresh(_ mode: Mode) -> (Commitments, PolicyState) {
+        var state = PolicyState(today: DayRecord(day: utc.day(containing: start)), lastSeen: start)
+        let commitments = Commitments(configuration: configuration(mode), state: &state)
+        return (commitments, state)
+    }
+
+    @Test func aFirstStartTakesTheConfigurationAsItIs() {
+        let (commitments, state) = fresh(.hourly)
+        #expect(state.inForce?.settings.mode == .hourly)
+        #expect(commitments.settings.mode == .hourly && commitments.guarded == ["tiktok"])
+        #expect(commitments.guardedSet == ["tiktok"])
+    }
+
+    @Test func tighteningAppliesAtOnceAndLooseningWaitsForTheModesReset() throws {
+        var (commitments, state) = fresh(.time)
+        var journal = PolicyJournal()
+        var overlay = SettingsOverlay()
+        overlay.mode = .extreme
+        let tighter = commitments.commit(
+            overlay, &state, source: "lockr mode", gated: false, journal: &journal, at: start)
+        #expect(tighter.applied.map(\.key) == ["policy.mode"] && tighter.pending.isEmpty)
+        #expect(commitments.settings.mode == .extreme)
+
+        overlay.mode = .time
+        #expect(throws: PolicyRefusal.pinRequired) { try commitments.asksToLoosen(overlay, state, pinMissing: true) }
+        #expect(try commitments.asksToLoosen(overlay, state, pinMissing: false))
+        let looser = commitments.commit(
+            overlay, &state, source: "lockr mode", gated: true, journal: &journal, at: start)
+        let waiting = try #require(looser.pending.first)
+        // Extreme mode resets at the next clock hour.
+        #expect(waiting.appliesAt == at("2026-06-01T13:00:00Z") && !waiting.awaitingSentence)
+        #expect(commitments.settings.mode == .extreme, "still in force until then")
+        #expect(!commitments.applyDue(&state, journal: &journal, at: at("2026-06-01T12:59:59Z")))
+        #expect(commitments.applyDue(&state, journal: &journal, at: at("2026-06-01T13:00:00Z")))
+        #expect(commitments.settings.mode == .time)
+    }
+
+    @Test func theGatesTimeIsTheModesResetAndNoSoonerThanTheDelay() {
+        let (hourly, state) = fresh(.hourly)
+        #expect(hourly.gateTime(state.today, at: start) == at("2026-06-01T13:00:00Z"))
+        let (time, _) = fresh(.time)
+        #expect(time.gateTime(state.today, at: start) == at("2026-06-02T00:00:00Z"))
+        var delayed = PolicyState(today: state.today, lastSeen: start)
+        let slow = Commitments(
+            configuration: configuration(.hourly) { $0.commitmentDelay = .seconds(2 * 86_400) }, state: &delayed)
+        #expect(slow.gateTime(state.today, at: start) == start + .seconds(2 * 86_400))
+    }
+
+    @Test func aWaitingChangeIsTakenBackAndAnUnknownOneSaysSo() throws {
+        var (commitments, state) = fresh(.extreme)
+        var journal = PolicyJournal()
+        var overlay = SettingsOverlay()
+        overlay.mode = .hourly
+        let asked = commitments.commit(overlay, &state, source: "lockr mode", gated: true, journal: &journal, at: start)
+        let id = try #require(asked.pending.first).id
+        let cancelled = try commitments.cancel(id, &state, gated: true, journal: &journal, at: start)
+        #expect(cancelled.id == id && state.changes.pending.isEmpty && state.overlay.mode == nil)
+        #expect(throws: PolicyRefusal.nothingToDo("no pending change #\(id) (`lockr pending list` shows them)")) {
+            try commitments.cancel(id, &state, gated: true, journal: &journal, at: start)
+        }
+    }
+
+    @Test func aReloadKeepsWhatTheControlAPISetAndSaysSo() {
+        var (commitments, state) = fresh(.hourly)
+        var journal = PolicyJournal()
+        var overlay = SettingsOverlay()
+        overlay.mode = .extreme
+        _ = commitments.commit(overlay, &state, source: "lockr mode", gated: false, journal: &journal, at: start)
+        let notes = commitments.rebase(
+            configuration(.time), guarded: ["tiktok", "youtube"], &state, gated: true, journal: &journal, at: start)
+        #expect(
+            notes.count == 1 && notes[0].hasPrefix("policy.mode changed in the config file, but `lockr mode` set it"))
+        #expect(commitments.settings.mode == .extreme)
+        #expect(commitments.guarded == ["tiktok", "youtube"], "guarding more applies at once")
+    }
+}
