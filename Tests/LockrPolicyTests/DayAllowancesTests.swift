@@ -72,4 +72,53 @@ import Testing
         #expect(windows.hourResets(for: "tiktok", at: start + .seconds(20 * 60)) == at("2026-06-01T11:00:00Z"))
         #expect(journal.drain().last?.detail == "lockr unlock: open until 10:30")
     }
+
+    @Test func theHoursWindowIsCheckedBeforeTheGate() throws {
+        let hourly = DayAllowances(settings: settings(.hourly))
+        let text = AccessText(calendar: utc)
+        let free: (String) -> Restriction? = { _ in nil }
+        #expect(throws: PolicyRefusal.self) {
+            try allowances().hourWindows(
+                for: ["tiktok"], windows: UnlockWindows(), text: text, at: start, restriction: free)
+        }
+        let bedtime = Restriction(source: .schedule("bedtime"), until: start + .seconds(3600))
+        #expect(throws: PolicyRefusal.restricted("tiktok: \(text.text(bedtime))")) {
+            try hourly.hourWindows(for: ["tiktok"], windows: UnlockWindows(), text: text, at: start) { _ in bedtime }
+        }
+        var windows = UnlockWindows()
+        let open = UnlockWindow(
+            app: "tiktok", kind: .hourly, opened: start, ends: start + .seconds(600),
+            hourResets: at("2026-06-01T11:00:00Z"))
+        windows.open(open)
+        let (available, alreadyOpen) = try hourly.hourWindows(
+            for: ["tiktok", "youtube"], windows: windows, text: text, at: start, restriction: free)
+        #expect(available == ["youtube"] && alreadyOpen == [open])
+        #expect(throws: PolicyRefusal.windowUsed(app: "tiktok", nextAt: "11:00")) {
+            try hourly.hourWindows(
+                for: ["tiktok"], windows: windows, text: text, at: start + .seconds(601), restriction: free)
+        }
+    }
+
+    @Test func aSnoozeNeedsAnAppOutOfBudgetAndAHoldItsSeconds() throws {
+        let text = AccessText(calendar: utc)
+        let today = DayRecord(day: utc.day(containing: start))
+        let spent: (String) -> AppAccess = {
+            $0 == "tiktok" ? .budgetSpent(charged: .seconds(1800), budget: .seconds(1800)) : .free
+        }
+        #expect(
+            try allowances().snoozeTargets(
+                ["tiktok", "youtube"], today: today, text: text, access: spent, restriction: { _ in nil }) == ["tiktok"]
+        )
+        #expect(throws: PolicyRefusal.nothingToDo("nothing to snooze: no guarded app is out of budget")) {
+            try allowances().snoozeTargets(
+                ["youtube"], today: today, text: text, access: spent, restriction: { _ in nil })
+        }
+        #expect(throws: PolicyRefusal.holdIncomplete("let go after 7 s of 8 s: nothing granted")) {
+            try allowances().checkHold(.milliseconds(7900), today: today)
+        }
+        #expect(throws: PolicyRefusal.holdIncomplete("no such emergency hold; start a new one")) {
+            try allowances().checkHold(nil, today: today)
+        }
+        try allowances().checkHold(.seconds(8), today: today)
+    }
 }

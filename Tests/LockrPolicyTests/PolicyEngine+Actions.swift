@@ -42,6 +42,10 @@ extension PolicyEngine {
         try apply(.removeSchedule(name: name), credentials: .init(phrase: phrase, pin: pin), at: now).change!
     }
 
+    mutating func beginEmergency(at now: Instant) throws(PolicyRefusal) -> UInt64 {
+        try apply(.beginEmergency, at: now).hold!
+    }
+
     mutating func issueChallenges(for app: String?, seed: UInt64, at now: Instant) throws(PolicyRefusal) -> [Challenge]
     {
         try apply(.issueChallenges(app: app, seed: seed), at: now).challenges!

@@ -183,7 +183,9 @@ extension PolicyEngine {
         case .unlock(let app): return .unlocked(try unlock(app, phrase: phrase, at: now))
         case .snooze(let app): return .opened(try snooze(app, phrase: phrase, at: now))
         case .extend(let app): return .extended(budget: try extend(app, phrase: phrase, at: now))
-        case .beginEmergency: return .holdBegun(try beginEmergency(at: now))
+        case .beginEmergency:
+            try allowances.checkEmergency(state.today)
+            return .holdBegun(holds.begin(at: now))
         case .completeEmergency(let hold): return .opened(try completeEmergency(hold: hold, at: now))
         case .issueChallenges(let app, let seed):
             return .challenges(

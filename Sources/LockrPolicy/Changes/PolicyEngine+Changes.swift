@@ -71,6 +71,7 @@ extension PolicyEngine {
 
     /// Cancels a pending change (see `Commitments.cancel`).
     mutating func cancelPending(_ id: Int, at now: Instant) throws(PolicyRefusal) -> PendingChange {
+        let now = advance(to: now)
         let pending = try commitments.cancel(id, &state, gated: !gateSteps.isEmpty, journal: &journal, at: now)
         inForceChanged(at: now)
         return pending
@@ -80,6 +81,7 @@ extension PolicyEngine {
     mutating func confirmPending(
         _ id: Int, phrase: String?, pin: PinCheck = .none, at now: Instant
     ) throws(PolicyRefusal) -> PendingChange {
+        let now = advance(to: now)
         _ = try commitments.awaitingGate(id, state)
         if needsPin(pin) { throw .pinRequired }
         try passGate(phrase, for: nil, at: now)

@@ -2,7 +2,7 @@
 /// bypass of every mode, and the hour's window of hourly and extreme mode. Each is counted in
 /// today's record, opens its window in `UnlockWindows` and is logged in the journal handed in.
 /// Checking comes before granting, so that the gate is asked for only when something can be
-/// granted; which apps an allowance opens, and the gate, are the engine's.
+/// granted; the gate, and where each app stands, are the engine's.
 struct DayAllowances {
     let settings: PolicySettings
 
@@ -84,5 +84,68 @@ struct DayAllowances {
         today.opens[app, default: 0] += 1
         journal.log(.unlock, app, "\(detail): open until \(settings.calendar.clockText(window.ends))", at: now)
         return window
+    }
+
+    // MARK: Checking
+
+    /// Hourly and extreme mode: the apps of `targets` whose hour's window can open now, and the
+    /// windows those open already are in. Refused in time mode, when schedules or profiles
+    /// (`restriction`) block every one of them, or when every closed one used its hour's window.
+    func hourWindows(
+        for targets: [String], windows: UnlockWindows, text: AccessText, at now: Instant,
+        restriction: (String) -> Restriction?
+    ) throws(PolicyRefusal) -> (available: [String], alreadyOpen: [UnlockWindow]) {
+        guard settings.mode != .time else {
+            throw .notInThisMode(
+                "time mode: guarded apps are open while today's budget lasts; `lockr snooze` or `lockr extend` give more"
+            )
+        }
+        try checkNotRestricted(targets, text: text, restriction: restriction)
+        let free = targets.filter { restriction($0) == nil }
+        let alreadyOpen = free.compactMap { windows.newest(covering: $0, at: now) }
+        let closed = free.filter { windows.newest(covering: $0, at: now) == nil }
+        let available = closed.filter { windows.hourResets(for: $0, at: now) == nil }
+        if available.isEmpty, alreadyOpen.isEmpty, let first = closed.first {
+            throw .windowUsed(app: first, nextAt: settings.calendar.clockText(windows.hourResets(for: first, at: now)!))
+        }
+        return (available, alreadyOpen)
+    }
+
+    /// Time mode: the apps of `targets` out of budget (by `access`), which a snooze opens. Refused
+    /// in the other modes, when schedules or profiles block every target, when today's snoozes are
+    /// used, or when none is out of budget.
+    func snoozeTargets(
+        _ targets: [String], today: DayRecord, text: AccessText, access: (String) -> AppAccess,
+        restriction: (String) -> Restriction?
+    ) throws(PolicyRefusal) -> [String] {
+        guard settings.mode == .time else { throw .notInThisMode("snooze belongs to time mode") }
+        try checkNotRestricted(targets, text: text, restriction: restriction)
+        try checkSnooze(today)
+        let spent = targets.filter { target in
+            if case .budgetSpent = access(target) { return true }
+            return false
+        }
+        guard !spent.isEmpty else { throw .nothingToDo("nothing to snooze: no guarded app is out of budget") }
+        return spent
+    }
+
+    /// Whether an emergency hold that lasted `held` (nil: no such hold) may grant the bypass.
+    func checkHold(_ held: Duration?, today: DayRecord) throws(PolicyRefusal) {
+        guard let held else { throw .holdIncomplete("no such emergency hold; start a new one") }
+        guard held >= settings.emergencyHold else {
+            // Whole seconds held, rounded down: 7.9 s is not yet 8.
+            let whole = Duration.seconds(held.milliseconds / 1000)
+            throw .holdIncomplete("let go after \(whole.spoken) of \(settings.emergencyHold.spoken): nothing granted")
+        }
+        try checkEmergency(today)
+    }
+
+    /// Refuses when a schedule or profile blocks every one of `targets`: only the emergency opens them.
+    private func checkNotRestricted(
+        _ targets: [String], text: AccessText, restriction: (String) -> Restriction?
+    ) throws(PolicyRefusal) {
+        let blocking = targets.compactMap(restriction)
+        guard blocking.count == targets.count, let first = blocking.first else { return }
+        throw .restricted(targets.count == 1 ? "\(targets[0]): \(text.text(first))" : text.text(first))
     }
 }
