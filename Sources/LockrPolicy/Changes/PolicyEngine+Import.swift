@@ -28,6 +28,15 @@ public struct RunTimeSettings: Sendable, Equatable, Codable {
         self.profiles = profiles
         self.gate = gate
     }
+
+    /// The run-time settings of `asked` (a protection asked for) and `profiles` (every one defined).
+    init(asked: Protection, profiles: [Profile]) {
+        let settings = asked.settings
+        self.init(
+            mode: settings.mode, budget: settings.time.budget, perApp: settings.time.perApp,
+            hourlyWindow: settings.hourly.window, extremeWindow: settings.extreme.window, guarded: asked.guarded,
+            schedules: asked.schedules ?? [], profiles: profiles, gate: settings.gate)
+    }
 }
 
 /// Exporting and importing the run-time settings. An import is one settings change: what tightens
@@ -37,14 +46,7 @@ public struct RunTimeSettings: Sendable, Equatable, Codable {
 extension PolicyEngine {
     /// The settings asked for: the config file with the control API's changes on top (a loosening
     /// change still pending is included: it is what was asked for).
-    public var runTimeSettings: RunTimeSettings {
-        let desired = desired
-        return RunTimeSettings(
-            mode: desired.settings.mode, budget: desired.settings.time.budget, perApp: desired.settings.time.perApp,
-            hourlyWindow: desired.settings.hourly.window, extremeWindow: desired.settings.extreme.window,
-            guarded: desired.guarded, schedules: desired.schedules ?? [], profiles: profiles,
-            gate: desired.settings.gate)
-    }
+    public var runTimeSettings: RunTimeSettings { RunTimeSettings(asked: desired, profiles: profiles) }
 
     /// Asks for `wanted` as a whole. Checks everything before changing anything: an unknown app or
     /// group, a bad schedule or profile, or settings lockr does not accept are refused naming what
@@ -56,7 +58,10 @@ extension PolicyEngine {
     {
         let now = advance(to: now)
         let overlay = try configuration.overlay(for: wanted, known: apps)
-        let madeProfiles = try profilesMade(for: wanted.profiles, at: now, pin: pin)
+        let madeProfiles = try configuration.profilesMade(for: wanted.profiles, known: apps)
+        if state.profiles.wouldBlockLess(wanted.profiles, configured: configuration.profiles, at: now), needsPin(pin) {
+            throw .pinRequired
+        }
         _ = try commitments.asksToLoosen(overlay, state, pinMissing: needsPin(pin))
         if madeProfiles != state.profiles.made {
             state.profiles.replaceMade(with: madeProfiles)
@@ -66,19 +71,5 @@ extension PolicyEngine {
             restrictions = .stale
         }
         return commit(overlay, source: Commitments.configImport, at: now)
-    }
-
-    /// The profiles `configuration.profilesMade` keeps for `wanted`; a profile that is on and would
-    /// block less needs the PIN.
-    private func profilesMade(for wanted: [Profile], at now: Instant, pin: PinCheck) throws(PolicyRefusal) -> [Profile]
-    {
-        let made = try configuration.profilesMade(for: wanted, known: apps)
-        let blocksLess = profiles.contains { old in
-            guard isActive(old.name, at: now) else { return false }
-            guard let new = wanted.first(where: { $0.name == old.name }) else { return true }
-            return !Set(new.block).isSuperset(of: old.block)
-        }
-        if blocksLess, needsPin(pin) { throw .pinRequired }
-        return made
     }
 }

@@ -153,6 +153,16 @@ public struct Profiles: Sendable, Equatable {
         return switched
     }
 
+    /// Whether making `wanted` the profiles defined would have one that is on block less (which
+    /// needs the PIN): left out, or blocking fewer apps or groups.
+    func wouldBlockLess(_ wanted: [Profile], configured: [Profile], at now: Instant) -> Bool {
+        defined(configured: configured).contains { old in
+            guard isActive(old.name, at: now) else { return false }
+            guard let new = wanted.first(where: { $0.name == old.name }) else { return true }
+            return !Set(new.block).isSuperset(of: old.block)
+        }
+    }
+
     /// Switches the profile `name` on (for `duration`, or until switched off), off, or over:
     /// `activate` and `deactivate` as they say, `toggle` off when on and on when off. Returns
     /// whether it is on now.
