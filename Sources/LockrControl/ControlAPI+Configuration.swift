@@ -16,7 +16,10 @@ extension ControlAPI {
     func importConfiguration(
         _ input: Operations.ImportConfiguration.Input
     ) async throws -> Operations.ImportConfiguration.Output {
-        guard case .json(let document) = input.body else { preconditionFailure("the document is JSON") }
+        let document =
+            switch input.body {
+            case .json(let document): document
+            }
         do throws(ConfigurationProblem) { try document.check() } catch {
             throw Components.Schemas.ErrorBody(error: error.description, code: .invalidConfiguration)
         }

@@ -35,7 +35,9 @@ public enum LiveEventStream {
                 status: 503, error: "every one of the \(quota.total) event streams is taken: try again later",
                 code: .busy, retryAfterSeconds: 30, closesConnection: true)
         }
-        let (events, sink) = AsyncStream.makeStream(of: ServerSentEvent.self)
+        // A client that cannot keep up loses its oldest events, as the hub's listeners do.
+        let (events, sink) = AsyncStream.makeStream(
+            of: ServerSentEvent.self, bufferingPolicy: .bufferingNewest(LiveEventHub.listenerBuffer))
         sink.yield(ServerSentEvent(retry: 3000))
         let forwarding = Task {
             for await event in numbered where person == nil || event.person == person {
