@@ -174,12 +174,6 @@ extension ControlRouter {
         default: "an object"
         }
     }
-
-    static func snakeCase(_ key: String) -> String {
-        key.reduce(into: "") { result, character in
-            if character.isUppercase { result += "_" + character.lowercased() } else { result.append(character) }
-        }
-    }
 }
 
 extension DecodingError {

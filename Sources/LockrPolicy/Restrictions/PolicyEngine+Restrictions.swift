@@ -49,8 +49,6 @@ extension PolicyEngine {
         if state.profiles.endExpired(journal: &journal, at: now) { restrictionsChanged(at: now) }
     }
 
-    func isActive(_ name: String, at now: Instant) -> Bool { state.profiles.isActive(name, at: now) }
-
     /// Takes what schedules and profiles block now, and logs the apps that locked or opened by it.
     mutating func restrictionsChanged(at now: Instant) {
         restrictions = .stale
