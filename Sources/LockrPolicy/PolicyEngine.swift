@@ -11,7 +11,10 @@ public enum Admission: Sendable, Equatable {
 /// The policy: modes, metering, windows and gates, as a value that changes only through its methods:
 /// `admit` and `observe` for queries, `tick` for time, `apply` for every action a person or the
 /// household asks for (`PolicyAction`, the one way in for the API, the CLI and the web pages), and
-/// the daemon's own steps (a reload's `rebase`, a device's hand-over, the PIN's entry).
+/// the daemon's own steps (a reload's `rebase`, a device's hand-over, the PIN's entry). Its rules
+/// live in parts of one job each (`Commitments`, `ModeRules`, `DayAllowances`, `GateState`,
+/// `Profiles`, `MeteringState`, ...; docs/architecture.md lists them); the engine keeps their
+/// order: policy time first, the PIN and the gate before a part grants, and what follows a change.
 ///
 /// No I/O and no clock: every method takes the current policy time, which must not go backwards
 /// (an earlier time is treated as the latest one seen). The daemon keeps one engine behind a lock,

@@ -5,7 +5,7 @@
 /// a wait for the mode's own reset (the next day in time mode, the next clock hour in hourly and
 /// extreme mode), and at least the commitment delay. Tightening applies at once. The same holds
 /// for a reloaded or restarted configuration file, which cannot pass a gate: its loosening changes
-/// wait for `confirm` where the mode has one.
+/// wait for `lockr pending confirm` where the mode has one.
 ///
 /// The settings, known apps, guarded apps and schedules here are those of the protection in force,
 /// brought up to date by every method that changes it.
@@ -185,7 +185,7 @@ struct Commitments: Sendable {
     }
 
     /// Whether changes from `source` come without a gate passed: the config file's and an
-    /// import's loosening changes wait for `confirm` where the mode has a gate.
+    /// import's loosening changes wait for `lockr pending confirm` where the mode has a gate.
     static func passesNoGate(_ source: String) -> Bool {
         [configurationSource, configFileBefore, configImport].contains(source)
     }
