@@ -27,7 +27,7 @@ public struct HTTPFailure: Error {
     }
 
     /// The failure as the API answers it: its `ErrorBody` as JSON, with `Retry-After` when it
-    /// says when to try again.
+    /// says when to try again, and `Connection: close` when it closes the connection.
     public var response: Response {
         var response = ControlRouter.json(body, status: status)
         if closesConnection { response.headers[.connection] = "close" }
