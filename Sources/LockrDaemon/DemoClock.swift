@@ -29,7 +29,7 @@ enum DemoClock {
     static func noteJump(_ config: LockrConfiguration, from last: Instant?, to now: Instant, household: Household) {
         guard config.startAt != nil, let last, now - last > .seconds(60) else { return }
         for person in household.everyone {
-            person.withEngine { $0.notePolicyTimeMoved(from: last, at: now) }
+            person.withEngine { $0.note(.policyTimeMoved(from: last), at: now) }
         }
     }
 }

@@ -51,7 +51,7 @@ final class PolicyTicker: Sendable {
             return abs(step.milliseconds) > 2000 ? step : nil
         }
         for person in household.everyone {
-            if let jump { person.withEngine { $0.noteClockJump(by: jump, at: now) } }
+            if let jump { person.withEngine { $0.note(.clockJump(jump), at: now) } }
             liveEvents.publish(person.tick(at: now), of: person.name)
         }
         handOverDevices(at: now)
@@ -80,7 +80,7 @@ final class PolicyTicker: Sendable {
             after: household.protectionOffAfter, scale: clock.scale,
             guards: { number in household.policy(number: number).read { !$0.guarded.isEmpty } },
             note: { number, off, detail in
-                household.policy(number: number).withEngine { $0.noteProtection(off: off, detail: detail, at: now) }
+                household.policy(number: number).withEngine { $0.note(off ? .protectionOff(detail) : .protectionBack(detail), at: now) }
             })
     }
 }

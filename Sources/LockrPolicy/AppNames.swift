@@ -15,6 +15,12 @@ public enum AppNames {
         NameSuggestion.closest(to: text.lowercased(), among: apps.keys)
     }
 
+    /// The id `text` names among `apps`; refused as `unknown` when none.
+    public static func id(_ text: String, in apps: [String: String]) throws(PolicyRefusal) -> String {
+        guard let id = resolve(text, in: apps) else { throw unknown(text, in: apps) }
+        return id
+    }
+
     /// "no app 'tiktk' in the catalogue; did you mean tiktok?"
     public static func unknown(_ text: String, in apps: [String: String]) -> PolicyRefusal {
         .unknownApp(text, suggestion: suggestion(for: text, in: apps))

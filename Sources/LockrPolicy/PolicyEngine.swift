@@ -150,24 +150,11 @@ public struct PolicyEngine: Sendable {
         return notes
     }
 
-    /// Logs that a device of this person stopped asking lockr while still on the network (`off`),
-    /// or asks again.
-    public mutating func noteProtection(off: Bool, detail: String, at now: Instant) {
-        log(off ? .protectionOff : .protectionBack, nil, detail, at: max(now, state.lastSeen))
-    }
-
-    /// Logs a jump of the wall clock that policy time did not follow.
-    public mutating func noteClockJump(by jump: Duration, at now: Instant) {
-        let direction = jump < .zero ? "back" : "forward"
-        let size = jump < .zero ? .zero - jump : jump
-        log(.clockJump, nil, "wall clock jumped \(direction) by \(size.spoken); policy time kept its own pace", at: now)
-    }
-
-    /// Logs that a demo's `--start-at` moved policy time on from `last`, the last time the state saw.
-    public mutating func notePolicyTimeMoved(from last: Instant, at now: Instant) {
-        log(
-            .clockJump, nil, "policy time moved forward by \((now - last).spoken) (--start-at, a demo's clock)", at: now
-        )
+    /// Logs what the daemon noticed about this person (see `PolicyNote`).
+    public mutating func note(_ note: PolicyNote, at now: Instant) {
+        let now = max(now, state.lastSeen)
+        let entry = note.entry(at: now)
+        log(entry.type, nil, entry.detail, at: now)
     }
 
     /// Moves time on without a query: starts a new day, drops ended windows and logs apps that lock
@@ -209,18 +196,10 @@ public struct PolicyEngine: Sendable {
     mutating func advance(to now: Instant) -> Instant {
         let now = max(now, state.lastSeen)
         state.lastSeen = now
-        guard now >= state.today.day.end else {
-            applyDueChanges(at: now)
-            return now
+        if let finished = state.closeDay(ifOverBy: now, calendar: settings.calendar, budgets: budgets) {
+            closedDays.append(finished)
+            log(.dayReset, nil, "new day \(state.today.day.key): budget and counters reset", at: now)
         }
-        var finished = state.today
-        (finished.used, finished.charged) = state.metering.totals(at: finished.day.end)
-        finished.budgets = budgets
-        closedDays.append(finished)
-        let day = settings.calendar.day(containing: now)
-        state.today = DayRecord(day: day)
-        state.metering.startDay(at: day.start)
-        log(.dayReset, nil, "new day \(day.key): budget and counters reset", at: now)
         applyDueChanges(at: now)
         return now
     }
@@ -236,21 +215,6 @@ public struct PolicyEngine: Sendable {
     private mutating func noteTransition(_ app: String, _ access: AppAccess, at now: Instant) {
         guard transitions.changed(app, to: access) else { return }
         log(access.isOpen ? .unlock : .lock, app, text.sentence(app, access, at: now), at: now)
-    }
-
-    func targets(_ app: String?) throws(PolicyRefusal) -> [String] {
-        guard let app else {
-            guard !guarded.isEmpty else { throw .nothingToDo("no app is guarded") }
-            return guarded
-        }
-        guard guardedSet.contains(app) else { throw .notGuarded(app) }
-        return [app]
-    }
-
-    /// The id of the app `text` names (any letter case, or its display name).
-    func appID(_ text: String) throws(PolicyRefusal) -> String {
-        guard let id = AppNames.resolve(text, in: apps) else { throw AppNames.unknown(text, in: apps) }
-        return id
     }
 
     mutating func log(_ type: EventType, _ app: String?, _ detail: String, at now: Instant) {

@@ -15,3 +15,32 @@ struct PolicyJournal: Sendable {
         return events
     }
 }
+
+/// What the daemon notices about a person and has their event log say, not being an action of
+/// theirs: a device that stopped asking lockr, and policy time that did not follow the clock.
+public enum PolicyNote: Sendable, Equatable {
+    /// A device of this person stopped asking lockr while still on the network: which, and since when.
+    case protectionOff(String)
+    /// That device asks again.
+    case protectionBack(String)
+    /// The wall clock jumped by this much (back when negative); policy time kept its own pace.
+    case clockJump(Duration)
+    /// A demo's `--start-at` moved policy time on from the last time the state saw.
+    case policyTimeMoved(from: Instant)
+
+    /// The entry it writes at `now`.
+    func entry(at now: Instant) -> (type: EventType, detail: String) {
+        switch self {
+        case .protectionOff(let detail): (.protectionOff, detail)
+        case .protectionBack(let detail): (.protectionBack, detail)
+        case .clockJump(let jump):
+            (
+                .clockJump,
+                "wall clock jumped \(jump < .zero ? "back" : "forward") by \((jump < .zero ? .zero - jump : jump).spoken); "
+                    + "policy time kept its own pace"
+            )
+        case .policyTimeMoved(let last):
+            (.clockJump, "policy time moved forward by \((now - last).spoken) (--start-at, a demo's clock)")
+        }
+    }
+}

@@ -63,6 +63,20 @@ public struct PolicyState: Sendable, Equatable {
     }
 }
 
+extension PolicyState {
+    /// Starts the day of `calendar` that contains `now` once it has begun: today's record is
+    /// closed with its final usage and `budgets`, and returned; nil while today lasts.
+    mutating func closeDay(ifOverBy now: Instant, calendar: DayCalendar, budgets: [String: Duration]) -> DayRecord? {
+        guard now >= today.day.end else { return nil }
+        var finished = today
+        (finished.used, finished.charged) = metering.totals(at: finished.day.end)
+        finished.budgets = budgets
+        today = DayRecord(day: calendar.day(containing: now))
+        metering.startDay(at: today.day.start)
+        return finished
+    }
+}
+
 /// What happened, for the event log.
 public enum EventType: String, Sendable {
     case lock

@@ -27,6 +27,15 @@ import Testing
         #expect(commitments.guardedSet == ["tiktok"])
     }
 
+    @Test func anActionReachesTheGuardedAppItNamesOrEveryOne() throws {
+        let (commitments, _) = fresh(.hourly)
+        #expect(try commitments.targets("TikTok") == ("tiktok", ["tiktok"]))
+        #expect(try commitments.targets(nil) == (nil, ["tiktok"]))
+        #expect(throws: PolicyRefusal.notGuarded("youtube")) { try commitments.targets("youtube") }
+        #expect(throws: PolicyRefusal.unknownApp("tiktk", suggestion: "tiktok")) { try commitments.targets("tiktk") }
+        #expect(try commitments.appID("YouTube") == "youtube" && commitments.appID(nil) == nil)
+    }
+
     @Test func tighteningAppliesAtOnceAndLooseningWaitsForTheModesReset() throws {
         var (commitments, state) = fresh(.time)
         var journal = PolicyJournal()

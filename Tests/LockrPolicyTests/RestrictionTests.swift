@@ -94,6 +94,8 @@ import Testing
         #expect(table.byApp["tiktok"]?.source == .schedule("school"), "the schedule lasts longer than the profile")
         #expect(table.byApp["instagram"] == Restriction(source: .profile("focus"), until: focusEnds))
         #expect(table.validUntil == focusEnds && table.holds(at: now) && !table.holds(at: focusEnds))
+        #expect(table.profileBlocks == ["instagram"], "tiktok is the schedule's")
+        #expect(table.unguardedApps(["tiktok"]) == ["instagram", "youtube"])
 
         let endless = RestrictionTable(
             at: now, schedules: [school], profiles: profiles,

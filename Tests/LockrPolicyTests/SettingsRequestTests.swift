@@ -27,6 +27,19 @@ import Testing
             awaitingSentence: false, target: protection)
     }
 
+    @Test func eachSettingsActionIsItsEditAskedForByItsCommand() throws {
+        let none = SettingsOverlay()
+        let mode = try request().edit(.setMode(.extreme, window: .seconds(300)), from: none)
+        #expect(mode.source == "lockr mode" && mode.overlay.extremeWindow == .seconds(300))
+        let guarded = try request().edit(.guardApp("YouTube"), from: none)
+        #expect(guarded.source == "lockr guard add" && guarded.overlay.guardAdded == ["youtube"])
+        let removed = try request().edit(.removeSchedule(name: "bedtime"), from: none)
+        #expect(removed.source == "lockr schedule remove" && removed.overlay.schedulesRemoved == ["bedtime"])
+        #expect(throws: PolicyRefusal.nothingToDo("no setting was changed from the config file")) {
+            try request().edit(.resetSettings, from: none)
+        }
+    }
+
     @Test func aModesWindowGoesToThatModesSetting() {
         let none = SettingsOverlay()
         let extreme = request().mode(.extreme, budget: nil, perApp: nil, window: .seconds(300), from: none)

@@ -147,36 +147,8 @@ extension PolicyEngine {
         defer { journal.action = nil }
         let now = advance(to: now)
         switch action {
-        case .setMode(let mode, let budget, let perApp, let window):
-            return .changed(
-                try request("lockr mode", credentials, at: now) { asked, overlay in
-                    asked.mode(mode, budget: budget, perApp: perApp, window: window, from: overlay)
-                })
-        case .guardApp(let app):
-            return .changed(
-                try request("lockr guard add", .none, at: now) { asked, overlay throws(PolicyRefusal) in
-                    try asked.guarding(app, from: overlay)
-                })
-        case .unguardApp(let app):
-            return .changed(
-                try request("lockr guard remove", credentials, at: now) { asked, overlay throws(PolicyRefusal) in
-                    try asked.unguarding(app, from: overlay)
-                })
-        case .resetSettings:
-            return .changed(
-                try request("lockr settings reset", credentials, at: now) { asked, overlay throws(PolicyRefusal) in
-                    try asked.reset(from: overlay)
-                })
-        case .addSchedule(let schedule):
-            return .changed(
-                try request("lockr schedule add", credentials, at: now) { asked, overlay throws(PolicyRefusal) in
-                    try asked.adding(schedule, from: overlay)
-                })
-        case .removeSchedule(let name):
-            return .changed(
-                try request("lockr schedule remove", credentials, at: now) { asked, overlay throws(PolicyRefusal) in
-                    try asked.removing(schedule: name, from: overlay)
-                })
+        case .setMode, .guardApp, .unguardApp, .resetSettings, .addSchedule, .removeSchedule:
+            return .changed(try request(action, credentials, at: now))
         case .importSettings(let settings): return .changed(try importSettings(settings, pin: pin, at: now))
         case .cancelPending(let id): return .pending(try cancelPending(id, at: now))
         case .confirmPending(let id): return .pending(try confirmPending(id, phrase: phrase, pin: pin, at: now))
@@ -190,7 +162,7 @@ extension PolicyEngine {
         case .issueChallenges(let app, let seed):
             return .challenges(
                 try state.gate.issueChallenges(
-                    for: try app.map(appID), seed: seed, rules: gateRules, day: state.today, at: now))
+                    for: try commitments.appID(app), seed: seed, rules: gateRules, day: state.today, at: now))
         case .answerChallenge(let id, let answer):
             return .answered(
                 try state.gate.answerChallenge(id, answer: answer, day: &state.today, journal: &journal, at: now))

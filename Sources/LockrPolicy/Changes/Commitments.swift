@@ -45,6 +45,23 @@ struct Commitments: Sendable {
         refresh(state)
     }
 
+    /// What an action for the app `text` names (any letter case, or its display name) reaches: the
+    /// app's id and the guarded apps, that one (which must be guarded) or, for nil, every one.
+    func targets(_ text: String?) throws(PolicyRefusal) -> (app: String?, targets: [String]) {
+        guard let text else {
+            guard !guarded.isEmpty else { throw .nothingToDo("no app is guarded") }
+            return (nil, guarded)
+        }
+        let app = try AppNames.id(text, in: apps)
+        guard guardedSet.contains(app) else { throw .notGuarded(app) }
+        return (app, [app])
+    }
+
+    /// The id of the app `text` names, nil for nil (every app).
+    func appID(_ text: String?) throws(PolicyRefusal) -> String? {
+        try text.map { text throws(PolicyRefusal) in try AppNames.id(text, in: apps) }
+    }
+
     /// The configuration file with `overlay` on top: what is asked for.
     func desired(_ overlay: SettingsOverlay) -> Protection {
         configuration.protection(with: overlay, known: apps)

@@ -52,7 +52,7 @@ struct PolicyConfiguration: Sendable {
     func overlay(for wanted: RunTimeSettings, known: [String: String]) throws(PolicyRefusal) -> SettingsOverlay {
         var ids: [String] = []
         for app in wanted.guarded {
-            guard let id = AppNames.resolve(app, in: known) else { throw AppNames.unknown(app, in: known) }
+            let id = try AppNames.id(app, in: known)
             if !ids.contains(id) { ids.append(id) }
         }
         for schedule in wanted.schedules {

@@ -46,15 +46,14 @@ extension PolicyEngine {
         if commitments.applyDue(&state, journal: &journal, at: now) { inForceChanged(at: now) }
     }
 
-    /// Asks for the overlay that `edit` makes of the one asked for now (see `SettingsRequest`),
-    /// for `source`. A loosening request must pass the current mode's gate.
+    /// Asks for the overlay the settings action `action` makes of the one asked for now (see
+    /// `SettingsRequest`). A loosening request must pass the current mode's gate.
     mutating func request(
-        _ source: String, _ credentials: Credentials, at now: Instant,
-        _ edit: (SettingsRequest, SettingsOverlay) throws(PolicyRefusal) -> SettingsOverlay
+        _ action: PolicyAction, _ credentials: Credentials, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
         let asked = SettingsRequest(
             desired: desired, configuration: configuration, apps: apps, pending: state.changes.pending)
-        let overlay = try edit(asked, state.overlay)
+        let (overlay, source) = try asked.edit(action, from: state.overlay)
         if try commitments.asksToLoosen(overlay, state, pinMissing: needsPin(credentials.pin)) {
             try passGate(credentials.phrase, for: nil, at: now)
         }

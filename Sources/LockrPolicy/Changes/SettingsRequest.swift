@@ -3,6 +3,23 @@
 /// already. Pure; the engine then commits the overlay (`PolicyEngine.request`), where what
 /// tightens applies at once and what loosens waits.
 struct SettingsRequest {
+    /// The overlay the settings action `action` makes of `overlay`, and the command that asks for
+    /// it (the change's source in the log). Only for the settings actions.
+    func edit(_ action: PolicyAction, from overlay: SettingsOverlay) throws(PolicyRefusal) -> (
+        overlay: SettingsOverlay, source: String
+    ) {
+        switch action {
+        case .setMode(let mode, let budget, let perApp, let window):
+            (self.mode(mode, budget: budget, perApp: perApp, window: window, from: overlay), "lockr mode")
+        case .guardApp(let app): (try guarding(app, from: overlay), "lockr guard add")
+        case .unguardApp(let app): (try unguarding(app, from: overlay), "lockr guard remove")
+        case .resetSettings: (try reset(from: overlay), "lockr settings reset")
+        case .addSchedule(let schedule): (try adding(schedule, from: overlay), "lockr schedule add")
+        case .removeSchedule(let name): (try removing(schedule: name, from: overlay), "lockr schedule remove")
+        default: preconditionFailure("\(action.name.rawValue) is no settings action")
+        }
+    }
+
     /// The configuration file, with the control API's changes on top: what is asked for now.
     let desired: Protection
     let configuration: PolicyConfiguration
@@ -30,7 +47,7 @@ struct SettingsRequest {
 
     /// Guarding the app `text` names (any letter case, or its display name).
     func guarding(_ text: String, from overlay: SettingsOverlay) throws(PolicyRefusal) -> SettingsOverlay {
-        let app = try appID(text)
+        let app = try AppNames.id(text, in: apps)
         guard !desired.guarded.contains(app) else { throw .nothingToDo("\(app) is already guarded") }
         var overlay = overlay
         overlay.guardRemoved.removeAll { $0 == app }
@@ -40,7 +57,7 @@ struct SettingsRequest {
 
     /// No longer guarding the app `text` names.
     func unguarding(_ text: String, from overlay: SettingsOverlay) throws(PolicyRefusal) -> SettingsOverlay {
-        let app = try appID(text)
+        let app = try AppNames.id(text, in: apps)
         guard desired.guarded.contains(app) else {
             throw isWaiting(Loosening.guardKey, app)
                 ? .nothingToDo("\(app) is already to stop being guarded (`lockr pending list`)") : .notGuarded(app)
@@ -92,11 +109,5 @@ struct SettingsRequest {
     /// Whether a change of `key` for `element` is waiting already.
     private func isWaiting(_ key: String, _ element: String) -> Bool {
         pending.contains { $0.change.key == key && $0.change.element == element }
-    }
-
-    /// The id of the app `text` names (any letter case, or its display name).
-    private func appID(_ text: String) throws(PolicyRefusal) -> String {
-        guard let id = AppNames.resolve(text, in: apps) else { throw AppNames.unknown(text, in: apps) }
-        return id
     }
 }

@@ -9,7 +9,7 @@ extension PolicyEngine {
     /// Where the person stands at their gate for `app` (every guarded app when nil).
     public func gateRequirement(for app: String?, at now: Instant) -> GateRequirement {
         state.gate.requirement(
-            for: try? app.map(appID), rules: gateRules, day: state.today, at: max(now, state.lastSeen))
+            for: try? commitments.appID(app), rules: gateRules, day: state.today, at: max(now, state.lastSeen))
     }
 
     /// The check of every gated action: see `GateState.pass`.

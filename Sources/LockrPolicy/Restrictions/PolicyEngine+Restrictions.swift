@@ -8,9 +8,7 @@ extension PolicyEngine {
     // MARK: Looking up
 
     /// What blocks `app` at `now` outright, if anything.
-    func restriction(of app: String, at now: Instant) -> Restriction? {
-        (restrictions.holds(at: now) ? restrictions : restrictionTable(at: now)).byApp[app]
-    }
+    func restriction(of app: String, at now: Instant) -> Restriction? { restrictionTable(at: now).byApp[app] }
 
     /// Makes the table hold at `now`.
     mutating func refreshRestrictions(at now: Instant) {
@@ -19,19 +17,16 @@ extension PolicyEngine {
 
     /// What this person's policy enforces on their devices at `now` (for a device's move).
     public func enforcement(at now: Instant) -> Enforcement {
-        let table = restrictions.holds(at: now) ? restrictions : restrictionTable(at: now)
-        let profiled = table.byApp.filter { if case .profile = $0.value.source { true } else { false } }
-        return Enforcement(protection: inForce, profileBlocks: Set(profiled.keys))
+        Enforcement(protection: inForce, profileBlocks: restrictionTable(at: now).profileBlocks)
     }
 
     /// The apps schedules and profiles block at `now`, not counting the guarded ones, by id.
-    func restrictedUnguardedApps(at now: Instant) -> [String] {
-        let table = restrictions.holds(at: now) ? restrictions : restrictionTable(at: now)
-        return table.byApp.keys.filter { !guardedSet.contains($0) }.sorted()
-    }
+    func restrictedUnguardedApps(at now: Instant) -> [String] { restrictionTable(at: now).unguardedApps(guardedSet) }
 
+    /// What schedules and profiles block at `now`: the table worked out ahead while it holds.
     private func restrictionTable(at now: Instant) -> RestrictionTable {
-        RestrictionTable(
+        guard !restrictions.holds(at: now) else { return restrictions }
+        return RestrictionTable(
             at: now, schedules: commitments.schedules, profiles: profiles, active: state.profiles.active,
             calendar: settings.calendar
         ) { [apps, groups = configuration.groups, guarded] in

@@ -42,6 +42,14 @@ struct RestrictionTable: Sendable {
         validFrom: Instant(milliseconds: 0), validUntil: Instant(milliseconds: 0), byApp: [:])
 
     func holds(at now: Instant) -> Bool { validFrom <= now && now < validUntil }
+
+    /// The apps it blocks that are not among `guarded`, by id.
+    func unguardedApps(_ guarded: Set<String>) -> [String] { byApp.keys.filter { !guarded.contains($0) }.sorted() }
+
+    /// The apps a profile blocks.
+    var profileBlocks: Set<String> {
+        Set(byApp.compactMap { if case .profile = $0.value.source { $0.key } else { nil } })
+    }
 }
 
 extension RestrictionTable {

@@ -15,9 +15,9 @@ extension PolicyEngine {
     /// only; extreme mode needs `phrase`.
     mutating func unlock(_ app: String?, phrase: String?, at now: Instant) throws(PolicyRefusal) -> UnlockResult {
         let now = advance(to: now)
-        let app = try app.map(appID)
+        let (app, targets) = try commitments.targets(app)
         let (available, alreadyOpen) = try allowances.hourWindows(
-            for: try targets(app), windows: state.windows, text: text, at: now
+            for: targets, windows: state.windows, text: text, at: now
         ) { restriction(of: $0, at: now) }
         guard !available.isEmpty else { return UnlockResult(opened: [], alreadyOpen: alreadyOpen) }
         let detail = gateSteps.isEmpty ? "lockr unlock" : "gate passed"
@@ -37,9 +37,9 @@ extension PolicyEngine {
     /// Time mode's gate, if it has one, must be passed (`phrase`: the sentence typed).
     mutating func snooze(_ app: String?, phrase: String? = nil, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
         let now = advance(to: now)
-        let app = try app.map(appID)
+        let (app, targets) = try commitments.targets(app)
         let spent = try allowances.snoozeTargets(
-            try targets(app), today: state.today, text: text, access: { access($0, at: now) },
+            targets, today: state.today, text: text, access: { access($0, at: now) },
             restriction: { restriction(of: $0, at: now) })
         try passGate(phrase, for: app, at: now)
         for target in spent { transitions.mark(target) }
@@ -51,8 +51,7 @@ extension PolicyEngine {
     /// Time mode's gate, if it has one, must be passed. Returns the budget now in force.
     mutating func extend(_ app: String?, phrase: String? = nil, at now: Instant) throws(PolicyRefusal) -> Duration {
         let now = advance(to: now)
-        let app = try app.map(appID)
-        _ = try targets(app)
+        let app = try commitments.targets(app).app
         guard settings.mode == .time else { throw .notInThisMode("extend belongs to time mode") }
         let key = try allowances.extensionKey(for: app, today: state.today)
         try passGate(phrase, for: app, at: now)
