@@ -80,7 +80,9 @@ final class PolicyTicker: Sendable {
             after: household.protectionOffAfter, scale: clock.scale,
             guards: { number in household.policy(number: number).read { !$0.guarded.isEmpty } },
             note: { number, off, detail in
-                household.policy(number: number).withEngine { $0.note(off ? .protectionOff(detail) : .protectionBack(detail), at: now) }
+                household.policy(number: number).withEngine {
+                    $0.note(off ? .protectionOff(detail) : .protectionBack(detail), at: now)
+                }
             })
     }
 }

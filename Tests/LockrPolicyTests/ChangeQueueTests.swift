@@ -91,3 +91,49 @@ import Testing
         #expect(journal.drain().map(\.detail) == ["#1 guard tiktok: guarded → not guarded (config file)"])
     }
 }
+
+/// A device's move on its own: planned against what waits, queued, cancelled and carried out.
+@Suite struct DeviceMovesTests {
+    let start = at("2026-06-01T10:00:00Z")
+    let device = "aa:bb:cc:dd:ee:01"
+
+    @Test func aMoveIsPlannedByWhatWaitsWhereItGoesAndWhetherItLoosens() {
+        var queue = ChangeQueue()
+        #expect(queue.plan(handing: device, from: "bob", to: "bob", loosens: true) == .stays)
+        #expect(queue.plan(handing: device, from: "bob", to: "ann", loosens: false) == .movesNow)
+        guard case .waits(let move) = queue.plan(handing: device, from: "bob", to: "ann", loosens: true) else {
+            Issue.record("a loosening move waits")
+            return
+        }
+        var journal = PolicyJournal()
+        let target = Protection(settings: PolicySettings(calendar: utc), guarded: [])
+        let pending = queue.enqueueMove(
+            move, appliesAt: start + .seconds(3600), target: target, calendar: utc, journal: &journal, at: start)
+        #expect(queue.plan(handing: device, from: "bob", to: "ann", loosens: true) == .waiting(pending))
+        #expect(journal.drain().map(\.type) == [.changePending])
+    }
+
+    @Test func aDueMoveReleasesTheDeviceAndAnotherCancelsTheOneWaiting() {
+        var state = PolicyState(today: DayRecord(day: utc.day(containing: start)), lastSeen: start)
+        var journal = PolicyJournal()
+        #expect(state.claim(device, journal: &journal, at: start))
+        #expect(!state.claim(device, journal: &journal, at: start), "claimed already")
+        let target = Protection(settings: PolicySettings(calendar: utc), guarded: [])
+        let move = SettingChange(key: Loosening.deviceKey, element: device, from: "bob", to: "ann", loosens: true)
+        _ = state.changes.enqueueMove(
+            move, appliesAt: start + .seconds(60), target: target, calendar: utc, journal: &journal, at: start)
+        #expect(state.takeDueMoves(dueBy: start, journal: &journal, at: start).isEmpty, "not due yet")
+
+        let due = state.takeDueMoves(dueBy: start + .seconds(60), journal: &journal, at: start + .seconds(60))
+        #expect(due == [DeviceHandOver(device: device, person: "ann")] && state.claimedDevices.isEmpty)
+
+        _ = state.changes.enqueueMove(
+            move, appliesAt: start + .seconds(3600), target: target, calendar: utc, journal: &journal, at: start)
+        state.dropMoves(of: device, "it stays with bob", journal: &journal, at: start)
+        #expect(state.changes.pending.isEmpty)
+        #expect(
+            journal.drain().map(\.type) == [
+                .deviceAssigned, .changePending, .changeApplied, .deviceReleased, .changePending, .changeCancelled,
+            ])
+    }
+}

@@ -5,7 +5,9 @@
 struct SettingsRequest {
     /// The overlay the settings action `action` makes of `overlay`, and the command that asks for
     /// it (the change's source in the log). Only for the settings actions.
-    func edit(_ action: PolicyAction, from overlay: SettingsOverlay) throws(PolicyRefusal) -> (
+    func edit(
+        _ action: PolicyAction, from overlay: SettingsOverlay
+    ) throws(PolicyRefusal) -> (
         overlay: SettingsOverlay, source: String
     ) {
         switch action {
