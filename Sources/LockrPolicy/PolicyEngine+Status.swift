@@ -25,7 +25,7 @@ extension PolicyEngine {
     /// neither guarded nor restricted, is never in it).
     public func blockedApps(at now: Instant) -> [String] {
         let now = max(now, state.lastSeen)
-        return (guarded + restrictedUnguardedApps(at: now)).filter { !access($0, at: now).isOpen }
+        return watchedApps(at: now).filter { !access($0, at: now).isOpen }
     }
 
     /// Where each guarded app stands at `now`.

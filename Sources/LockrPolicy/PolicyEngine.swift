@@ -23,15 +23,11 @@ public enum Admission: Sendable, Equatable {
 public struct PolicyEngine: Sendable {
     /// The configuration, what is asked on top of it and what is in force (see `Commitments`).
     var commitments: Commitments
-    /// What schedules and profiles block, worked out ahead of the DNS path.
-    var restrictions = RestrictionTable.stale
+    /// Where each app stands, and what changed since last looked at.
+    var standing = AppStanding()
     public internal(set) var state: PolicyState
     var journal = PolicyJournal()
-    /// Each blocked app's reason, worded once per lock.
-    var wording = LockWording()
     var closedDays: [DayRecord] = []
-    /// Whether each app was open when last looked at, to log locks and unlocks once.
-    var transitions = LockTransitions()
     var holds = EmergencyHolds()
 
     /// Restores an engine. `state` is what the store kept (nil on first start); `now` must be the
@@ -51,9 +47,7 @@ public struct PolicyEngine: Sendable {
         restartMeteringIfTheSliceChanged(at: state.lastSeen)
         self.state.metering.resume(lastSaved: state.lastSeen, at: now, relookupGap: settings.relookupGap)
         let now = advance(to: now)
-        for app in guarded + restrictedUnguardedApps(at: now) {
-            transitions.mark(app, open: access(app, at: now).isOpen)
-        }
+        standing.markAll(commitments, self.state, at: now)
         settle(source: Commitments.configurationSource, at: now)
     }
 
@@ -93,9 +87,9 @@ public struct PolicyEngine: Sendable {
     /// Decides at `now`; meters a query at `time` unless it is nil.
     private mutating func decide(_ app: String, queriedAt time: Instant?, now: Instant) -> Admission {
         let now = advance(to: now)
-        refreshRestrictions(at: now)
+        standing.refresh(commitments, state, at: now)
         let isGuarded = guardedSet.contains(app)
-        guard isGuarded || restrictions.byApp[app] != nil else { return .notGuarded }
+        guard isGuarded || standing.isRestricted(app) else { return .notGuarded }
         var access = access(app, at: now)
         if case .locked(.firstQuery, _) = access {
             openHourlyWindow(for: app, at: now, detail: "first query of the hour")
@@ -106,10 +100,10 @@ public struct PolicyEngine: Sendable {
             meter(app, at: min(now, max(time, earliest)))
             if settings.mode == .time { access = self.access(app, at: now) }
         }
-        noteTransition(app, access, at: now)
+        standing.note(app, access, calendar: settings.calendar, journal: &journal, at: now)
         if access == .free { return .notGuarded }
         guard access.isOpen, let until = access.until else {
-            return .block(access, reason: wording.sentence(app, access, at: now, text: text))
+            return .block(access, reason: standing.reason(app, access, calendar: settings.calendar, at: now))
         }
         return .allow(ttl: max(.seconds(1), min(settings.maximumTTL, .seconds((until - now).secondsRoundedUp))))
     }
@@ -163,24 +157,18 @@ public struct PolicyEngine: Sendable {
         let now = advance(to: now)
         state.windows.dropEnded(at: now)
         holds.forgetStale(at: now)
-        endProfiles(at: now)
-        refreshRestrictions(at: now)
+        if state.profiles.endExpired(journal: &journal, at: now) { restrictionsChanged(at: now) }
+        standing.refresh(commitments, state, at: now)
         noteTransitions(at: now)
     }
 
     // MARK: - Deciding
 
-    /// Where `app` stands at `now`: a schedule or profile first (only the emergency window opens
-    /// it then), then the longest window it is open in, then the mode.
-    func access(_ app: String, at now: Instant) -> AppAccess {
-        if let restriction = restriction(of: app, at: now) {
-            return state.windows.emergencyEnd(for: app, at: now).map { .window(.emergency, until: $0) }
-                ?? .restricted(restriction)
-        }
-        guard guardedSet.contains(app) else { return .free }
-        return ModeRules(settings: settings).access(
-            app, windows: state.windows, metering: state.metering, today: state.today, at: now)
-    }
+    /// Where `app` stands at `now` (see `AppStanding.access`).
+    func access(_ app: String, at now: Instant) -> AppAccess { standing.access(app, commitments, state, at: now) }
+
+    /// Every app that may be blocked at `now` (see `AppStanding.watchedApps`).
+    func watchedApps(at now: Instant) -> [String] { standing.watchedApps(commitments, state, at: now) }
 
     /// Time mode: each budget as configured; none in the other modes.
     var budgets: [String: Duration] { settings.mode == .time ? settings.time.budgets(guarded: guarded) : [:] }
@@ -204,17 +192,15 @@ public struct PolicyEngine: Sendable {
         return now
     }
 
-    /// Logs each app that locked or opened since last looked at: the guarded ones, and those a
-    /// schedule or profile blocks or blocked.
+    /// Logs each app that locked or opened since last looked at (see `AppStanding.noteAll`).
     mutating func noteTransitions(at now: Instant) {
-        let others = Set(restrictedUnguardedApps(at: now)).union(
-            transitions.watched.filter { !guardedSet.contains($0) })
-        for app in guarded + others.sorted() { noteTransition(app, access(app, at: now), at: now) }
+        standing.noteAll(commitments, state, journal: &journal, at: now)
     }
 
-    private mutating func noteTransition(_ app: String, _ access: AppAccess, at now: Instant) {
-        guard transitions.changed(app, to: access) else { return }
-        log(access.isOpen ? .unlock : .lock, app, text.sentence(app, access, at: now), at: now)
+    /// Takes what schedules and profiles block now, and logs the apps that locked or opened by it.
+    mutating func restrictionsChanged(at now: Instant) {
+        standing.restrictionsChanged()
+        noteTransitions(at: now)
     }
 
     mutating func log(_ type: EventType, _ app: String?, _ detail: String, at now: Instant) {

@@ -85,7 +85,7 @@ extension PolicyStatus {
         let (state, settings) = (engine.state, engine.settings)
         let now = max(now, state.lastSeen)
         let today = state.today
-        let appStatuses = (engine.guarded + engine.restrictedUnguardedApps(at: now)).map { app in
+        let appStatuses = engine.watchedApps(at: now).map { app in
             let access = engine.access(app, at: now)
             let window = state.windows.longest(covering: app, at: now)
             let key = settings.time.budgetKey(for: app)
@@ -101,7 +101,8 @@ extension PolicyStatus {
                 used: used, uncharged: max(.zero, used - charged), opens: today.sessions[app] ?? 0,
                 budget: isTime ? budget : nil,
                 left: isTime ? max(.zero, budget - budgetUsed) : nil, windowEnds: window?.ends, nextReset: nextReset,
-                guarded: engine.guardedSet.contains(app), restriction: engine.restriction(of: app, at: now))
+                guarded: engine.guardedSet.contains(app),
+                restriction: engine.standing.restriction(of: app, engine.commitments, state, at: now))
         }
         let calendar = settings.calendar
         self.init(

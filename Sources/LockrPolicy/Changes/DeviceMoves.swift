@@ -42,6 +42,11 @@ extension PolicyEngine {
         return nil
     }
 
+    /// What this person's policy enforces on their devices at `now` (for a device's move).
+    public func enforcement(at now: Instant) -> Enforcement {
+        Enforcement(protection: inForce, profileBlocks: standing.profileBlocks(commitments, state, at: now))
+    }
+
     /// The device moves whose time has come (also those due while lockr was down), taken out of
     /// the pending changes and released here; the household has each new person claim theirs.
     public mutating func takeDueHandOvers(at now: Instant) -> [DeviceHandOver] {

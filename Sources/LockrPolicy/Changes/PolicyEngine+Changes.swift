@@ -35,8 +35,7 @@ extension PolicyEngine {
     /// Takes what the protection in force is now: the wording, restrictions and metering that
     /// follow from it, and the apps that locked or opened by it.
     mutating func inForceChanged(at now: Instant) {
-        wording.forget()
-        restrictions = .stale
+        standing.forget()
         restartMeteringIfTheSliceChanged(at: now)
         noteTransitions(at: now)
     }

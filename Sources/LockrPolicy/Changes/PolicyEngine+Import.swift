@@ -46,7 +46,9 @@ public struct RunTimeSettings: Sendable, Equatable, Codable {
 extension PolicyEngine {
     /// The settings asked for: the config file with the control API's changes on top (a loosening
     /// change still pending is included: it is what was asked for).
-    public var runTimeSettings: RunTimeSettings { RunTimeSettings(asked: desired, profiles: profiles) }
+    public var runTimeSettings: RunTimeSettings {
+        RunTimeSettings(asked: desired, profiles: state.profiles.defined(configured: configuration.profiles))
+    }
 
     /// Asks for `wanted` as a whole. Checks everything before changing anything: an unknown app or
     /// group, a bad schedule or profile, or settings lockr does not accept are refused naming what
@@ -63,12 +65,8 @@ extension PolicyEngine {
             throw .pinRequired
         }
         _ = try commitments.asksToLoosen(overlay, state, pinMissing: needsPin(pin))
-        if madeProfiles != state.profiles.made {
-            state.profiles.replaceMade(with: madeProfiles)
-            log(
-                .profileChange, nil, "profiles set by an import: \(profiles.map(\.name).joined(separator: ", "))",
-                at: now)
-            restrictions = .stale
+        if state.profiles.importMade(madeProfiles, configured: configuration.profiles, journal: &journal, at: now) {
+            standing.restrictionsChanged()
         }
         return commit(overlay, source: Commitments.configImport, at: now)
     }

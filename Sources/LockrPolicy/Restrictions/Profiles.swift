@@ -43,6 +43,18 @@ public struct Profiles: Sendable, Equatable {
         self.made = made
     }
 
+    /// Takes the profiles an import made (checked already; see `replaceMade`), logged; false when
+    /// they are those made already.
+    mutating func importMade(
+        _ made: [Profile], configured: [Profile], journal: inout PolicyJournal, at now: Instant
+    ) -> Bool {
+        guard made != self.made else { return false }
+        replaceMade(with: made)
+        let names = defined(configured: configured).map(\.name).joined(separator: ", ")
+        journal.log(.profileChange, nil, "profiles set by an import: \(names)", at: now)
+        return true
+    }
+
     /// Switches `name` on at `now`, until switched off or `until`; on already, a later end extends
     /// it. Returns it as it is on now, or nil when it is on already at least that long.
     mutating func switchOn(_ name: String, until: Instant?, at now: Instant) -> ActiveProfile? {

@@ -18,7 +18,7 @@ extension PolicyEngine {
         let (app, targets) = try commitments.targets(app)
         let (available, alreadyOpen) = try allowances.hourWindows(
             for: targets, windows: state.windows, text: text, at: now
-        ) { restriction(of: $0, at: now) }
+        ) { standing.restriction(of: $0, commitments, state, at: now) }
         guard !available.isEmpty else { return UnlockResult(opened: [], alreadyOpen: alreadyOpen) }
         let detail = gateSteps.isEmpty ? "lockr unlock" : "gate passed"
         try passGate(phrase, for: app, at: now)
@@ -28,7 +28,7 @@ extension PolicyEngine {
 
     @discardableResult
     mutating func openHourlyWindow(for app: String, at now: Instant, detail: String) -> UnlockWindow {
-        transitions.mark(app)
+        standing.markOpen(app)
         return allowances.openHour(
             for: app, detail: detail, today: &state.today, windows: &state.windows, journal: &journal, at: now)
     }
@@ -40,9 +40,9 @@ extension PolicyEngine {
         let (app, targets) = try commitments.targets(app)
         let spent = try allowances.snoozeTargets(
             targets, today: state.today, text: text, access: { access($0, at: now) },
-            restriction: { restriction(of: $0, at: now) })
+            restriction: { standing.restriction(of: $0, commitments, state, at: now) })
         try passGate(phrase, for: app, at: now)
-        for target in spent { transitions.mark(target) }
+        for target in spent { standing.markOpen(target) }
         return allowances.snooze(
             app, spent: spent, today: &state.today, windows: &state.windows, journal: &journal, at: now)
     }
@@ -63,7 +63,7 @@ extension PolicyEngine {
     mutating func completeEmergency(hold id: UInt64, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
         let now = advance(to: now)
         try allowances.checkHold(holds.end(id, at: now), today: state.today)
-        for app in guarded + restrictedUnguardedApps(at: now) { transitions.mark(app) }
+        for app in watchedApps(at: now) { standing.markOpen(app) }
         return allowances.emergency(today: &state.today, windows: &state.windows, journal: &journal, at: now)
     }
 }
