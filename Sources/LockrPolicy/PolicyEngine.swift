@@ -44,7 +44,7 @@ public struct PolicyEngine: Sendable {
                 profiles: profiles, groups: groups),
             state: &state)
         self.state = state
-        restartMeteringIfTheSliceChanged(at: state.lastSeen)
+        self.state.metering.restartIfTheSliceChanged(to: settings.time.metering.slice, at: state.lastSeen)
         self.state.metering.resume(lastSaved: state.lastSeen, at: now, relookupGap: settings.relookupGap)
         let now = advance(to: now)
         standing.markAll(commitments, self.state, at: now)
@@ -59,8 +59,6 @@ public struct PolicyEngine: Sendable {
     public var guarded: [String] { commitments.guarded }
     var guardedSet: Set<String> { commitments.guardedSet }
     var configuration: PolicyConfiguration { commitments.configuration }
-
-    private var slice: Duration { settings.time.metering.slice }
 
     /// How reasons are worded, in the policy's time zone.
     var text: AccessText { AccessText(calendar: settings.calendar) }
@@ -96,8 +94,7 @@ public struct PolicyEngine: Sendable {
             access = self.access(app, at: now)
         }
         if access.isOpen, access != .free, isGuarded, let time {
-            let earliest = state.metering.earliestRecordable(app, dayStart: state.today.day.start, slice: slice)
-            meter(app, at: min(now, max(time, earliest)))
+            state.meter(app, queriedAt: time, now: now, settings: settings)
             if settings.mode == .time { access = self.access(app, at: now) }
         }
         standing.note(app, access, calendar: settings.calendar, journal: &journal, at: now)
@@ -106,22 +103,6 @@ public struct PolicyEngine: Sendable {
             return .block(access, reason: standing.reason(app, access, calendar: settings.calendar, at: now))
         }
         return .allow(ttl: max(.seconds(1), min(settings.maximumTTL, .seconds((until - now).secondsRoundedUp))))
-    }
-
-    /// Meters a query of `app` at `now` (see `MeteringState.record`); use in snooze and emergency
-    /// windows is not charged.
-    private mutating func meter(_ app: String, at now: Instant) {
-        let windows = state.windows
-        let newSession = state.metering.record(
-            app, at: now, settings: settings.time.metering, relookupGap: settings.relookupGap
-        ) { windows.isGrace(app, at: $0) }
-        if newSession { state.today.sessions[app, default: 0] += 1 }
-    }
-
-    /// Counts what was metered afresh when the slice length changed (see
-    /// `MeteringState.restartIfTheSliceChanged`).
-    mutating func restartMeteringIfTheSliceChanged(at now: Instant) {
-        state.metering.restartIfTheSliceChanged(to: slice, at: now)
     }
 
     /// Takes new settings, guarded apps, known apps and app names from a reloaded configuration;
@@ -172,10 +153,6 @@ public struct PolicyEngine: Sendable {
 
     /// Time mode: each budget as configured; none in the other modes.
     var budgets: [String: Duration] { settings.mode == .time ? settings.time.budgets(guarded: guarded) : [:] }
-
-    func budget(forKey key: String) -> Duration {
-        settings.time.budget(forKey: key, extra: state.today.extraBudget)
-    }
 
     // MARK: - Time
 

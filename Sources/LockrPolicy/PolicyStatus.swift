@@ -89,7 +89,7 @@ extension PolicyStatus {
             let access = engine.access(app, at: now)
             let window = state.windows.longest(covering: app, at: now)
             let key = settings.time.budgetKey(for: app)
-            let budget = engine.budget(forKey: key)
+            let budget = settings.time.budget(forKey: key, extra: today.extraBudget)
             let used = state.metering.used(app, at: now)
             let charged = state.metering.charged(app, at: now)
             let budgetUsed = state.metering.charged(key, at: now)
@@ -114,7 +114,7 @@ extension PolicyStatus {
             cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
             totalUsed: state.metering.used(MeteringState.allApps, at: now),
             totalCharged: state.metering.charged(MeteringState.allApps, at: now), apps: appStatuses,
-            pending: state.changes.pending, overridden: engine.differingFromConfiguration,
+            pending: state.changes.pending, overridden: engine.commitments.differingFromConfiguration(state.overlay),
             schedules: engine.commitments.schedules.map {
                 ScheduleStatus(schedule: $0, activeUntil: $0.occurrence(containing: now, calendar: calendar)?.end)
             },

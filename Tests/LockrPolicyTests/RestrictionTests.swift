@@ -81,6 +81,26 @@ import Testing
         }
     }
 
+    @Test func aProfileActionSaysWhetherWhatProfilesBlockMayHaveChanged() throws {
+        let configuration = PolicyConfiguration(
+            settings: PolicySettings(calendar: utc), apps: testApps, names: NameRules(), guarded: ["tiktok"],
+            schedules: [], profiles: configured, groups: ["instagram": "social"])
+        var profiles = Profiles()
+        var journal = PolicyJournal()
+        func apply(_ action: PolicyAction) throws(PolicyRefusal) -> (outcome: ActionOutcome, blocksChanged: Bool) {
+            try profiles.apply(
+                action, configuration: configuration, known: testApps, calendar: utc, pinMissing: false,
+                journal: &journal, at: start)
+        }
+        let focus = Profile(name: "focus", block: ["youtube"])
+        #expect(try apply(.defineProfile(focus)) == (.profile(focus), true))
+        #expect(try apply(.removeProfile(name: "focus")) == (.profile(focus), false), "it was off")
+        #expect(try apply(.switchProfile(name: "homework", .toggle)) == (.switched(on: true), true))
+        #expect(throws: PolicyRefusal.invalidSettings("block: no app or group 'chess' (groups: social; or guarded)")) {
+            try apply(.defineProfile(Profile(name: "games", block: ["chess"])))
+        }
+    }
+
     @Test func theTableKeepsTheRestrictionThatLastsLongestAndHoldsToTheMinuteOrAProfilesEnd() throws {
         let school = schedule("school", "daily", "09:00", "12:00", block: ["tiktok", "youtube"])
         let profiles = [Profile(name: "focus", block: ["tiktok", "instagram"])]

@@ -159,42 +159,17 @@ extension PolicyEngine {
             try allowances.checkEmergency(state.today)
             return .holdBegun(holds.begin(at: now))
         case .completeEmergency(let hold): return .opened(try completeEmergency(hold: hold, at: now))
-        case .issueChallenges(let app, let seed):
-            return .challenges(
-                try state.gate.issueChallenges(
-                    for: try commitments.appID(app), seed: seed, rules: gateRules, day: state.today, at: now))
-        case .answerChallenge(let id, let answer):
-            return .answered(
-                try state.gate.answerChallenge(id, answer: answer, day: &state.today, journal: &journal, at: now))
-        case .passSpokenSentence(let spoken):
-            return .gateOpen(
-                until: try state.gate.passSpokenSentence(
-                    spoken, rules: gateRules, day: &state.today, journal: &journal, at: now))
-        case .beginTypedFallback:
-            return .typedFallback(
-                from: try state.gate.beginTypedFallback(rules: gateRules, day: state.today, journal: &journal, at: now))
-        case .defineProfile(let profile):
-            try state.profiles.define(
-                profile, selectionProblem: configuration.selectionProblem(profile.block, known: apps),
-                configured: configuration.profiles, pinMissing: needsPin(pin), journal: &journal, at: now)
-            restrictionsChanged(at: now)
-            return .profile(profile)
-        case .removeProfile(let name):
-            let wasOn = state.profiles.isActive(name, at: now)
-            let profile = try state.profiles.remove(
-                name, configured: configuration.profiles, pinMissing: needsPin(pin), journal: &journal, at: now)
-            if wasOn { restrictionsChanged(at: now) }
-            return .profile(profile)
-        case .switchProfile(let name, let switching, let duration):
-            let on = try state.profiles.switchProfile(
-                name, switching, for: duration, configured: configuration.profiles, calendar: settings.calendar,
+        case .issueChallenges, .answerChallenge, .passSpokenSentence, .beginTypedFallback:
+            return try state.gate.apply(
+                action, appID: commitments.appID, rules: gateRules, day: &state.today, journal: &journal, at: now)
+        case .defineProfile, .removeProfile, .switchProfile:
+            let (outcome, blocksChanged) = try state.profiles.apply(
+                action, configuration: configuration, known: apps, calendar: settings.calendar,
                 pinMissing: needsPin(pin), journal: &journal, at: now)
-            restrictionsChanged(at: now)
-            return .switched(on: on)
+            if blocksChanged { restrictionsChanged(at: now) }
+            return outcome
         case .setPin(let record):
-            journal.log(
-                .pinChange, nil, record == nil ? "PIN cleared" : state.pin == nil ? "PIN set" : "PIN changed", at: now)
-            state.pin = record
+            state.setPin(record, journal: &journal, at: now)
             return .pinSet
         }
     }

@@ -20,9 +20,6 @@ extension PolicyEngine {
     /// Which names are apps' names, as the protection in force has them.
     public var inForceNames: NameRules { inForce.names ?? configuration.names }
 
-    /// The settings the control API's changes set to something other than the configuration says.
-    var differingFromConfiguration: [String] { commitments.differingFromConfiguration(state.overlay) }
-
     /// Brings the protection in force toward what is asked for (see `Commitments.settle`).
     @discardableResult
     mutating func settle(source: String, at now: Instant) -> [PendingChange] {
@@ -36,7 +33,7 @@ extension PolicyEngine {
     /// follow from it, and the apps that locked or opened by it.
     mutating func inForceChanged(at now: Instant) {
         standing.forget()
-        restartMeteringIfTheSliceChanged(at: now)
+        state.metering.restartIfTheSliceChanged(to: settings.time.metering.slice, at: now)
         noteTransitions(at: now)
     }
 

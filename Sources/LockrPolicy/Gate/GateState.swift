@@ -33,7 +33,9 @@ public struct GateState: Sendable, Equatable, Codable {
 
     /// Drops what expired by `now`.
     mutating func expire(at now: Instant) {
-        for challenge in challenges where challenge.expires <= now { spent[challenge.id] = challenge.expires + .seconds(3600) }
+        for challenge in challenges where challenge.expires <= now {
+            spent[challenge.id] = challenge.expires + .seconds(3600)
+        }
         challenges.removeAll { $0.expires <= now }
         passes.removeAll { $0.expires <= now }
         spent = spent.filter { $0.value > now }
@@ -60,5 +62,27 @@ public struct Spoken: Sendable, Equatable, Codable {
     public init(transcript: String, length: Duration) {
         self.transcript = transcript
         self.length = length
+    }
+}
+
+extension GateState {
+    /// Carries out a gate action: puzzles issued (for the app `appID` finds, every guarded app
+    /// when nil), one answered, the sentence spoken, or the typed fallback's wait begun. Only for
+    /// those four actions.
+    mutating func apply(
+        _ action: PolicyAction, appID: (String?) throws(PolicyRefusal) -> String?, rules: GateRules,
+        day: inout DayRecord, journal: inout PolicyJournal, at now: Instant
+    ) throws(PolicyRefusal) -> ActionOutcome {
+        switch action {
+        case .issueChallenges(let app, let seed):
+            .challenges(try issueChallenges(for: try appID(app), seed: seed, rules: rules, day: day, at: now))
+        case .answerChallenge(let id, let answer):
+            .answered(try answerChallenge(id, answer: answer, day: &day, journal: &journal, at: now))
+        case .passSpokenSentence(let spoken):
+            .gateOpen(until: try passSpokenSentence(spoken, rules: rules, day: &day, journal: &journal, at: now))
+        case .beginTypedFallback:
+            .typedFallback(from: try beginTypedFallback(rules: rules, day: day, journal: &journal, at: now))
+        default: preconditionFailure("\(action.name.rawValue) is no gate action")
+        }
     }
 }

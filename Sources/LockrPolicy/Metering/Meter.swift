@@ -105,3 +105,18 @@ extension TimeModeSettings {
         return Dictionary(uniqueKeysWithValues: keys.map { ($0, budget) })
     }
 }
+
+extension PolicyState {
+    /// Meters a query of `app` made at `time`, taken at `now`: never before the app's last metered
+    /// query or today's start, nor after `now` (see `MeteringState.record`). Use in snooze and
+    /// emergency windows is not charged; a new stretch of use counts as a session of today.
+    mutating func meter(_ app: String, queriedAt time: Instant, now: Instant, settings: PolicySettings) {
+        let metering = settings.time.metering
+        let earliest = self.metering.earliestRecordable(app, dayStart: today.day.start, slice: metering.slice)
+        let windows = windows
+        let newSession = self.metering.record(
+            app, at: min(now, max(time, earliest)), settings: metering, relookupGap: settings.relookupGap
+        ) { windows.isGrace(app, at: $0) }
+        if newSession { today.sessions[app, default: 0] += 1 }
+    }
+}

@@ -116,3 +116,11 @@ extension PolicyEngine {
         return state.pin?.noteEntry(correct: correct, by: entrant, journal: &journal, at: now) ?? nil
     }
 }
+
+extension PolicyState {
+    /// Sets or changes (a record) or clears (nil) the household's settings PIN, logged.
+    mutating func setPin(_ record: PinRecord?, journal: inout PolicyJournal, at now: Instant) {
+        journal.log(.pinChange, nil, record == nil ? "PIN cleared" : pin == nil ? "PIN set" : "PIN changed", at: now)
+        pin = record
+    }
+}

@@ -217,3 +217,32 @@ public struct Profiles: Sendable, Equatable {
         until.map { " until \(calendar.clockText($0))" } ?? ""
     }
 }
+
+extension Profiles {
+    /// Carries out a profile action of the person `configuration` describes: a profile defined,
+    /// removed, or switched. Returns its outcome and whether what profiles block may have changed.
+    /// Only for those three actions.
+    mutating func apply(
+        _ action: PolicyAction, configuration: PolicyConfiguration, known apps: [String: String], calendar: DayCalendar,
+        pinMissing: Bool, journal: inout PolicyJournal, at now: Instant
+    ) throws(PolicyRefusal) -> (outcome: ActionOutcome, blocksChanged: Bool) {
+        let configured = configuration.profiles
+        switch action {
+        case .defineProfile(let profile):
+            try define(
+                profile, selectionProblem: configuration.selectionProblem(profile.block, known: apps),
+                configured: configured, pinMissing: pinMissing, journal: &journal, at: now)
+            return (.profile(profile), true)
+        case .removeProfile(let name):
+            let wasOn = isActive(name, at: now)
+            let removed = try remove(name, configured: configured, pinMissing: pinMissing, journal: &journal, at: now)
+            return (.profile(removed), wasOn)
+        case .switchProfile(let name, let switching, let duration):
+            let on = try switchProfile(
+                name, switching, for: duration, configured: configured, calendar: calendar, pinMissing: pinMissing,
+                journal: &journal, at: now)
+            return (.switched(on: on), true)
+        default: preconditionFailure("\(action.name.rawValue) is no profile action")
+        }
+    }
+}
