@@ -82,27 +82,10 @@ public struct PolicyEngine: Sendable {
         decide(app, queriedAt: time, now: now)
     }
 
-    /// Decides at `now`; meters a query at `time` unless it is nil.
+    /// Decides at `now`; meters a query at `time` unless it is nil (see `AppStanding.decide`).
     private mutating func decide(_ app: String, queriedAt time: Instant?, now: Instant) -> Admission {
         let now = advance(to: now)
-        standing.refresh(commitments, state, at: now)
-        let isGuarded = guardedSet.contains(app)
-        guard isGuarded || standing.isRestricted(app) else { return .notGuarded }
-        var access = access(app, at: now)
-        if case .locked(.firstQuery, _) = access {
-            openHourlyWindow(for: app, at: now, detail: "first query of the hour")
-            access = self.access(app, at: now)
-        }
-        if access.isOpen, access != .free, isGuarded, let time {
-            state.meter(app, queriedAt: time, now: now, settings: settings)
-            if settings.mode == .time { access = self.access(app, at: now) }
-        }
-        standing.note(app, access, calendar: settings.calendar, journal: &journal, at: now)
-        if access == .free { return .notGuarded }
-        guard access.isOpen, let until = access.until else {
-            return .block(access, reason: standing.reason(app, access, calendar: settings.calendar, at: now))
-        }
-        return .allow(ttl: max(.seconds(1), min(settings.maximumTTL, .seconds((until - now).secondsRoundedUp))))
+        return standing.decide(app, queriedAt: time, commitments, state: &state, journal: &journal, at: now)
     }
 
     /// Takes new settings, guarded apps, known apps and app names from a reloaded configuration;

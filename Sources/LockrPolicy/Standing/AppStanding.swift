@@ -1,4 +1,5 @@
-/// Where each app stands for one person, and when that changes: what schedules and profiles block
+/// Where each app stands for one person, what a query of its names is answered, and when that
+/// changes: what schedules and profiles block
 /// (worked out ahead of the DNS path and kept while it holds, to the minute or a profile's end),
 /// each blocked app's reason worded once per lock, and whether each app was open when last looked
 /// at, so that its locks and unlocks are logged once.
@@ -10,6 +11,39 @@ struct AppStanding: Sendable {
     private var restrictions = RestrictionTable.stale
     private var wording = LockWording()
     private var transitions = LockTransitions()
+
+    /// What a query of `app`'s names at `now` is answered, metering it at `time` unless that is
+    /// nil (see `PolicyState.meter`). Neither guarded nor blocked by a schedule or profile, the app
+    /// is none of the policy's; the hour's first query opens its window where the mode says so;
+    /// an open app may be cached until its window ends, at most the maximum TTL.
+    mutating func decide(
+        _ app: String, queriedAt time: Instant?, _ commitments: Commitments, state: inout PolicyState,
+        journal: inout PolicyJournal, at now: Instant
+    ) -> Admission {
+        refresh(commitments, state, at: now)
+        let isGuarded = commitments.guardedSet.contains(app)
+        guard isGuarded || isRestricted(app) else { return .notGuarded }
+        var access = access(app, commitments, state, at: now)
+        if case .locked(.firstQuery, _) = access {
+            markOpen(app)
+            DayAllowances(settings: commitments.settings).openHour(
+                for: app, detail: "first query of the hour", today: &state.today, windows: &state.windows,
+                journal: &journal, at: now)
+            access = self.access(app, commitments, state, at: now)
+        }
+        if access.isOpen, access != .free, isGuarded, let time {
+            state.meter(app, queriedAt: time, now: now, settings: commitments.settings)
+            if commitments.settings.mode == .time { access = self.access(app, commitments, state, at: now) }
+        }
+        let calendar = commitments.settings.calendar
+        note(app, access, calendar: calendar, journal: &journal, at: now)
+        if access == .free { return .notGuarded }
+        guard access.isOpen, let until = access.until else {
+            return .block(access, reason: reason(app, access, calendar: calendar, at: now))
+        }
+        let ttl = min(commitments.settings.maximumTTL, .seconds((until - now).secondsRoundedUp))
+        return .allow(ttl: max(.seconds(1), ttl))
+    }
 
     /// Where `app` stands at `now`: a schedule or profile first (only the emergency window opens
     /// it then), then the longest window it is open in, then the mode.
@@ -31,7 +65,7 @@ struct AppStanding: Sendable {
     }
 
     /// Whether a schedule or profile blocks `app` by the table worked out last (`refresh` first).
-    func isRestricted(_ app: String) -> Bool { restrictions.byApp[app] != nil }
+    private func isRestricted(_ app: String) -> Bool { restrictions.byApp[app] != nil }
 
     /// The guarded apps, in configuration order, and then the apps schedules and profiles block at
     /// `now` that are not guarded: every app that may be blocked.
@@ -45,7 +79,7 @@ struct AppStanding: Sendable {
     }
 
     /// Why `app` is blocked, worded once per lock.
-    mutating func reason(_ app: String, _ access: AppAccess, calendar: DayCalendar, at now: Instant) -> String {
+    private mutating func reason(_ app: String, _ access: AppAccess, calendar: DayCalendar, at now: Instant) -> String {
         wording.sentence(app, access, at: now, text: AccessText(calendar: calendar))
     }
 
@@ -75,7 +109,7 @@ struct AppStanding: Sendable {
     }
 
     /// Logs `app` locking or opening when `access` differs from where it stood when last looked at.
-    mutating func note(
+    private mutating func note(
         _ app: String, _ access: AppAccess, calendar: DayCalendar, journal: inout PolicyJournal, at now: Instant
     ) {
         guard transitions.changed(app, to: access) else { return }

@@ -26,8 +26,7 @@ extension PolicyEngine {
         return UnlockResult(opened: opened, alreadyOpen: alreadyOpen)
     }
 
-    @discardableResult
-    mutating func openHourlyWindow(for app: String, at now: Instant, detail: String) -> UnlockWindow {
+    private mutating func openHourlyWindow(for app: String, at now: Instant, detail: String) -> UnlockWindow {
         standing.markOpen(app)
         return allowances.openHour(
             for: app, detail: detail, today: &state.today, windows: &state.windows, journal: &journal, at: now)
