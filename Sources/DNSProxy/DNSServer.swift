@@ -52,6 +52,7 @@ public final class DNSServer: Sendable {
         listeners: ListenerSettings,
         pipeline: QueryPipeline,
         upstreams: UpstreamPool,
+        routes: ForwardRoutes = ForwardRoutes(),
         forwarding: ForwardSettings,
         group: MultiThreadedEventLoopGroup,
         journal: QueryJournal? = nil
@@ -59,7 +60,8 @@ public final class DNSServer: Sendable {
         let loops = Array(group.makeIterator())
         let contexts = loops.map { loop in
             LoopContext(eventLoop: loop, pipeline: pipeline.copy(), journal: journal) { metrics in
-                UpstreamForwarder(eventLoop: loop, pool: upstreams, settings: forwarding, metrics: metrics)
+                UpstreamForwarder(
+                    eventLoop: loop, pool: upstreams, routes: routes, settings: forwarding, metrics: metrics)
             }
         }
         for context in contexts { try await context.eventLoop.submit { context.startJournal() }.get() }
@@ -114,14 +116,17 @@ public final class DNSServer: Sendable {
 
     /// Swaps in a new pipeline and upstreams (a reload) without dropping queries: each loop switches
     /// between two queries; queries already upstream finish with what they started with.
-    public func update(pipeline: QueryPipeline, upstreams: UpstreamPool, forwarding: ForwardSettings) {
+    public func update(
+        pipeline: QueryPipeline, upstreams: UpstreamPool, routes: ForwardRoutes, forwarding: ForwardSettings
+    ) {
         for context in contexts {
             let pipeline = pipeline.copy()
             context.eventLoop.execute {
                 let old = context.forwarder
                 context.use(pipeline)
                 context.forwarder = UpstreamForwarder(
-                    eventLoop: context.eventLoop, pool: upstreams, settings: forwarding, metrics: context.metrics)
+                    eventLoop: context.eventLoop, pool: upstreams, routes: routes, settings: forwarding,
+                    metrics: context.metrics)
                 // the old forwarder lives until every query it holds has had all its attempts
                 context.eventLoop.scheduleTask(in: old.longestQuery) { old.close() }
             }

@@ -102,7 +102,7 @@ final class LoopContext: @unchecked Sendable {
                 record(.stale, nil)
                 return pipeline.staleAnswer(query, stale: stale, verdict: verdict, transport: transport).bytes
             }
-            if forwarder.upstreamsDown {
+            if forwarder.upstreamsDown(for: query) {
                 resolution.whenComplete { _ = finish($0) }
                 return .reply(staleBytes())
             }

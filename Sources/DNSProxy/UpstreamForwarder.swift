@@ -17,6 +17,9 @@ struct UpstreamAnswer: Sendable {
 /// upstream's address and port, carries the id and repeats the question. A truncated answer is asked
 /// again over TCP. A timeout or a SERVFAIL/REFUSED/malformed answer moves on to the next upstream.
 ///
+/// Names of a domain that `ForwardRoutes` sends elsewhere (the router's DNS for `lan`) go to that
+/// route's servers instead, the same way.
+///
 /// A question already on its way upstream is not asked again: later identical queries (name in any
 /// case, type, DO and CD bits) wait for the same answer.
 ///
@@ -24,6 +27,7 @@ struct UpstreamAnswer: Sendable {
 final class UpstreamForwarder: @unchecked Sendable {
     let eventLoop: EventLoop
     private let pool: UpstreamPool
+    private let routes: ForwardRoutes
     private let settings: ForwardSettings
     private let metrics: LoopMetrics
     private var sockets: [SocketFamily: SocketSet] = [:]
@@ -66,21 +70,28 @@ final class UpstreamForwarder: @unchecked Sendable {
         let query: DNSQuery
         let bounds: TTLBounds
         let promise: EventLoopPromise<UpstreamAnswer>
+        /// The servers it is asked of: the upstreams, or its route's.
+        let pool: UpstreamPool
         let order: [Int]
         var attempt = 0
 
-        init(query: DNSQuery, bounds: TTLBounds, promise: EventLoopPromise<UpstreamAnswer>, order: [Int]) {
+        init(query: DNSQuery, bounds: TTLBounds, promise: EventLoopPromise<UpstreamAnswer>, pool: UpstreamPool) {
             self.query = query
             self.bounds = bounds
             self.promise = promise
-            self.order = order
+            self.pool = pool
+            order = pool.order(now: NIODeadline.now().uptimeNanoseconds)
         }
     }
 
     /// `metrics`: its event loop's, where each upstream's answers and failures are counted.
-    init(eventLoop: EventLoop, pool: UpstreamPool, settings: ForwardSettings, metrics: LoopMetrics) {
+    init(
+        eventLoop: EventLoop, pool: UpstreamPool, routes: ForwardRoutes = ForwardRoutes(), settings: ForwardSettings,
+        metrics: LoopMetrics
+    ) {
         self.eventLoop = eventLoop
         self.pool = pool
+        self.routes = routes
         self.settings = settings
         self.metrics = metrics
     }
@@ -88,12 +99,11 @@ final class UpstreamForwarder: @unchecked Sendable {
     /// Resolves `query` upstream. The future fails with `ForwardError` when no upstream answered.
     func resolve(_ query: DNSQuery, bounds: TTLBounds) -> EventLoopFuture<UpstreamAnswer> {
         eventLoop.assertInEventLoop()
+        let pool = pool(for: query)
         guard !pool.servers.isEmpty else { return eventLoop.makeFailedFuture(ForwardError.noUpstreams) }
         let key = CacheKey(query).hash
         if let asked = inFlight[key], CacheKey.sameQuestion(asked.query, query) { return asked.promise.futureResult }
-        let job = ForwardJob(
-            query: query, bounds: bounds, promise: eventLoop.makePromise(),
-            order: pool.order(now: NIODeadline.now().uptimeNanoseconds))
+        let job = ForwardJob(query: query, bounds: bounds, promise: eventLoop.makePromise(), pool: pool)
         if inFlight[key] == nil {
             inFlight[key] = job
             job.promise.futureResult.whenComplete { _ in
@@ -107,8 +117,15 @@ final class UpstreamForwarder: @unchecked Sendable {
     /// How long a query with a stale answer at hand waits for the upstreams.
     var staleAnswerTimeout: TimeAmount { settings.staleAnswerTimeout }
 
-    /// Whether every upstream is known to be down right now.
-    var upstreamsDown: Bool { pool.allDown(now: NIODeadline.now().uptimeNanoseconds) }
+    /// Whether every server `query` would be asked of is known to be down right now.
+    func upstreamsDown(for query: DNSQuery) -> Bool {
+        pool(for: query).allDown(now: NIODeadline.now().uptimeNanoseconds)
+    }
+
+    /// The servers `query` is asked of: its route's, else the upstreams.
+    private func pool(for query: DNSQuery) -> UpstreamPool {
+        routes.isEmpty ? pool : routes.pool(for: query.name) ?? pool
+    }
 
     /// The longest a query can take here: every attempt timing out, plus a margin.
     var longestQuery: TimeAmount { settings.attemptTimeout * Int64(max(1, settings.attempts)) + .seconds(1) }
@@ -130,14 +147,14 @@ final class UpstreamForwarder: @unchecked Sendable {
         }
         let server = job.order[job.attempt % job.order.count]
         job.attempt += 1
-        let address = pool.servers[server]
+        let address = job.pool.servers[server]
         let family: SocketFamily = address.protocol == .inet6 ? .v6 : .v4
         socketSet(for: family).whenComplete { result in
             switch result {
             case .success(let set):
                 self.send(job, to: server, address: address, family: family, set: set)
             case .failure:
-                self.failed(server, reason: "no socket to send from")
+                self.failed(server, of: job.pool, reason: "no socket to send from")
                 self.sendAttempt(job)
             }
         }
@@ -153,24 +170,26 @@ final class UpstreamForwarder: @unchecked Sendable {
         let key = PendingKey(family: family, socket: socket, id: id)
         let bytes = makeUpstreamQuery(for: job.query, id: id)
         let timeout = eventLoop.scheduleTask(in: settings.attemptTimeout) {
-            self.attemptFailed(key, reason: "no answer within \(self.settings.attemptTimeout.nanoseconds / 1_000_000) ms")
+            self.attemptFailed(
+                key, reason: "no answer within \(self.settings.attemptTimeout.nanoseconds / 1_000_000) ms")
         }
         pending[key] = PendingQuery(job: job, server: server, sent: bytes, sentAt: .now(), timeout: timeout)
         let envelope = AddressedEnvelope(remoteAddress: address, data: channel.allocator.buffer(bytes: bytes))
-        channel.writeAndFlush(envelope).whenFailure { error in self.attemptFailed(key, reason: "send failed: \(error)") }
+        channel.writeAndFlush(envelope).whenFailure { error in self.attemptFailed(key, reason: "send failed: \(error)")
+        }
     }
 
     private func attemptFailed(_ key: PendingKey, reason: String) {
         guard let attempt = pending.removeValue(forKey: key) else { return }
         attempt.timeout.cancel()
-        failed(attempt.server, reason: reason)
+        failed(attempt.server, of: attempt.job.pool, reason: reason)
         sendAttempt(attempt.job)
     }
 
     private func received(_ reply: [UInt8], from source: SocketAddress, family: SocketFamily, socket: Int) {
         guard reply.count >= 2 else { return }
         let key = PendingKey(family: family, socket: socket, id: UInt16(reply[0]) << 8 | UInt16(reply[1]))
-        guard let attempt = pending[key], pool.servers[attempt.server] == source else { return }
+        guard let attempt = pending[key], attempt.job.pool.servers[attempt.server] == source else { return }
         let answer: CachedAnswer
         do {
             answer = try CachedAnswer(reply: reply, toQuery: attempt.sent, bounds: attempt.job.bounds)
@@ -192,10 +211,13 @@ final class UpstreamForwarder: @unchecked Sendable {
     private func finish(_ attempt: PendingQuery, with answer: CachedAnswer) {
         switch answer.rcode {
         case .serverFailure?, .refused?, .notImplemented?, .formatError?, nil:
-            failed(attempt.server, reason: "answered \(answer.rcode.map { "\($0)" } ?? "an unknown code")")
+            failed(
+                attempt.server, of: attempt.job.pool,
+                reason: "answered \(answer.rcode.map { "\($0)" } ?? "an unknown code")")
             sendAttempt(attempt.job)
         default:
             let rtt = (NIODeadline.now() - attempt.sentAt).nanoseconds
+            let pool = attempt.job.pool
             pool.recordSuccess(
                 attempt.server, rttMicroseconds: Double(rtt) / 1000, now: NIODeadline.now().uptimeNanoseconds)
             metrics.upstreamAnswered(pool.servers[attempt.server], nanoseconds: rtt)
@@ -204,7 +226,7 @@ final class UpstreamForwarder: @unchecked Sendable {
     }
 
     private func retryOverTCP(_ attempt: PendingQuery) {
-        let server = pool.servers[attempt.server]
+        let server = attempt.job.pool.servers[attempt.server]
         TCPExchange.ask(server, message: attempt.sent, on: eventLoop, timeout: settings.attemptTimeout)
             .flatMapThrowing { reply in
                 try CachedAnswer(reply: reply, toQuery: attempt.sent, bounds: attempt.job.bounds)
@@ -214,14 +236,14 @@ final class UpstreamForwarder: @unchecked Sendable {
                 case .success(let answer) where !answer.isTruncated:
                     self.finish(attempt, with: answer)
                 default:
-                    self.failed(attempt.server, reason: "no usable answer over TCP")
+                    self.failed(attempt.server, of: attempt.job.pool, reason: "no usable answer over TCP")
                     self.sendAttempt(attempt.job)
                 }
             }
     }
 
-    /// Notes that `server` failed an attempt: its health in the pool, and the loop's count.
-    private func failed(_ server: Int, reason: String) {
+    /// Notes that `server` of `pool` failed an attempt: its health in the pool, and the loop's count.
+    private func failed(_ server: Int, of pool: UpstreamPool, reason: String) {
         pool.recordFailure(server, now: NIODeadline.now().uptimeNanoseconds, reason: reason)
         metrics.upstreamFailed(pool.servers[server])
     }

@@ -74,7 +74,8 @@ extension ConfigFile {
         return directory
     }
 
-    /// The reference's commented examples of the tables of names: apps, people, schedules, profiles.
+    /// The reference's commented examples of the tables of names (apps, people, schedules, profiles)
+    /// and of `[[forward]]`.
     static let tablesOfNames = """
         # Apps defined here: id = [domain rules]. Guard them by id like catalogue apps.
         # [apps]
@@ -103,12 +104,20 @@ extension ConfigFile {
         # Profiles everyone may switch on ([people.NAME.profiles.NAME] are one person's).
         # [profiles.work]
         # block = ["social", "video"]
+
+        # Names of the home's own domains, and all names under them, go to these servers instead of
+        # the upstreams (see "The home's own names" in dns.md): the router's DNS knows the names its
+        # DHCP handed out. The longest domain that covers a name wins. Servers: "ADDR" (port 53) or
+        # "ADDR:PORT".
+        # [[forward]]
+        # domains = ["lan", "home.arpa", "168.192.in-addr.arpa"]
+        # servers = ["192.168.1.1"]
         """
 
     /// Every key lockr reads, dotted ("cache.size"), tables excluded.
     static var knownKeys: [String] {
         ConfigReader.topLevel.filter {
-            ConfigReader.sections[$0] == nil && !["apps", "people", "schedules", "profiles"].contains($0)
+            ConfigReader.sections[$0] == nil && !["apps", "people", "schedules", "profiles", "forward"].contains($0)
         }
             + ConfigReader.sections.flatMap { section, keys in keys.map { "\(section).\($0)" } }
     }
@@ -123,7 +132,7 @@ extension ConfigReader {
     ).merging(BackendKind.allCases.map { ($0.rawValue, $0.configKeys) }) { own, _ in own }
     /// Every key of the top level: its settings, the sections, and the tables of names.
     static let topLevel: Set<String> = LockrConfiguration.configSections[0].keys.union(sections.keys).union([
-        "backends", "meter-from", "apps", "people", "schedules", "profiles",
+        "backends", "meter-from", "apps", "people", "schedules", "profiles", "forward",
     ])
     /// The sections a person's table may hold: the top level's policy sections.
     static let personSections = PolicySettings.configSections.map(\.name) + ["query-log"]
@@ -160,6 +169,7 @@ extension ConfigReader {
 
         for section in LockrConfiguration.configSections { read(&config, section) }
         readApps(into: &config.names)
+        config.forwards = forwardRules()
         readBackends(
             answersDNS: &config.answersDNS, backends: &config.backends, meterFrom: &config.meterFrom,
             requestTimeout: config.adapterTiming.requestTimeout, reserved: Self.topLevel)

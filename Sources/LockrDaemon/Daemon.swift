@@ -242,7 +242,8 @@ public final class Daemon: Sendable {
                 installation: installation(
                     loaded, config, speechProblem: SpeechModel(directory: running.speechModel).problem.map { "\($0)" }))
             keeper?.reload(
-                config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger))
+                config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
+                routes: ForwardRoutes(config.forwards, logger: logger))
             if let lists {
                 parts.lists.reconfigure(config)
                 Task { await lists.reconfigure(sources: PolicyLoader.subscriptions(config), settings: config.lists) }

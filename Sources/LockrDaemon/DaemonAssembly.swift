@@ -45,7 +45,8 @@ extension Daemon {
                 listeners: ListenerSettings(
                     addresses: listenAddresses(config, logger: logger), tcp: config.tcp),
                 pipeline: PipelineKeeper.pipeline(config, lists: loaded.lists, cache: cache, parts: parts),
-                upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger), forwarding: config.forwarding,
+                upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
+                routes: ForwardRoutes(config.forwards, logger: logger), forwarding: config.forwarding,
                 group: loops, journal: parts.queryLog?.journal)
             await parts.metrics.observe(server, cache: cache)
             let writer = parts.queryLog.map { queryLog in

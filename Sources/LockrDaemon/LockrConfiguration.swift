@@ -15,6 +15,8 @@ public struct LockrConfiguration: Sendable, Equatable {
     ]
     /// Upstream resolvers; empty means the name servers of /etc/resolv.conf.
     public var upstreams: [SocketAddress] = []
+    /// Domains whose names go to other servers than the upstreams (`[[forward]]` tables).
+    public var forwards: [ForwardRule] = []
     public var stateDirectory: String = LockrConfiguration.defaultStateDirectory()
     /// Block and allow lists: files, or URLs kept up to date as `lists` says.
     public var blocklists: [String] = []

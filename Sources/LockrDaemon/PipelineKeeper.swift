@@ -19,12 +19,12 @@ final class PipelineKeeper: Sendable {
     }
 
     /// Takes a reloaded configuration, its rule lists and upstreams.
-    func reload(_ config: LockrConfiguration, lists: RuleLists, upstreams: UpstreamPool) {
+    func reload(_ config: LockrConfiguration, lists: RuleLists, upstreams: UpstreamPool, routes: ForwardRoutes) {
         inputs.withLock { inputs in
             inputs = (config, lists)
             server.update(
                 pipeline: Self.pipeline(config, lists: lists, cache: cache, parts: parts), upstreams: upstreams,
-                forwarding: config.forwarding)
+                routes: routes, forwarding: config.forwarding)
         }
     }
 

@@ -398,3 +398,55 @@ import Testing
                 == "/var/lib/lockr")
     }
 }
+
+/// `[[forward]]`: the home's own domains and the servers that answer them.
+@Suite struct ForwardConfigTests {
+    @Test func eachTableNamesItsDomainsAndServers() throws {
+        let config = try ConfigFile.parse(
+            """
+            [[forward]]
+            domains = ["lan", "Home.Arpa.", "168.192.in-addr.arpa"]
+            servers = ["192.168.1.1", "[fd00::1]:5353"]
+
+            [[forward]]
+            domains = ["corp.example"]
+            servers = ["10.0.0.53"]
+            """, path: "forward.toml")
+        #expect(config.forwards.map(\.domains) == [["lan", "home.arpa", "168.192.in-addr.arpa"], ["corp.example"]])
+        #expect(config.forwards[0].servers.map { AddressText.format($0) } == ["192.168.1.1:53", "[fd00::1]:5353"])
+        #expect(try ConfigFile.parse("", path: "empty.toml").forwards.isEmpty)
+    }
+
+    @Test func aBadTableIsRefusedNamingItsLineAndKey() {
+        let text = """
+            [[forward]]
+            domains = ["lan", "not a name"]
+            servers = ["router"]
+            sever = "x"
+
+            [[forward]]
+            domains = ["LAN"]
+            servers = []
+            """
+        do {
+            _ = try ConfigFile.parse(text, path: "bad.toml")
+            Issue.record("a bad [[forward]] must not parse")
+        } catch {
+            let said = error.issues.map { "\($0.key ?? "") \($0.message)" }
+            #expect(
+                said.contains(
+                    "forward.domains 'not a name' is not a domain name (as \"lan\" or \"168.192.in-addr.arpa\")"))
+            #expect(said.contains("forward.servers 'router' is not an address (ADDR[:PORT])"))
+            #expect(said.contains("forward.sever unknown key (did you mean 'servers'?)"))
+            #expect(said.contains("forward.servers needs at least one server"))
+            #expect(said.contains("forward.domains 'lan' is in two [[forward]] tables"))
+            #expect(error.issues.allSatisfy { $0.line != nil }, "\(error.issues)")
+        }
+        do {
+            _ = try ConfigFile.parse("forward = \"192.168.1.1\"", path: "bad.toml")
+            Issue.record("forward must be tables")
+        } catch {
+            #expect(error.issues.map(\.message) == ["expected tables ([[forward]] with domains and servers)"])
+        }
+    }
+}
