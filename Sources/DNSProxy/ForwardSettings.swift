@@ -15,6 +15,9 @@ public struct ForwardSettings: Sendable, Equatable {
     /// stale answer (RFC 8767's client-response timer; it suggests 1.8 s). The upstream answer, when
     /// it comes, still refreshes the cache. While every upstream is down, stale answers go at once.
     public var staleAnswerTimeout: TimeAmount = .milliseconds(1800)
+    /// Whether the locally served zones (`LocallyServedZones`) are answered here instead of being
+    /// asked of the upstreams.
+    public var answersLocalZones = true
 
     /// Every setting at its default.
     public static let defaults = ForwardSettings()
@@ -34,6 +37,10 @@ extension ForwardSettings: ConfigSection {
             "stale-answer-ms", \.staleAnswerTimeout, in: 0...60_000, as: { .milliseconds(Int64($0)) },
             shown: { Int($0.nanoseconds / 1_000_000) },
             "A query whose name has an expired cached answer (within [cache] serve-stale) gets that stale answer when the upstreams take longer than this, milliseconds ({range}; RFC 8767 suggests 1800), and at once while every upstream is down; the upstream answer still refreshes the cache."
+        ),
+        .bool(
+            "local-zones", \.answersLocalZones,
+            "Answer the locally served zones here, never asking the upstreams: reverse lookups of private, CGNAT, link-local and unique-local addresses (RFC 6303), and local, home.arpa, onion and invalid. NXDOMAIN, unless a [[forward]] covers the name. false: they go upstream like any name."
         ),
     ]
 }

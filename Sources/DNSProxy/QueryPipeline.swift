@@ -18,7 +18,8 @@ public enum QueryOutcome: Sendable, Equatable {
     case forwarded
     /// An expired cached answer, because no upstream answered in time (RFC 8767).
     case stale
-    /// Answered without asking anyone: the minimal answer to ANY (RFC 8482).
+    /// Answered without asking anyone: the minimal answer to ANY (RFC 8482), the web pages' name, a
+    /// locally served zone (RFC 6303).
     case synthesized
     /// REFUSED: the client is not on an allowed network.
     case refused
@@ -85,7 +86,7 @@ public enum ResolveVerdict: Sendable, Equatable {
 ///    outlive a block (a fresh cached answer whose name this very policy already allowed for a
 ///    person with the same filter skips the rule lookup; names of apps are decided on every query,
 ///    as their verdict changes with time and person);
-/// 6. ANY gets the minimal RFC 8482 answer;
+/// 6. ANY gets the minimal RFC 8482 answer, a locally served zone (`LocallyServedZones`) its own;
 /// 7. the cache; 8. the upstreams; and if they all fail, a stale answer or SERVFAIL.
 ///
 /// Immutable and without I/O: the network layer carries out the steps it returns. A reload builds
@@ -101,6 +102,8 @@ public final class QueryPipeline: Sendable {
     /// Whom the query log names and how much of each person's queries it keeps; nil when the
     /// query log is off.
     public let logging: QueryLogging?
+    /// The zones answered here rather than upstream; nil: none.
+    public let localZones: LocallyServedZones?
 
     /// TTL of served-stale answers (RFC 8767 recommends 30 s).
     static let staleTTL: UInt32 = 30
@@ -114,7 +117,8 @@ public final class QueryPipeline: Sendable {
         cacheSettings: CacheSettings = .defaults,
         cache: AnswerCache,
         sightings: DeviceSightings? = nil,
-        logging: QueryLogging? = nil
+        logging: QueryLogging? = nil,
+        localZones: LocallyServedZones? = nil
     ) {
         self.policy = policy
         self.access = access
@@ -123,6 +127,7 @@ public final class QueryPipeline: Sendable {
         self.cache = cache
         self.sightings = sightings
         self.logging = logging
+        self.localZones = localZones
     }
 
     /// A pipeline with the same settings, for another event loop: each loop holding its own keeps
@@ -130,7 +135,7 @@ public final class QueryPipeline: Sendable {
     func copy() -> QueryPipeline {
         QueryPipeline(
             policy: policy, access: access, devices: devices, cacheSettings: cacheSettings, cache: cache,
-            sightings: sightings, logging: logging)
+            sightings: sightings, logging: logging, localZones: localZones)
     }
 
     /// Handles a received packet as far as it can without an upstream.
@@ -201,12 +206,18 @@ public final class QueryPipeline: Sendable {
             }
             switch cache.answer(query, now: now, udpLimit: limit, check: check) {
             case .fresh(let bytes): return .reply(bytes, .cached)
-            case .stale(let stale): return .forward(query, stale: stale, verdict: verdict)
-            case .unverified, .miss: return .forward(query, stale: nil, verdict: verdict)
+            case .stale(let stale): return forward(query, stale: stale, verdict: verdict)
+            case .unverified, .miss: return forward(query, stale: nil, verdict: verdict)
             }
-        case .stale(let stale): return .forward(query, stale: stale, verdict: verdict)
-        case .fresh, .miss: return .forward(query, stale: nil, verdict: verdict)
+        case .stale(let stale): return forward(query, stale: stale, verdict: verdict)
+        case .fresh, .miss: return forward(query, stale: nil, verdict: verdict)
         }
+    }
+
+    /// Asks upstream about `query`, unless its name is a locally served zone's: then it is answered here.
+    private func forward(_ query: DNSQuery, stale: StaleAnswer?, verdict: ResolveVerdict) -> PipelineStep {
+        if let local = localZones?.answer(to: query) { return .reply(local, .synthesized) }
+        return .forward(query, stale: stale, verdict: verdict)
     }
 
     /// The answer once the upstreams have answered or failed.

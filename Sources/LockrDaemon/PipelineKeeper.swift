@@ -76,6 +76,8 @@ final class PipelineKeeper: Sendable {
             access: config.access, devices: parts.household.deviceDirectory(), cacheSettings: config.cache,
             cache: cache,
             sightings: parts.watch.sightings,
-            logging: parts.queryLog == nil ? nil : QueryLog.logging(config, household: parts.household))
+            logging: parts.queryLog == nil ? nil : QueryLog.logging(config, household: parts.household),
+            localZones: config.forwarding.answersLocalZones
+                ? LocallyServedZones(forwarded: config.forwards.flatMap(\.domains)) : nil)
     }
 }
