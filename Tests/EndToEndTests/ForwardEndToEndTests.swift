@@ -50,4 +50,51 @@ import Testing
             #expect(upstream.queries(for: "5.0.0.10.in-addr.arpa.") == 1)
         }
     }
+
+    @Test(
+        .enabled(
+            if: NetworkNamespaces.unavailable == nil,
+            "needs network namespaces (root, iproute2, `ip netns add` allowed)"))
+    func onAHomeNetworkTheRouterAnswersItsNamesAndThePublicUpstreamLogsNoneOfThem() async throws {
+        let network = try NetworkNamespaces()
+        defer { network.remove() }
+        let phone = try network.addClient("p", address: "10.77.0.2", mac: "02:00:00:77:00:02")
+        let server = try network.addClient("s", address: "10.77.0.10", mac: "02:00:00:77:00:10")
+        let internet = try network.addBeyondRouter("i", address: "10.78.0.2")
+        let asked = NSTemporaryDirectory() + "lockr-e2e-public-\(UUID()).log"
+        defer { try? FileManager.default.removeItem(atPath: asked) }
+        let publicDNS = try DnsmasqProcess(
+            lines: [
+                "listen-address=10.78.0.2", "address=/www.example/192.0.2.1", "log-queries", "log-facility=\(asked)",
+            ], namespace: internet)
+        defer { publicDNS.stop() }
+        // The router's DNS, holding the names its DHCP handed out (and their reverse lookups).
+        let routerDNS = try DnsmasqProcess(
+            lines: ["listen-address=10.77.0.1", "host-record=printer.lan,10.77.0.20", "local=/lan/"],
+            namespace: network.router)
+        defer { routerDNS.stop() }
+        let config = NSTemporaryDirectory() + "lockr-e2e-home-forward-\(UUID()).toml"
+        try """
+        [[forward]]
+        domains = ["lan", "77.10.in-addr.arpa"]
+        servers = ["10.77.0.1:\(routerDNS.port)"]
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let lockr = try await LockrProcess(
+            ["--config", config, "--listen", "10.77.0.10:5335", "--upstream", "10.78.0.2:\(publicDNS.port)"],
+            namespace: server)
+        defer { lockr.stop() }
+
+        func ask(_ arguments: String...) throws -> String {
+            try network.inside(phone, ["dig", "@10.77.0.10", "-p", "5335", "+tries=1", "+time=2"] + arguments)
+        }
+        #expect(try ask("+short", "printer.lan").contains("10.77.0.20"))
+        #expect(try ask("+short", "-x", "10.77.0.20").contains("printer.lan."))
+        #expect(try ask("-x", "192.168.5.5").contains("status: NXDOMAIN"))
+        #expect(try ask("-x", "fd00::5").contains("status: NXDOMAIN"))
+        #expect(try ask("+short", "www.example").contains("192.0.2.1"))
+        let log = try String(contentsOfFile: asked, encoding: .utf8)
+        #expect(log.contains("www.example"), "the public upstream logs what it is asked")
+        #expect(!log.contains(".lan") && !log.contains("in-addr.arpa") && !log.contains("ip6.arpa"), "\(log)")
+    }
 }
