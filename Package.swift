@@ -296,7 +296,7 @@ if Context.environment["LOCKR_FUZZ"] != nil {
         .executableTarget(
             name: "lockr-fuzz",
             dependencies: [
-                "LockrFuzzDriver", "DNSWire", "DNSFilter", "LockrPuzzles", "LockrSpeech", "LockrAPI", "LockrControl",
+                "LockrFuzzDriver", "DNSWire", "DNSFilter", "DNSProxy", "LockrPuzzles", "LockrSpeech", "LockrAPI", "LockrControl",
                 "LockrDaemon", "LockrLists", "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],

@@ -10,6 +10,9 @@ enum FuzzTarget: String, CaseIterable {
     case ruleList = "rule-list"
     /// The TOML configuration file.
     case config
+    /// The home's own names: a `[local]` record (the first line) and a hosts file (the rest),
+    /// then queries answered from them.
+    case localRecords = "local-records"
     /// A list server's answer: its status, head and body (see `ListTargets.listDownload`).
     case listDownload = "list-download"
     /// A control API request body: the first byte picks the body, the rest is its JSON.
@@ -29,6 +32,7 @@ enum FuzzTarget: String, CaseIterable {
         case .upstreamAnswer: WireTargets.upstreamAnswer(bytes)
         case .ruleList: ListTargets.ruleList(bytes)
         case .config: ListTargets.config(bytes)
+        case .localRecords: ListTargets.localRecords(bytes)
         case .listDownload: ListTargets.listDownload(bytes)
         case .controlBody: RequestTargets.controlBody(bytes)
         case .webForm: RequestTargets.webForm(bytes)

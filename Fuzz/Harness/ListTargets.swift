@@ -1,7 +1,9 @@
 import DNSFilter
+import DNSWire
 import Foundation
 import LockrDaemon
 
+@testable import DNSProxy
 @testable import LockrLists
 
 /// Files a household writes or downloads: rule lists, a list server's answer and the configuration.
@@ -47,6 +49,24 @@ enum ListTargets {
             _ = try ListAnswer.list(body, headers: headers)
         } catch {
             _ = error.description
+        }
+    }
+
+    /// Reads the first line of `bytes` as a `[local]` record and the rest as a hosts file, then
+    /// answers queries of the names they define (and of a few they do not) from them.
+    static func localRecords(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let firstLine = text.prefix { $0 != "\n" }
+        var records = HostsFile.records(in: String(text.dropFirst(firstLine.count))).records
+        if let record = try? LocalRecord(String(firstLine)) { records.append(record) }
+        let table = LocalRecords(records, ttl: 300)
+        _ = LocalRecords.problems(records)
+        let names = records.prefix(8).map { WireName.presentation(of: $0.owner) } + ["example.com", "home.arpa"]
+        for name in names {
+            for type in [RecordType.a, RecordType.aaaa, RecordType.cname, RecordType.txt, RecordType.any] {
+                guard let query = DNSQuery.asking(name, type: type) else { continue }
+                _ = table.answer(to: query)
+            }
         }
     }
 

@@ -30,6 +30,7 @@ public struct LocallyServedZones: Sendable {
 
     /// The answer to `query`, when its name is in a locally served zone no forward covers.
     func answer(to query: DNSQuery) -> [UInt8]? {
+        guard Self.topLevels.contains(Self.lastLabel(of: query.wireName)) else { return nil }  // no String made
         var name = query.name.lowercased()
         if name.hasSuffix(".") { name.removeLast() }
         guard let zone = zone(of: name) else { return nil }
@@ -37,10 +38,29 @@ public struct LocallyServedZones: Sendable {
         return Responses.synthesized(zone == name ? .noData : .nameError, to: query, ttl: Self.ttl)
     }
 
+    /// The last labels of the zones (see `lastLabel`).
+    private static let topLevels: Set<UInt64> = Set(["arpa", "local", "onion", "invalid"].map { packed($0.utf8) })
+
+    /// The last label of a wire name, in lower case and packed into a number (0 for the root or a
+    /// label longer than 7 bytes, which no zone here ends in).
+    private static func lastLabel(of wire: ArraySlice<UInt8>) -> UInt64 {
+        var index = wire.startIndex
+        var last = index..<index
+        while index < wire.endIndex, wire[index] != 0 {
+            let end = index + 1 + Int(wire[index])
+            guard end <= wire.endIndex else { return 0 }
+            last = (index + 1)..<end
+            index = end
+        }
+        return last.count > 7 ? 0 : packed(wire[last])
+    }
+
+    private static func packed(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        bytes.reduce(UInt64(0)) { $0 << 8 | UInt64(asciiLower($1)) }
+    }
+
     /// The locally served zone `name` is in (itself or a parent of it), if any.
     private func zone(of name: String) -> String? {
-        guard name.hasSuffix("arpa") || name.hasSuffix("local") || name.hasSuffix("onion") || name.hasSuffix("invalid")
-        else { return nil }
         var rest = Substring(name)
         while true {
             if zones.contains(String(rest)) { return String(rest) }

@@ -18,8 +18,8 @@ public enum QueryOutcome: Sendable, Equatable {
     case forwarded
     /// An expired cached answer, because no upstream answered in time (RFC 8767).
     case stale
-    /// Answered without asking anyone: the minimal answer to ANY (RFC 8482), the web pages' name, a
-    /// locally served zone (RFC 6303).
+    /// Answered without asking anyone: the minimal answer to ANY (RFC 8482), the web pages' name, the
+    /// home's own records, a locally served zone (RFC 6303).
     case synthesized
     /// REFUSED: the client is not on an allowed network.
     case refused
@@ -86,7 +86,8 @@ public enum ResolveVerdict: Sendable, Equatable {
 ///    outlive a block (a fresh cached answer whose name this very policy already allowed for a
 ///    person with the same filter skips the rule lookup; names of apps are decided on every query,
 ///    as their verdict changes with time and person);
-/// 6. ANY gets the minimal RFC 8482 answer, a locally served zone (`LocallyServedZones`) its own;
+/// 6. the home's own names (`LocalRecords`) their records; ANY the minimal RFC 8482 answer; a
+///    locally served zone (`LocallyServedZones`) its own;
 /// 7. the cache; 8. the upstreams; and if they all fail, a stale answer or SERVFAIL.
 ///
 /// Immutable and without I/O: the network layer carries out the steps it returns. A reload builds
@@ -102,6 +103,8 @@ public final class QueryPipeline: Sendable {
     /// Whom the query log names and how much of each person's queries it keeps; nil when the
     /// query log is off.
     public let logging: QueryLogging?
+    /// The home's own names; nil: none.
+    public let localRecords: LocalRecords?
     /// The zones answered here rather than upstream; nil: none.
     public let localZones: LocallyServedZones?
 
@@ -118,6 +121,7 @@ public final class QueryPipeline: Sendable {
         cache: AnswerCache,
         sightings: DeviceSightings? = nil,
         logging: QueryLogging? = nil,
+        localRecords: LocalRecords? = nil,
         localZones: LocallyServedZones? = nil
     ) {
         self.policy = policy
@@ -127,6 +131,7 @@ public final class QueryPipeline: Sendable {
         self.cache = cache
         self.sightings = sightings
         self.logging = logging
+        self.localRecords = localRecords
         self.localZones = localZones
     }
 
@@ -135,7 +140,7 @@ public final class QueryPipeline: Sendable {
     func copy() -> QueryPipeline {
         QueryPipeline(
             policy: policy, access: access, devices: devices, cacheSettings: cacheSettings, cache: cache,
-            sightings: sightings, logging: logging, localZones: localZones)
+            sightings: sightings, logging: logging, localRecords: localRecords, localZones: localZones)
     }
 
     /// Handles a received packet as far as it can without an upstream.
@@ -193,6 +198,7 @@ public final class QueryPipeline: Sendable {
             note.app = app
             verdict = .eachTime(ttlCap: ttlCap)
         }
+        if let local = localRecords?.answer(to: query) { return .reply(local, .synthesized) }
         if query.type == RecordType.any {
             return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL), .synthesized)
         }

@@ -2,8 +2,11 @@
 public enum RecordType {
     public static let a: UInt16 = 1
     public static let ns: UInt16 = 2
+    public static let cname: UInt16 = 5
     public static let soa: UInt16 = 6
+    public static let ptr: UInt16 = 12
     public static let hinfo: UInt16 = 13
+    public static let txt: UInt16 = 16
     public static let aaaa: UInt16 = 28
     public static let opt: UInt16 = 41
     public static let svcb: UInt16 = 64

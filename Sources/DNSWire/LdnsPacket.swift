@@ -32,6 +32,7 @@ public final class LdnsPacket {
     /// Additional records, not counting the OPT record (ldns keeps EDNS apart).
     public var additionalCount: Int { Int(ldns_pkt_arcount(packet)) }
     public var isTruncated: Bool { ldns_pkt_tc(packet) != 0 }
+    public var isAuthoritative: Bool { ldns_pkt_aa(packet) != 0 }
     public var hasEDNS: Bool { ldns_pkt_edns(packet) != 0 }
     public var ednsUDPSize: UInt16 { ldns_pkt_edns_udp_size(packet) }
     public var dnssecOK: Bool { ldns_pkt_edns_do(packet) != 0 }

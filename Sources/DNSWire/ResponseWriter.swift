@@ -32,7 +32,7 @@ struct ResponseWriter {
     private(set) var bytes: [UInt8]
     private let query: DNSQuery
 
-    init(answering query: DNSQuery, rcode: ResponseCode, truncated: Bool = false) {
+    init(answering query: DNSQuery, rcode: ResponseCode, truncated: Bool = false, authoritative: Bool = false) {
         self.query = query
         var bytes = [UInt8]()
         bytes.reserveCapacity(query.questionEnd + 96)
@@ -41,6 +41,7 @@ struct ResponseWriter {
         flags |= query.flags & (HeaderFlag.recursionDesired | HeaderFlag.checkingDisabled)
         flags |= rcode.rawValue & HeaderFlag.rcodeMask
         if truncated { flags |= HeaderFlag.truncated }
+        if authoritative { flags |= HeaderFlag.authoritative }
         bytes.setU16(flags, at: 2)
         bytes.setU16(1, at: 4)
         bytes.setU16(0, at: 6)
@@ -52,6 +53,17 @@ struct ResponseWriter {
     /// Appends a record owned by the question name to the answer section.
     mutating func addAnswer(type: UInt16, ttl: UInt32, rdata: [UInt8]) {
         appendOwnedRecord(type: type, ttl: ttl, rdata: rdata)
+        bytes.setU16(bytes.u16(at: 6) + 1, at: 6)
+    }
+
+    /// Appends a record owned by `owner` (an uncompressed wire name) to the answer section.
+    mutating func addAnswer(owner: [UInt8], type: UInt16, ttl: UInt32, rdata: [UInt8]) {
+        bytes.append(contentsOf: owner)
+        bytes.appendU16(type)
+        bytes.appendU16(query.recordClass)
+        bytes.appendU32(ttl)
+        bytes.appendU16(UInt16(rdata.count))
+        bytes.append(contentsOf: rdata)
         bytes.setU16(bytes.u16(at: 6) + 1, at: 6)
     }
 

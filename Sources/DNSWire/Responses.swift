@@ -65,6 +65,26 @@ public enum Responses {
         return writer.bytes
     }
 
+    /// An authoritative answer from the home's own records: `records` in order (each owned by the
+    /// question name, or by `owner` when given: a CNAME's target), or NODATA with a negative-caching
+    /// SOA of `negativeTTL` when there are none.
+    public static func local(
+        _ records: [(owner: [UInt8]?, type: UInt16, ttl: UInt32, rdata: [UInt8])], to query: DNSQuery,
+        negativeTTL: UInt32
+    ) -> [UInt8] {
+        var writer = ResponseWriter(answering: query, rcode: .noError, authoritative: true)
+        for record in records {
+            if let owner = record.owner {
+                writer.addAnswer(owner: owner, type: record.type, ttl: record.ttl, rdata: record.rdata)
+            } else {
+                writer.addAnswer(type: record.type, ttl: record.ttl, rdata: record.rdata)
+            }
+        }
+        if records.isEmpty { writer.addNegativeSOA(ttl: negativeTTL) }
+        writer.addOPT()
+        return writer.bytes
+    }
+
     /// A bare response code (REFUSED to a stranger, SERVFAIL when no upstream answers, NOTIMP).
     public static func rcode(_ rcode: ResponseCode, to query: DNSQuery, reason: ExtendedError? = nil) -> [UInt8] {
         var writer = ResponseWriter(answering: query, rcode: rcode)

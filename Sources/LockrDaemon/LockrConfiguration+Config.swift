@@ -19,6 +19,7 @@ extension LockrConfiguration {
             SectionDeclaration("", topLevel), SectionDeclaration("blocking", blocking),
             SectionDeclaration("lists", \.lists),
             SectionDeclaration("cache", \.cache), SectionDeclaration("upstream", \.forwarding),
+            SectionDeclaration("local", \.local),
             SectionDeclaration("access", access), SectionDeclaration("tcp", \.tcp),
             SectionDeclaration("query-log", \.queryLog), SectionDeclaration("notify", notify),
         ] + policy + [SectionDeclaration("adapters", \.adapterTiming)]

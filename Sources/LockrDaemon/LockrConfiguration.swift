@@ -17,6 +17,8 @@ public struct LockrConfiguration: Sendable, Equatable {
     public var upstreams: [SocketAddress] = []
     /// Domains whose names go to other servers than the upstreams (`[[forward]]` tables).
     public var forwards: [ForwardRule] = []
+    /// The home's own names (`[local]`).
+    public var local = LocalSettings.defaults
     public var stateDirectory: String = LockrConfiguration.defaultStateDirectory()
     /// Block and allow lists: files, or URLs kept up to date as `lists` says.
     public var blocklists: [String] = []

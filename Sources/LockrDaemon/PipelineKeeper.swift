@@ -77,6 +77,7 @@ final class PipelineKeeper: Sendable {
             cache: cache,
             sightings: parts.watch.sightings,
             logging: parts.queryLog == nil ? nil : QueryLog.logging(config, household: parts.household),
+            localRecords: lists.localRecords.isEmpty ? nil : lists.localRecords,
             localZones: config.forwarding.answersLocalZones
                 ? LocallyServedZones(forwarded: config.forwards.flatMap(\.domains)) : nil)
     }

@@ -34,6 +34,8 @@ public struct RuleLists: Sendable {
     let own: [String: RuleSet]
     /// The names lockr answers itself, with the DNS-over-HTTPS services of the catalogue.
     let localNames: LocalNames
+    /// The home's own names: `[local] records` and the hosts files.
+    let localRecords: LocalRecords
 }
 
 /// One person as the configuration has them, checked against the catalogue.
@@ -80,7 +82,8 @@ public enum PolicyLoader {
         }
         return LoadedPolicy(
             lists: RuleLists(
-                shared: shared, own: own, localNames: LocalNames(dnsOverHTTPS: try dnsOverHTTPSNames(in: directory))),
+                shared: shared, own: own, localNames: LocalNames(dnsOverHTTPS: try dnsOverHTTPSNames(in: directory)),
+                localRecords: try localRecords(config.local)),
             reports: reports, unfetched: unfetched, catalogue: catalogue, catalogueDirectory: directory, people: people,
             upstreams: config.answersDNS ? try upstreams(config) : [],
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
@@ -90,7 +93,28 @@ public enum PolicyLoader {
     /// with the app catalogue's names of `running`: what a list fetched anew is swapped in with.
     public static func ruleLists(_ config: LockrConfiguration, running: RuleLists) throws(LoadError) -> RuleLists {
         let (shared, own, _, _) = try ruleSets(config)
-        return RuleLists(shared: shared, own: own, localNames: running.localNames)
+        return RuleLists(shared: shared, own: own, localNames: running.localNames, localRecords: running.localRecords)
+    }
+
+    /// The records of `[local]`: those written out, and each hosts file's. An unreadable file, a
+    /// line that is no address and names, and a CNAME to a name none of them defines are errors.
+    static func localRecords(_ settings: LocalSettings) throws(LoadError) -> LocalRecords {
+        var records = settings.parsedRecords
+        for path in settings.hostsFiles {
+            let text: String
+            do {
+                text = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw LoadError("cannot read the hosts file \(path): \(error.localizedDescription)")
+            }
+            let read = HostsFile.records(in: text)
+            if let problem = read.problems.first {
+                throw LoadError("hosts file \(path), line \(problem.line): \(problem.message)")
+            }
+            records += read.records
+        }
+        if let problem = LocalRecords.problems(records).first { throw LoadError("[local] \(problem)") }
+        return LocalRecords(records, ttl: UInt32(settings.ttl))
     }
 
     /// The shared rule set, each person's own (people with the same lists share one), each

@@ -26,7 +26,7 @@ struct AppStanding: Sendable {
         var access = access(app, commitments, state, at: now)
         if case .locked(.firstQuery, _) = access {
             markOpen(app)
-            DayAllowances(settings: commitments.settings).openHour(
+            _ = DayAllowances(settings: commitments.settings).openHour(
                 for: app, detail: "first query of the hour", today: &state.today, windows: &state.windows,
                 journal: &journal, at: now)
             access = self.access(app, commitments, state, at: now)

@@ -1,0 +1,63 @@
+import DNSTestSupport
+import Foundation
+import Testing
+
+/// `[local]` as a home writes it: records in the config file and a hosts file, asked with dig.
+@Suite struct LocalRecordsEndToEndTests {
+    @Test func theHomesOwnNamesAreAnsweredWithAuthorityAndNeverForwarded() async throws {
+        let upstream = try await ScriptedUpstream()
+        let directory = NSTemporaryDirectory() + "lockr-e2e-local-\(UUID())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "192.168.1.30 tv.lan tv\n".write(toFile: directory + "/hosts", atomically: true, encoding: .utf8)
+        try """
+        [local]
+        records = ["nas.home.arpa A 192.168.1.5", "printer.lan CNAME nas.home.arpa", "home.arpa TXT \\"our home\\""]
+        hosts-files = ["\(directory)/hosts"]
+        ttl = 120
+        """.write(toFile: directory + "/lockr.toml", atomically: true, encoding: .utf8)
+        let lockr = try await LockrProcess([
+            "--config", directory + "/lockr.toml", "--upstream", "127.0.0.1:\(upstream.port)",
+        ])
+        try await stoppingAfterwards(lockr, upstream) { () async throws in
+            let nas = try dig(lockr.port, "nas.home.arpa")
+            #expect(nas.contains("flags: qr aa rd ra") && nas.contains("nas.home.arpa.\t\t120\tIN\tA\t192.168.1.5"))
+            let noV6 = try dig(lockr.port, "nas.home.arpa", "AAAA")
+            #expect(noV6.contains("status: NOERROR") && noV6.contains("ANSWER: 0") && noV6.contains("SOA"))
+            #expect(try dig(lockr.port, "printer.lan", "+short") == "nas.home.arpa.\n192.168.1.5\n")
+            #expect(try dig(lockr.port, "home.arpa", "TXT", "+short").contains("\"our home\""))
+            #expect(try dig(lockr.port, "tv", "+short") == "192.168.1.30\n")
+            #expect(try dig(lockr.port, "-x", "192.168.1.30", "+short") == "tv.lan.\n")
+            for name in ["nas.home.arpa.", "printer.lan.", "home.arpa.", "tv.", "30.1.168.192.in-addr.arpa."] {
+                #expect(upstream.queries(for: name) == 0, "\(name) never leaves the home")
+            }
+        }
+    }
+
+    @Test func aBadRecordOrHostsFileIsNamedAndNothingStarts() throws {
+        let directory = NSTemporaryDirectory() + "lockr-e2e-local-bad-\(UUID())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "[local]\nrecords = [\"nas.lan MX 10 mail.lan\"]\n".write(
+            toFile: directory + "/bad.toml", atomically: true, encoding: .utf8)
+        let checked = try run(LockrProcess.binary, ["check-config", directory + "/bad.toml"])
+        #expect(checked.status != 0)
+        #expect(
+            checked.output.contains("line 2: key 'local.records': type 'MX' is not one of A, AAAA, CNAME, PTR, TXT"))
+
+        try "10.0.0.1 tv.lan\nnot-an-address tv2.lan\n".write(
+            toFile: directory + "/hosts", atomically: true, encoding: .utf8)
+        try "[local]\nhosts-files = [\"\(directory)/hosts\"]\n".write(
+            toFile: directory + "/hosts.toml", atomically: true, encoding: .utf8)
+        let served = try run(
+            LockrProcess.binary,
+            [
+                "serve", "--config", directory + "/hosts.toml", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0",
+                "--web", "off", "--state-dir", directory + "/state",
+            ])
+        #expect(served.status != 0)
+        #expect(
+            served.output.contains(
+                "hosts file \(directory)/hosts, line 2: 'not-an-address' is not an IPv4 or IPv6 address"))
+    }
+}
