@@ -93,7 +93,7 @@ def main():
             before = memory(daemon.pid, "VmRSS")
             first = wait_for(log, "lists swapped in", 1)
             first_seconds = time.time() - started
-            time.sleep(1)
+            time.sleep(3)
             with_list = memory(daemon.pid, "VmRSS")
             make_list(os.path.join(lists, "hosts.txt"), arguments.names, 2)
             asked = time.time()
@@ -101,6 +101,8 @@ def main():
             second = wait_for(log, "lists swapped in", 2)
             refresh_seconds = time.time() - asked
             after = memory(daemon.pid, "VmRSS")
+            time.sleep(3)
+            settled = memory(daemon.pid, "VmRSS")
             peak = memory(daemon.pid, "VmHWM")
         finally:
             daemon.terminate()
@@ -110,8 +112,8 @@ def main():
         print(f"list: {arguments.names:,} names, {size / 1e6:.1f} MB, served from loopback")
         print(f"start to first copy in force: {first_seconds:.2f} s (rebuild and swap as logged: {swap[0]})")
         print(f"refresh of a changed list: {refresh_seconds:.2f} s (rebuild and swap as logged: {swap[1]})")
-        print(f"resident memory: {before} MB before the list, {with_list} MB with it, {after} MB after the refresh, "
-              f"peak {peak} MB")
+        print(f"resident memory: {before} MB before the list, {with_list} MB with it, {after} MB right after the "
+              f"refresh, {settled} MB 3 s later, peak {peak} MB")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

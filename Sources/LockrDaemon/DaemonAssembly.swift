@@ -127,6 +127,12 @@ extension Daemon {
                 let elapsed = ContinuousClock.now - started
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 logger.notice("lists swapped in", metadata: ["seconds": "\(String(format: "%.3f", seconds))"])
+                // The event loops let go of the rules before within a moment; then their memory
+                // goes back to the system instead of staying with the C allocator.
+                Task {
+                    try? await Task.sleep(for: .seconds(2))
+                    FreedMemory.giveBack()
+                }
             } catch {
                 logger.error("lists not swapped in; the ones before stay", metadata: ["error": "\(error)"])
             }
