@@ -92,7 +92,7 @@ extension Components {
             case protectionOff = "protection_off"
             case notSeen = "not_seen"
         }
-        /// What lockr does with a name: blocked (a list's rule, anti-bypass, or an app the policy closed), app_open (an app open now, TTLs cut), allowed (from the cache or the upstreams), lockr (one of lockr's own names).
+        /// What lockr does with a name: blocked (a list's rule, anti-bypass, or an app the policy closed), app_open (an app open now, TTLs cut), allowed (from the cache, the upstreams or a [[forward]] table's servers), lockr (a name lockr answers itself: one of its own, the home's [local] records, a locally served zone).
         ///
         /// - Remark: Generated from `#/components/schemas/ExplainVerdict`.
         @frozen public enum ExplainVerdict: String, Codable, Hashable, Sendable, CaseIterable {

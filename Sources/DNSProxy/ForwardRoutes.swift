@@ -38,9 +38,16 @@ public struct ForwardRoutes: Sendable {
 
     /// The pool of the longest domain that covers `name` (presentation form, any case, with or
     /// without its final dot), nil when none does.
-    func pool(for name: String) -> UpstreamPool? {
+    func pool(for name: String) -> UpstreamPool? { route(for: name)?.pool }
+
+    /// The longest domain that covers `name`, and its servers (`lockr explain`).
+    public func domain(for name: String) -> (domain: String, servers: [SocketAddress])? {
+        route(for: name).map { ($0.domain, $0.pool.servers) }
+    }
+
+    private func route(for name: String) -> (domain: String, suffix: String, pool: UpstreamPool)? {
         var name = name.lowercased()
         if name.hasSuffix(".") { name.removeLast() }
-        return routes.first { name == $0.domain || name.hasSuffix($0.suffix) }?.pool
+        return routes.first { name == $0.domain || name.hasSuffix($0.suffix) }
     }
 }

@@ -53,7 +53,7 @@ public struct LocalRecords: Sendable {
     public var isEmpty: Bool { byName.isEmpty }
 
     /// The answer to `query` when its name is one of the home's own, else nil.
-    func answer(to query: DNSQuery) -> [UInt8]? {
+    public func answer(to query: DNSQuery) -> [UInt8]? {
         guard !byName.isEmpty, let records = records(of: query.wireName) else { return nil }
         var answer: [(owner: [UInt8]?, type: UInt16, ttl: UInt32, rdata: [UInt8])] = []
         var current = records

@@ -29,7 +29,7 @@ public struct LocallyServedZones: Sendable {
     }
 
     /// The answer to `query`, when its name is in a locally served zone no forward covers.
-    func answer(to query: DNSQuery) -> [UInt8]? {
+    public func answer(to query: DNSQuery) -> [UInt8]? {
         guard Self.topLevels.contains(Self.lastLabel(of: query.wireName)) else { return nil }  // no String made
         var name = query.name.lowercased()
         if name.hasSuffix(".") { name.removeLast() }

@@ -83,7 +83,7 @@ public final class Daemon: Sendable {
         let keeper = dns.map {
             PipelineKeeper(server: $0.server, cache: $0.cache, parts: parts, config: config, lists: loaded.lists)
         }
-        if let keeper { parts.explainer.use { keeper.dryRunFilter() } }
+        if let keeper { parts.explainer.use { keeper.dryRun() } }
         let lists = keeper.map { listSubscriptions(config, keeper: $0, logger: logger) }
         if let lists {
             parts.lists.use(lists, config: config)

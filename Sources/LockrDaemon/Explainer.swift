@@ -9,11 +9,18 @@ import Synchronization
 /// as it stands, with the guard stage asking each engine on a copy, so that nothing is metered,
 /// counted or opened, and no upstream is asked.
 final class Explainer: Sendable {
-    /// The filter in force for a dry run; set once the DNS server runs.
-    private let filter = Mutex<(@Sendable () -> FilterPolicy)?>(nil)
+    /// What a dry run looks at: the pipeline in force (its filter with a gate that only looks, the
+    /// home's own names, the locally served zones) and the `[[forward]]` tables.
+    struct DryRun {
+        let pipeline: QueryPipeline
+        let forwards: [ForwardRule]
+    }
 
-    /// Explains with the filters `make` builds, each time the latest.
-    func use(_ make: @escaping @Sendable () -> FilterPolicy) { filter.withLock { $0 = make } }
+    /// The dry run's makings; set once the DNS server runs.
+    private let filter = Mutex<(@Sendable () -> DryRun)?>(nil)
+
+    /// Explains with what `make` builds, each time the latest.
+    func use(_ make: @escaping @Sendable () -> DryRun) { filter.withLock { $0 = make } }
 
     /// The explanation for `query` from `client`, `view` being the person's policy.
     func explain(
@@ -25,7 +32,8 @@ final class Explainer: Sendable {
             throw Components.Schemas.ErrorBody(
                 error: "lockr answers no DNS here (no \"dns\" in backends): nothing to explain", code: .noDns)
         }
-        let policy = make()
+        let dryRun = make()
+        let policy = dryRun.pipeline.policy
         let engine = view.engine
         let type = RecordType.mnemonic(query.type)
         func body(
@@ -60,15 +68,22 @@ final class Explainer: Sendable {
                 verdict: .lockr, answer: Self.text(of: answer, type: query.type) + ", TTL \(ttl) s",
                 reason: "the name of lockr's web pages")
         case .resolve:
+            if let home = homeAnswer(query, dryRun) {
+                return body(verdict: .lockr, answer: home.answer, reason: home.reason)
+            }
             var reason = "no rule blocks it"
             if let hit = policy.rules.hit(name: query.name), !hit.isBlock {
                 reason = "allowed by \(policy.rules.describe(hit))"
             }
-            return body(verdict: .allowed, answer: "the upstream's answer, or the cache's", reason: reason)
+            return body(
+                verdict: .allowed, answer: Self.asked(query, dryRun.forwards) + ", or the cache's", reason: reason)
         case .resolveEachTime(let ttlCap, let app):
             guard let ttlCap else {
+                if let home = homeAnswer(query, dryRun) {
+                    return body(verdict: .lockr, answer: home.answer, reason: home.reason, app: app)
+                }
                 return body(
-                    verdict: .allowed, answer: "the upstream's answer",
+                    verdict: .allowed, answer: Self.asked(query, dryRun.forwards),
                     reason: "\(engine.apps[app] ?? app) is not guarded",
                     app: app)
             }
@@ -77,6 +92,31 @@ final class Explainer: Sendable {
                 verdict: .appOpen, answer: "the upstream's answer, TTLs cut to \(ttlCap) s",
                 reason: status?.reason ?? "open", app: app, ttlCap: Int(ttlCap))
         }
+    }
+
+    /// The answer and its reason when `query`'s name is the home's own or of a locally served zone.
+    private func homeAnswer(_ query: DNSQuery, _ dryRun: DryRun) -> (answer: String, reason: String)? {
+        if let bytes = dryRun.pipeline.localRecords?.answer(to: query), let reply = try? LdnsPacket(wire: bytes) {
+            let records = reply.answerRecords.map { $0.split(separator: "\t").suffix(2).joined(separator: " ") }
+            return (
+                records.isEmpty ? "NODATA (no records of this type)" : records.joined(separator: "; "),
+                "a name of the home's own ([local] records and hosts files), answered with authority"
+            )
+        }
+        if let bytes = dryRun.pipeline.localZones?.answer(to: query), let reply = try? LdnsPacket(wire: bytes) {
+            return (
+                reply.rcode == 3 ? "NXDOMAIN" : "NODATA (no records)",
+                "a locally served zone (private reverse lookups, local, home.arpa, onion, invalid): never asked of the upstreams"
+            )
+        }
+        return nil
+    }
+
+    /// Whom a name is asked of: the servers of the `[[forward]]` domain that covers it, else the upstreams.
+    static func asked(_ query: DNSQuery, _ forwards: [ForwardRule]) -> String {
+        guard let route = ForwardRoutes(forwards).domain(for: query.name) else { return "the upstream's answer" }
+        return
+            "the answer of \(route.servers.map(AddressText.format).joined(separator: ", ")) ([[forward]] \(route.domain))"
     }
 
     /// "0.0.0.0", "NXDOMAIN", "NODATA (no records)", "REFUSED".

@@ -49,11 +49,15 @@ final class PipelineKeeper: Sendable {
         }
     }
 
-    /// The filter in force now with a gate that only looks (`lockr explain`).
-    func dryRunFilter() -> FilterPolicy {
+    /// The pipeline in force now with a gate that only looks, and the `[[forward]]` tables
+    /// (`lockr explain`).
+    func dryRun() -> Explainer.DryRun {
         var gate = parts.gate
         gate.dryRun = true
-        return inputs.withLock { Self.filter($0.config, lists: $0.lists, parts: parts, gate: gate) }
+        return inputs.withLock {
+            let pipeline = Self.pipeline($0.config, lists: $0.lists, cache: cache, parts: parts, gate: gate)
+            return Explainer.DryRun(pipeline: pipeline, forwards: $0.config.forwards)
+        }
     }
 
     private static func filter(
@@ -69,10 +73,10 @@ final class PipelineKeeper: Sendable {
     /// The pipeline for `config` and `lists` around the household's people and their app names in
     /// force.
     static func pipeline(
-        _ config: LockrConfiguration, lists: RuleLists, cache: AnswerCache, parts: PolicyParts
+        _ config: LockrConfiguration, lists: RuleLists, cache: AnswerCache, parts: PolicyParts, gate: DNSGate? = nil
     ) -> QueryPipeline {
         QueryPipeline(
-            policy: filter(config, lists: lists, parts: parts, gate: parts.gate),
+            policy: filter(config, lists: lists, parts: parts, gate: gate ?? parts.gate),
             access: config.access, devices: parts.household.deviceDirectory(), cacheSettings: config.cache,
             cache: cache,
             sightings: parts.watch.sightings,

@@ -37,7 +37,7 @@ struct ExplainCommand: AsyncParsableCommand {
             case .blocked: lines.append("  blocked: \(body.reason)" + (body.code.map { " [\($0.rawValue)]" } ?? ""))
             case .appOpen: lines.append("  open: \(body.reason)")
             case .allowed: lines.append("  allowed: \(body.reason)")
-            case .lockr: lines.append("  lockr's own: \(body.reason)")
+            case .lockr: lines.append("  answered by lockr: \(body.reason)")
             }
             if let rule = body.rule, let list = body.list { lines.append("  rule: \(rule) in \(list)") }
             lines.append("  answer: \(body.answer)")

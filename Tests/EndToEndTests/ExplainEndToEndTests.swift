@@ -64,7 +64,9 @@ import Testing
             let budget = try explain(lockr, "tiktok.com", "--client", "127.0.0.2")
             #expect(budget["person"] as? String == "alice" && budget["verdict"] as? String == "app_open")
             let apps = try lockr.status(of: "alice")["apps"] as? [[String: Any]] ?? []
-            #expect(!apps.isEmpty && apps.allSatisfy { ($0["used_seconds"] as? Int) == 0 }, "explain meters nothing: \(apps)")
+            #expect(
+                !apps.isEmpty && apps.allSatisfy { ($0["used_seconds"] as? Int) == 0 },
+                "explain meters nothing: \(apps)")
 
             let scheduled = try explain(lockr, "www.youtube.com", "--person", "bob")
             #expect(scheduled["code"] as? String == "schedule")
@@ -81,7 +83,7 @@ import Testing
             #expect(text.output.contains("  blocked: ") && text.output.contains("[locked]"))
             // The web pages' own name is lockr's, not an allowed one (the CLI knows every verdict).
             let pages = try lockr.cli("explain", "lockr.lan", "--person", "default")
-            #expect(pages.output.contains("  lockr's own: the name of lockr's web pages"), "\(pages.output)")
+            #expect(pages.output.contains("  answered by lockr: the name of lockr's web pages"), "\(pages.output)")
             #expect(!pages.output.contains("allowed"), "\(pages.output)")
             let bad = try lockr.cli("explain", "tiktok.com", "--type", "BOGUS", "--person", "default")
             #expect(bad.status == 1 && bad.output.contains("'BOGUS' is not a record type"))

@@ -36,6 +36,10 @@ import Testing
                 #expect(upstream.queries(for: name) == 0, "\(name) never leaves the home")
             }
             #expect(upstream.queries(for: "www.test.") == 1)
+            let explained = try lockr.cli("explain", "printer.lan", "--person", "default")
+            #expect(
+                explained.output.contains("the answer of 127.0.0.1:\(router.port) ([[forward]] lan)"),
+                "\(explained.output)")
         }
     }
 

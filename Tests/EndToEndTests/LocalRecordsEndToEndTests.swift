@@ -31,6 +31,11 @@ import Testing
             for name in ["nas.home.arpa.", "printer.lan.", "home.arpa.", "tv.", "30.1.168.192.in-addr.arpa."] {
                 #expect(upstream.queries(for: name) == 0, "\(name) never leaves the home")
             }
+            let explained = try lockr.cli("explain", "printer.lan", "--person", "default")
+            #expect(explained.output.contains("answered by lockr: a name of the home's own"), "\(explained.output)")
+            #expect(explained.output.contains("CNAME nas.home.arpa.; A 192.168.1.5"), "\(explained.output)")
+            let privateName = try lockr.cli("explain", "5.0.0.10.in-addr.arpa", "--type", "PTR", "--person", "default")
+            #expect(privateName.output.contains("a locally served zone"), "\(privateName.output)")
         }
     }
 
