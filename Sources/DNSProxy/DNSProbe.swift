@@ -5,13 +5,15 @@ import NIOPosix
 /// Asks a DNS server one question outside the query path, for `lockr doctor`: whether an upstream
 /// answers, and whether lockr's own listeners answer its probe name.
 public enum DNSProbe {
-    /// Nil when `server` answers the root's NS records within `timeout` with anything but
-    /// SERVFAIL or REFUSED; else what went wrong, in words.
+    /// Nil when `server` answers a question of `name` (the root's NS records by default; a
+    /// `[[forward]]` server is asked its domain's SOA) within `timeout` with anything but SERVFAIL
+    /// or REFUSED; else what went wrong, in words.
     public static func upstreamProblem(
-        with server: SocketAddress, timeout: TimeAmount = .seconds(2), group: EventLoopGroup
+        with server: SocketAddress, asking name: String = "", type: UInt16 = RecordType.ns,
+        timeout: TimeAmount = .seconds(2), group: EventLoopGroup
     ) async -> String? {
         // "" is the root in presentation form as `WireName` reads it.
-        switch await ask(server, name: "", type: RecordType.ns, timeout: timeout, group: group) {
+        switch await ask(server, name: name, type: type, timeout: timeout, group: group) {
         case .failure(let problem): return problem.description
         case .success(let answer):
             switch answer[3] & 0x0F {
@@ -52,7 +54,9 @@ public enum DNSProbe {
             let local = try SocketAddress(ipAddress: server.protocol == .inet6 ? "::" : "0.0.0.0", port: 0)
             channel = try await DatagramBootstrap(group: loop)
                 .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ReplyHandler(reply)) }
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ReplyHandler(reply))
+                    }
                 }
                 .bind(to: local).get()
         } catch {

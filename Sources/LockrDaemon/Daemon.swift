@@ -101,7 +101,8 @@ public final class Daemon: Sendable {
         }
         let dnsAddresses = dns?.server.boundAddresses ?? []
         parts.doctor.serve(
-            dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, answersDNS: config.answersDNS,
+            dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, forwards: config.forwards,
+            answersDNS: config.answersDNS,
             installation: installation(loaded, config, speechProblem: speechProblem))
         let http = try httpServices(
             config, parts: parts, quotas: descriptors, token: token, speech: speech.pool, logger: logger
@@ -238,7 +239,7 @@ public final class Daemon: Sendable {
             }
             parts.reload(config: config, loaded: loaded)
             parts.doctor.serve(
-                upstreams: loaded.upstreams, answersDNS: running.answersDNS,
+                upstreams: loaded.upstreams, forwards: config.forwards, answersDNS: running.answersDNS,
                 installation: installation(
                     loaded, config, speechProblem: SpeechModel(directory: running.speechModel).problem.map { "\($0)" }))
             keeper?.reload(

@@ -1,4 +1,5 @@
 import DNSProxy
+import DNSWire
 import Foundation
 import LockrAPI
 import LockrControl
@@ -11,7 +12,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// The daemon's side of `lockr doctor`: each upstream asked a question of its own, the clock's
+/// The daemon's side of `lockr doctor`: each upstream and `[[forward]]` server asked a question of
+/// its own, the clock's
 /// synchronisation, the state database's quick check, each person's devices, each backend. The
 /// CLI adds what only it can see (whether this machine's resolver reaches lockr).
 final class Doctor: Sendable {
@@ -26,6 +28,7 @@ final class Doctor: Sendable {
     struct Running: Sendable {
         var dnsAddresses: [SocketAddress] = []
         var upstreams: [SocketAddress] = []
+        var forwards: [ForwardRule] = []
         var answersDNS = true
         var installation = Installation()
     }
@@ -48,11 +51,13 @@ final class Doctor: Sendable {
 
     /// Takes what the daemon serves (at start and on each reload).
     func serve(
-        dnsAddresses: [SocketAddress]? = nil, upstreams: [SocketAddress], answersDNS: Bool, installation: Installation
+        dnsAddresses: [SocketAddress]? = nil, upstreams: [SocketAddress], forwards: [ForwardRule], answersDNS: Bool,
+        installation: Installation
     ) {
         running.withLock { running in
             if let dnsAddresses { running.dnsAddresses = dnsAddresses }
             running.upstreams = upstreams
+            running.forwards = forwards
             running.answersDNS = answersDNS
             running.installation = installation
         }
@@ -65,7 +70,7 @@ final class Doctor: Sendable {
         let running = running.withLock { $0 }
         var checks: [Components.Schemas.DoctorCheckBody] = []
         if running.answersDNS {
-            checks += await upstreamChecks(running.upstreams)
+            checks += await upstreamChecks(running.upstreams, forwards: running.forwards)
         }
         checks += installationChecks(running.installation)
         checks.append(clockCheck(drift: clockDrift))
@@ -77,7 +82,10 @@ final class Doctor: Sendable {
             dnsServed: running.answersDNS, dnsAddresses: running.dnsAddresses.map(AddressText.format), checks: checks)
     }
 
-    private func upstreamChecks(_ upstreams: [SocketAddress]) async -> [Components.Schemas.DoctorCheckBody] {
+    /// Each upstream asked the root's NS records, and each `[[forward]]` server its first domain's SOA.
+    private func upstreamChecks(
+        _ upstreams: [SocketAddress], forwards: [ForwardRule]
+    ) async -> [Components.Schemas.DoctorCheckBody] {
         guard !upstreams.isEmpty else {
             return [
                 Components.Schemas.DoctorCheckBody(
@@ -85,25 +93,42 @@ final class Doctor: Sendable {
                     fix: "set upstreams in the config or pass --upstream")
             ]
         }
-        let group = MultiThreadedEventLoopGroup.singleton
-        var checks: [Components.Schemas.DoctorCheckBody] = []
-        await withTaskGroup(of: (Int, String?).self) { probes in
-            for (index, upstream) in upstreams.enumerated() {
-                probes.addTask { (index, await DNSProbe.upstreamProblem(with: upstream, group: group)) }
+        typealias Probe = (name: String, server: SocketAddress, question: String, type: UInt16, fix: String)
+        let probes: [Probe] =
+            upstreams.map {
+                (
+                    "upstream \(AddressText.format($0))", $0, "", RecordType.ns,
+                    "check that it is reachable from here, or set other upstreams"
+                )
             }
-            var problems = [String?](repeating: nil, count: upstreams.count)
-            for await (index, problem) in probes { problems[index] = problem }
-            checks = zip(upstreams, problems).map { upstream, problem in
-                let name = "upstream \(AddressText.format(upstream))"
-                guard let problem else {
-                    return Components.Schemas.DoctorCheckBody(name: name, ok: true, detail: "answers", fix: nil)
+            + forwards.flatMap { rule in
+                rule.servers.map {
+                    (
+                        "forward \(rule.domains[0]) to \(AddressText.format($0))", $0, rule.domains[0], RecordType.soa,
+                        "check that it is reachable from here and serves \(rule.domains[0]), or change its [[forward]] servers"
+                    )
                 }
-                return Components.Schemas.DoctorCheckBody(
-                    name: name, ok: false, detail: problem,
-                    fix: "check that it is reachable from here, or set other upstreams")
             }
+        let group = MultiThreadedEventLoopGroup.singleton
+        var problems = [String?](repeating: nil, count: probes.count)
+        await withTaskGroup(of: (Int, String?).self) { asking in
+            for (index, probe) in probes.enumerated() {
+                asking.addTask {
+                    (
+                        index,
+                        await DNSProbe.upstreamProblem(
+                            with: probe.server, asking: probe.question, type: probe.type, group: group)
+                    )
+                }
+            }
+            for await (index, problem) in asking { problems[index] = problem }
         }
-        return checks
+        return zip(probes, problems).map { probe, problem in
+            guard let problem else {
+                return Components.Schemas.DoctorCheckBody(name: probe.name, ok: true, detail: "answers", fix: nil)
+            }
+            return Components.Schemas.DoctorCheckBody(name: probe.name, ok: false, detail: problem, fix: probe.fix)
+        }
     }
 
     /// The app catalogue and the speech model, which an install puts beside the program.

@@ -14,6 +14,10 @@ import Testing
         [[forward]]
         domains = ["lan", "168.192.in-addr.arpa"]
         servers = ["127.0.0.1:\(router.port)"]
+
+        [[forward]]
+        domains = ["corp.example"]
+        servers = ["127.0.0.1:9"]
         """.write(toFile: config, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let lockr = try await LockrProcess(["--config", config, "--upstream", "127.0.0.1:\(upstream.port)"])
@@ -36,6 +40,9 @@ import Testing
                 #expect(upstream.queries(for: name) == 0, "\(name) never leaves the home")
             }
             #expect(upstream.queries(for: "www.test.") == 1)
+            let doctor = try lockr.cli("doctor").output
+            #expect(doctor.contains("ok   forward lan to 127.0.0.1:\(router.port): answers"), "\(doctor)")
+            #expect(doctor.contains("FAIL forward corp.example to 127.0.0.1:9: no answer within 2 s"), "\(doctor)")
             let explained = try lockr.cli("explain", "printer.lan", "--person", "default")
             #expect(
                 explained.output.contains("the answer of 127.0.0.1:\(router.port) ([[forward]] lan)"),
