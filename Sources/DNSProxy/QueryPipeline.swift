@@ -198,7 +198,11 @@ public final class QueryPipeline: Sendable {
             note.app = app
             verdict = .eachTime(ttlCap: ttlCap)
         }
-        if let local = localRecords?.answer(to: query) { return .reply(local, .synthesized) }
+        if let local = localRecords?.answer(to: query) {
+            // Too big for the client's UDP size: TC, and the client asks again over TCP.
+            let fits = limit.map { local.count <= $0 } ?? true
+            return .reply(fits ? local : Responses.truncated(to: query), .synthesized)
+        }
         if query.type == RecordType.any {
             return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL), .synthesized)
         }

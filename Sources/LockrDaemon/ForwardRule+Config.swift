@@ -37,10 +37,11 @@ extension ConfigReader {
     }
 
     private mutating func forwardDomains() -> [String] {
-        guard let list = strings("domains") else {
+        guard value("domains") != nil else {
             problem("domains", "is missing: the domains this table's servers answer, as [\"lan\"]")
             return []
         }
+        guard let list = strings("domains") else { return [] }
         if list.isEmpty { problem("domains", "needs at least one domain") }
         return list.compactMap { text in
             var name = text.lowercased()
@@ -68,10 +69,11 @@ extension ConfigReader {
     }
 
     private mutating func forwardServers() -> [SocketAddress] {
-        guard let list = strings("servers") else {
+        guard value("servers") != nil else {
             problem("servers", "is missing: the servers that answer these domains, as [\"192.168.1.1\"]")
             return []
         }
+        guard let list = strings("servers") else { return [] }
         if list.isEmpty { problem("servers", "needs at least one server") }
         return list.compactMap { text in
             if let address = AddressText.parse(text, defaultPort: 53) { return address }

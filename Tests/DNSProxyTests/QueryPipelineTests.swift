@@ -36,6 +36,18 @@ import Testing
         return try LdnsPacket(wire: bytes)
     }
 
+    @Test func aLocalAnswerTooBigForUDPIsTruncatedAndWholeOverTCP() throws {
+        let texts = (1...40).map { "big.lan TXT \"\(String(repeating: "x", count: 40)) \($0)\"" }
+        let local = QueryPipeline(
+            policy: FilterPolicy(rules: RuleSetBuilder().build()), cache: cache,
+            localRecords: LocalRecords(texts.map { try! LocalRecord($0) }, ttl: 300))
+        let query = LdnsBuild.query("big.lan.", type: "TXT")
+        let overUDP = try reply(local.begin(packet: query, client: self.local, transport: .udp, now: 0), .synthesized)
+        #expect(overUDP.isTruncated && overUDP.answerRecords.isEmpty)
+        let overTCP = try reply(local.begin(packet: query, client: self.local, transport: .tcp, now: 0), .synthesized)
+        #expect(!overTCP.isTruncated && overTCP.answerRecords.count == 40)
+    }
+
     @Test func strangersAreRefused() throws {
         let step = pipeline().begin(packet: LdnsBuild.query("www.test."), client: stranger, transport: .udp, now: 0)
         #expect(try reply(step, .refused).rcode == 5)
@@ -44,7 +56,8 @@ import Testing
             Issue.record("junk from a stranger must be dropped")
             return
         }
-        #expect(try reply(pipeline().begin(packet: junk, client: local, transport: .udp, now: 0), .malformed).rcode == 1)
+        #expect(
+            try reply(pipeline().begin(packet: junk, client: local, transport: .udp, now: 0), .malformed).rcode == 1)
     }
 
     @Test func mappedIPv4AndLocalNetworksAreAllowed() throws {
@@ -88,7 +101,8 @@ import Testing
     @Test func dnsOverHTTPSServicesAreNXDOMAINWithAntiBypassAndThePagesNameIsLockrsAddress() throws {
         let doh = LocalNames(dnsOverHTTPS: ["dns.google", "cloudflare-dns.com"])
         for name in ["dns.google.", "DNS.Google.", "security.cloudflare-dns.com."] {
-            let step = pipeline("", localNames: doh).begin(packet: LdnsBuild.query(name), client: local, transport: .udp, now: 0)
+            let step = pipeline("", localNames: doh).begin(
+                packet: LdnsBuild.query(name), client: local, transport: .udp, now: 0)
             guard case .reply(_, .blocked(.antiBypass(let why))) = step else {
                 Issue.record("\(name) is a DNS-over-HTTPS service, got \(step)")
                 continue
@@ -96,8 +110,9 @@ import Testing
             #expect(why.hasPrefix("anti-bypass: DNS-over-HTTPS service"))
             #expect(try reply(step).rcode == 3)
         }
-        guard case .forward = pipeline("", antiBypass: false, localNames: doh).begin(
-            packet: LdnsBuild.query("dns.google."), client: local, transport: .udp, now: 0)
+        guard
+            case .forward = pipeline("", antiBypass: false, localNames: doh).begin(
+                packet: LdnsBuild.query("dns.google."), client: local, transport: .udp, now: 0)
         else {
             Issue.record("with anti-bypass off a DNS-over-HTTPS service is forwarded")
             return
@@ -107,7 +122,9 @@ import Testing
         let named = pages.begin(packet: LdnsBuild.query("LOCKR.lan."), client: local, transport: .udp, now: 0)
         let answer = try reply(named, .synthesized)
         #expect(answer.answerRecords.first?.hasSuffix("192.168.1.2") == true)
-        guard case .forward = pages.begin(packet: LdnsBuild.query("lockr.lan.example."), client: local, transport: .udp, now: 0)
+        guard
+            case .forward = pages.begin(
+                packet: LdnsBuild.query("lockr.lan.example."), client: local, transport: .udp, now: 0)
         else {
             Issue.record("a longer name is not the pages' name")
             return
@@ -149,16 +166,20 @@ import Testing
     @Test func whatIsNeverForwarded() throws {
         var chaos = LdnsBuild.query("version.bind.", type: "TXT")
         chaos[chaos.count - 1] = 3  // class CH
-        #expect(try reply(pipeline().begin(packet: chaos, client: local, transport: .udp, now: 0), .unsupported).rcode == 5)
+        #expect(
+            try reply(pipeline().begin(packet: chaos, client: local, transport: .udp, now: 0), .unsupported).rcode == 5)
         let axfr = LdnsBuild.query("test.", type: "AXFR")
-        #expect(try reply(pipeline().begin(packet: axfr, client: local, transport: .tcp, now: 0), .unsupported).rcode == 4)
+        #expect(
+            try reply(pipeline().begin(packet: axfr, client: local, transport: .tcp, now: 0), .unsupported).rcode == 4)
         let any = try reply(
             pipeline().begin(packet: LdnsBuild.query("www.test.", type: "ANY"), client: local, transport: .udp, now: 0),
             .synthesized)
         #expect(any.answerRecords.first?.contains("HINFO") == true)
         var version1 = LdnsBuild.query("www.test.", ednsPayload: 1232)
         version1[version1.count - 5] = 1  // EDNS version 1
-        guard case .reply(let bytes, .unsupported) = pipeline().begin(packet: version1, client: local, transport: .udp, now: 0)
+        guard
+            case .reply(let bytes, .unsupported) = pipeline().begin(
+                packet: version1, client: local, transport: .udp, now: 0)
         else {
             Issue.record("BADVERS expected")
             return
@@ -169,14 +190,17 @@ import Testing
     @Test func theBlockComesBeforeTheCache() throws {
         let open = pipeline("")
         let query = LdnsBuild.query("ads.test.")
-        guard case .forward(let parsed, _, let verdict) = open.begin(packet: query, client: local, transport: .udp, now: 0)
+        guard
+            case .forward(let parsed, _, let verdict) = open.begin(
+                packet: query, client: local, transport: .udp, now: 0)
         else {
             Issue.record("expected forward")
             return
         }
         let upstream = try #require(LdnsBuild.answer(to: query, records: ["ads.test. 3600 IN A 192.0.2.3"]))
         let answer = try CachedAnswer(reply: upstream, toQuery: query, bounds: TTLBounds())
-        let forwarded = open.finish(parsed, upstream: .success(answer), stale: nil, verdict: verdict, transport: .udp, now: 0)
+        let forwarded = open.finish(
+            parsed, upstream: .success(answer), stale: nil, verdict: verdict, transport: .udp, now: 0)
         #expect(forwarded.outcome == .forwarded)
         // served from cache while allowed
         #expect(
@@ -210,8 +234,9 @@ import Testing
         let stamp = pipe.policy.stamp(for: QueryClient(address: 0))
         _ = pipe.finish(
             query, upstream: .success(cached), stale: nil, verdict: .allowed(stamp: stamp), transport: .udp, now: 0)
-        guard case .forward(let again, let stale?, let verdict) = pipe.begin(
-            packet: query.packet, client: local, transport: .udp, now: 60 * second)
+        guard
+            case .forward(let again, let stale?, let verdict) = pipe.begin(
+                packet: query.packet, client: local, transport: .udp, now: 60 * second)
         else {
             Issue.record("an expired answer is forwarded with the stale one to fall back on")
             return

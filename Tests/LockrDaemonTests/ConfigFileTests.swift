@@ -448,5 +448,15 @@ import Testing
         } catch {
             #expect(error.issues.map(\.message) == ["expected tables ([[forward]] with domains and servers)"])
         }
+        do {
+            _ = try ConfigFile.parse("[[forward]]\ndomains = \"lan\"\n", path: "bad.toml")
+            Issue.record("domains must be a list, and servers are missing")
+        } catch {
+            #expect(
+                Set(error.issues.map { "\($0.key ?? "") \($0.message)" }) == [
+                    "forward.domains expected an array of strings",
+                    "forward.servers is missing: the servers that answer these domains, as [\"192.168.1.1\"]",
+                ], "one problem each, not two")
+        }
     }
 }
