@@ -1,5 +1,6 @@
 import ConfigKit
 import DNSProxy
+import DNSWire
 import LockrPolicy
 import NIOCore
 
@@ -37,48 +38,48 @@ extension ConfigReader {
     }
 
     private mutating func forwardDomains() -> [String] {
-        guard value("domains") != nil else {
-            problem("domains", "is missing: the domains this table's servers answer, as [\"lan\"]")
-            return []
-        }
-        guard let list = strings("domains") else { return [] }
-        if list.isEmpty { problem("domains", "needs at least one domain") }
-        return list.compactMap { text in
+        entries("domains", example: "\"lan\"", what: "the domains this table's servers answer") { text in
             var name = text.lowercased()
             if name.hasSuffix(".") { name.removeLast() }
-            guard Self.isDomainName(name) else {
-                problem("domains", "'\(text)' is not a domain name (as \"lan\" or \"168.192.in-addr.arpa\")")
-                return nil
-            }
-            return name
+            return Self.isDomainName(name) ? name : nil
+        } invalid: {
+            "'\($0)' is not a domain name (as \"lan\" or \"168.192.in-addr.arpa\")"
         }
-    }
-
-    /// Labels of letters, digits, '-' and '_', 1 to 63 bytes each, 253 in all.
-    private static func isDomainName(_ name: String) -> Bool {
-        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
-        return !name.isEmpty && name.utf8.count <= 253
-            && labels.allSatisfy { label in
-                (1...63).contains(label.utf8.count)
-                    && label.utf8.allSatisfy {
-                        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
-                            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-")
-                            || $0 == UInt8(ascii: "_")
-                    }
-            }
     }
 
     private mutating func forwardServers() -> [SocketAddress] {
-        guard value("servers") != nil else {
-            problem("servers", "is missing: the servers that answer these domains, as [\"192.168.1.1\"]")
+        entries("servers", example: "\"192.168.1.1\"", what: "the servers that answer these domains") {
+            AddressText.parse($0, defaultPort: 53)
+        } invalid: {
+            "'\($0)' is not an address (ADDR[:PORT])"
+        }
+    }
+
+    /// The list at `key`, each entry read by `parse`: a missing or empty list, and each entry
+    /// `parse` refuses (`invalid` says why), noted as problems.
+    private mutating func entries<Entry>(
+        _ key: String, example: String, what: String, _ parse: (String) -> Entry?, invalid: (String) -> String
+    ) -> [Entry] {
+        guard value(key) != nil else {
+            problem(key, "is missing: \(what), as [\(example)]")
             return []
         }
-        guard let list = strings("servers") else { return [] }
-        if list.isEmpty { problem("servers", "needs at least one server") }
+        guard let list = strings(key) else { return [] }
+        if list.isEmpty { problem(key, "needs at least one \(key.dropLast())") }
         return list.compactMap { text in
-            if let address = AddressText.parse(text, defaultPort: 53) { return address }
-            problem("servers", "'\(text)' is not an address (ADDR[:PORT])")
+            if let entry = parse(text) { return entry }
+            problem(key, invalid(text))
             return nil
         }
+    }
+
+    /// Labels of letters, digits, '-' and '_', within DNS's lengths (`WireName`).
+    private static func isDomainName(_ name: String) -> Bool {
+        WireName.wire(fromPresentation: name).map { $0.count > 1 } == true && !name.hasPrefix(".")
+            && name.utf8.allSatisfy {
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
+            }
     }
 }
