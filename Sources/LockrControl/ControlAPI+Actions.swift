@@ -86,7 +86,7 @@ extension ControlAPI {
     }
 
     func clearPin(_ input: Operations.ClearPin.Input) async throws -> Operations.ClearPin.Output {
-        guard policy.view(of: People.defaultName).engine.pin != nil else {
+        guard policy.view(of: People.defaultName).policy.pin != nil else {
             throw Components.Schemas.ErrorBody(error: "no PIN is set", code: .nothingToDo)
         }
         try requireCurrentPIN(input.headers.xLockrPIN)

@@ -59,10 +59,10 @@ struct ControlAPI<Policy: PolicyAccess>: APIProtocol {
 
     func getApps(_ input: Operations.GetApps.Input) async throws -> Operations.GetApps.Output {
         let groups = policy.appGroups()
-        let engine = policy.view(of: try person(input.query.person)).engine
-        let apps = engine.apps.sorted { $0.key < $1.key }.map { id, name in
+        let person = policy.view(of: try person(input.query.person)).policy
+        let apps = person.apps.sorted { $0.key < $1.key }.map { id, name in
             Components.Schemas.CatalogueAppBody(
-                id: id, name: name, group: groups[id] ?? "custom", guarded: engine.guarded.contains(id))
+                id: id, name: name, group: groups[id] ?? "custom", guarded: person.guarded.contains(id))
         }
         return .ok(.init(body: .json(.init(apps: apps))))
     }

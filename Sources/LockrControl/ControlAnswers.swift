@@ -6,14 +6,14 @@ extension ControlRouter {
     static func modeResponse(_ changed: Performed<ChangeOutcome>) -> Components.Schemas.ModeResponse {
         let view = changed.view
         return Components.Schemas.ModeResponse(
-            mode: view.engine.settings.mode.rawValue, summary: view.engine.settings.modeSummary,
+            mode: view.policy.settings.mode.rawValue, summary: view.policy.settings.modeSummary,
             change: Components.Schemas.ChangeBody(changed.result, now: view.now, calendar: view.calendar))
     }
 
     static func guardResponse(_ changed: Performed<ChangeOutcome>) -> Components.Schemas.GuardResponse {
         let view = changed.view
         return Components.Schemas.GuardResponse(
-            guarded: view.engine.guarded,
+            guarded: view.policy.guarded,
             change: Components.Schemas.ChangeBody(changed.result, now: view.now, calendar: view.calendar))
     }
 
@@ -23,7 +23,7 @@ extension ControlRouter {
 
     static func pendingResponse(_ view: PolicyView) -> Components.Schemas.PendingResponse {
         Components.Schemas.PendingResponse(
-            pending: view.engine.state.changes.pending.map {
+            pending: view.policy.state.changes.pending.map {
                 Components.Schemas.PendingBody($0, now: view.now, calendar: view.calendar)
             })
     }
@@ -35,7 +35,7 @@ extension ControlRouter {
         -> Components.Schemas.HoldResponse
     {
         let begun = try policy.perform(.beginEmergency, for: person).expecting(\.hold)
-        let wait = Double(begun.view.engine.settings.emergencyHold.milliseconds) / policy.timeScale
+        let wait = Double(begun.view.policy.settings.emergencyHold.milliseconds) / policy.timeScale
         return Components.Schemas.HoldResponse(
             hold: Int64(clamping: begun.result), waitMilliseconds: Int64(wait.rounded(.up)))
     }

@@ -16,7 +16,7 @@ extension Components.Schemas.StatusBody {
     /// Where `person` stands in `view`, with `devices` (theirs), as the API and the web pages show it.
     public init(person: String, view: PolicyView, devices: [Components.Schemas.DeviceBody]) {
         self.init(
-            person: person, view.engine.status(at: view.now), summary: view.engine.settings.modeSummary, calendar: view.calendar,
+            person: person, view.policy.status(at: view.now), summary: view.policy.settings.modeSummary, calendar: view.calendar,
             devices: devices)
     }
 

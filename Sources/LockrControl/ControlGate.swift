@@ -46,7 +46,7 @@ extension ControlRouter {
         in clip: [UInt8], for person: String, policy: some PolicyAccess, speech: SpeechPool?
     ) async throws -> Components.Schemas.GatePassedResponse {
         let view = policy.view(of: person)
-        guard let sentence = view.engine.gateRequirement(for: nil, at: view.now).sentence else {
+        guard let sentence = view.policy.gateRequirement(for: nil, at: view.now).sentence else {
             throw ControlFailure.refused(.nothingToDo("the gate asks no sentence"))
         }
         guard let speech else {
@@ -67,8 +67,8 @@ extension ControlRouter {
 
     static func gateBody(_ view: PolicyView, app: String?) -> Components.Schemas.GateBody {
         Components.Schemas.GateBody(
-            view.engine.gateRequirement(for: app, at: view.now),
-            puzzleKinds: view.engine.settings.gate.puzzles.kinds.map(\.rawValue), now: view.now, calendar: view.calendar
+            view.policy.gateRequirement(for: app, at: view.now),
+            puzzleKinds: view.policy.settings.gate.puzzles.kinds.map(\.rawValue), now: view.now, calendar: view.calendar
         )
     }
 }

@@ -27,7 +27,7 @@ extension ControlRouter {
         let (now, calendar) = (view.now, view.calendar)
         return Components.Schemas.SchedulesResponse(
             person: person,
-            schedules: view.engine.status(at: now).schedules.map {
+            schedules: view.policy.status(at: now).schedules.map {
                 Components.Schemas.ScheduleBody($0, now: now, calendar: calendar)
             },
             change: change.map { Components.Schemas.ChangeBody($0, now: now, calendar: calendar) })
@@ -37,7 +37,7 @@ extension ControlRouter {
     public static func profilesResponse(of person: String, _ view: PolicyView) -> Components.Schemas.ProfilesResponse {
         Components.Schemas.ProfilesResponse(
             person: person,
-            profiles: view.engine.status(at: view.now).profiles.map {
+            profiles: view.policy.status(at: view.now).profiles.map {
                 Components.Schemas.ProfileBody($0, now: view.now, calendar: view.calendar)
             })
     }
@@ -46,7 +46,7 @@ extension ControlRouter {
         _ name: String, _ view: PolicyView
     ) throws(ControlFailure) -> Components.Schemas.ProfileBody {
         guard
-            let status = view.engine.status(at: view.now).profiles.first(where: { $0.profile.name == name })
+            let status = view.policy.status(at: view.now).profiles.first(where: { $0.profile.name == name })
         else {
             throw .refused(.notFound("no profile \(name) (`lockr profile list` shows them)"))
         }

@@ -21,7 +21,7 @@ extension ControlRouter {
         return Components.Schemas.PersonStatsBody(
             person: person,
             days: shown.map { record in
-                dayBody(record, apps: view.engine.apps, queries: policy.queryCounts(of: person, in: record.day))
+                dayBody(record, apps: view.policy.apps, queries: policy.queryCounts(of: person, in: record.day))
             },
             streaks: Components.Schemas.StreaksBody(
                 heldLimits: Components.Schemas.RunBody(

@@ -15,15 +15,15 @@ public enum ControlFailure: Error, Sendable, Equatable {
 
 /// One person's policy as it stands at a policy time: read-only, for answers to be built from.
 public struct PolicyView: Sendable {
-    public let engine: PolicyEngine
+    public let policy: PolicyReadout
     public let now: Instant
 
-    public init(engine: PolicyEngine, now: Instant) {
-        self.engine = engine
+    public init(policy: PolicyReadout, now: Instant) {
+        self.policy = policy
         self.now = now
     }
 
-    public var calendar: DayCalendar { engine.settings.calendar }
+    public var calendar: DayCalendar { policy.settings.calendar }
 }
 
 /// What an action gave, and the person's policy just after it.
@@ -172,7 +172,7 @@ extension PolicyAccess {
     /// outside the engine's lock.
     public func verifyPIN(_ entry: PinEntry) throws(ControlFailure) -> PinCheck {
         let keeper = People.defaultName
-        guard let record = view(of: keeper).engine.pin else { return .none }
+        guard let record = view(of: keeper).policy.pin else { return .none }
         guard let presented = entry.presented else { return .missing }
         _ = try perform(for: keeper) { engine, now throws(PolicyRefusal) in
             try engine.beginPinEntry(by: entry.entrant, at: now)
@@ -181,7 +181,7 @@ extension PolicyAccess {
         _ = try perform(for: keeper) { engine, now throws(PolicyRefusal) in
             let lockout = engine.notePinEntry(correct: correct, by: entry.entrant, at: now)
             guard correct else {
-                throw .wrongPin(failures: engine.pin?.lockouts.failures(of: entry.entrant) ?? 0, lockout: lockout)
+                throw .wrongPin(failures: engine.readout.pin?.lockouts.failures(of: entry.entrant) ?? 0, lockout: lockout)
             }
         }
         return .verified

@@ -47,7 +47,7 @@ extension ControlAccess {
                     let name = people[index].name
                     do throws(PolicyRefusal) {
                         let outcome = try engines[index].importSettings(wanted[index], pin: pin, at: now)
-                        let calendar = engines[index].settings.calendar
+                        let calendar = engines[index].readout.settings.calendar
                         changes.append(
                             Components.Schemas.ConfigurationImportResponse.PeoplePayloadPayload(
                                 person: name, outcome: outcome, now: now, calendar: calendar))

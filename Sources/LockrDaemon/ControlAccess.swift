@@ -57,7 +57,7 @@ struct ControlAccess: PolicyAccess {
         // Stored: what is left is carrying it out (names, the DNS pipeline, the backends).
         try? parts.propagation.propagate(savingAll: false)
         switch outcome {
-        case .success(let result): return Performed(result: result, view: PolicyView(engine: after[0], now: now))
+        case .success(let result): return Performed(result: result, view: PolicyView(policy: after[0].readout, now: now))
         case .failure(let refusal): throw .refused(refusal)
         }
     }
@@ -65,7 +65,7 @@ struct ControlAccess: PolicyAccess {
     func view(of name: String) -> PolicyView {
         let now = parts.clock.now()
         return PolicyView(
-            engine: (parts.household.policy(of: name) ?? parts.household.policy(number: 0)).read { $0 }, now: now)
+            policy: (parts.household.policy(of: name) ?? parts.household.policy(number: 0)).read { $0 }, now: now)
     }
 
     func events(since: Instant, limit: Int, person: String?) throws(ControlFailure) -> [LoggedEvent] {

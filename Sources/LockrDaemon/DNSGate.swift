@@ -17,7 +17,7 @@ struct DNSGate: GuardGate {
         let person = household.policy(number: client.person)
         let admission =
             dryRun
-            ? person.read { engine in
+            ? person.withEngine { engine in
                 var copy = engine
                 return copy.admit(app, at: now, metering: false)
             }

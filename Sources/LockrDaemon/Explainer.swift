@@ -34,7 +34,7 @@ final class Explainer: Sendable {
         }
         let dryRun = make()
         let policy = dryRun.pipeline.policy
-        let engine = view.engine
+        let readout = view.policy
         let type = RecordType.mnemonic(query.type)
         func body(
             verdict: Components.Schemas.ExplainVerdict, answer: String, reason: String, rule: String? = nil,
@@ -42,9 +42,9 @@ final class Explainer: Sendable {
             code: AccessCode? = nil, ttlCap: Int? = nil
         ) -> Components.Schemas.ExplainBody {
             Components.Schemas.ExplainBody(
-                name: query.name, _type: type, person: person, client: clientText, mode: engine.settings.mode.rawValue,
+                name: query.name, _type: type, person: person, client: clientText, mode: readout.settings.mode.rawValue,
                 verdict: verdict, answer: answer, reason: reason, rule: rule, list: list, app: app,
-                appName: app.map { engine.apps[$0] ?? $0 }, code: code, ttlCapSeconds: ttlCap)
+                appName: app.map { readout.apps[$0] ?? $0 }, code: code, ttlCapSeconds: ttlCap)
         }
         switch policy.decide(query, client: client) {
         case .answer(let answer, let ttl, let reason):
@@ -84,10 +84,10 @@ final class Explainer: Sendable {
                 }
                 return body(
                     verdict: .allowed, answer: Self.asked(query, dryRun.forwards),
-                    reason: "\(engine.apps[app] ?? app) is not guarded",
+                    reason: "\(readout.apps[app] ?? app) is not guarded",
                     app: app)
             }
-            let status = engine.status(at: view.now).apps.first { $0.id == app }
+            let status = readout.status(at: view.now).apps.first { $0.id == app }
             return body(
                 verdict: .appOpen, answer: "the upstream's answer, TTLs cut to \(ttlCap) s",
                 reason: status?.reason ?? "open", app: app, ttlCap: Int(ttlCap))

@@ -57,7 +57,7 @@ final class PersonPolicy: Sendable {
         try engine.withLock { (engine: inout PolicyEngine) throws(Failure) -> Result in try body(&engine) }
     }
 
-    func read<Result>(_ body: (PolicyEngine) -> Result) -> Result { engine.withLock { body($0) } }
+    func read<Result>(_ body: (PolicyReadout) -> Result) -> Result { engine.withLock { body($0.readout) } }
 
     /// Takes the configuration's names (built when it loaded) as the ones to compare against.
     func takeNaming(_ naming: AppNaming) {
@@ -70,7 +70,7 @@ final class PersonPolicy: Sendable {
     /// Rebuilds `naming` when the names in force differ from it, taking one of `reusing` that has
     /// the same names if there is one; true when it changed.
     func refreshNaming(catalogue: AppCatalogue, logger: Logger, reusing others: [AppNaming]) -> Bool {
-        let rules = engine.withLock { $0.inForceNames }
+        let rules = engine.withLock { $0.readout.inForceNames }
         return lookup.withLock { lookup -> Bool in
             guard lookup.naming.rules != rules, lookup.unbuildable != rules else { return false }
             do throws(LoadError) {
@@ -143,7 +143,7 @@ final class PersonPolicy: Sendable {
     private static func drain(
         _ engine: inout PolicyEngine, at now: Instant
     ) -> (PolicyState, [PolicyEvent], [DayRecord]) {
-        (engine.snapshot(at: now), engine.drainEvents(), engine.drainClosedDays())
+        (engine.readout.snapshot(at: now), engine.drainEvents(), engine.drainClosedDays())
     }
 
     /// Logs `events`, and hands those that are news to `liveEvents`.
@@ -161,7 +161,7 @@ final class PersonPolicy: Sendable {
     func tick(at now: Instant) -> [LiveEvent] {
         let (status, calendar) = engine.withLock { engine in
             engine.tick(at: now)
-            return (engine.status(at: now), engine.settings.calendar)
+            return (engine.readout.status(at: now), engine.readout.settings.calendar)
         }
         return statusWatch.withLock { $0.changes(in: status, calendar: calendar) }
     }

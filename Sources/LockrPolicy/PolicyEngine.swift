@@ -51,13 +51,11 @@ public struct PolicyEngine: Sendable {
         settle(source: Commitments.configurationSource, at: now)
     }
 
-    /// Settings in force: the configuration with the control API's changes applied.
-    public var settings: PolicySettings { commitments.settings }
-    /// Every app that may be guarded: id to display name.
-    public var apps: [String: String] { commitments.apps }
-    /// Apps guarded now, in configuration order.
-    public var guarded: [String] { commitments.guarded }
-    var guardedSet: Set<String> { commitments.guardedSet }
+    /// The policy as it stands, to be read (see `PolicyReadout`).
+    public var readout: PolicyReadout { PolicyReadout(commitments: commitments, standing: standing, state: state) }
+
+    var settings: PolicySettings { commitments.settings }
+    var apps: [String: String] { commitments.apps }
     var configuration: PolicyConfiguration { commitments.configuration }
 
     /// How reasons are worded, in the policy's time zone.
@@ -103,7 +101,7 @@ public struct PolicyEngine: Sendable {
             settings: newBase, apps: newApps, names: newNames, guarded: [], schedules: newSchedules,
             profiles: newProfiles, groups: newGroups)
         let notes = commitments.rebase(
-            new, guarded: newGuarded, &state, gated: !gateSteps.isEmpty, journal: &journal, at: now)
+            new, guarded: newGuarded, &state, gated: commitments.gated, journal: &journal, at: now)
         inForceChanged(at: now)
         return notes
     }
@@ -126,17 +124,6 @@ public struct PolicyEngine: Sendable {
         noteTransitions(at: now)
     }
 
-    // MARK: - Deciding
-
-    /// Where `app` stands at `now` (see `AppStanding.access`).
-    func access(_ app: String, at now: Instant) -> AppAccess { standing.access(app, commitments, state, at: now) }
-
-    /// Every app that may be blocked at `now` (see `AppStanding.watchedApps`).
-    func watchedApps(at now: Instant) -> [String] { standing.watchedApps(commitments, state, at: now) }
-
-    /// Time mode: each budget as configured; none in the other modes.
-    var budgets: [String: Duration] { settings.mode == .time ? settings.time.budgets(guarded: guarded) : [:] }
-
     // MARK: - Time
 
     /// Clamps `now` to the latest time seen, and starts a new day when one has begun.
@@ -144,7 +131,7 @@ public struct PolicyEngine: Sendable {
     mutating func advance(to now: Instant) -> Instant {
         let now = max(now, state.lastSeen)
         state.lastSeen = now
-        if let finished = state.closeDay(ifOverBy: now, calendar: settings.calendar, budgets: budgets) {
+        if let finished = state.closeDay(ifOverBy: now, calendar: settings.calendar, budgets: commitments.budgets) {
             closedDays.append(finished)
             log(.dayReset, nil, "new day \(state.today.day.key): budget and counters reset", at: now)
         }
@@ -161,6 +148,15 @@ public struct PolicyEngine: Sendable {
     mutating func restrictionsChanged(at now: Instant) {
         standing.restrictionsChanged()
         noteTransitions(at: now)
+    }
+
+    /// Events since the last call, oldest first.
+    public mutating func drainEvents() -> [PolicyEvent] { journal.drain() }
+
+    /// Days that ended since the last call, with their final usage.
+    public mutating func drainClosedDays() -> [DayRecord] {
+        defer { closedDays.removeAll() }
+        return closedDays
     }
 
     mutating func log(_ type: EventType, _ app: String?, _ detail: String, at now: Instant) {

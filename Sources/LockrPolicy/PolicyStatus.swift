@@ -79,14 +79,15 @@ public struct BudgetFigures: Sendable, Equatable {
 }
 
 extension PolicyStatus {
-    /// Where each app `engine` guards or restricts stands at `now`, with the day's allowances,
+    /// Where each app `policy` guards or restricts stands at `now`, with the day's allowances,
     /// the changes waiting, the schedules and the profiles.
-    init(of engine: PolicyEngine, at now: Instant) {
-        let (state, settings) = (engine.state, engine.settings)
+    init(of policy: PolicyReadout, at now: Instant) {
+        let (state, settings, commitments) = (policy.state, policy.settings, policy.commitments)
+        let text = AccessText(calendar: settings.calendar)
         let now = max(now, state.lastSeen)
         let today = state.today
-        let appStatuses = engine.watchedApps(at: now).map { app in
-            let access = engine.access(app, at: now)
+        let appStatuses = policy.watchedApps(at: now).map { app in
+            let access = policy.access(app, at: now)
             let window = state.windows.longest(covering: app, at: now)
             let key = settings.time.budgetKey(for: app)
             let budget = settings.time.budget(forKey: key, extra: today.extraBudget)
@@ -94,15 +95,15 @@ extension PolicyStatus {
             let charged = state.metering.charged(app, at: now)
             let budgetUsed = state.metering.charged(key, at: now)
             let nextReset = access.isOpen ? today.day.end : access.until ?? today.day.end
-            let isTime = settings.mode == .time && engine.guardedSet.contains(app)
+            let isTime = settings.mode == .time && commitments.guardedSet.contains(app)
             return AppStatus(
-                id: app, name: engine.apps[app] ?? app, access: access,
-                reason: engine.text.sentence(app, access, at: now),
+                id: app, name: commitments.apps[app] ?? app, access: access,
+                reason: text.sentence(app, access, at: now),
                 used: used, uncharged: max(.zero, used - charged), opens: today.sessions[app] ?? 0,
                 budget: isTime ? budget : nil,
                 left: isTime ? max(.zero, budget - budgetUsed) : nil, windowEnds: window?.ends, nextReset: nextReset,
-                guarded: engine.guardedSet.contains(app),
-                restriction: engine.standing.restriction(of: app, engine.commitments, state, at: now))
+                guarded: commitments.guardedSet.contains(app),
+                restriction: policy.standing.restriction(of: app, commitments, state, at: now))
         }
         let calendar = settings.calendar
         self.init(
@@ -114,10 +115,10 @@ extension PolicyStatus {
             cooldownUntil: today.cooldownUntil.flatMap { $0 > now ? $0 : nil },
             totalUsed: state.metering.used(MeteringState.allApps, at: now),
             totalCharged: state.metering.charged(MeteringState.allApps, at: now), apps: appStatuses,
-            pending: state.changes.pending, overridden: engine.commitments.differingFromConfiguration(state.overlay),
-            schedules: engine.commitments.schedules.map {
+            pending: state.changes.pending, overridden: commitments.differingFromConfiguration(state.overlay),
+            schedules: commitments.schedules.map {
                 ScheduleStatus(schedule: $0, activeUntil: $0.occurrence(containing: now, calendar: calendar)?.end)
             },
-            profiles: state.profiles.status(configured: engine.configuration.profiles, at: now))
+            profiles: state.profiles.status(configured: commitments.configuration.profiles, at: now))
     }
 }

@@ -115,8 +115,8 @@ struct AppPage {
         timeScale: Double, suggestion: String?, csrf: String,
         error: String? = nil
     ) {
-        let gate = view.engine.gateRequirement(for: app.id, at: view.now)
-        let settings = view.engine.settings
+        let gate = view.policy.gateRequirement(for: app.id, at: view.now)
+        let settings = view.policy.settings
         person = status.person
         back = status.person == People.defaultName ? "Back to your apps" : "Back to \(status.person)"
         self.app = app.id
@@ -147,7 +147,7 @@ struct AppPage {
             gateOpen && gate.steps.contains(.puzzle)
             ? PuzzleStep(
                 toSolve: gate.puzzlesToSolve, difficulty: gate.difficulty,
-                issued: view.engine.state.gate.challenges.filter { $0.expires > view.now }.map { challenge in
+                issued: view.policy.state.gate.challenges.filter { $0.expires > view.now }.map { challenge in
                     PuzzleCard(
                         id: challenge.id, prompt: challenge.puzzle.prompt,
                         difficulty: challenge.puzzle.difficulty.rawValue,

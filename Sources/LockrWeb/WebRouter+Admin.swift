@@ -181,7 +181,7 @@ extension WebRouter {
     private static func signIn(
         policy: some PolicyAccess, pages: Pages, csrf: String, error: String? = nil, status: HTTPResponse.Status = .ok
     ) -> Response {
-        let hasPIN = policy.view(of: People.defaultName).engine.pin != nil
+        let hasPIN = policy.view(of: People.defaultName).policy.pin != nil
         let message = error ?? (status == .forbidden ? "That is not the PIN." : nil)
         var values: [String: Any] = ["title": "Household", "csrf": csrf, "hasPIN": hasPIN, "still": true]
         values["error"] = message

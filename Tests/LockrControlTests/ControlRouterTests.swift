@@ -300,7 +300,7 @@ import Testing
             let clear = try await client.execute(uri: "/api/v1/pin", method: .delete, headers: auth)
             #expect(clear.status == .forbidden)
             #expect(try await client.execute(uri: "/api/v1/pin", method: .delete, headers: right).status == .ok)
-            #expect(policy.view(of: People.defaultName).engine.pin == nil)
+            #expect(policy.view(of: People.defaultName).policy.pin == nil)
             // Only a hash was ever kept.
             #expect(policy.logged.withLock { $0 }.allSatisfy { !$0.event.detail.contains("2468") })
         }

@@ -35,7 +35,7 @@ import Testing
 
     func statusOf(_ parts: PolicyParts, _ person: String) -> PolicyStatus {
         let view = parts.control.view(of: person)
-        return view.engine.status(at: view.now)
+        return view.policy.status(at: view.now)
     }
 
     /// A device of person `number` at `address`.
@@ -101,7 +101,7 @@ import Testing
             if (elapsed + 500) % 1000 == 0 { runtime.ticker.tick() }
         }
         let view = runtime.control.view(of: People.defaultName)
-        return view.engine.status(at: view.now).apps[0].used
+        return view.policy.status(at: view.now).apps[0].used
     }
 
     @Test func aKillAtAnyPointOfASliceLosesAtMostASecondOfMetering() throws {
@@ -201,7 +201,7 @@ import Testing
             Issue.record("a restart keeps Alice's spent budget")
             return
         }
-        #expect(restarted.control.view(of: "bob").engine.state.windows.all.count == 1)
+        #expect(restarted.control.view(of: "bob").policy.state.windows.all.count == 1)
     }
 
     @Test func aDeviceHandedToALooserPersonWaitsAsTheirChangesDoAndMovesOnTimeAcrossARestart() throws {
@@ -211,7 +211,7 @@ import Testing
         config.people[1].guarded = []  // Bob guards nothing: a device moved to him loses its limits.
         let runtime = try household(clocks, store: store, config: config)
         func claims(_ parts: PolicyParts, _ person: String) -> [String] {
-            parts.control.view(of: person).engine.state.claimedDevices
+            parts.control.view(of: person).policy.state.claimedDevices
         }
         // To Alice (the default person's mode with a smaller budget): at once.
         #expect(try runtime.control.assignDevice("192.168.1.30", to: "alice", phrase: nil) == nil)
@@ -219,7 +219,7 @@ import Testing
         // On to Bob: a loosening change of Alice's, waiting for her day to end (time mode).
         let waiting = try #require(try runtime.control.assignDevice("192.168.1.30", to: "bob", phrase: nil))
         #expect(waiting.change.description == "device 192.168.1.30: alice → bob")
-        #expect(runtime.control.view(of: "alice").engine.state.changes.pending.map(\.id) == [waiting.id])
+        #expect(runtime.control.view(of: "alice").policy.state.changes.pending.map(\.id) == [waiting.id])
         // Asked again, it is the same change; another setting of hers settling keeps it waiting.
         #expect(try runtime.control.assignDevice("192.168.1.30", to: "bob", phrase: nil)?.id == waiting.id)
         _ = try runtime.control.perform(.guardApp("youtube"), for: "alice")
@@ -230,7 +230,7 @@ import Testing
         let restarted = try household(clocks, store: store, config: config)
         restarted.ticker.tick()
         #expect(claims(restarted, "alice").isEmpty && claims(restarted, "bob") == ["192.168.1.30"])
-        #expect(restarted.control.view(of: "alice").engine.state.changes.pending.isEmpty)
+        #expect(restarted.control.view(of: "alice").policy.state.changes.pending.isEmpty)
         let events = try store.events(since: Instant(milliseconds: 0), person: "alice").map(\.event.detail)
         #expect(
             events.contains { $0.hasPrefix("#\(waiting.id) device 192.168.1.30: alice → bob (admin view)") },

@@ -19,21 +19,21 @@ import Testing
 
     @Test func blockedAppsFollowWindows() throws {
         var engine = engine(.hourly)
-        #expect(engine.blockedApps(at: start) == ["tiktok", "youtube"])
+        #expect(engine.readout.blockedApps(at: start) == ["tiktok", "youtube"])
         _ = try engine.unlock("tiktok", phrase: nil, at: start)
-        #expect(engine.blockedApps(at: start) == ["youtube"])
-        #expect(engine.blockedApps(at: start + .seconds(599)) == ["youtube"])
-        #expect(engine.blockedApps(at: start + .seconds(600)) == ["tiktok", "youtube"])
+        #expect(engine.readout.blockedApps(at: start) == ["youtube"])
+        #expect(engine.readout.blockedApps(at: start + .seconds(599)) == ["youtube"])
+        #expect(engine.readout.blockedApps(at: start + .seconds(600)) == ["tiktok", "youtube"])
         // Unguarding loosens: it waits for the next clock hour.
         _ = try engine.unguardApp("youtube", at: start + .seconds(600))
-        #expect(engine.blockedApps(at: start + .seconds(600)) == ["tiktok", "youtube"])
+        #expect(engine.readout.blockedApps(at: start + .seconds(600)) == ["tiktok", "youtube"])
         engine.tick(at: start + .seconds(3600))
-        #expect(engine.blockedApps(at: start + .seconds(3600)) == ["tiktok"])
+        #expect(engine.readout.blockedApps(at: start + .seconds(3600)) == ["tiktok"])
     }
 
     @Test func timeModeBlocksOnceTheLoggedUseSpendsTheBudget() {
         var engine = engine(.time)
-        #expect(engine.blockedApps(at: start).isEmpty)
+        #expect(engine.readout.blockedApps(at: start).isEmpty)
         // A dense trace read from a query log 10 s late, in batches: one query every 5 s.
         var now = start
         var logged = start
@@ -45,8 +45,8 @@ import Testing
             }
             engine.tick(at: now)
         }
-        let status = engine.status(at: now)
-        #expect(engine.blockedApps(at: now) == ["tiktok", "youtube"])
+        let status = engine.readout.status(at: now)
+        #expect(engine.readout.blockedApps(at: now) == ["tiktok", "youtube"])
         #expect(status.apps[0].used >= .seconds(290) && status.apps[0].used <= .seconds(320))
     }
 
@@ -60,17 +60,17 @@ import Testing
             _ = live.admit("tiktok", at: start + .seconds(Int64(offset)))
         }
         #expect(
-            late.status(at: start + .seconds(200)).apps[0].used == live.status(at: start + .seconds(200)).apps[0].used)
-        #expect(late.status(at: start + .seconds(200)).apps[0].used == .seconds(20))
+            late.readout.status(at: start + .seconds(200)).apps[0].used == live.readout.status(at: start + .seconds(200)).apps[0].used)
+        #expect(late.readout.status(at: start + .seconds(200)).apps[0].used == .seconds(20))
         // An entry older than what was already metered is taken at the newest metered slice.
         late.observe("tiktok", queriedAt: start, now: start + .seconds(201))
-        #expect(late.status(at: start + .seconds(201)).apps[0].used == .seconds(20))
+        #expect(late.readout.status(at: start + .seconds(201)).apps[0].used == .seconds(20))
     }
 
     @Test func aLoggedQueryOpensTheHourWhenFirstQueryOpens() {
         var engine = engine(.hourly, openOnFirstQuery: true)
         engine.observe("tiktok", queriedAt: start - .seconds(5), now: start)
-        #expect(engine.blockedApps(at: start) == ["youtube"])
+        #expect(engine.readout.blockedApps(at: start) == ["youtube"])
     }
 
     @Test func admitWithoutMeteringDecidesButDoesNotCount() {
@@ -78,6 +78,6 @@ import Testing
         for second in stride(from: 0, to: 120, by: 2) {
             _ = engine.admit("tiktok", at: start + .seconds(Int64(second)), metering: false)
         }
-        #expect(engine.status(at: start + .seconds(120)).apps[0].used == .zero)
+        #expect(engine.readout.status(at: start + .seconds(120)).apps[0].used == .zero)
     }
 }

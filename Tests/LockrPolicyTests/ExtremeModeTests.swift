@@ -60,8 +60,8 @@ import Testing
         for empty in ["", "   ", "\n", "..."] {
             #expect(throws: PolicyRefusal.self) { try policy.unlock("youtube", phrase: empty, at: start) }
         }
-        #expect(policy.status(at: start).gateMisses == 0)
-        #expect(policy.status(at: start).cooldownUntil == nil)
+        #expect(policy.readout.status(at: start).gateMisses == 0)
+        #expect(policy.readout.status(at: start).cooldownUntil == nil)
     }
 
     @Test func cooldownsEscalateAfterThreeMissesAndStayAt120Seconds() throws {
@@ -117,7 +117,7 @@ import Testing
         #expect(throws: PolicyRefusal.windowUsed(app: "youtube", nextAt: "21:00")) {
             try policy.unlock("youtube", phrase: "wrong", at: start + .seconds(1000))
         }
-        #expect(policy.status(at: start + .seconds(1000)).gateMisses == 0)
+        #expect(policy.readout.status(at: start + .seconds(1000)).gateMisses == 0)
     }
 }
 

@@ -98,7 +98,7 @@ import Testing
         }
         try solveAll(&engine, at: now + .seconds(15))
         #expect(engine.state.today.gateMisses == 0)
-        #expect(engine.gateRequirement(for: "tiktok", at: now + .seconds(15)).difficulty == .easy)
+        #expect(engine.readout.gateRequirement(for: "tiktok", at: now + .seconds(15)).difficulty == .easy)
     }
 
     @Test func difficultyRisesWithOpensTodayAndLateHours() throws {
@@ -107,7 +107,7 @@ import Testing
         var engine = engine(settings, now: start)
         for hour in 0..<4 {
             let now = start + .seconds(Int64(hour) * 3600)
-            #expect(engine.gateRequirement(for: "tiktok", at: now).difficulty == .easy)
+            #expect(engine.readout.gateRequirement(for: "tiktok", at: now).difficulty == .easy)
             for challenge in try engine.issueChallenges(for: "tiktok", seed: UInt64(hour), at: now) {
                 let position = try ChessPosition(fen: challenge.puzzle.position!)
                 #expect(challenge.puzzle.prompt.contains("mate in 1"))
@@ -117,12 +117,12 @@ import Testing
         }
         // Four opens of tiktok today: medium for tiktok, still easy for youtube.
         let afternoon = at("2026-06-01T15:00:00Z")
-        #expect(engine.gateRequirement(for: "tiktok", at: afternoon).difficulty == .medium)
-        #expect(engine.gateRequirement(for: "youtube", at: afternoon).difficulty == .easy)
+        #expect(engine.readout.gateRequirement(for: "tiktok", at: afternoon).difficulty == .medium)
+        #expect(engine.readout.gateRequirement(for: "youtube", at: afternoon).difficulty == .easy)
         // After 22:00 one more: hard, and a hard chess puzzle is a mate in two.
         let late = at("2026-06-01T22:30:00Z")
-        #expect(engine.gateRequirement(for: "tiktok", at: late).difficulty == .hard)
-        #expect(engine.gateRequirement(for: "youtube", at: late).difficulty == .medium)
+        #expect(engine.readout.gateRequirement(for: "tiktok", at: late).difficulty == .hard)
+        #expect(engine.readout.gateRequirement(for: "youtube", at: late).difficulty == .medium)
         let hard = try #require(try engine.issueChallenges(for: "tiktok", seed: 1, at: late).first)
         #expect(hard.puzzle.difficulty == .hard && hard.puzzle.prompt.contains("mate in 2"))
     }
@@ -171,7 +171,7 @@ import Testing
             _ = try? engine.passSpokenSentence(
                 Spoken(transcript: "no", length: .seconds(1)), at: start + .seconds(20 + Int64(second)))
         }
-        #expect(engine.gateRequirement(for: nil, at: start + .seconds(40)).typedFallbackCost == .seconds(45))
+        #expect(engine.readout.gateRequirement(for: nil, at: start + .seconds(40)).typedFallbackCost == .seconds(45))
         // A person whose sentence is typed cannot speak it.
         var typed = LockrPolicyTests.engine(settings(.extreme, gate: [.phrase], input: .typed), now: start)
         #expect(throws: PolicyRefusal.notInThisMode("here the sentence is typed, not spoken")) {
@@ -198,7 +198,7 @@ import Testing
             try budget.snooze(nil, at: later)
         }
         #expect(throws: PolicyRefusal.self) { try budget.extend(nil, at: later) }
-        let sentence = budget.gateRequirement(for: nil, at: later).sentence!
+        let sentence = budget.readout.gateRequirement(for: nil, at: later).sentence!
         #expect(try budget.snooze(nil, phrase: sentence, at: later).kind == .snooze)
         #expect(try budget.extend(nil, phrase: sentence, at: later) == .seconds(900))
     }

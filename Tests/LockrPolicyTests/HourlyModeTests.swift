@@ -70,7 +70,7 @@ import Testing
         let start = at("2026-06-01T09:50:00Z")
         var policy = engine(settings(.hourly), now: start)
         _ = try policy.unlock("tiktok", phrase: nil, at: start)
-        var state = policy.snapshot(at: start + .seconds(60))
+        var state = policy.readout.snapshot(at: start + .seconds(60))
         // Whatever the calendar would compute now, the boundary kept with the window decides.
         var windows = state.windows.all
         windows[0].hourResets = at("2026-06-01T10:30:00Z")

@@ -16,17 +16,17 @@ import Testing
         var policy = policy()
         _ = try policy.guardApp("whatsapp", at: start)
         try policy.defineProfile(Profile(name: "homework", block: ["messaging", "tiktok"]), at: start)
-        let exported = policy.runTimeSettings
+        let exported = policy.readout.runTimeSettings
         let before = policy.state
         let outcome = try policy.importSettings(exported, pin: .none, at: start)
         #expect(outcome == ChangeOutcome(applied: [], pending: []))
-        #expect(policy.runTimeSettings == exported)
+        #expect(policy.readout.runTimeSettings == exported)
         #expect(policy.state.overlay == before.overlay && policy.state.profiles == before.profiles)
     }
 
     @Test func whatTightensAppliesAtOnce() throws {
         var policy = policy()
-        var wanted = policy.runTimeSettings
+        var wanted = policy.readout.runTimeSettings
         wanted.mode = .extreme
         wanted.guarded.append("whatsapp")
         wanted.schedules.append(
@@ -36,9 +36,9 @@ import Testing
         let outcome = try policy.importSettings(wanted, pin: .missing, at: start)
         #expect(outcome.pending.isEmpty, "tightening needs no PIN and waits for nothing")
         #expect(Set(outcome.applied.map(\.key)) == ["policy.mode", "guard", "schedule", "hourly.gate"])
-        #expect(policy.settings.mode == .extreme && policy.guarded.contains("whatsapp"))
+        #expect(policy.settings.mode == .extreme && policy.readout.guarded.contains("whatsapp"))
         #expect(policy.settings.gate.hourly == [.puzzle])
-        #expect(policy.runTimeSettings == wanted)
+        #expect(policy.readout.runTimeSettings == wanted)
         #expect(
             policy.state.profiles.made == [Profile(name: "homework", block: ["messaging"])],
             "the file's profile is not copied")
@@ -46,7 +46,7 @@ import Testing
 
     @Test func whatLoosensWaitsAndAppliesOnTime() throws {
         var policy = policy()
-        var wanted = policy.runTimeSettings
+        var wanted = policy.readout.runTimeSettings
         wanted.guarded.removeAll { $0 == "tiktok" }
         wanted.hourlyWindow = .seconds(15 * 60)
         wanted.schedules = []
@@ -59,16 +59,16 @@ import Testing
             ])
         #expect(outcome.pending.allSatisfy { $0.appliesAt == at("2026-06-01T11:00:00Z") && !$0.awaitingSentence })
         #expect(outcome.pending.allSatisfy { $0.source == "config import" })
-        #expect(policy.guarded.contains("tiktok"), "still guarded until the hour is over")
-        #expect(policy.runTimeSettings == wanted, "what was asked for exports again")
+        #expect(policy.readout.guarded.contains("tiktok"), "still guarded until the hour is over")
+        #expect(policy.readout.runTimeSettings == wanted, "what was asked for exports again")
         policy.tick(at: at("2026-06-01T11:00:00Z"))
-        #expect(!policy.guarded.contains("tiktok") && policy.settings.hourly.window == .seconds(15 * 60))
+        #expect(!policy.readout.guarded.contains("tiktok") && policy.settings.hourly.window == .seconds(15 * 60))
         #expect(policy.state.changes.pending.isEmpty)
     }
 
     @Test func inExtremeModeALooseningImportWaitsForTheGateAndAPinIsAsked() throws {
         var policy = policy(.extreme)
-        var wanted = policy.runTimeSettings
+        var wanted = policy.readout.runTimeSettings
         wanted.mode = .hourly
         #expect(throws: PolicyRefusal.pinRequired) { try policy.importSettings(wanted, pin: .missing, at: start) }
         let outcome = try policy.importSettings(wanted, pin: .verified, at: start)
@@ -79,7 +79,7 @@ import Testing
 
     @Test func aGateChangeCancelledGoesBackToTheFile() throws {
         var policy = policy()
-        var wanted = policy.runTimeSettings
+        var wanted = policy.readout.runTimeSettings
         wanted.gate.extreme = [.phrase, .puzzle]
         wanted.gate.hourly = [.phrase]
         _ = try policy.importSettings(wanted, pin: .none, at: start)
@@ -107,8 +107,8 @@ import Testing
         ]
         for (what, spoil, said) in spoiled {
             var policy = policy()
-            let before = (policy.state, policy.runTimeSettings)
-            var wanted = policy.runTimeSettings
+            let before = (policy.state, policy.readout.runTimeSettings)
+            var wanted = policy.readout.runTimeSettings
             wanted.mode = .extreme
             spoil(&wanted)
             do {
@@ -117,7 +117,7 @@ import Testing
             } catch {
                 #expect(error.description.contains(said), "\(what): \(error)")
             }
-            #expect(policy.state == before.0 && policy.runTimeSettings == before.1, "\(what) changed something")
+            #expect(policy.state == before.0 && policy.readout.runTimeSettings == before.1, "\(what) changed something")
         }
     }
 }

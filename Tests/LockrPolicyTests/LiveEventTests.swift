@@ -6,7 +6,7 @@ import Testing
     /// Ticks `policy` at `now` and gives what `watch` makes of its status.
     private func changes(_ policy: inout PolicyEngine, _ watch: inout StatusWatch, at now: Instant) -> [LiveEvent] {
         policy.tick(at: now)
-        return watch.changes(in: policy.status(at: now), calendar: utc)
+        return watch.changes(in: policy.readout.status(at: now), calendar: utc)
     }
 
     /// Each event as "kind app minutes"; the app's openings left out unless `opens`.
@@ -110,7 +110,7 @@ import Testing
             events += kinds(changes(&policy, &watch, at: now))
             now = now + .seconds(20)
         }
-        let message = watch.changes(in: policy.status(at: now), calendar: utc)
+        let message = watch.changes(in: policy.readout.status(at: now), calendar: utc)
         #expect(message.isEmpty)
         #expect(events == ["budget_low tiktok 5", "budget_low tiktok 1", "locked tiktok"])
     }

@@ -263,11 +263,11 @@ import Testing
             try check(policy, by: parent, at: now)
             now = now + .seconds(3601)
         }
-        #expect(policy.pin?.lockouts.failures(of: child) == 10)
+        #expect(policy.readout.pin?.lockouts.failures(of: child) == 10)
         #expect(policy.drainEvents().contains { $0.detail.hasPrefix("wrong PIN from 192.168.1.23 (#5 from it") })
         // The parent's right entry clears the household's row, not the child's count.
         policy.notePinEntry(correct: true, by: parent, at: now)
-        #expect(policy.pin?.lockouts.failures == 0 && policy.pin?.lockouts.failures(of: child) == 10)
+        #expect(policy.readout.pin?.lockouts.failures == 0 && policy.readout.pin?.lockouts.failures(of: child) == 10)
     }
 
     @Test func guessingFromManyDevicesStaysUnderTheHouseholdsCeiling() throws {
@@ -287,7 +287,7 @@ import Testing
         try check(policy, by: "10.0.0.99", at: now)
         for device in 7...30 {
             policy.notePinEntry(correct: false, by: "10.0.0.\(device)", at: now)
-            let wait = try #require(policy.pin?.lockouts.wait(for: "10.0.0.99", at: now))
+            let wait = try #require(policy.readout.pin?.lockouts.wait(for: "10.0.0.99", at: now))
             #expect(wait.remaining <= .seconds(600))
             now = now + wait.remaining
         }
@@ -329,10 +329,10 @@ import Testing
         }
         // The count and the lockout survive a restart.
         let restarted = policy.restarted(at: start + .seconds(10))
-        #expect(restarted.pin?.lockouts.failures(of: "127.0.0.1") == 5)
+        #expect(restarted.readout.pin?.lockouts.failures(of: "127.0.0.1") == 5)
         #expect(throws: PolicyRefusal.self) { try check(restarted, by: "127.0.0.1", at: start + .seconds(10)) }
         policy.notePinEntry(correct: true, by: "127.0.0.1", at: start + .seconds(31))
-        #expect(policy.pin?.lockouts == PinLockouts())
+        #expect(policy.readout.pin?.lockouts == PinLockouts())
     }
 
     @Test func aDeviceLeavingForLooserLimitsCostsTheGateThePinAndTheWait() throws {
@@ -383,7 +383,7 @@ import Testing
             at: at("2026-06-01T13:00:01Z"))
         #expect(
             try policy.handOverDevice(
-                "192.168.1.5", from: "a", to: "a", theirs: policy.enforcement(at: at("2026-06-01T13:00:02Z")),
+                "192.168.1.5", from: "a", to: "a", theirs: policy.readout.enforcement(at: at("2026-06-01T13:00:02Z")),
                 phrase: nil, pin: .none,
                 at: at("2026-06-01T13:00:02Z"))
                 == nil)

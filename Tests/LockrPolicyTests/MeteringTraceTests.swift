@@ -77,7 +77,7 @@ import Testing
         let end = start + .seconds(360)
         let instagram = policy.used("instagram", at: end)
         let tiktok = policy.used("tiktok", at: end)
-        let total = policy.status(at: end).totalUsed
+        let total = policy.readout.status(at: end).totalUsed
         #expect(instagram >= .seconds(110) && instagram <= .seconds(130), "\(instagram)")
         #expect(tiktok >= .seconds(210) && tiktok <= .seconds(220), "\(tiktok)")
         #expect(total >= .seconds(330) && total <= .seconds(340), "\(total)")
@@ -90,7 +90,7 @@ import Testing
             _ = policy.admit("youtube", at: start + .seconds(Int64(second) + 7))
         }
         let end = start + .seconds(320)
-        #expect(policy.status(at: end).totalUsed <= .seconds(320))
+        #expect(policy.readout.status(at: end).totalUsed <= .seconds(320))
         #expect(policy.used("tiktok", at: end) >= .seconds(300))
         #expect(policy.used("youtube", at: end) >= .seconds(300))
     }
@@ -107,12 +107,12 @@ import Testing
     func meter(_ trace: [Int64], kill: Int64?, down: Int64 = 300, end: Int64) -> Duration {
         let settings = settings(.time) { $0.time.budget = .seconds(180 * 60) }
         var live = engine(settings, guarded: ["tiktok"], now: start)
-        var lastSave = live.snapshot(at: start)
+        var lastSave = live.readout.snapshot(at: start)
         var nextSave: Int64 = 1000
         var restarted = false
         for offset in trace {
             while nextSave <= offset, !(kill.map { nextSave > $0 } ?? false) {
-                lastSave = live.snapshot(at: start + .milliseconds(nextSave))
+                lastSave = live.readout.snapshot(at: start + .milliseconds(nextSave))
                 nextSave += 1000
             }
             var asked = offset
@@ -172,7 +172,7 @@ extension MeteringAcrossRestartsTests {
         policy.query("tiktok", from: start + .seconds(300), every: .seconds(2), count: 150)  // the whole snooze
         let afterSnooze = start + .seconds(600)
         #expect(policy.admit("tiktok", at: afterSnooze).reason == "tiktok: daily budget spent (5/5 min)")
-        let app = policy.status(at: afterSnooze).apps.first { $0.id == "tiktok" }!
+        let app = policy.readout.status(at: afterSnooze).apps.first { $0.id == "tiktok" }!
         #expect(app.used >= .seconds(590) && app.used <= .seconds(600))
         #expect(app.uncharged >= .seconds(290) && app.uncharged <= .seconds(300))
         #expect(app.left == .zero)
@@ -182,7 +182,7 @@ extension MeteringAcrossRestartsTests {
         #expect(extended.isAllowed)
         #expect(
             policy.admit("tiktok", at: afterSnooze + .seconds(600)).reason == "tiktok: daily budget spent (15/15 min)")
-        let status = policy.status(at: afterSnooze + .seconds(600))
+        let status = policy.readout.status(at: afterSnooze + .seconds(600))
         #expect(status.extraBudget == .seconds(600))
         #expect(status.totalCharged == .seconds(900))
     }
@@ -192,7 +192,7 @@ extension MeteringAcrossRestartsTests {
         let hold = try policy.beginEmergency(at: start)
         _ = try policy.completeEmergency(hold: hold, at: start + .seconds(8))
         policy.query("tiktok", from: start + .seconds(10), every: .seconds(2), count: 140)  // inside the window
-        let status = policy.status(at: start + .seconds(300))
+        let status = policy.readout.status(at: start + .seconds(300))
         #expect(status.totalUsed >= .seconds(270))
         #expect(status.totalCharged <= .seconds(10))
     }

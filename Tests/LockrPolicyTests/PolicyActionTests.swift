@@ -27,7 +27,7 @@ import Testing
 
     @Test func everyActionSurvivesJSON() throws {
         var actions = Self.everyAction
-        actions.append(.importSettings(engine(settings(.hourly), now: start).runTimeSettings))
+        actions.append(.importSettings(engine(settings(.hourly), now: start).readout.runTimeSettings))
         for action in actions {
             let data = try JSONEncoder().encode(action)
             #expect(try JSONDecoder().decode(PolicyAction.self, from: data) == action, "\(action)")
@@ -56,7 +56,7 @@ import Testing
         let written = hourly.drainEvents()
         #expect(!written.isEmpty && written.allSatisfy { $0.action == .unlock }, "\(written)")
         // What the policy's own time writes later (the window's end, the hour's reset) names none.
-        _ = hourly.status(at: start + .seconds(3600))
+        _ = hourly.readout.status(at: start + .seconds(3600))
         _ = hourly.admit("tiktok", at: start + .seconds(3601))
         let later = hourly.drainEvents()
         #expect(!later.isEmpty && later.allSatisfy { $0.action == nil }, "\(later)")

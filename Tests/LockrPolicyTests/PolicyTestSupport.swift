@@ -39,11 +39,11 @@ extension PolicyEngine {
     }
 
     func used(_ app: String, at now: Instant) -> Duration {
-        status(at: now).apps.first { $0.id == app }!.used
+        readout.status(at: now).apps.first { $0.id == app }!.used
     }
 
     func isOpen(_ app: String, at now: Instant) -> Bool {
-        status(at: now).apps.first { $0.id == app }!.open
+        readout.status(at: now).apps.first { $0.id == app }!.open
     }
 
     /// Restarts from what a store would have kept.
@@ -51,7 +51,7 @@ extension PolicyEngine {
         PolicyEngine(
             settings: configuration.settings, guarded: ["instagram", "tiktok", "youtube"], apps: configuration.apps,
             names: configuration.names,
-            state: snapshot(at: now), now: now)
+            state: readout.snapshot(at: now), now: now)
     }
 }
 

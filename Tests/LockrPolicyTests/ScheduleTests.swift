@@ -53,7 +53,7 @@ func engine(
         // Sunday is not among the days either, so Monday early morning is free.
         #expect(policy.admit("instagram", at: at("2026-06-08T06:00:00Z")).isAllowed)
         #expect(!policy.admit("instagram", at: at("2026-06-08T22:30:00Z")).isAllowed)
-        let status = policy.status(at: at("2026-06-08T22:30:00Z"))
+        let status = policy.readout.status(at: at("2026-06-08T22:30:00Z"))
         #expect(status.schedules.first?.activeUntil == at("2026-06-09T07:00:00Z"))
         #expect(status.apps.first { $0.id == "instagram" }?.restriction?.source == .schedule("bedtime"))
     }
@@ -83,8 +83,8 @@ func engine(
         #expect(
             policy.admit("whatsapp", at: at("2026-06-05T08:00:00Z")).reason?.hasPrefix("whatsapp: school until 13:00")
                 == true)
-        #expect(policy.blockedApps(at: at("2026-06-05T09:00:00Z")) == ["whatsapp"])
-        let listed = policy.status(at: at("2026-06-05T09:00:00Z")).apps.first { $0.id == "whatsapp" }
+        #expect(policy.readout.blockedApps(at: at("2026-06-05T09:00:00Z")) == ["whatsapp"])
+        let listed = policy.readout.status(at: at("2026-06-05T09:00:00Z")).apps.first { $0.id == "whatsapp" }
         #expect(listed?.guarded == false && listed?.open == false)
         #expect(policy.admit("whatsapp", at: at("2026-06-05T13:00:00Z")) == .notGuarded)
         policy.tick(at: at("2026-06-05T13:00:01Z"))
@@ -156,8 +156,8 @@ func engine(
         let now = at("2026-06-05T12:00:00Z")
         var policy = engine(settings(.time), schedules: [], now: now)
         _ = try policy.addSchedule(bedtime, at: now)
-        let restarted = engine(settings(.time), state: policy.snapshot(at: now), now: now)
-        #expect(restarted.status(at: at("2026-06-05T23:00:00Z")).schedules.map(\.schedule) == [bedtime])
+        let restarted = engine(settings(.time), state: policy.readout.snapshot(at: now), now: now)
+        #expect(restarted.readout.status(at: at("2026-06-05T23:00:00Z")).schedules.map(\.schedule) == [bedtime])
     }
 }
 
@@ -172,10 +172,10 @@ func engine(
 
     @Test func whatAPersonEnforcesHasTheAppsOfTheirProfilesOnNow() throws {
         var policy = engine(settings(.hourly), profiles: [work], now: start)
-        #expect(policy.enforcement(at: start).profileBlocks.isEmpty)
+        #expect(policy.readout.enforcement(at: start).profileBlocks.isEmpty)
         _ = try policy.activateProfile("work", at: start)
-        #expect(policy.enforcement(at: start).profileBlocks == ["instagram", "tiktok", "youtube"])
-        #expect(policy.enforcement(at: start).protection == policy.inForce)
+        #expect(policy.readout.enforcement(at: start).profileBlocks == ["instagram", "tiktok", "youtube"])
+        #expect(policy.readout.enforcement(at: start).protection == policy.readout.inForce)
     }
 
     @Test func aProfileChangesNothingUntilItIsOnAndOffRestoresExactly() throws {
@@ -186,18 +186,18 @@ func engine(
         try policy.defineProfile(Profile(name: "work", block: ["guarded", "messaging"]), at: start)
         try policy.defineProfile(Profile(name: "homework", block: ["video"]), at: start)
         #expect(answers(&policy, at: start) == before)
-        #expect(policy.blockedApps(at: start) == ["instagram", "youtube"])
+        #expect(policy.readout.blockedApps(at: start) == ["instagram", "youtube"])
 
         let on = try policy.activateProfile("work", at: start)
         #expect(on.until == nil)
         let during = answers(&policy, at: start)
         #expect(during.allSatisfy { if case .block = $0 { true } else { false } })
         #expect(during[1].reason == "tiktok: profile work on (only the emergency opens it)")
-        #expect(policy.blockedApps(at: start) == ["instagram", "tiktok", "youtube", "whatsapp"])
+        #expect(policy.readout.blockedApps(at: start) == ["instagram", "tiktok", "youtube", "whatsapp"])
 
         _ = try policy.deactivateProfile("work", at: start + .seconds(1))
         #expect(answers(&policy, at: start + .seconds(1)) == before)
-        #expect(policy.blockedApps(at: start + .seconds(1)) == ["instagram", "youtube"])
+        #expect(policy.readout.blockedApps(at: start + .seconds(1)) == ["instagram", "youtube"])
         #expect(throws: PolicyRefusal.nothingToDo("profile work is off")) {
             _ = try policy.deactivateProfile("work", at: start + .seconds(2))
         }
@@ -210,7 +210,7 @@ func engine(
         #expect(
             policy.admit("tiktok", at: start).reason
                 == "tiktok: profile work on until 12:00 (only the emergency opens it)")
-        var restarted = engine(settings(.time), profiles: [work], state: policy.snapshot(at: start), now: start)
+        var restarted = engine(settings(.time), profiles: [work], state: policy.readout.snapshot(at: start), now: start)
         #expect(!restarted.admit("tiktok", at: start + .seconds(3600)).isAllowed)
         #expect(restarted.admit("tiktok", at: start + .seconds(2 * 3600)).isAllowed)
         restarted.tick(at: start + .seconds(2 * 3600 + 1))
@@ -218,7 +218,7 @@ func engine(
             restarted.drainEvents().contains {
                 $0.type == .profileOff && $0.detail == "profile work off: its time is up"
             })
-        #expect(restarted.status(at: start + .seconds(2 * 3600 + 1)).profiles.first?.active == nil)
+        #expect(restarted.readout.status(at: start + .seconds(2 * 3600 + 1)).profiles.first?.active == nil)
         // A toggle switches it on and then off.
         #expect(try restarted.toggleProfile("work", at: start + .seconds(3 * 3600)) == true)
         #expect(try restarted.toggleProfile("work", at: start + .seconds(3 * 3600 + 1)) == false)

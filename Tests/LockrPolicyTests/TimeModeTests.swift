@@ -45,7 +45,7 @@ import Testing
             policy.query(app, from: start + .seconds(60 * minute), every: .seconds(3), count: 20)
         }
         let end = start + .seconds(600)
-        let status = policy.status(at: end)
+        let status = policy.readout.status(at: end)
         #expect(status.totalUsed >= .seconds(590) && status.totalUsed <= .seconds(600))
         let instagram = policy.used("instagram", at: end)
         let tiktok = policy.used("tiktok", at: end)
@@ -113,7 +113,7 @@ import Testing
         #expect(throws: PolicyRefusal.limitReached("all 2 snoozes of today are used")) {
             try policy.snooze(nil, at: now)
         }
-        #expect(policy.status(at: now).snoozes == (2, 2))
+        #expect(policy.readout.status(at: now).snoozes == (2, 2))
     }
 
     @Test func extendAddsTimeOncePerDay() throws {
@@ -126,9 +126,9 @@ import Testing
         #expect(throws: PolicyRefusal.self) { try policy.extend(nil, at: now) }
         // The extension is for today only.
         let tomorrow = at("2026-06-02T10:00:00Z")
-        #expect(policy.status(at: tomorrow).apps[0].budget == .seconds(900))
+        #expect(policy.readout.status(at: tomorrow).apps[0].budget == .seconds(900))
         policy.tick(at: tomorrow)
-        #expect(policy.status(at: tomorrow).apps[0].budget == .seconds(300))
+        #expect(policy.readout.status(at: tomorrow).apps[0].budget == .seconds(300))
         #expect(try policy.extend(nil, at: tomorrow) == .seconds(900))
     }
 
@@ -140,7 +140,7 @@ import Testing
         // The night has 25 hours on the clock's count: 03:59 CET is still the old day.
         #expect(!policy.admit("instagram", at: at("2026-10-25T03:59:59+01:00")).isAllowed)
         #expect(policy.admit("instagram", at: at("2026-10-25T04:00:00+01:00")).isAllowed)
-        #expect(policy.status(at: at("2026-10-25T04:00:00+01:00")).day.key == "2026-10-25")
+        #expect(policy.readout.status(at: at("2026-10-25T04:00:00+01:00")).day.key == "2026-10-25")
     }
 
     @Test func restartKeepsUsageAndCounters() throws {
@@ -148,7 +148,7 @@ import Testing
         policy.query("instagram", from: start, every: .seconds(2), count: 151)
         _ = try policy.snooze(nil, at: start + .seconds(310))
         var restarted = policy.restarted(at: start + .seconds(320))
-        #expect(restarted.status(at: start + .seconds(320)).snoozes.used == 1)
+        #expect(restarted.readout.status(at: start + .seconds(320)).snoozes.used == 1)
         #expect(restarted.admit("instagram", at: start + .seconds(320)).isAllowed)
         #expect(!restarted.admit("instagram", at: start + .seconds(611)).isAllowed)
         #expect(restarted.used("instagram", at: start + .seconds(611)) >= .seconds(300))
@@ -159,7 +159,7 @@ import Testing
         policy.query("instagram", from: start, every: .seconds(2), count: 151)
         // An earlier time (a clock set back) is treated as the latest seen: still blocked, no new day.
         #expect(!policy.admit("instagram", at: at("2026-05-31T10:00:00Z")).isAllowed)
-        #expect(policy.status(at: at("2026-05-31T10:00:00Z")).day.key == "2026-06-01")
+        #expect(policy.readout.status(at: at("2026-05-31T10:00:00Z")).day.key == "2026-06-01")
     }
 }
 
@@ -243,14 +243,14 @@ import Testing
         _ = try policy.guardApp("tiktok", at: start)
         let removal = try policy.unguardApp("instagram", at: start)
         #expect(removal.pending.first?.appliesAt == at("2026-06-01T11:00:00Z"))
-        #expect(policy.guarded == ["instagram", "tiktok"])
+        #expect(policy.readout.guarded == ["instagram", "tiktok"])
         #expect(throws: PolicyRefusal.unknownApp("myspace")) { _ = try policy.guardApp("myspace", at: start) }
         let restored = PolicyEngine(
-            settings: policy.configuration.settings, guarded: ["instagram"], apps: testApps, state: policy.snapshot(at: start), now: start
+            settings: policy.configuration.settings, guarded: ["instagram"], apps: testApps, state: policy.readout.snapshot(at: start), now: start
         )
-        #expect(restored.guarded == ["instagram", "tiktok"])
+        #expect(restored.readout.guarded == ["instagram", "tiktok"])
         policy.tick(at: at("2026-06-01T11:00:00Z"))
-        #expect(policy.guarded == ["tiktok"])
+        #expect(policy.readout.guarded == ["tiktok"])
         #expect(policy.admit("instagram", at: at("2026-06-01T11:00:00Z")) == .notGuarded)
     }
 
@@ -259,9 +259,9 @@ import Testing
         var policy = engine(delayed, now: start)
         let outcome = try policy.setMode(.hourly, window: .seconds(15 * 60), at: start)
         #expect(outcome.pending.first?.appliesAt == start + .seconds(86_400))
-        #expect(policy.status(at: start).pending.count == 1)
+        #expect(policy.readout.status(at: start).pending.count == 1)
         // The mode asked for is the configuration's own: not listed as set on top of it.
-        #expect(policy.status(at: start).overridden == ["hourly.window-minutes"])
+        #expect(policy.readout.status(at: start).overridden == ["hourly.window-minutes"])
         _ = try policy.cancelPending(outcome.pending[0].id, at: start + .seconds(60))
         policy.tick(at: start + .seconds(2 * 86_400))
         #expect(policy.settings.hourly.window == .seconds(600))
@@ -272,7 +272,7 @@ import Testing
         var policy = engine(settings(.extreme), now: start)
         #expect(throws: PolicyRefusal.self) { _ = try policy.setMode(.time, at: start) }
         for _ in 1...3 { _ = try? policy.setMode(.time, phrase: "let me out", at: start) }
-        #expect(policy.status(at: start).gateMisses == 3)
+        #expect(policy.readout.status(at: start).gateMisses == 3)
         #expect(throws: PolicyRefusal.coolingDown(remaining: .seconds(15), misses: 3)) {
             _ = try policy.setMode(.time, phrase: ExtremeSettings().sentence(opening: .seconds(900)), at: start)
         }
@@ -302,7 +302,7 @@ import Testing
         let restarted = PolicyEngine(
             settings: settings(.extreme) { $0.extreme.strictness = .strict },
             guarded: ["instagram", "tiktok", "youtube"],
-            apps: testApps, state: policy.snapshot(at: at("2026-06-01T12:00:02Z")), now: at("2026-06-01T12:00:02Z"))
+            apps: testApps, state: policy.readout.snapshot(at: at("2026-06-01T12:00:02Z")), now: at("2026-06-01T12:00:02Z"))
         #expect(restarted.settings.extreme.strictness == .strict)
     }
 
@@ -312,7 +312,7 @@ import Testing
         apps["news"] = "news"
         var policy = PolicyEngine(
             settings: settings(.hourly), guarded: ["tiktok", "news"], apps: apps, names: names, state: nil, now: start)
-        #expect(policy.inForceNames == names)
+        #expect(policy.readout.inForceNames == names)
         // The file drops the app and its guard, always-allows another name and stops allowing one.
         let reloaded = NameRules(alwaysAllow: ["media.example"])
         policy.rebase(settings: settings(.hourly), guarded: ["tiktok"], apps: testApps, names: reloaded, at: start)
@@ -321,27 +321,27 @@ import Testing
                 "guard news: guarded → not guarded", "always-allow media.example: not allowed → always allowed",
                 "apps.news news.example: listed → not listed",
             ])
-        #expect(policy.inForceNames == NameRules(customApps: ["news": ["news.example"]], alwaysAllow: []))
-        #expect(policy.guarded == ["tiktok", "news"] && policy.apps["news"] != nil)
+        #expect(policy.readout.inForceNames == NameRules(customApps: ["news": ["news.example"]], alwaysAllow: []))
+        #expect(policy.readout.guarded == ["tiktok", "news"] && policy.apps["news"] != nil)
         #expect(policy.admit("news", at: start) != .notGuarded)
         // Across a restart with the new file, until the next hour.
         var restarted = PolicyEngine(
             settings: settings(.hourly), guarded: ["tiktok"], apps: testApps, names: reloaded,
-            state: policy.snapshot(at: start + .seconds(1)), now: start + .seconds(1))
-        #expect(restarted.guarded == ["tiktok", "news"] && restarted.state.changes.pending.count == 3)
+            state: policy.readout.snapshot(at: start + .seconds(1)), now: start + .seconds(1))
+        #expect(restarted.readout.guarded == ["tiktok", "news"] && restarted.state.changes.pending.count == 3)
         restarted.tick(at: at("2026-06-01T11:00:00Z"))
-        #expect(restarted.inForceNames == reloaded)
-        #expect(restarted.guarded == ["tiktok"] && restarted.apps["news"] == nil)
+        #expect(restarted.readout.inForceNames == reloaded)
+        #expect(restarted.readout.guarded == ["tiktok"] && restarted.apps["news"] == nil)
     }
 
     @Test func aStoreWithoutNamesTakesTheConfigurationsAsTheyAre() throws {
         let names = NameRules(alwaysAllow: ["cdn.example"], antiBypass: false)
-        var state = engine(settings(.hourly), now: start).snapshot(at: start)
+        var state = engine(settings(.hourly), now: start).readout.snapshot(at: start)
         state.inForce?.names = nil
         let restored = PolicyEngine(
             settings: settings(.hourly), guarded: ["instagram", "tiktok", "youtube"], apps: testApps, names: names,
             state: state, now: start)
-        #expect(restored.inForceNames == names && restored.state.changes.pending.isEmpty)
+        #expect(restored.readout.inForceNames == names && restored.state.changes.pending.isEmpty)
     }
 
     @Test func defaultSettingsHaveNoProblems() {

@@ -141,7 +141,7 @@ import Testing
         let apps = ["tiktok": "TikTok"]
         var engine = PolicyEngine(settings: settings, guarded: ["tiktok"], apps: apps, state: nil, now: start)
         _ = try engine.unlock("tiktok", phrase: nil, at: start)
-        try store.save(engine.snapshot(at: start + .seconds(5)), events: engine.drainEvents())
+        try store.save(engine.readout.snapshot(at: start + .seconds(5)), events: engine.drainEvents())
         var restored = PolicyEngine(
             settings: settings, guarded: ["tiktok"], apps: apps, state: try store.load(), now: start + .seconds(5))
         #expect(restored.admit("tiktok", at: start + .seconds(599)) == .allow(ttl: .seconds(1)))

@@ -68,7 +68,7 @@ import Testing
             apps: ["instagram": "Instagram", "tiktok": "TikTok", "whatsapp": "WhatsApp"], schedules: [early],
             groups: ["instagram": "social", "tiktok": "video", "whatsapp": "messaging"], state: nil, now: now)
         let status = Components.Schemas.StatusBody(
-            person: "default", view: PolicyView(engine: engine, now: now), devices: [])
+            person: "default", view: PolicyView(policy: engine.readout, now: now), devices: [])
         let page = StatusPage(status, timeScale: 1)
         #expect(page.apps.map(\.name) == ["Instagram"])
         #expect(page.apps.first?.badge == "schedule")
@@ -76,7 +76,7 @@ import Testing
         // Out of the schedule's hours, nothing of theirs is limited: the page says so.
         let later = Instant(try Date("2026-06-01T07:00:00Z", strategy: .iso8601))
         let free = StatusPage(
-            Components.Schemas.StatusBody(person: "default", view: PolicyView(engine: engine, now: later), devices: []),
+            Components.Schemas.StatusBody(person: "default", view: PolicyView(policy: engine.readout, now: later), devices: []),
             timeScale: 1)
         #expect(free.apps.isEmpty)
     }
@@ -94,7 +94,7 @@ import Testing
             _ = engine.admit("tiktok", at: now)
             now = now + .seconds(10)
         }
-        let view = PolicyView(engine: engine, now: now)
+        let view = PolicyView(policy: engine.readout, now: now)
         let status = Components.Schemas.StatusBody(person: "default", view: view, devices: [])
         let app = try #require(status.apps.first { $0.id == "tiktok" })
         #expect(app.state.code == .budgetSpent)

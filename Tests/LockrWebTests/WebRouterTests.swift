@@ -66,7 +66,7 @@ import Testing
                 uri: "/apps/tiktok/open", method: .post, headers: cookie,
                 body: ByteBuffer(string: "csrf=\(token)&action=unlock"))
             #expect(opened.status == .seeOther && opened.headers[.location] == "/apps/tiktok")
-            #expect(policy.view(of: People.defaultName).engine.state.windows.all.map(\.app) == ["tiktok"])
+            #expect(policy.view(of: People.defaultName).policy.state.windows.all.map(\.app) == ["tiktok"])
         }
     }
 
@@ -80,7 +80,7 @@ import Testing
                 uri: "/apps/tiktok/open", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
                 body: ByteBuffer(string: "csrf=\(token)&action=unlock"))
             #expect(noCookie.status == .forbidden)
-            #expect(policy.view(of: People.defaultName).engine.state.windows.all.isEmpty)
+            #expect(policy.view(of: People.defaultName).policy.state.windows.all.isEmpty)
         }
     }
 

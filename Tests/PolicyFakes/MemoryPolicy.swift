@@ -35,7 +35,7 @@ public final class MemoryPolicy: PolicyAccess {
             people: engines.withLock { engines in
                 engines.map {
                     Components.Schemas.PersonConfiguration(
-                        name: $0.name, devices: [], settings: $0.engine.runTimeSettings)
+                        name: $0.name, devices: [], settings: $0.engine.readout.runTimeSettings)
                 }
             })
     }
@@ -115,14 +115,15 @@ public final class MemoryPolicy: PolicyAccess {
             }
         }
         switch outcome {
-        case .success(let result): return Performed(result: result, view: PolicyView(engine: after, now: now))
+        case .success(let result): return Performed(result: result, view: PolicyView(policy: after.readout, now: now))
         case .failure(let refusal): throw .refused(refusal)
         }
     }
 
     public func view(of person: String) -> PolicyView {
         let now = clock.withLock { $0 }
-        return PolicyView(engine: engines.withLock { engines in engines.first { $0.name == person }!.engine }, now: now)
+        return PolicyView(
+            policy: engines.withLock { engines in engines.first { $0.name == person }!.engine.readout }, now: now)
     }
 
     public func events(since: Instant, limit: Int, person: String?) throws(ControlFailure) -> [LoggedEvent] {
@@ -149,7 +150,7 @@ public final class MemoryPolicy: PolicyAccess {
     public let closedDays = Mutex<[String: [DayRecord]]>([:])
     public func days(of person: String, from first: String, to last: String) throws(ControlFailure) -> [DayRecord] {
         let view = view(of: person)
-        let today = view.engine.snapshot(at: view.now).today
+        let today = view.policy.snapshot(at: view.now).today
         return (closedDays.withLock { $0[person] ?? [] } + [today]).filter { $0.day.key >= first && $0.day.key <= last }
     }
     public func queryCounts(of person: String, in day: PolicyDay) -> [String: Int] { ["blocked": 2, "cached": 5] }

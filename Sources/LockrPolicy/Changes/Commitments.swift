@@ -23,6 +23,13 @@ struct Commitments: Sendable {
     /// Schedules in force.
     private(set) var schedules: [Schedule] = []
 
+    /// The current mode's gate.
+    var gateSteps: [GateStep] { settings.gate.steps(for: settings.mode) }
+    /// Whether the current mode has a gate.
+    var gated: Bool { !gateSteps.isEmpty }
+    /// Time mode: each budget as configured; none in the other modes.
+    var budgets: [String: Duration] { settings.mode == .time ? settings.time.budgets(guarded: guarded) : [:] }
+
     /// Where a pending change came from when the configuration asked for it: the config file and
     /// `lockr serve`'s flags (`--guard`), which a restart without them takes away.
     static let configurationSource = "configuration (config file and serve flags)"

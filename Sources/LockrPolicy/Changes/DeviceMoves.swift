@@ -24,7 +24,7 @@ extension PolicyEngine {
     ) throws(PolicyRefusal) -> PendingChange? {
         let now = advance(to: now)
         let loosens = Loosening.moveLoosens(
-            from: enforcement(at: now), to: theirs, apps: apps, groups: configuration.groups)
+            from: readout.enforcement(at: now), to: theirs, apps: apps, groups: configuration.groups)
         switch state.changes.plan(handing: device, from: me, to: person, loosens: loosens) {
         case .waiting(let pending): return pending
         case .stays: state.dropMoves(of: device, "it stays with \(me)", journal: &journal, at: now)
@@ -36,15 +36,10 @@ extension PolicyEngine {
             try passGate(phrase, for: nil, at: now)
             state.dropMoves(of: device, "it goes to \(person) instead", journal: &journal, at: now)
             return state.changes.enqueueMove(
-                move, appliesAt: gateTime(at: now), target: inForce, calendar: settings.calendar, journal: &journal,
+                move, appliesAt: gateTime(at: now), target: readout.inForce, calendar: settings.calendar, journal: &journal,
                 at: now)
         }
         return nil
-    }
-
-    /// What this person's policy enforces on their devices at `now` (for a device's move).
-    public func enforcement(at now: Instant) -> Enforcement {
-        Enforcement(protection: inForce, profileBlocks: standing.profileBlocks(commitments, state, at: now))
     }
 
     /// The device moves whose time has come (also those due while lockr was down), taken out of

@@ -11,20 +11,11 @@ public struct ChangeOutcome: Sendable, Equatable {
 /// The engine's side of settings changes (see `Commitments`): the gate and the PIN before a
 /// loosening change is asked for, and what follows from the protection in force once it changed.
 extension PolicyEngine {
-    /// The configuration file with the control API's changes on top: what is asked for.
-    var desired: Protection { commitments.desired(state.overlay) }
-
-    /// The protection in force.
-    public var inForce: Protection { commitments.inForce(state) }
-
-    /// Which names are apps' names, as the protection in force has them.
-    public var inForceNames: NameRules { inForce.names ?? configuration.names }
-
     /// Brings the protection in force toward what is asked for (see `Commitments.settle`).
     @discardableResult
     mutating func settle(source: String, at now: Instant) -> [PendingChange] {
         let created = commitments.settle(
-            &state, source: source, gated: !gateSteps.isEmpty, journal: &journal, at: now)
+            &state, source: source, gated: commitments.gated, journal: &journal, at: now)
         inForceChanged(at: now)
         return created
     }
@@ -48,7 +39,7 @@ extension PolicyEngine {
         _ action: PolicyAction, _ credentials: Credentials, at now: Instant
     ) throws(PolicyRefusal) -> ChangeOutcome {
         let asked = SettingsRequest(
-            desired: desired, configuration: configuration, apps: apps, pending: state.changes.pending)
+            desired: commitments.desired(state.overlay), configuration: configuration, apps: apps, pending: state.changes.pending)
         let (overlay, source) = try asked.edit(action, from: state.overlay)
         if try commitments.asksToLoosen(overlay, state, pinMissing: needsPin(credentials.pin)) {
             try passGate(credentials.phrase, for: nil, at: now)
@@ -59,7 +50,7 @@ extension PolicyEngine {
     /// Makes `overlay` what is asked for (see `Commitments.commit`).
     mutating func commit(_ overlay: SettingsOverlay, source: String, at now: Instant) -> ChangeOutcome {
         let outcome = commitments.commit(
-            overlay, &state, source: source, gated: !gateSteps.isEmpty, journal: &journal, at: now)
+            overlay, &state, source: source, gated: commitments.gated, journal: &journal, at: now)
         inForceChanged(at: now)
         return outcome
     }
@@ -67,7 +58,7 @@ extension PolicyEngine {
     /// Cancels a pending change (see `Commitments.cancel`).
     mutating func cancelPending(_ id: Int, at now: Instant) throws(PolicyRefusal) -> PendingChange {
         let now = advance(to: now)
-        let pending = try commitments.cancel(id, &state, gated: !gateSteps.isEmpty, journal: &journal, at: now)
+        let pending = try commitments.cancel(id, &state, gated: commitments.gated, journal: &journal, at: now)
         inForceChanged(at: now)
         return pending
     }

@@ -44,12 +44,6 @@ public struct RunTimeSettings: Sendable, Equatable, Codable {
 /// commitment delay) and, where the mode has a gate, for `lockr pending confirm`, as a change in the
 /// config file does (a file passes no gate). It needs the PIN when it loosens and one is set.
 extension PolicyEngine {
-    /// The settings asked for: the config file with the control API's changes on top (a loosening
-    /// change still pending is included: it is what was asked for).
-    public var runTimeSettings: RunTimeSettings {
-        RunTimeSettings(asked: desired, profiles: state.profiles.defined(configured: configuration.profiles))
-    }
-
     /// Asks for `wanted` as a whole. Checks everything before changing anything: an unknown app or
     /// group, a bad schedule or profile, or settings lockr does not accept are refused naming what
     /// is wrong, and nothing changes.

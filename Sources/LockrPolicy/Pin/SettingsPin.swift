@@ -101,9 +101,6 @@ extension PolicyEngine {
     /// Whether a loosening change that brings `pin` must be refused for want of the PIN.
     func needsPin(_ pin: PinCheck) -> Bool { pin.isMissing(household: state.pin) }
 
-    /// The PIN that protects settings, if the household set one.
-    public var pin: PinRecord? { state.pin }
-
     /// Starts checking a PIN entry of `entrant` (see `PinRecord.beginEntry`); `notePinEntry` ends it.
     public mutating func beginPinEntry(by entrant: String, at now: Instant) throws(PolicyRefusal) {
         try state.pin?.beginEntry(by: entrant, at: now)

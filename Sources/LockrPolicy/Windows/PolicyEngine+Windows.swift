@@ -20,7 +20,7 @@ extension PolicyEngine {
             for: targets, windows: state.windows, text: text, at: now
         ) { standing.restriction(of: $0, commitments, state, at: now) }
         guard !available.isEmpty else { return UnlockResult(opened: [], alreadyOpen: alreadyOpen) }
-        let detail = gateSteps.isEmpty ? "lockr unlock" : "gate passed"
+        let detail = commitments.gated ? "gate passed" : "lockr unlock"
         try passGate(phrase, for: app, at: now)
         let opened = available.map { openHourlyWindow(for: $0, at: now, detail: detail) }
         return UnlockResult(opened: opened, alreadyOpen: alreadyOpen)
@@ -38,7 +38,7 @@ extension PolicyEngine {
         let now = advance(to: now)
         let (app, targets) = try commitments.targets(app)
         let spent = try allowances.snoozeTargets(
-            targets, today: state.today, text: text, access: { access($0, at: now) },
+            targets, today: state.today, text: text, access: { readout.access($0, at: now) },
             restriction: { standing.restriction(of: $0, commitments, state, at: now) })
         try passGate(phrase, for: app, at: now)
         for target in spent { standing.markOpen(target) }
@@ -62,7 +62,7 @@ extension PolicyEngine {
     mutating func completeEmergency(hold id: UInt64, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
         let now = advance(to: now)
         try allowances.checkHold(holds.end(id, at: now), today: state.today)
-        for app in watchedApps(at: now) { standing.markOpen(app) }
+        for app in readout.watchedApps(at: now) { standing.markOpen(app) }
         return allowances.emergency(today: &state.today, windows: &state.windows, journal: &journal, at: now)
     }
 }
