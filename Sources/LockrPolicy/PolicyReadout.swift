@@ -67,6 +67,11 @@ public struct PolicyReadout: Sendable {
     /// Where `app` stands at `now` (see `AppStanding.access`).
     func access(_ app: String, at now: Instant) -> AppAccess { standing.access(app, commitments, state, at: now) }
 
+    /// What schedules and profiles do to `app` at `now` (see `AppStanding.restriction`).
+    func restriction(of app: String, at now: Instant) -> Restriction? {
+        standing.restriction(of: app, commitments, state, at: now)
+    }
+
     /// Every app that may be blocked at `now` (see `AppStanding.watchedApps`).
     func watchedApps(at now: Instant) -> [String] { standing.watchedApps(commitments, state, at: now) }
 }

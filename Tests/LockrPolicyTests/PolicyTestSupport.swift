@@ -64,3 +64,22 @@ extension Admission {
         if case .block(_, let reason) = self { reason } else { nil }
     }
 }
+
+/// The allowances as the tests ask for them: each is `apply` of its action.
+extension PolicyEngine {
+    mutating func unlock(_ app: String?, phrase: String?, at now: Instant) throws(PolicyRefusal) -> UnlockResult {
+        try apply(.unlock(app: app), credentials: Credentials(phrase: phrase), at: now).unlocked!
+    }
+
+    mutating func snooze(_ app: String?, phrase: String? = nil, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
+        try apply(.snooze(app: app), credentials: Credentials(phrase: phrase), at: now).window!
+    }
+
+    mutating func extend(_ app: String?, phrase: String? = nil, at now: Instant) throws(PolicyRefusal) -> Duration {
+        try apply(.extend(app: app), credentials: Credentials(phrase: phrase), at: now).budget!
+    }
+
+    mutating func completeEmergency(hold: UInt64, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {
+        try apply(.completeEmergency(hold: hold), at: now).window!
+    }
+}

@@ -140,7 +140,7 @@ import Testing
         let settings = PolicySettings(mode: .hourly, calendar: DayCalendar(timeZone: TimeZone(identifier: "UTC")!))
         let apps = ["tiktok": "TikTok"]
         var engine = PolicyEngine(settings: settings, guarded: ["tiktok"], apps: apps, state: nil, now: start)
-        _ = try engine.unlock("tiktok", phrase: nil, at: start)
+        _ = try engine.apply(.unlock(app: "tiktok"), at: start)
         try store.save(engine.readout.snapshot(at: start + .seconds(5)), events: engine.drainEvents())
         var restored = PolicyEngine(
             settings: settings, guarded: ["tiktok"], apps: apps, state: try store.load(), now: start + .seconds(5))

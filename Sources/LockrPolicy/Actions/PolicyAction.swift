@@ -152,13 +152,10 @@ extension PolicyEngine {
         case .importSettings(let settings): return .changed(try importSettings(settings, pin: pin, at: now))
         case .cancelPending(let id): return .pending(try cancelPending(id, at: now))
         case .confirmPending(let id): return .pending(try confirmPending(id, phrase: phrase, pin: pin, at: now))
-        case .unlock(let app): return .unlocked(try unlock(app, phrase: phrase, at: now))
-        case .snooze(let app): return .opened(try snooze(app, phrase: phrase, at: now))
-        case .extend(let app): return .extended(budget: try extend(app, phrase: phrase, at: now))
+        case .unlock, .snooze, .extend, .completeEmergency: return try grant(action, phrase: phrase, at: now)
         case .beginEmergency:
             try allowances.checkEmergency(state.today)
             return .holdBegun(holds.begin(at: now))
-        case .completeEmergency(let hold): return .opened(try completeEmergency(hold: hold, at: now))
         case .issueChallenges, .answerChallenge, .passSpokenSentence, .beginTypedFallback:
             return try state.gate.apply(
                 action, appID: commitments.appID, rules: gateRules, day: &state.today, journal: &journal, at: now)
