@@ -46,7 +46,9 @@ extension ControlAccess {
                 for index in engines.indices {
                     let name = people[index].name
                     do throws(PolicyRefusal) {
-                        let outcome = try engines[index].importSettings(wanted[index], pin: pin, at: now)
+                        let outcome = try engines[index].apply(
+                            .importSettings(wanted[index]), credentials: Credentials(pin: pin), at: now
+                        ).change!
                         let calendar = engines[index].readout.settings.calendar
                         changes.append(
                             Components.Schemas.ConfigurationImportResponse.PeoplePayloadPayload(

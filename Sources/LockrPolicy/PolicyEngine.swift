@@ -11,14 +11,15 @@ public enum Admission: Sendable, Equatable {
 /// The policy: modes, metering, windows and gates, as a value that changes only through its methods:
 /// `admit` and `observe` for queries, `tick` for time, `apply` for every action a person or the
 /// household asks for (`PolicyAction`, the one way in for the API, the CLI and the web pages), and
-/// the daemon's own steps (a reload's `rebase`, a device's hand-over, the PIN's entry). Its rules
+/// the daemon's own steps (a reload's `rebase`, a device's hand-over, the PIN's entry); it is read
+/// through `readout` (`PolicyReadout`: status, blocked apps, the state to save). Its rules
 /// live in parts of one job each (`Commitments`, `ModeRules`, `DayAllowances`, `GateState`,
 /// `Profiles`, `MeteringState`, ...; docs/architecture.md lists them); the engine keeps their
 /// order: policy time first, the PIN and the gate before a part grants, and what follows a change.
 ///
 /// No I/O and no clock: every method takes the current policy time, which must not go backwards
 /// (an earlier time is treated as the latest one seen). The daemon keeps one engine behind a lock,
-/// persists `snapshot(at:)` and the events from `drainEvents()`, and restores it with
+/// persists `readout.snapshot(at:)` and the events from `drainEvents()`, and restores it with
 /// `init(settings:guarded:apps:state:now:)`.
 public struct PolicyEngine: Sendable {
     /// The configuration, what is asked on top of it and what is in force (see `Commitments`).
@@ -48,7 +49,9 @@ public struct PolicyEngine: Sendable {
         self.state.metering.resume(lastSaved: state.lastSeen, at: now, relookupGap: settings.relookupGap)
         let now = advance(to: now)
         standing.markAll(commitments, self.state, at: now)
-        settle(source: Commitments.configurationSource, at: now)
+        commitments.settle(
+            &self.state, source: Commitments.configurationSource, gated: commitments.gated, journal: &journal, at: now)
+        inForceChanged(at: now)
     }
 
     /// The policy as it stands, to be read (see `PolicyReadout`).

@@ -87,7 +87,7 @@ import Testing
         wanted.gate.hourly = []
         let loosening = try policy.importSettings(wanted, pin: .none, at: start)
         #expect(loosening.pending.map(\.change.key) == ["hourly.gate"])
-        _ = try policy.cancelPending(loosening.pending[0].id, at: start)
+        _ = try policy.apply(.cancelPending(id: loosening.pending[0].id), at: start)
         #expect(policy.settings.gate.hourly == [.phrase], "the setting stays as it is in force")
         #expect(policy.state.changes.pending.isEmpty)
         #expect(policy.state.overlay.gate?.hourly == [], "the cancelled setting is the file's again")

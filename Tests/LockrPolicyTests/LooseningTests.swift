@@ -375,7 +375,7 @@ import Testing
             try policy.handOverDevice(
                 "192.168.1.5", from: "a", to: "c", theirs: looser, phrase: sentence, pin: .verified,
                 at: at("2026-06-01T11:00:02Z")))
-        _ = try policy.cancelPending(again.id, at: at("2026-06-01T11:00:03Z"))
+        _ = try policy.apply(.cancelPending(id: again.id), at: at("2026-06-01T11:00:03Z"))
         #expect(policy.takeDueHandOvers(at: at("2026-06-01T13:00:00Z")).isEmpty)
         // And by keeping the device where it is.
         _ = try policy.handOverDevice(

@@ -65,7 +65,7 @@ extension Admission {
     }
 }
 
-/// The allowances as the tests ask for them: each is `apply` of its action.
+/// The allowances and the import as the tests ask for them: each is `apply` of its action.
 extension PolicyEngine {
     mutating func unlock(_ app: String?, phrase: String?, at now: Instant) throws(PolicyRefusal) -> UnlockResult {
         try apply(.unlock(app: app), credentials: Credentials(phrase: phrase), at: now).unlocked!
@@ -77,6 +77,12 @@ extension PolicyEngine {
 
     mutating func extend(_ app: String?, phrase: String? = nil, at now: Instant) throws(PolicyRefusal) -> Duration {
         try apply(.extend(app: app), credentials: Credentials(phrase: phrase), at: now).budget!
+    }
+
+    mutating func importSettings(_ wanted: RunTimeSettings, pin: PinCheck, at now: Instant) throws(PolicyRefusal)
+        -> ChangeOutcome
+    {
+        try apply(.importSettings(wanted), credentials: Credentials(pin: pin), at: now).change!
     }
 
     mutating func completeEmergency(hold: UInt64, at now: Instant) throws(PolicyRefusal) -> UnlockWindow {

@@ -262,7 +262,7 @@ import Testing
         #expect(policy.readout.status(at: start).pending.count == 1)
         // The mode asked for is the configuration's own: not listed as set on top of it.
         #expect(policy.readout.status(at: start).overridden == ["hourly.window-minutes"])
-        _ = try policy.cancelPending(outcome.pending[0].id, at: start + .seconds(60))
+        _ = try policy.apply(.cancelPending(id: outcome.pending[0].id), at: start + .seconds(60))
         policy.tick(at: start + .seconds(2 * 86_400))
         #expect(policy.settings.hourly.window == .seconds(600))
         #expect(policy.state.changes.pending.isEmpty)
@@ -295,8 +295,9 @@ import Testing
         #expect(pending.source == "configuration (config file and serve flags)" && pending.awaitingSentence)
         policy.tick(at: at("2026-06-01T12:00:00Z"))
         #expect(policy.settings.extreme.strictness == .normal, "no sentence, no change")
-        _ = try policy.confirmPending(
-            pending.id, phrase: ExtremeSettings().sentence(opening: .seconds(900)), at: at("2026-06-01T12:00:01Z"))
+        _ = try policy.apply(
+            .confirmPending(id: pending.id), credentials: Credentials(phrase: ExtremeSettings().sentence(opening: .seconds(900))),
+            at: at("2026-06-01T12:00:01Z"))
         #expect(policy.settings.extreme.strictness == .lenient)
         // A restart with a file that tightens applies it at once.
         let restarted = PolicyEngine(

@@ -55,7 +55,9 @@ public final class MemoryPolicy: PolicyAccess {
                     throw Components.Schemas.ErrorBody(
                         error: "people.\(person.name): no such person", code: .invalidConfiguration)
                 }
-                let outcome = try copies[index].engine.importSettings(try person.settings(), pin: pin, at: now)
+                let outcome = try copies[index].engine.apply(
+                    .importSettings(try person.settings()), credentials: Credentials(pin: pin), at: now
+                ).change!
                 changes.append(
                     Components.Schemas.ConfigurationImportResponse.PeoplePayloadPayload(
                         person: person.name, outcome: outcome, now: now,

@@ -136,8 +136,10 @@ public enum ActionOutcome: Sendable, Equatable {
 
 extension PolicyEngine {
     /// Carries `action` out at `now` with `credentials`: the one way the control API, the CLI and
-    /// the web pages change a person's policy. Each action is one line here, handed to the part
-    /// whose rules it follows, after the policy's time has moved on to `now`.
+    /// the web pages change a person's policy. After the policy's time has moved on to `now`, each
+    /// action goes to the part whose rules it follows (settings to `Commitments`, allowances through
+    /// `grant`, the gate's steps to `GateState`, profiles to `Profiles`), and the engine takes what
+    /// changed: the protection in force, or what schedules and profiles block.
     public mutating func apply(
         _ action: PolicyAction, credentials: Credentials = .none, at now: Instant
     ) throws(PolicyRefusal) -> ActionOutcome {
@@ -148,10 +150,23 @@ extension PolicyEngine {
         let now = advance(to: now)
         switch action {
         case .setMode, .guardApp, .unguardApp, .resetSettings, .addSchedule, .removeSchedule:
-            return .changed(try request(action, credentials, at: now))
-        case .importSettings(let settings): return .changed(try importSettings(settings, pin: pin, at: now))
-        case .cancelPending(let id): return .pending(try cancelPending(id, at: now))
-        case .confirmPending(let id): return .pending(try confirmPending(id, phrase: phrase, pin: pin, at: now))
+            let outcome = try commitments.request(action, credentials, &state, journal: &journal, at: now)
+            inForceChanged(at: now)
+            return .changed(outcome)
+        case .importSettings(let wanted):
+            let (outcome, profilesChanged) = try commitments.importing(
+                wanted, pin: pin, &state, journal: &journal, at: now)
+            if profilesChanged { standing.restrictionsChanged() }
+            inForceChanged(at: now)
+            return .changed(outcome)
+        case .cancelPending(let id):
+            let cancelled = try commitments.cancel(id, &state, gated: commitments.gated, journal: &journal, at: now)
+            inForceChanged(at: now)
+            return .pending(cancelled)
+        case .confirmPending(let id):
+            let confirmed = try commitments.confirm(id, credentials, &state, journal: &journal, at: now)
+            applyDueChanges(at: now)
+            return .pending(confirmed)
         case .unlock, .snooze, .extend, .completeEmergency: return try grant(action, phrase: phrase, at: now)
         case .beginEmergency:
             try allowances.checkEmergency(state.today)

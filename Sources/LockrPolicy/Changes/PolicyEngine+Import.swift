@@ -38,30 +38,3 @@ public struct RunTimeSettings: Sendable, Equatable, Codable {
             schedules: asked.schedules ?? [], profiles: profiles, gate: settings.gate)
     }
 }
-
-/// Exporting and importing the run-time settings. An import is one settings change: what tightens
-/// applies at once, what loosens waits like any loosening change (the mode's next reset and the
-/// commitment delay) and, where the mode has a gate, for `lockr pending confirm`, as a change in the
-/// config file does (a file passes no gate). It needs the PIN when it loosens and one is set.
-extension PolicyEngine {
-    /// Asks for `wanted` as a whole. Checks everything before changing anything: an unknown app or
-    /// group, a bad schedule or profile, or settings lockr does not accept are refused naming what
-    /// is wrong, and nothing changes.
-    public mutating func importSettings(
-        _ wanted: RunTimeSettings, pin: PinCheck, at now: Instant
-    )
-        throws(PolicyRefusal) -> ChangeOutcome
-    {
-        let now = advance(to: now)
-        let overlay = try configuration.overlay(for: wanted, known: apps)
-        let madeProfiles = try configuration.profilesMade(for: wanted.profiles, known: apps)
-        if state.profiles.wouldBlockLess(wanted.profiles, configured: configuration.profiles, at: now), needsPin(pin) {
-            throw .pinRequired
-        }
-        _ = try commitments.asksToLoosen(overlay, state, pinMissing: needsPin(pin))
-        if state.profiles.importMade(madeProfiles, configured: configuration.profiles, journal: &journal, at: now) {
-            standing.restrictionsChanged()
-        }
-        return commit(overlay, source: Commitments.configImport, at: now)
-    }
-}
