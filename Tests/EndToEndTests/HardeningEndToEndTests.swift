@@ -257,8 +257,12 @@ import Testing
         #expect(refused.status == 1)
         #expect(refused.output.contains("belongs to uid 65534"), "\(refused.output)")
 
-        try await withLockr { lockr, _ in
-            // A directory of lockr's own user that others could write is narrowed, and said so.
+        // Made readable by others whatever the umask (a daemon in this process may have narrowed it).
+        let own = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: own) }
+        chmod(own, 0o755)
+        try await withLockr(stateDirectory: own) { lockr, _ in
+            // A directory of lockr's own user that others could read is narrowed, and said so.
             #expect(lockr.log.contains("narrowed the state directory"))
             // A control address someone else could have written gets no token.
             let address = lockr.stateDirectory + "/control.address"

@@ -98,4 +98,50 @@ import Testing
         #expect(commitments.settings.mode == .extreme)
         #expect(commitments.guarded == ["tiktok", "youtube"], "guarding more applies at once")
     }
+
+    @Test func aLooseningRequestNeedsThePinAndTheGateBeforeAnythingChanges() throws {
+        var state = PolicyState(today: DayRecord(day: utc.day(containing: start)), lastSeen: start)
+        var commitments = Commitments(
+            configuration: configuration(.extreme) { $0.gate.extreme = [.phrase] }, state: &state)
+        state.pin = PinRecord(salt: [1], hash: [2], rounds: 1, blockSize: 1, parallelism: 1)
+        var journal = PolicyJournal()
+        let loosen = PolicyAction.setMode(.time)
+        #expect(throws: PolicyRefusal.pinRequired) {
+            try commitments.request(loosen, Credentials(pin: .missing), &state, journal: &journal, at: start)
+        }
+        #expect(throws: PolicyRefusal.self) {
+            try commitments.request(
+                loosen, Credentials(phrase: "wrong", pin: .verified), &state, journal: &journal, at: start)
+        }
+        #expect(state.overlay == SettingsOverlay() && state.changes.pending.isEmpty, "refused: nothing changed")
+        let sentence = commitments.settings.extreme.sentence(opening: commitments.settings.windowLength)
+        let asked = try commitments.request(
+            loosen, Credentials(phrase: sentence, pin: .verified), &state, journal: &journal, at: start)
+        #expect(asked.applied.isEmpty && asked.pending.map(\.change.key) == ["policy.mode"])
+        // Tightening back needs neither.
+        let back = try commitments.request(.setMode(.extreme), .none, &state, journal: &journal, at: start)
+        #expect(back.cancelled.count == 1 && state.changes.pending.isEmpty)
+    }
+
+    @Test func aConfigFilesLooseningChangeIsConfirmedWithTheGate() throws {
+        var state = PolicyState(today: DayRecord(day: utc.day(containing: start)), lastSeen: start)
+        var commitments = Commitments(
+            configuration: configuration(.extreme) { $0.gate.extreme = [.phrase] }, state: &state)
+        var journal = PolicyJournal()
+        _ = commitments.rebase(
+            configuration(.time) { $0.gate.extreme = [.phrase] }, guarded: ["tiktok"], &state, gated: true,
+            journal: &journal, at: start)
+        let waiting = try #require(state.changes.pending.first)
+        #expect(waiting.awaitingSentence)
+        let sentence = commitments.settings.extreme.sentence(opening: commitments.settings.windowLength)
+        #expect(throws: PolicyRefusal.self) {
+            try commitments.confirm(waiting.id, Credentials(phrase: "no"), &state, journal: &journal, at: start)
+        }
+        let confirmed = try commitments.confirm(
+            waiting.id, Credentials(phrase: sentence), &state, journal: &journal, at: start)
+        #expect(!confirmed.awaitingSentence && confirmed.id == waiting.id)
+        #expect(throws: PolicyRefusal.self) {
+            try commitments.confirm(waiting.id, Credentials(phrase: sentence), &state, journal: &journal, at: start)
+        }
+    }
 }

@@ -121,4 +121,42 @@ import Testing
         }
         try allowances().checkHold(.seconds(8), today: today)
     }
+
+    @Test func eachAllowanceIsCheckedIntoAGrantThatSaysWhetherTheGateComesFirst() throws {
+        let hourly = settings(.hourly) { $0.gate.hourly = [.phrase] }
+        var policy = engine(hourly, now: start)
+        let allowances = DayAllowances(settings: hourly)
+        let unlock = try allowances.check(.unlock(app: "TikTok"), policy.readout, held: nil, at: start)
+        #expect(unlock == .hourWindows(app: "tiktok", available: ["tiktok"], alreadyOpen: []))
+        #expect(unlock.isGated && unlock.opens == ["tiktok"] && unlock.app == "tiktok")
+        var (today, windows, journal) = (policy.state.today, policy.state.windows, PolicyJournal())
+        let granted = allowances.grant(unlock, today: &today, windows: &windows, journal: &journal, at: start)
+        #expect(granted.unlocked?.opened.map(\.app) == ["tiktok"] && today.opens["tiktok"] == 1)
+        #expect(journal.drain().map(\.detail) == ["gate passed: open until 10:30"])
+
+        // Once open, a second unlock has nothing to grant: no gate is asked for.
+        _ = try policy.apply(
+            .unlock(app: "tiktok"),
+            credentials: Credentials(phrase: hourly.extreme.sentence(opening: hourly.windowLength)), at: start)
+        let again = try allowances.check(.unlock(app: "tiktok"), policy.readout, held: nil, at: start)
+        #expect(!again.isGated && again.opens.isEmpty)
+
+        #expect(throws: PolicyRefusal.notInThisMode("extend belongs to time mode")) {
+            try allowances.check(.extend(app: nil), policy.readout, held: nil, at: start)
+        }
+        #expect(throws: PolicyRefusal.holdIncomplete("no such emergency hold; start a new one")) {
+            try allowances.check(.completeEmergency(hold: 7), policy.readout, held: nil, at: start)
+        }
+        let emergency = try allowances.check(.completeEmergency(hold: 7), policy.readout, held: .seconds(9), at: start)
+        #expect(!emergency.isGated && emergency.opens == ["instagram", "tiktok", "youtube"])
+    }
+
+    @Test func aSnoozeGrantOpensOnlyTheAppsOutOfBudget() throws {
+        let time = settings(.time) { $0.time.budget = .seconds(60) }
+        var policy = engine(time, now: start)
+        policy.query("tiktok", from: start, every: .seconds(10), count: 13)
+        let later = start + .seconds(130)
+        let snooze = try DayAllowances(settings: time).check(.snooze(app: nil), policy.readout, held: nil, at: later)
+        #expect(snooze == .snooze(app: nil, spent: ["instagram", "tiktok", "youtube"]) && snooze.isGated)
+    }
 }

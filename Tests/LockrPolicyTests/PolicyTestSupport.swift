@@ -79,7 +79,9 @@ extension PolicyEngine {
         try apply(.extend(app: app), credentials: Credentials(phrase: phrase), at: now).budget!
     }
 
-    mutating func importSettings(_ wanted: RunTimeSettings, pin: PinCheck, at now: Instant) throws(PolicyRefusal)
+    mutating func importSettings(
+        _ wanted: RunTimeSettings, pin: PinCheck, at now: Instant
+    ) throws(PolicyRefusal)
         -> ChangeOutcome
     {
         try apply(.importSettings(wanted), credentials: Credentials(pin: pin), at: now).change!

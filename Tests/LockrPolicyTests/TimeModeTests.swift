@@ -246,7 +246,8 @@ import Testing
         #expect(policy.readout.guarded == ["instagram", "tiktok"])
         #expect(throws: PolicyRefusal.unknownApp("myspace")) { _ = try policy.guardApp("myspace", at: start) }
         let restored = PolicyEngine(
-            settings: policy.configuration.settings, guarded: ["instagram"], apps: testApps, state: policy.readout.snapshot(at: start), now: start
+            settings: policy.configuration.settings, guarded: ["instagram"], apps: testApps,
+            state: policy.readout.snapshot(at: start), now: start
         )
         #expect(restored.readout.guarded == ["instagram", "tiktok"])
         policy.tick(at: at("2026-06-01T11:00:00Z"))
@@ -296,14 +297,16 @@ import Testing
         policy.tick(at: at("2026-06-01T12:00:00Z"))
         #expect(policy.settings.extreme.strictness == .normal, "no sentence, no change")
         _ = try policy.apply(
-            .confirmPending(id: pending.id), credentials: Credentials(phrase: ExtremeSettings().sentence(opening: .seconds(900))),
+            .confirmPending(id: pending.id),
+            credentials: Credentials(phrase: ExtremeSettings().sentence(opening: .seconds(900))),
             at: at("2026-06-01T12:00:01Z"))
         #expect(policy.settings.extreme.strictness == .lenient)
         // A restart with a file that tightens applies it at once.
         let restarted = PolicyEngine(
             settings: settings(.extreme) { $0.extreme.strictness = .strict },
             guarded: ["instagram", "tiktok", "youtube"],
-            apps: testApps, state: policy.readout.snapshot(at: at("2026-06-01T12:00:02Z")), now: at("2026-06-01T12:00:02Z"))
+            apps: testApps, state: policy.readout.snapshot(at: at("2026-06-01T12:00:02Z")),
+            now: at("2026-06-01T12:00:02Z"))
         #expect(restarted.settings.extreme.strictness == .strict)
     }
 
