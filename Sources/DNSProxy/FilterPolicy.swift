@@ -123,23 +123,30 @@ public struct GuardStage: Sendable {
 }
 
 /// What one person's queries are filtered with besides the shared rule lists: their own lists, and
-/// the names in force for them (which names are apps' names, what they always allow, anti-bypass).
+/// the names in force for them (which names are apps' names, what they always allow, anti-bypass,
+/// safe search).
 public struct PersonFilter: Sendable {
     public let antiBypass: Bool
     /// Which names belong to apps, for the guard stage; nil recognises none.
     public let apps: GuardSet?
     /// Their own block and allow lists, on top of the shared ones; nil when they have none.
     public let lists: RuleSet?
+    /// The search engines' and YouTube's names their safe search answers; nil when it is off.
+    public let safeSearch: SafeSearchAnswers?
 
-    public init(antiBypass: Bool = true, apps: GuardSet? = nil, lists: RuleSet? = nil) {
+    public init(
+        antiBypass: Bool = true, apps: GuardSet? = nil, lists: RuleSet? = nil, safeSearch: SafeSearchAnswers? = nil
+    ) {
         self.antiBypass = antiBypass
         self.apps = apps
         self.lists = lists
+        self.safeSearch = safeSearch
     }
 
     /// Whether both filter alike (the same objects, not merely equal ones).
     func isSame(as other: PersonFilter) -> Bool {
         antiBypass == other.antiBypass && apps === other.apps && lists === other.lists
+            && safeSearch === other.safeSearch
     }
 }
 
@@ -233,6 +240,19 @@ public struct FilterPolicy: Sendable {
         }
     }
 
+    /// The safe-search answer for `query` of `client`, when their safe search covers its name.
+    public func safeSearch(_ query: DNSQuery, client: QueryClient) -> SafeSearchAnswers.Entry? {
+        guard let answers = filters[filterIndex(client)].safeSearch else { return nil }
+        return query.packet.withUnsafeBufferPointer { packet in
+            answers.entry(for: UnsafeBufferPointer(rebasing: packet[DNSLimits.headerSize..<query.nameEnd]))
+        }
+    }
+
+    /// The setting of `client`'s safe search in words ("search engines, YouTube strict"), nil when off.
+    public func safeSearchSetting(of client: QueryClient) -> String? {
+        filters[filterIndex(client)].safeSearch?.setting
+    }
+
     /// The block rule that decides `name` for a person with `own` lists, or nil when none does or
     /// an allow rule of either overrides it.
     @inline(__always)
@@ -267,7 +287,8 @@ public struct FilterPolicy: Sendable {
         case .rule(let hit): ExtendedError(code: .blocked, text: "blocked by \(rules.describe(hit))")
         case .personRule(let hit):
             ExtendedError(
-                code: .blocked, text: "blocked by \(filters[filterIndex(client)].lists?.describe(hit) ?? "a list of theirs")")
+                code: .blocked,
+                text: "blocked by \(filters[filterIndex(client)].lists?.describe(hit) ?? "a list of theirs")")
         case .antiBypass(let text): ExtendedError(code: .blocked, text: text)
         case .guarded(let block): ExtendedError(code: .blocked, text: block.text)
         }

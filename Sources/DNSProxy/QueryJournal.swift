@@ -41,6 +41,8 @@ public struct QueryNote: Sendable {
     public internal(set) var query: DNSQuery?
     public internal(set) var client: QueryClient?
     public internal(set) var app: String?
+    /// The safe-search answer it got, if its name is one.
+    public internal(set) var safeSearch: SafeSearchAnswers.Entry?
 
     public init() {}
 }
@@ -55,6 +57,8 @@ public struct JournalEntry: Sendable {
     public let outcome: QueryOutcome
     /// The app whose name it was, if any.
     public let app: String?
+    /// The safe-search answer it got, if its name is one.
+    public let safeSearch: SafeSearchAnswers.Entry?
     /// The upstream that answered, for a forwarded query.
     public let upstream: SocketAddress?
     /// From the query's arrival to its answer, for a query sent upstream; 0 for one answered at once.
@@ -172,7 +176,7 @@ final class JournalBuffer: @unchecked Sendable {
         entries.append(
             JournalEntry(
                 unixMilliseconds: Self.wallClockMilliseconds(), client: client, type: note.query?.type ?? 0,
-                outcome: outcome, app: note.app, upstream: upstream, latencyMicroseconds: latencyMicroseconds,
+                outcome: outcome, app: note.app, safeSearch: note.safeSearch, upstream: upstream, latencyMicroseconds: latencyMicroseconds,
                 kept: kept, nameStart: nameStart, nameLength: nameLength))
         if entries.count >= Self.batchSize { flush(pipeline) }
     }

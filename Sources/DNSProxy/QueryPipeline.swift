@@ -69,9 +69,22 @@ public enum ResolveVerdict: Sendable, Equatable {
     case allowed(stamp: UInt64)
     /// Allowed for now (an app's name): TTLs capped at `ttlCap`, checked again on every query.
     case eachTime(ttlCap: UInt32?)
+    /// A safe-search name, asked as its provider's host: the answer is the client's (see
+    /// `SafeSearchAlias`), and the host's answer is remembered for every name that goes there.
+    case aliased(SafeSearchAlias)
 
     var ttlCap: UInt32? {
-        if case .eachTime(let cap) = self { cap } else { nil }
+        switch self {
+        case .allowed: nil
+        case .eachTime(let cap): cap
+        case .aliased(let alias): alias.ttlCap
+        }
+    }
+
+    /// The client's answer from the upstream's (`upstream`, rendered for the question asked).
+    func answer(_ upstream: [UInt8], udpLimit: Int?) -> [UInt8] {
+        guard case .aliased(let alias) = self else { return upstream }
+        return alias.answer(upstream, udpLimit: udpLimit)
     }
 }
 
@@ -86,8 +99,9 @@ public enum ResolveVerdict: Sendable, Equatable {
 ///    outlive a block (a fresh cached answer whose name this very policy already allowed for a
 ///    person with the same filter skips the rule lookup; names of apps are decided on every query,
 ///    as their verdict changes with time and person);
-/// 6. the home's own names (`LocalRecords`) their records; ANY the minimal RFC 8482 answer; a
-///    locally served zone (`LocallyServedZones`) its own;
+/// 6. the home's own names (`LocalRecords`) their records; a safe-search name (`SafeSearchAnswers`)
+///    its provider's answer; ANY the minimal RFC 8482 answer; a locally served zone
+///    (`LocallyServedZones`) its own;
 /// 7. the cache; 8. the upstreams; and if they all fail, a stale answer or SERVFAIL.
 ///
 /// Immutable and without I/O: the network layer carries out the steps it returns. A reload builds
@@ -203,6 +217,10 @@ public final class QueryPipeline: Sendable {
             let fits = limit.map { local.count <= $0 } ?? true
             return .reply(fits ? local : Responses.truncated(to: query), .synthesized)
         }
+        if let entry = policy.safeSearch(query, client: asker) {
+            note.safeSearch = entry
+            return safeSearch(query, entry.target, ttlCap: verdict.ttlCap, limit: limit, now: now)
+        }
         if query.type == RecordType.any {
             return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL), .synthesized)
         }
@@ -212,7 +230,7 @@ public final class QueryPipeline: Sendable {
             let check: CacheCheck
             switch verdict {
             case .allowed(let stamp): check = .allowed(stamp: stamp)
-            case .eachTime(let ttlCap): check = .eachTime(ttlCap: ttlCap)
+            case .eachTime, .aliased: check = .eachTime(ttlCap: verdict.ttlCap)
             }
             switch cache.answer(query, now: now, udpLimit: limit, check: check) {
             case .fresh(let bytes): return .reply(bytes, .cached)
@@ -221,6 +239,35 @@ public final class QueryPipeline: Sendable {
             }
         case .stale(let stale): return forward(query, stale: stale, verdict: verdict)
         case .fresh, .miss: return forward(query, stale: nil, verdict: verdict)
+        }
+    }
+
+    /// A safe-search name's answer: the provider's address, or a CNAME to its host followed by the
+    /// host's records, from the cache or asked upstream (any type: an HTTPS record of the name
+    /// asked must not lead around it either).
+    private func safeSearch(
+        _ query: DNSQuery, _ target: SafeSearchTarget, ttlCap: UInt32?, limit: Int?, now: UInt64
+    ) -> PipelineStep {
+        switch target {
+        case .address(_, let type, let rdata):
+            let ttl = min(SafeSearchAlias.ttl, ttlCap ?? .max)
+            let records = query.type == type ? [(owner: [UInt8]?.none, type: type, ttl: ttl, rdata: rdata)] : []
+            let answer = Responses.local(records, to: query, negativeTTL: ttl, authoritative: false)
+            return .reply(
+                limit.map { answer.count <= $0 } ?? true ? answer : Responses.truncated(to: query), .synthesized)
+        case .host(_, let wire):
+            let alias = SafeSearchAlias(query: query, target: wire, ttlCap: ttlCap)
+            guard query.type != RecordType.cname else {
+                return .reply(alias.answer(nil, udpLimit: limit), .synthesized)
+            }
+            guard let asked = DNSQuery.asking(wire: wire, type: query.type) else {
+                return .reply(Responses.rcode(.serverFailure, to: query), .failed)
+            }
+            switch cache.answer(asked, now: now, udpLimit: nil, check: .eachTime(ttlCap: ttlCap)) {
+            case .fresh(let bytes): return .reply(alias.answer(bytes, udpLimit: limit), .cached)
+            case .stale(let stale): return forward(asked, stale: stale, verdict: .aliased(alias))
+            case .unverified, .miss: return forward(asked, stale: nil, verdict: .aliased(alias))
+            }
         }
     }
 
@@ -244,14 +291,20 @@ public final class QueryPipeline: Sendable {
         switch upstream {
         case .success(let answer):
             cache.store(answer, for: query, now: now, stamp: stamp)
+            let limit = udpLimit(query, transport)
+            if case .aliased(let alias) = verdict {
+                let hosts = answer.render(for: query, age: 0, ttlCap: verdict.ttlCap)
+                return PipelineAnswer(bytes: alias.answer(hosts, udpLimit: limit), outcome: .forwarded)
+            }
             return PipelineAnswer(
-                bytes: answer.render(for: query, age: 0, ttlCap: verdict.ttlCap, udpLimit: udpLimit(query, transport)),
-                outcome: .forwarded)
+                bytes: answer.render(for: query, age: 0, ttlCap: verdict.ttlCap, udpLimit: limit), outcome: .forwarded)
         case .failure:
             if let stale { return staleAnswer(query, stale: stale, verdict: verdict, transport: transport) }
+            var client = query
+            if case .aliased(let alias) = verdict { client = alias.query }
             return PipelineAnswer(
                 bytes: Responses.rcode(
-                    .serverFailure, to: query,
+                    .serverFailure, to: client,
                     reason: ExtendedError(code: .noReachableAuthority, text: "no upstream answered")),
                 outcome: .failed)
         }
@@ -262,10 +315,14 @@ public final class QueryPipeline: Sendable {
     public func staleAnswer(
         _ query: DNSQuery, stale: StaleAnswer, verdict: ResolveVerdict, transport: Transport
     ) -> PipelineAnswer {
-        PipelineAnswer(
+        let limit = udpLimit(query, transport)
+        if case .aliased(let alias) = verdict {
+            let hosts = stale.answer.render(for: query, age: stale.age, ttlCap: verdict.ttlCap, staleTTL: Self.staleTTL)
+            return PipelineAnswer(bytes: alias.answer(hosts, udpLimit: limit), outcome: .stale)
+        }
+        return PipelineAnswer(
             bytes: stale.answer.render(
-                for: query, age: stale.age, ttlCap: verdict.ttlCap, staleTTL: Self.staleTTL,
-                udpLimit: udpLimit(query, transport)),
+                for: query, age: stale.age, ttlCap: verdict.ttlCap, staleTTL: Self.staleTTL, udpLimit: limit),
             outcome: .stale)
     }
 

@@ -79,7 +79,11 @@ public struct DNSQuery: Sendable {
     /// A query of `name` ("www.example.com", a final dot or not) for `type`, class IN, as a client
     /// would send it without EDNS; nil when `name` is not a domain name.
     public static func asking(_ name: String, type: UInt16) -> DNSQuery? {
-        guard let wire = WireName.wire(fromPresentation: name) else { return nil }
+        WireName.wire(fromPresentation: name).flatMap { asking(wire: $0, type: type) }
+    }
+
+    /// A query of the wire name `wire` for `type`, class IN, without EDNS; nil when `wire` is not one.
+    public static func asking(wire: [UInt8], type: UInt16) -> DNSQuery? {
         var packet: [UInt8] = [0, 0, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0]
         packet += wire
         packet += [UInt8(type >> 8), UInt8(truncatingIfNeeded: type), 0, 1]

@@ -69,6 +69,31 @@ public final class LdnsPacket {
         return Array(UnsafeBufferPointer(start: bytes, count: size))
     }
 
+    /// The answer section's records, each whole in wire form with no compression (so each stands on
+    /// its own in another message).
+    public var answerWire: [[UInt8]] { Self.wireRecords(of: ldns_pkt_answer(packet), in: LDNS_SECTION_ANSWER) }
+    /// The authority section's records, each whole in wire form with no compression.
+    public var authorityWire: [[UInt8]] {
+        Self.wireRecords(of: ldns_pkt_authority(packet), in: LDNS_SECTION_AUTHORITY)
+    }
+
+    private static func wireRecords(
+        of list: UnsafeMutablePointer<ldns_rr_list>?, in section: ldns_pkt_section
+    )
+        -> [[UInt8]]
+    {
+        guard let list else { return [] }
+        return (0..<ldns_rr_list_rr_count(list)).compactMap { index in
+            var bytes: UnsafeMutablePointer<UInt8>?
+            var size = 0
+            guard ldns_rr2wire(&bytes, ldns_rr_list_rr(list, index), Int32(section.rawValue), &size) == LDNS_STATUS_OK,
+                let bytes
+            else { return nil }
+            defer { free(bytes) }
+            return Array(UnsafeBufferPointer(start: bytes, count: size))
+        }
+    }
+
     private static func records(of list: UnsafeMutablePointer<ldns_rr_list>?) -> [String] {
         guard let list else { return [] }
         return (0..<ldns_rr_list_rr_count(list)).map { index in

@@ -67,6 +67,15 @@ struct ResponseWriter {
         bytes.setU16(bytes.u16(at: 6) + 1, at: 6)
     }
 
+    /// Appends a whole record (owner, type, class, TTL, data; uncompressed) to the answer section,
+    /// or to the authority section when `authority`. Only before any authority record when it goes
+    /// to the answer section, and before the OPT record.
+    mutating func addRecord(wire record: [UInt8], authority: Bool = false) {
+        bytes.append(contentsOf: record)
+        let count = authority ? 8 : 6
+        bytes.setU16(bytes.u16(at: count) + 1, at: count)
+    }
+
     /// Appends an SOA to the authority section so that resolvers cache the negative answer for `ttl`
     /// (RFC 2308: the negative TTL is the lesser of the SOA's TTL and its MINIMUM).
     mutating func addNegativeSOA(ttl: UInt32) {

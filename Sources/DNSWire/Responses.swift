@@ -70,9 +70,9 @@ public enum Responses {
     /// SOA of `negativeTTL` when there are none.
     public static func local(
         _ records: [(owner: [UInt8]?, type: UInt16, ttl: UInt32, rdata: [UInt8])], to query: DNSQuery,
-        negativeTTL: UInt32
+        negativeTTL: UInt32, authoritative: Bool = true
     ) -> [UInt8] {
-        var writer = ResponseWriter(answering: query, rcode: .noError, authoritative: true)
+        var writer = ResponseWriter(answering: query, rcode: .noError, authoritative: authoritative)
         for record in records {
             if let owner = record.owner {
                 writer.addAnswer(owner: owner, type: record.type, ttl: record.ttl, rdata: record.rdata)
@@ -105,6 +105,39 @@ public enum Responses {
         writer.addAnswer(type: RecordType.hinfo, ttl: ttl, rdata: [7] + Array("RFC8482".utf8) + [0])
         writer.addOPT()
         return writer.bytes
+    }
+
+    /// An answer to `query` whose name stands for `target` (an uncompressed wire name): a CNAME to
+    /// it, then what `targetReply` (an answer to the same question about `target`) says of it, with
+    /// its response code and its authority records (a negative answer's SOA). The CNAME's TTL is
+    /// the smallest of the target's records, or `ttl` when it has none, and never above `ttl`.
+    /// Without `targetReply` (a query for the CNAME itself), the CNAME alone. Nil when
+    /// `targetReply` is not a readable message.
+    public static func aliased(_ query: DNSQuery, to target: [UInt8], ttl: UInt32, targetReply: [UInt8]?) -> [UInt8]? {
+        var records: [[UInt8]] = []
+        var authority: [[UInt8]] = []
+        var rcode = ResponseCode.noError
+        if let targetReply {
+            guard let reply = try? LdnsPacket(wire: targetReply) else { return nil }
+            records = reply.answerWire
+            authority = reply.authorityWire
+            rcode = ResponseCode(rawValue: UInt16(reply.rcode)) ?? .serverFailure
+        }
+        let smallest = records.compactMap(Self.ttl(ofRecord:)).min() ?? ttl
+        var writer = ResponseWriter(answering: query, rcode: rcode)
+        writer.addAnswer(type: RecordType.cname, ttl: min(smallest, ttl), rdata: target)
+        for record in records { writer.addRecord(wire: record) }
+        for record in authority { writer.addRecord(wire: record, authority: true) }
+        writer.addOPT()
+        return writer.bytes
+    }
+
+    /// The TTL of a whole uncompressed record.
+    private static func ttl(ofRecord record: [UInt8]) -> UInt32? {
+        guard let nameEnd = WireName.uncompressedEnd(in: record, from: 0), nameEnd + 8 <= record.count else {
+            return nil
+        }
+        return record.u32(at: nameEnd + 4)
     }
 
     /// An empty answer with TC set, telling a UDP client to ask again over TCP.

@@ -20,7 +20,8 @@ extension ConfigReader {
     static let personSections = PolicySettings.configSections.map(\.name) + ["query-log"]
     /// The keys of a person's table besides those sections.
     static let personKeys: Set<String> = [
-        "devices", "guard", "always-allow", "blocklists", "allowlists", "schedules", "profiles",
+        "devices", "guard", "always-allow", "blocklists", "allowlists", "schedules", "profiles", "safe-search",
+        "youtube",
     ]
     /// The keys of a person's sections, where they differ from the top level's.
     static let personSectionKeys: [String: Set<String>] = [
@@ -97,7 +98,8 @@ extension ConfigReader {
                     unknownKey(
                         entry, among: Self.personKeys.union(Self.personSections), in: key,
                         takes:
-                            "a person takes devices, guard, always-allow, blocklists, allowlists, schedules, profiles "
+                            "a person takes devices, guard, always-allow, blocklists, allowlists, schedules, profiles, "
+                            + "safe-search, youtube "
                             + "and the sections \(Self.personSections.joined(separator: ", "))")
                     continue
                 }
@@ -126,6 +128,8 @@ extension ConfigReader {
             }
             person.guarded = strings("\(key).guard")
             person.alwaysAllow = strings("\(key).always-allow")
+            person.safeSearch = bool("\(key).safe-search")
+            person.youtube = choice("\(key).youtube", as: SafeSearch.YouTube.self)
             person.blocklists = listEntries("\(key).blocklists") ?? []
             person.allowlists = listEntries("\(key).allowlists") ?? []
             person.schedules = schedules(under: key + ".")

@@ -76,7 +76,8 @@ final class Household: Sendable {
     func clientNames() -> [String: [String]] {
         setUp.withLock { setUp in
             Dictionary(
-                setUp.configured.map { ($0.name, $0.devices.map(\.clientName)) }, uniquingKeysWith: { first, _ in first })
+                setUp.configured.map { ($0.name, $0.devices.map(\.clientName)) },
+                uniquingKeysWith: { first, _ in first })
         }
     }
 
@@ -114,12 +115,21 @@ final class Household: Sendable {
 
     // MARK: What the DNS pipeline is built from
 
-    /// Each person's filter by number: the names in force for them and their own lists (`ownLists`,
-    /// by name).
-    func filters(ownLists: [String: RuleSet]) -> [PersonFilter] {
-        everyone.map { person in
+    /// Each person's filter by number: the names in force for them, their own lists (`ownLists`,
+    /// by name) and their safe search, from `safeSearch`'s providers (one table for each setting).
+    func filters(ownLists: [String: RuleSet], safeSearch providers: [SafeSearchProvider]) -> [PersonFilter] {
+        var tables: [SafeSearch: SafeSearchAnswers?] = [:]
+        return everyone.map { person in
             let naming = person.naming
-            return PersonFilter(antiBypass: naming.rules.antiBypass, apps: naming.guardSet, lists: ownLists[person.name])
+            let setting = naming.rules.safeSearch
+            if tables[setting] == nil {
+                let youtube = setting.youtubeLevel == .off ? nil : setting.youtubeLevel.rawValue
+                tables[setting] = .some(
+                    SafeSearchAnswers(providers: providers, searchEngines: setting.searchEngines, youtube: youtube))
+            }
+            return PersonFilter(
+                antiBypass: naming.rules.antiBypass, apps: naming.guardSet, lists: ownLists[person.name],
+                safeSearch: tables[setting] ?? nil)
         }
     }
 
@@ -158,7 +168,8 @@ final class Household: Sendable {
         let catalogue = setUp.withLock { $0.catalogue }
         var changed = false
         for person in everyone {
-            changed = person.refreshNaming(catalogue: catalogue, logger: logger, reusing: everyone.map(\.naming))
+            changed =
+                person.refreshNaming(catalogue: catalogue, logger: logger, reusing: everyone.map(\.naming))
                 || changed
         }
         guard changed, notify else { return }

@@ -80,6 +80,15 @@ extension LockrConfiguration {
         strings(
             "always-allow", \.names.alwaysAllow,
             "Catalogue ids or domain rules that guards never block (a new one loosens, so it waits)."),
+        .bool(
+            "safe-search", \.names.safeSearch.searchEngines,
+            "Answer the search engines' names with their strict modes' hosts (Google, Bing, DuckDuckGo, Brave, Ecosia, Yandex, Pixabay: blocklists/safe-search/). Switching it off loosens, so it waits."
+        ),
+        Setting(
+            "youtube", \.names.safeSearch.youtube,
+            "YouTube's restricted mode: strict, moderate or off. Unset: moderate while safe-search is on, else off. A milder level loosens, so it waits.",
+            read: { $0.choice($1, as: SafeSearch.YouTube.self) }, write: { $0.map { "\"\($0.rawValue)\"" } ?? "" }
+        ).shown(as: "\"moderate\""),
         Setting(
             "control", \.control, restartOnly: true, "Where the control API listens (loopback).",
             read: { reader, key in

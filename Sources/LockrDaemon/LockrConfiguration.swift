@@ -166,6 +166,9 @@ public struct PersonSettings: Sendable, Equatable {
     public var guarded: [String]?
     /// Their own `always-allow`, or nil for the top level's.
     public var alwaysAllow: [String]?
+    /// Their own `safe-search` and `youtube`, or nil for the top level's.
+    public var safeSearch: Bool?
+    public var youtube: SafeSearch.YouTube?
     /// Block and allow lists of their own, on top of the top level's.
     public var blocklists: [String] = []
     public var allowlists: [String] = []
@@ -176,10 +179,13 @@ public struct PersonSettings: Sendable, Equatable {
     /// How much of their queries the query log keeps, or nil for the top level's level.
     public var queryLogPrivacy: QueryLogPrivacy?
 
-    /// The app names in force for this person: the configuration's, with their own `always-allow`.
+    /// The names in force for this person: the configuration's, with their own `always-allow`,
+    /// `safe-search` and `youtube`.
     func names(_ shared: NameRules) -> NameRules {
         var names = shared
         names.alwaysAllow = alwaysAllow ?? shared.alwaysAllow
+        if let safeSearch { names.safeSearch.searchEngines = safeSearch }
+        if let youtube { names.safeSearch.youtube = youtube }
         return names
     }
 }

@@ -65,7 +65,7 @@ final class PipelineKeeper: Sendable {
     ) -> FilterPolicy {
         FilterPolicy(
             rules: lists.shared, blockAnswer: config.blockAnswer, blockTTL: config.blockTTL,
-            people: parts.household.filters(ownLists: lists.own),
+            people: parts.household.filters(ownLists: lists.own, safeSearch: lists.safeSearch),
             guardStage: GuardStage(gate: gate, blockTTL: config.guardBlockTTL), pagesName: config.pagesName,
             localNames: lists.localNames)
     }

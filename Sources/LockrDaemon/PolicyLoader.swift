@@ -36,6 +36,8 @@ public struct RuleLists: Sendable {
     let localNames: LocalNames
     /// The home's own names: `[local] records` and the hosts files.
     let localRecords: LocalRecords
+    /// The safe-search providers of the catalogue (`safe-search/`).
+    let safeSearch: [SafeSearchProvider]
 }
 
 /// One person as the configuration has them, checked against the catalogue.
@@ -83,7 +85,7 @@ public enum PolicyLoader {
         return LoadedPolicy(
             lists: RuleLists(
                 shared: shared, own: own, localNames: LocalNames(dnsOverHTTPS: try dnsOverHTTPSNames(in: directory)),
-                localRecords: try localRecords(config.local)),
+                localRecords: try localRecords(config.local), safeSearch: try safeSearchProviders(in: directory)),
             reports: reports, unfetched: unfetched, catalogue: catalogue, catalogueDirectory: directory, people: people,
             upstreams: config.answersDNS ? try upstreams(config) : [],
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
@@ -93,7 +95,9 @@ public enum PolicyLoader {
     /// with the app catalogue's names of `running`: what a list fetched anew is swapped in with.
     public static func ruleLists(_ config: LockrConfiguration, running: RuleLists) throws(LoadError) -> RuleLists {
         let (shared, own, _, _) = try ruleSets(config)
-        return RuleLists(shared: shared, own: own, localNames: running.localNames, localRecords: running.localRecords)
+        return RuleLists(
+            shared: shared, own: own, localNames: running.localNames, localRecords: running.localRecords,
+            safeSearch: running.safeSearch)
     }
 
     /// The records of `[local]`: those written out, and each hosts file's. An unreadable file, a
@@ -285,6 +289,23 @@ public enum PolicyLoader {
             names.append(name)
         }
         return names
+    }
+
+    /// The safe-search providers of the catalogue (`safe-search/*.txt`, one provider a file), in
+    /// the order of their file names; none without a catalogue or that directory.
+    static func safeSearchProviders(in catalogue: String?) throws(LoadError) -> [SafeSearchProvider] {
+        guard let catalogue else { return [] }
+        let directory = catalogue + "/safe-search"
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var providers: [SafeSearchProvider] = []
+        for file in files.sorted() where file.hasSuffix(".txt") {
+            let path = directory + "/" + file
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw LoadError("cannot read \(path)")
+            }
+            do { providers.append(try SafeSearchProvider(text: text)) } catch { throw LoadError("\(path): \(error)") }
+        }
+        return providers
     }
 
     /// `blocklists/` in a directory above the program (a source checkout), else the installed copy:

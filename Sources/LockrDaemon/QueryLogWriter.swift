@@ -149,7 +149,7 @@ struct JournalFormatter {
                     at: entry.unixMilliseconds, address: entry.client.address, mac: entry.client.mac?.value,
                     person: batch.logging.name(of: entry.client.person), wireName: batch.wireName(of: entry),
                     type: entry.type, outcome: entry.outcome.kind.rawValue,
-                    reason: batch.explanation(of: entry).map(Self.reason),
+                    reason: batch.explanation(of: entry).map(Self.reason) ?? entry.safeSearch.map { .text($0.text) },
                     app: entry.app, upstream: entry.upstream.map { upstreamText($0) },
                     latencyMicroseconds: entry.latencyMicroseconds == 0 ? nil : entry.latencyMicroseconds)
             }

@@ -203,6 +203,52 @@ import Testing
         }
     }
 
+    /// Safe search at the top level and per person: YouTube left unset follows the search engines.
+    @Test func safeSearchKeysAndTheirErrors() throws {
+        let config = try ConfigFile.parse(
+            """
+            safe-search = true
+
+            [people.kid]
+            devices = ["192.0.2.7"]
+            youtube = "strict"
+
+            [people.parent]
+            devices = ["192.0.2.8"]
+            safe-search = false
+            """, path: "safe.toml")
+        let names = config.household.map { $0.names(config.names).safeSearch }
+        #expect(names.map(\.text) == ["search engines, YouTube moderate", "search engines, YouTube strict", "off"])
+        #expect(try !ConfigFile.parse("", path: "empty.toml").names.safeSearch.isOn)
+        do {
+            _ = try ConfigFile.parse(
+                "safe-search = \"yes\"\nyoutube = \"kids\"\n[people.kid]\ndevices = [\"192.0.2.7\"]\nyoutube = 1\n",
+                path: "bad.toml")
+            Issue.record("bad safe-search keys must not parse")
+        } catch {
+            #expect(
+                error.issues.map { "\($0.line ?? 0) \($0.key ?? "")" } == [
+                    "1 safe-search", "2 youtube", "5 people.kid.youtube",
+                ])
+            #expect(error.description.contains("expected off, moderate or strict, not 'kids'"), "\(error)")
+        }
+    }
+
+    /// Every provider the catalogue ships reads, and says where the provider documents it.
+    @Test func theCataloguesSafeSearchProvidersRead() throws {
+        let catalogue = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("blocklists").path
+        let providers = try PolicyLoader.safeSearchProviders(in: catalogue)
+        #expect(
+            providers.map(\.name) == [
+                "Bing", "Brave Search", "DuckDuckGo", "Ecosia", "Google", "Pixabay", "Yandex", "YouTube",
+            ])
+        #expect(providers.allSatisfy { !$0.source.isEmpty && !$0.names.isEmpty })
+        let google = try #require(providers.first { $0.name == "Google" })
+        #expect(google.names.contains("www.google.com") && google.names.contains("www.google.co.uk"))
+        #expect(google.names.count > 150)
+    }
+
     /// toml++ (the parser) aborts the process on a table header that starts with a character no key
     /// starts with (found by the config fuzzer); such a file gets an error naming its line instead,
     /// and the same characters in strings, comments and arrays are left alone.

@@ -50,6 +50,7 @@ import Testing
         config.blockAnswer = .nxdomain
         config.blockTTL = 30
         config.names.antiBypass = false
+        config.names.safeSearch = SafeSearch(searchEngines: true, youtube: .strict)
         config.access = AccessControl(networks: [IPNetwork("10.0.0.0/8")!])
         config.suggestions = ["Read a \"book\"."]
         config.adapterTiming.reconcileInterval = .seconds(120)

@@ -272,9 +272,9 @@ import Testing
         #expect(directory.person(ofAddress: 0xFFFF_C0A8_011E) == 3)
         #expect(directory.person(ofAddress: 0xFFFF_C0A8_0114) == 2)
         #expect(directory.person(ofAddress: 0xFFFF_C0A8_010A) == 0)
-        #expect(runtime.household.filters(ownLists: [:]).count == 4)
+        #expect(runtime.household.filters(ownLists: [:], safeSearch: []).count == 4)
         // People whose app names are alike share one filter, and so one cache stamp.
-        let policy = FilterPolicy(people: runtime.household.filters(ownLists: [:]))
+        let policy = FilterPolicy(people: runtime.household.filters(ownLists: [:], safeSearch: []))
         #expect(Set((0..<4).map { policy.stamp(for: QueryClient(address: 0, person: $0)) }).count == 1)
     }
 

@@ -134,7 +134,7 @@ import Testing
 
     /// Every field of `NameRules`, each way: what frees a name loosens, what claims one tightens.
     @Test func namesLoosenWhenTheyFreeANameAndTightenWhenTheyClaimOne() {
-        #expect(Mirror(reflecting: Self.names).children.count == 3, "a new field needs a row here")
+        #expect(Mirror(reflecting: Self.names).children.count == 4, "a new field needs a row here")
         let cases: [(change: (inout NameRules) -> Void, description: String, loosens: Bool)] = [
             ({ $0.alwaysAllow.append("cdn.example") }, "always-allow cdn.example: not allowed → always allowed", true),
             ({ $0.alwaysAllow = [] }, "always-allow whatsapp: always allowed → not allowed", false),
@@ -142,6 +142,7 @@ import Testing
             ({ $0.customApps["news"]!.append("news.test") }, "apps.news news.test: not listed → listed", false),
             ({ $0.customApps["blog"] = ["blog.example"] }, "apps.blog blog.example: not listed → listed", false),
             ({ $0.antiBypass = false }, "blocking.anti-bypass: on → off", true),
+            ({ $0.safeSearch.youtube = .strict }, "youtube: off → strict", false),
         ]
         for (change, description, loosens) in cases {
             let changes = nameChanges(change)
@@ -157,6 +158,37 @@ import Testing
         // An app dropped from [apps]: each of its domains is a loosening change of its own.
         let dropped = nameChanges { $0.customApps = [:] }
         #expect(dropped.count == 2 && dropped.allSatisfy(\.loosens) && dropped.allSatisfy { $0.app == "news" })
+    }
+
+    /// Safe search: off or milder loosens, on or stricter tightens; YouTube left unset follows the
+    /// search engines, so switching them off is two changes that wait.
+    @Test func safeSearchOffOrMilderLoosens() {
+        func changes(_ from: SafeSearch, _ to: SafeSearch) -> [SettingChange] {
+            Loosening.changes(
+                from: Protection(settings: Self.base, guarded: [], names: NameRules(safeSearch: from)),
+                to: Protection(settings: Self.base, guarded: [], names: NameRules(safeSearch: to)))
+        }
+        let on = SafeSearch(searchEngines: true)
+        let off = changes(on, SafeSearch())
+        #expect(off.map(\.description) == ["safe-search: on → off", "youtube: moderate → off"])
+        #expect(off.allSatisfy { $0.loosens })
+        #expect(changes(SafeSearch(), on).map(\.loosens) == [false, false])
+        let milder = changes(SafeSearch(searchEngines: true, youtube: .strict), on)
+        #expect(milder.map(\.description) == ["youtube: strict → moderate"] && milder[0].loosens)
+        #expect(changes(on, SafeSearch(searchEngines: true, youtube: .moderate)).isEmpty, "the same level in force")
+        // Applied one at a time, each copies only its own part.
+        let old = Protection(settings: Self.base, guarded: [], names: NameRules(safeSearch: on))
+        let new = Protection(settings: Self.base, guarded: [], names: NameRules())
+        let first = Loosening.applying(off[0], to: old, from: new)
+        #expect(first.names?.safeSearch.searchEngines == false && first.names?.safeSearch.youtubeLevel == .moderate)
+        let both = Loosening.applying(off[1], to: first, from: new)
+        #expect(both.names?.safeSearch.isOn == false)
+    }
+
+    @Test func aStoreWithoutSafeSearchReadsItAsOff() throws {
+        let older = #"{"customApps":{},"alwaysAllow":["x.example"],"antiBypass":false}"#
+        let names = try JSONDecoder().decode(NameRules.self, from: Data(older.utf8))
+        #expect(names == NameRules(alwaysAllow: ["x.example"], antiBypass: false, safeSearch: SafeSearch()))
     }
 
     @Test func applyingANameChangeCopiesOnlyThatEntry() {

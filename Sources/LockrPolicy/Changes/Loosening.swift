@@ -65,6 +65,8 @@ public enum Loosening {
     static let scheduleKey = "schedule"
     static let alwaysAllowKey = "always-allow"
     static let antiBypassKey = "blocking.anti-bypass"
+    static let safeSearchKey = "safe-search"
+    static let youtubeKey = "youtube"
     static let appsPrefix = "apps."
     /// The settings of the gates (`GateSettings`), which an import sets together.
     static let gateKeys: Set<String> = [
@@ -97,6 +99,21 @@ public enum Loosening {
                 SettingChange(
                     key: antiBypassKey, element: nil, from: flag(oldNames.antiBypass), to: flag(newNames.antiBypass),
                     loosens: oldNames.antiBypass))
+        }
+        let (oldSafe, newSafe) = (oldNames.safeSearch, newNames.safeSearch)
+        if oldSafe.searchEngines != newSafe.searchEngines {
+            changes.append(
+                SettingChange(
+                    key: safeSearchKey, element: nil, from: flag(oldSafe.searchEngines),
+                    to: flag(newSafe.searchEngines),
+                    loosens: oldSafe.searchEngines))
+        }
+        if oldSafe.youtubeLevel != newSafe.youtubeLevel {
+            changes.append(
+                SettingChange(
+                    key: youtubeKey, element: nil, from: oldSafe.youtubeLevel.rawValue,
+                    to: newSafe.youtubeLevel.rawValue,
+                    loosens: newSafe.youtubeLevel < oldSafe.youtubeLevel))
         }
         changes += listChanges(
             alwaysAllowKey, oldNames.alwaysAllow, newNames.alwaysAllow, inside: allowedText, outside: notAllowedText,
@@ -166,6 +183,12 @@ public enum Loosening {
         case deviceKey: break
         case alwaysAllowKey: names.alwaysAllow.update(change, inside: allowedText)
         case antiBypassKey: names.antiBypass = target.names?.antiBypass ?? names.antiBypass
+        case safeSearchKey:
+            // What YouTube follows stays as it is in force (`youtube` is a change of its own).
+            let youtube = names.safeSearch.youtubeLevel
+            names.safeSearch.searchEngines = target.names?.safeSearch.searchEngines ?? names.safeSearch.searchEngines
+            names.safeSearch.youtube = youtube
+        case youtubeKey: names.safeSearch.youtube = target.names?.safeSearch.youtubeLevel ?? names.safeSearch.youtube
         case let key where key.hasPrefix(appsPrefix):
             let app = String(key.dropFirst(appsPrefix.count))
             var rules = names.customApps[app] ?? []
