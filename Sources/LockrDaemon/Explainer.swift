@@ -68,7 +68,7 @@ final class Explainer: Sendable {
                 verdict: .lockr, answer: Self.text(of: answer, type: query.type) + ", TTL \(ttl) s",
                 reason: "the name of lockr's web pages")
         case .resolve:
-            if let home = homeAnswer(query, dryRun) {
+            if let home = ownAnswer(query, client: client, dryRun) {
                 return body(verdict: .lockr, answer: home.answer, reason: home.reason)
             }
             var reason = "no rule blocks it"
@@ -78,10 +78,11 @@ final class Explainer: Sendable {
             return body(
                 verdict: .allowed, answer: Self.asked(query, dryRun.forwards) + ", or the cache's", reason: reason)
         case .resolveEachTime(let ttlCap, let app):
+            if let own = ownAnswer(query, client: client, dryRun) {
+                return body(
+                    verdict: .lockr, answer: own.answer, reason: own.reason, app: app, ttlCap: ttlCap.map(Int.init))
+            }
             guard let ttlCap else {
-                if let home = homeAnswer(query, dryRun) {
-                    return body(verdict: .lockr, answer: home.answer, reason: home.reason, app: app)
-                }
                 return body(
                     verdict: .allowed, answer: Self.asked(query, dryRun.forwards),
                     reason: "\(readout.apps[app] ?? app) is not guarded",
@@ -94,14 +95,26 @@ final class Explainer: Sendable {
         }
     }
 
-    /// The answer and its reason when `query`'s name is the home's own or of a locally served zone.
-    private func homeAnswer(_ query: DNSQuery, _ dryRun: DryRun) -> (answer: String, reason: String)? {
+    /// The answer and its reason when lockr answers `query` of `client` itself, in the pipeline's
+    /// order: a name of the home's own, a safe-search name, a locally served zone.
+    private func ownAnswer(
+        _ query: DNSQuery, client: QueryClient, _ dryRun: DryRun
+    ) -> (answer: String, reason: String)? {
         if let bytes = dryRun.pipeline.localRecords?.answer(to: query), let reply = try? LdnsPacket(wire: bytes) {
             let records = reply.answerRecords.map { $0.split(separator: "\t").suffix(2).joined(separator: " ") }
             return (
                 records.isEmpty ? "NODATA (no records of this type)" : records.joined(separator: "; "),
                 "a name of the home's own ([local] records and hosts files), answered with authority"
             )
+        }
+        if let entry = dryRun.pipeline.policy.safeSearch(query, client: client) {
+            let setting = dryRun.pipeline.policy.safeSearchSetting(of: client) ?? ""
+            let answer =
+                switch entry.target {
+                case .host(let host, _): "a CNAME to \(host), with \(host)'s own records from the upstream"
+                case .address(let address, let type, _): query.type == type ? address : "NODATA (no records)"
+                }
+            return (answer, "safe search (\(setting)): \(entry.provider)'s strict mode, \(entry.target.text)")
         }
         if let bytes = dryRun.pipeline.localZones?.answer(to: query), let reply = try? LdnsPacket(wire: bytes) {
             return (
