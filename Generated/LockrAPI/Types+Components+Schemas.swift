@@ -396,6 +396,10 @@ extension Components {
             public var mode: Components.Schemas.Mode
             /// - Remark: Generated from `#/components/schemas/StatusBody/summary`.
             public var summary: Swift.String
+            /// What safe search covers for them ("search engines, YouTube strict"); absent when it is off.
+            ///
+            /// - Remark: Generated from `#/components/schemas/StatusBody/safe_search`.
+            public var safeSearch: Swift.String?
             /// - Remark: Generated from `#/components/schemas/StatusBody/day`.
             public var day: Swift.String
             /// - Remark: Generated from `#/components/schemas/StatusBody/day_ends`.
@@ -455,6 +459,7 @@ extension Components {
             ///   - timeZone: The policy's time zone.
             ///   - mode:
             ///   - summary:
+            ///   - safeSearch: What safe search covers for them ("search engines, YouTube strict"); absent when it is off.
             ///   - day:
             ///   - dayEnds:
             ///   - budgetMinutes: The configured daily budget; `extra_minutes` were added to the shared one today.
@@ -481,6 +486,7 @@ extension Components {
                 timeZone: Swift.String,
                 mode: Components.Schemas.Mode,
                 summary: Swift.String,
+                safeSearch: Swift.String? = nil,
                 day: Swift.String,
                 dayEnds: Components.Schemas.TimeBody,
                 budgetMinutes: Swift.Int64,
@@ -507,6 +513,7 @@ extension Components {
                 self.timeZone = timeZone
                 self.mode = mode
                 self.summary = summary
+                self.safeSearch = safeSearch
                 self.day = day
                 self.dayEnds = dayEnds
                 self.budgetMinutes = budgetMinutes
@@ -534,6 +541,7 @@ extension Components {
                 case timeZone = "time_zone"
                 case mode
                 case summary
+                case safeSearch = "safe_search"
                 case day
                 case dayEnds = "day_ends"
                 case budgetMinutes = "budget_minutes"

@@ -15,13 +15,14 @@ extension Components.Schemas.TimeBody {
 extension Components.Schemas.StatusBody {
     /// Where `person` stands in `view`, with `devices` (theirs), as the API and the web pages show it.
     public init(person: String, view: PolicyView, devices: [Components.Schemas.DeviceBody]) {
+        let safeSearch = view.policy.inForceNames.safeSearch
         self.init(
-            person: person, view.policy.status(at: view.now), summary: view.policy.settings.modeSummary, calendar: view.calendar,
-            devices: devices)
+            person: person, view.policy.status(at: view.now), summary: view.policy.settings.modeSummary,
+            safeSearch: safeSearch.isOn ? safeSearch.text : nil, calendar: view.calendar, devices: devices)
     }
 
     init(
-        person: String, _ status: PolicyStatus, summary: String, calendar: DayCalendar,
+        person: String, _ status: PolicyStatus, summary: String, safeSearch: String?, calendar: DayCalendar,
         devices: [Components.Schemas.DeviceBody]
     ) {
         let now = status.now
@@ -35,6 +36,7 @@ extension Components.Schemas.StatusBody {
             timeZone: calendar.timeZone.identifier,
             mode: status.mode,
             summary: summary,
+            safeSearch: safeSearch,
             day: status.day.key,
             dayEnds: time(status.day.end),
             budgetMinutes: status.budget.milliseconds / 60_000,

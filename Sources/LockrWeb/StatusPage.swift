@@ -12,6 +12,8 @@ struct StatusPage {
     /// user's, or every device of nobody's in particular).
     let heading: String
     let summary: String
+    /// "Safe search: search engines, YouTube strict", when it is on.
+    let safeSearch: String?
     let now: String
     let apps: [AppCard]
     let budget: BudgetRing?
@@ -49,6 +51,7 @@ struct StatusPage {
         person = status.person
         heading = Self.heading(of: status.person)
         summary = status.summary
+        safeSearch = status.safeSearch.map { "Safe search: \($0)" }
         now = status.nowLocal
         apps = status.apps.filter(\.isLimited).map { app in
             AppCard(

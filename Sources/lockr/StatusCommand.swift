@@ -38,6 +38,7 @@ struct StatusCommand: AsyncParsableCommand {
             "Now: \(status.nowLocal) (\(status.timeZone)).",
             "Mode: \(status.summary). Day \(status.day) ends at \(status.dayEnds.spokenTime).",
         ]
+        if let safeSearch = status.safeSearch { lines.append("Safe search: \(safeSearch).") }
         if status.mode == .time { lines.append(budgetLine(status)) }
         let width = max(8, status.apps.map(\.id.count).max() ?? 0)
         if status.apps.isEmpty { lines.append("No app is guarded: `lockr guard add APP`.") }

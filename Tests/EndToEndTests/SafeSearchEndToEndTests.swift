@@ -85,6 +85,9 @@ import Testing
                 explained.contains("safe search (search engines, YouTube strict): Google's strict mode"),
                 "\(explained)")
             #expect(try lockr.cli("explain", "www.google.com", "--person", "parent").output.contains("no rule blocks it"))
+            let kid = try lockr.cli("status", "--person", "kid").output
+            #expect(kid.contains("Safe search: search engines, YouTube strict."), "\(kid)")
+            #expect(try !lockr.cli("status", "--person", "parent").output.contains("Safe search"))
             var logged = ""
             for _ in 0..<60 where !logged.contains("safe search: Google") {
                 try await Task.sleep(for: .milliseconds(100))

@@ -81,6 +81,23 @@ import Testing
         #expect(free.apps.isEmpty)
     }
 
+    /// A person with safe search on sees it on their page; one without does not.
+    @Test func safeSearchShowsOnThePageWhenItIsOn() throws {
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "UTC")!, dayStartMinutes: 0)
+        let now = Instant(try Date("2026-06-01T10:00:00Z", strategy: .iso8601))
+        func page(_ safeSearch: SafeSearch) -> StatusPage {
+            let engine = PolicyEngine(
+                settings: PolicySettings(mode: .hourly, calendar: calendar), guarded: [], apps: [:],
+                names: NameRules(safeSearch: safeSearch), state: nil, now: now)
+            return StatusPage(
+                Components.Schemas.StatusBody(
+                    person: "kid", view: PolicyView(policy: engine.readout, now: now), devices: []), timeScale: 1)
+        }
+        #expect(page(SafeSearch(searchEngines: true)).safeSearch == "Safe search: search engines, YouTube moderate")
+        #expect(page(SafeSearch(youtube: .strict)).safeSearch == "Safe search: YouTube strict")
+        #expect(page(SafeSearch()).safeSearch == nil)
+    }
+
     /// With the day's budget spent, an app's page offers snooze and extend, each saying how long;
     /// a single user's page is headed for them, not "default".
     @Test func snoozeAndExtendSayHowLongAndASingleUsersPageIsTheirs() throws {
