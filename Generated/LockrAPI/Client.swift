@@ -3260,6 +3260,83 @@ public struct Client: APIProtocol {
             }
         )
     }
+    /// The query log summed up: queries and the blocked share per hour (24 h) and per day (7 days), per person, and the names and clients asked most.
+    ///
+    /// - Remark: HTTP `GET /api/v1/queries/summary`.
+    /// - Remark: Generated from `#/paths//api/v1/queries/summary/get(getQuerySummary)`.
+    public func getQuerySummary(_ input: Operations.GetQuerySummary.Input) async throws -> Operations.GetQuerySummary.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetQuerySummary.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/api/v1/queries/summary",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.GetQuerySummary.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.QuerySummaryBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                default:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .`default`(
+                        statusCode: response.status.code,
+                        .init(body: body)
+                    )
+                }
+            }
+        )
+    }
     /// Use, opens, blocked queries and gates per day, and streaks.
     ///
     /// - Remark: HTTP `GET /api/v1/stats`.

@@ -424,6 +424,17 @@ extension APIProtocol {
         )
         try transport.register(
             {
+                try await server.getQuerySummary(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .get,
+            path: server.apiPathComponentsWithServerPrefix("/api/v1/queries/summary")
+        )
+        try transport.register(
+            {
                 try await server.getStats(
                     request: $0,
                     body: $1,
@@ -3580,6 +3591,69 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                     query: query,
                     headers: headers
                 )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .ok(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 200)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .`default`(statusCode, value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: statusCode)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                }
+            }
+        )
+    }
+    /// The query log summed up: queries and the blocked share per hour (24 h) and per day (7 days), per person, and the names and clients asked most.
+    ///
+    /// - Remark: HTTP `GET /api/v1/queries/summary`.
+    /// - Remark: Generated from `#/paths//api/v1/queries/summary/get(getQuerySummary)`.
+    func getQuerySummary(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.GetQuerySummary.id,
+            using: {
+                APIHandler.getQuerySummary($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let headers: Operations.GetQuerySummary.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                return Operations.GetQuerySummary.Input(headers: headers)
             },
             serializer: { output, request in
                 switch output {

@@ -1737,6 +1737,141 @@ extension Components {
                 case latencyMs = "latency_ms"
             }
         }
+        /// - Remark: Generated from `#/components/schemas/QuerySummaryBody`.
+        public struct QuerySummaryBody: Codable, Hashable, Sendable {
+            /// Whether queries are logged at all (`[query-log] enabled`); the rest is empty when not.
+            ///
+            /// - Remark: Generated from `#/components/schemas/QuerySummaryBody/enabled`.
+            public var enabled: Swift.Bool
+            /// The last 24 clock hours, the current one last.
+            ///
+            /// - Remark: Generated from `#/components/schemas/QuerySummaryBody/hours`.
+            public var hours: [Components.Schemas.TallyBody]
+            /// The last 7 days of the default person's calendar, today last.
+            ///
+            /// - Remark: Generated from `#/components/schemas/QuerySummaryBody/days`.
+            public var days: [Components.Schemas.TallyBody]
+            /// Each person's over the 7 days, most queries first.
+            ///
+            /// - Remark: Generated from `#/components/schemas/QuerySummaryBody/people`.
+            public var people: [Components.Schemas.TallyBody]
+            /// The names asked most in the last 24 h, of the queries kept.
+            ///
+            /// - Remark: Generated from `#/components/schemas/QuerySummaryBody/top_asked`.
+            public var topAsked: [Components.Schemas.TopBody]
+            /// - Remark: Generated from `#/components/schemas/QuerySummaryBody/top_blocked`.
+            public var topBlocked: [Components.Schemas.TopBody]
+            /// "ADDRESS (PERSON)".
+            ///
+            /// - Remark: Generated from `#/components/schemas/QuerySummaryBody/top_clients`.
+            public var topClients: [Components.Schemas.TopBody]
+            /// Queries read for the top lists.
+            ///
+            /// - Remark: Generated from `#/components/schemas/QuerySummaryBody/scanned`.
+            public var scanned: Swift.Int
+            /// False when the last 24 h held more queries than were read (the newest were).
+            ///
+            /// - Remark: Generated from `#/components/schemas/QuerySummaryBody/complete`.
+            public var complete: Swift.Bool
+            /// Creates a new `QuerySummaryBody`.
+            ///
+            /// - Parameters:
+            ///   - enabled: Whether queries are logged at all (`[query-log] enabled`); the rest is empty when not.
+            ///   - hours: The last 24 clock hours, the current one last.
+            ///   - days: The last 7 days of the default person's calendar, today last.
+            ///   - people: Each person's over the 7 days, most queries first.
+            ///   - topAsked: The names asked most in the last 24 h, of the queries kept.
+            ///   - topBlocked:
+            ///   - topClients: "ADDRESS (PERSON)".
+            ///   - scanned: Queries read for the top lists.
+            ///   - complete: False when the last 24 h held more queries than were read (the newest were).
+            public init(
+                enabled: Swift.Bool,
+                hours: [Components.Schemas.TallyBody],
+                days: [Components.Schemas.TallyBody],
+                people: [Components.Schemas.TallyBody],
+                topAsked: [Components.Schemas.TopBody],
+                topBlocked: [Components.Schemas.TopBody],
+                topClients: [Components.Schemas.TopBody],
+                scanned: Swift.Int,
+                complete: Swift.Bool
+            ) {
+                self.enabled = enabled
+                self.hours = hours
+                self.days = days
+                self.people = people
+                self.topAsked = topAsked
+                self.topBlocked = topBlocked
+                self.topClients = topClients
+                self.scanned = scanned
+                self.complete = complete
+            }
+            public enum CodingKeys: String, CodingKey {
+                case enabled
+                case hours
+                case days
+                case people
+                case topAsked = "top_asked"
+                case topBlocked = "top_blocked"
+                case topClients = "top_clients"
+                case scanned
+                case complete
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TallyBody`.
+        public struct TallyBody: Codable, Hashable, Sendable {
+            /// "14:00", "2026-11-27" or a person.
+            ///
+            /// - Remark: Generated from `#/components/schemas/TallyBody/label`.
+            public var label: Swift.String
+            /// - Remark: Generated from `#/components/schemas/TallyBody/total`.
+            public var total: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TallyBody/blocked`.
+            public var blocked: Swift.Int
+            /// Creates a new `TallyBody`.
+            ///
+            /// - Parameters:
+            ///   - label: "14:00", "2026-11-27" or a person.
+            ///   - total:
+            ///   - blocked:
+            public init(
+                label: Swift.String,
+                total: Swift.Int,
+                blocked: Swift.Int
+            ) {
+                self.label = label
+                self.total = total
+                self.blocked = blocked
+            }
+            public enum CodingKeys: String, CodingKey {
+                case label
+                case total
+                case blocked
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TopBody`.
+        public struct TopBody: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TopBody/key`.
+            public var key: Swift.String
+            /// - Remark: Generated from `#/components/schemas/TopBody/count`.
+            public var count: Swift.Int
+            /// Creates a new `TopBody`.
+            ///
+            /// - Parameters:
+            ///   - key:
+            ///   - count:
+            public init(
+                key: Swift.String,
+                count: Swift.Int
+            ) {
+                self.key = key
+                self.count = count
+            }
+            public enum CodingKeys: String, CodingKey {
+                case key
+                case count
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/QueriesResponse`.
         public struct QueriesResponse: Codable, Hashable, Sendable {
             /// Whether queries are logged at all (`[query-log] enabled`).

@@ -201,6 +201,11 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/queries`.
     /// - Remark: Generated from `#/paths//api/v1/queries/get(getQueries)`.
     func getQueries(_ input: Operations.GetQueries.Input) async throws -> Operations.GetQueries.Output
+    /// The query log summed up: queries and the blocked share per hour (24 h) and per day (7 days), per person, and the names and clients asked most.
+    ///
+    /// - Remark: HTTP `GET /api/v1/queries/summary`.
+    /// - Remark: Generated from `#/paths//api/v1/queries/summary/get(getQuerySummary)`.
+    func getQuerySummary(_ input: Operations.GetQuerySummary.Input) async throws -> Operations.GetQuerySummary.Output
     /// Use, opens, blocked queries and gates per day, and streaks.
     ///
     /// - Remark: HTTP `GET /api/v1/stats`.
@@ -764,6 +769,13 @@ extension APIProtocol {
             query: query,
             headers: headers
         ))
+    }
+    /// The query log summed up: queries and the blocked share per hour (24 h) and per day (7 days), per person, and the names and clients asked most.
+    ///
+    /// - Remark: HTTP `GET /api/v1/queries/summary`.
+    /// - Remark: Generated from `#/paths//api/v1/queries/summary/get(getQuerySummary)`.
+    public func getQuerySummary(headers: Operations.GetQuerySummary.Input.Headers = .init()) async throws -> Operations.GetQuerySummary.Output {
+        try await getQuerySummary(Operations.GetQuerySummary.Input(headers: headers))
     }
     /// Use, opens, blocked queries and gates per day, and streaks.
     ///

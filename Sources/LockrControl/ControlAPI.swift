@@ -96,6 +96,10 @@ struct ControlAPI<Policy: PolicyAccess>: APIProtocol {
         return .ok(.init(body: .json(try policy.queries(request))))
     }
 
+    func getQuerySummary(_ input: Operations.GetQuerySummary.Input) async throws -> Operations.GetQuerySummary.Output {
+        .ok(.init(body: .json(try policy.querySummary())))
+    }
+
     func doctor(_ input: Operations.Doctor.Input) async throws -> Operations.Doctor.Output {
         .ok(.init(body: .json(await policy.doctor())))
     }

@@ -128,6 +128,9 @@ public protocol PolicyAccess: Sendable {
     ) throws
         -> Components.Schemas.ConfigurationImportResponse
 
+    /// The query log summed up for the dashboard (see `QuerySummaryBody`).
+    func querySummary() throws(ControlFailure) -> Components.Schemas.QuerySummaryBody
+
     /// Queries of `person` answered per outcome in `day` (the query log's hourly counts; empty
     /// when the log is off).
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int]

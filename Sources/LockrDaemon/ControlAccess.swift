@@ -194,6 +194,18 @@ struct ControlAccess: PolicyAccess {
         return days
     }
 
+    func querySummary() throws(ControlFailure) -> Components.Schemas.QuerySummaryBody {
+        guard let queryLog = parts.queryLog else { return QuerySummary.off }
+        let calendar = parts.household.policy(number: 0).read { $0.settings.calendar }
+        do {
+            return try QuerySummary.body(
+                queryLog.store, now: PolicyClock.wallMilliseconds(), today: calendar.day(containing: parts.clock.now()),
+                calendar: calendar, wall: parts.clock.wallMilliseconds(at:))
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
     func queryCounts(of person: String, in day: PolicyDay) -> [String: Int] {
         guard let queryLog = parts.queryLog else { return [:] }
         return

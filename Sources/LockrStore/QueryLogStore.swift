@@ -81,7 +81,7 @@ public struct QueryLogFilter: Sendable, Equatable {
 /// A locked database waits at most `busyTimeout` before a write fails: the writer then drops the
 /// batch rather than fall behind.
 public final class QueryLogStore: Sendable {
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
     public let path: String
     /// How long the hourly counts are kept.
     public static let countsRetention: Duration = .seconds(400 * 86_400)
@@ -320,7 +320,7 @@ public final class QueryLogStore: Sendable {
         return (pages - free) * size
     }
 
-    private func access<T>(_ body: () throws -> T) throws(StoreError) -> T {
+    func access<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do { return try body() } catch { throw StoreError(path: path, reason: "\(error)", what: "query log") }
     }
 }

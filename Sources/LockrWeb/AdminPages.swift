@@ -262,3 +262,67 @@ struct AdminEventsPage {
         hasEvents = !events.isEmpty
     }
 }
+
+/// The dashboard: queries and the blocked share over the last 24 hours and 7 days, drawn as bars
+/// with the numbers in tables, each person's, and the names and clients asked most.
+struct AdminDashboardPage {
+    let csrf: String
+    let enabled: Bool
+    let dayText: String
+    let weekText: String
+    let hours: BarChart
+    let days: BarChart
+    let hourRows: [Row]
+    let dayRows: [Row]
+    let people: [Row]
+    let asked: [Top]
+    let blocked: [Top]
+    let clients: [Top]
+    /// Whether any are (templates see stored properties only).
+    let hasAsked: Bool
+    let hasBlocked: Bool
+    /// Said when the top lists were read from the newest queries only.
+    let note: String?
+
+    struct Row {
+        let label: String
+        let total: Int
+        let blocked: String
+    }
+
+    struct Top {
+        let key: String
+        let count: Int
+    }
+
+    init(_ summary: Components.Schemas.QuerySummaryBody, csrf: String) {
+        self.csrf = csrf
+        enabled = summary.enabled
+        dayText = "Last 24 hours: " + QueryShare(summary.hours).text
+        weekText = "Last 7 days: " + QueryShare(summary.days).text
+        // An hour by its hour ("14"), a day by its month and day ("11-27"): both charts fit a phone.
+        hours = .queries(
+            "Queries per hour, the last 24 hours",
+            summary.hours.map { .init(label: String($0.label.prefix(2)), total: $0.total, blocked: $0.blocked) },
+            slot: 14)
+        days = .queries(
+            "Queries per day, the last 7 days",
+            summary.days.map { .init(label: String($0.label.suffix(5)), total: $0.total, blocked: $0.blocked) },
+            slot: 48)
+        func rows(_ tallies: [Components.Schemas.TallyBody]) -> [Row] {
+            tallies.map { Row(label: $0.label, total: $0.total, blocked: QueryShare($0).blockedText) }
+        }
+        hourRows = rows(summary.hours)
+        dayRows = rows(summary.days)
+        people = rows(summary.people)
+        func tops(_ list: [Components.Schemas.TopBody]) -> [Top] { list.map { Top(key: $0.key, count: $0.count) } }
+        asked = tops(summary.topAsked)
+        blocked = tops(summary.topBlocked)
+        clients = tops(summary.topClients)
+        hasAsked = !asked.isEmpty
+        hasBlocked = !blocked.isEmpty
+        note =
+            summary.complete
+            ? nil : "The top lists count the newest \(summary.scanned) queries of the last 24 hours; it held more."
+    }
+}

@@ -37,9 +37,12 @@ struct BarChart {
     static let top = 14
     static let left = 8
 
-    /// Bars of `values` (minutes) labelled `labels`, each `slot` wide, against their `limits` or
-    /// the one `limit` (minutes).
-    init(title: String, labels: [String], minutes values: [Int64], limits: [Int64?], limit: Int64?, slot: Int) {
+    /// Bars of `values` (in `unit`) labelled `labels`, each `slot` wide, against their `limits` or
+    /// the one `limit`; `texts`, when given, say each bar's value in words.
+    init(
+        title: String, labels: [String], values: [Int64], unit: String = "min", texts: [String]? = nil,
+        limits: [Int64?], limit: Int64?, slot: Int
+    ) {
         self.title = title
         let highest = max(values.max() ?? 0, limit ?? 0, limits.compactMap { $0 }.max() ?? 0, 1)
         func y(_ value: Int64) -> Int { Self.top + Self.plotHeight - Int(value * Int64(Self.plotHeight) / highest) }
@@ -50,13 +53,14 @@ struct BarChart {
             return Bar(
                 x: x, y: y(value), width: slot * 7 / 10, height: Self.top + Self.plotHeight - y(value),
                 label: labels[index],
-                labelX: x + slot * 7 / 20, value: own.map { "\(value) min of \($0)" } ?? "\(value) min",
+                labelX: x + slot * 7 / 20,
+                value: texts?[index] ?? own.map { "\(value) \(unit) of \($0)" } ?? "\(value) \(unit)",
                 tone: own.map { value > $0 } == true ? "over" : "within")
         }
         self.limit = limit.map { Limit(y: y($0)) }
         width = Self.left * 2 + max(values.count, 1) * slot
         height = Self.top + Self.plotHeight + 30
-        scaleLabel = "\(highest) min"
+        scaleLabel = "\(highest) \(unit)"
         hasBars = !values.isEmpty
     }
 
@@ -69,7 +73,7 @@ struct BarChart {
         let limit = Set(limits.compactMap { $0 }).count == 1 ? limits.compactMap { $0 }.first : nil
         return BarChart(
             title: "Use per day" + (limit.map { "; the dashed line is the budget, \($0) min" } ?? ""),
-            labels: keys.map { String($0.suffix(5)) }, minutes: shown.map { ($0?.usedSeconds).map(minutes) ?? 0 },
+            labels: keys.map { String($0.suffix(5)) }, values: shown.map { ($0?.usedSeconds).map(minutes) ?? 0 },
             limits: limits, limit: limit, slot: 40)
     }
 
@@ -82,7 +86,42 @@ struct BarChart {
         return BarChart(
             title: "Use per app on \(day.day)"
                 + (shared.map { "; the dashed line is the shared budget, \($0) min" } ?? ""),
-            labels: day.apps.map(\.name), minutes: day.apps.map { minutes($0.usedSeconds) },
+            labels: day.apps.map(\.name), values: day.apps.map { minutes($0.usedSeconds) },
             limits: day.apps.map { $0.budgetSeconds.map(minutes) }, limit: shared, slot: 96)
     }
+}
+
+extension BarChart {
+    /// Queries per span (`tallies`: an hour's or a day's), each bar saying how many were blocked.
+    static func queries(_ title: String, _ tallies: [Components.Schemas.TallyBody], slot: Int) -> BarChart {
+        BarChart(
+            title: title, labels: tallies.map(\.label), values: tallies.map { Int64($0.total) }, unit: "queries",
+            texts: tallies.map { "\($0.total) queries, \(QueryShare($0).blockedText)" }, limits: tallies.map { _ in nil },
+            limit: nil, slot: slot)
+    }
+}
+
+/// Queries and the blocked share of a span, in words.
+struct QueryShare {
+    let total: Int
+    let blocked: Int
+
+    init(_ tally: Components.Schemas.TallyBody) {
+        total = tally.total
+        blocked = tally.blocked
+    }
+
+    init(_ tallies: [Components.Schemas.TallyBody]) {
+        total = tallies.reduce(0) { $0 + $1.total }
+        blocked = tallies.reduce(0) { $0 + $1.blocked }
+    }
+
+    /// "25 blocked (7%)".
+    var blockedText: String {
+        let share = total == 0 ? 0 : (blocked * 1000 / total + 5) / 10
+        return "\(blocked) blocked (\(share)%)"
+    }
+
+    /// "1234 queries, 25 blocked (7%)".
+    var text: String { "\(total) queries, \(blockedText)" }
 }

@@ -20,6 +20,7 @@ import LockrPolicy
 /// | POST | /admin/people/{person}/profiles/{name} | form: action (activate, deactivate), csrf |
 /// | POST | /admin/people/{person}/schedules | form: name, days, from, to, block, phrase, csrf |
 /// | POST | /admin/people/{person}/schedules/{name}/remove | form: phrase, csrf |
+/// | GET | /admin/dashboard | |
 /// | GET | /admin/queries | ?person=&client=&blocked=on&since=SECONDS |
 /// | GET | /admin/events | ?person= |
 extension WebRouter {
@@ -143,6 +144,11 @@ extension WebRouter {
                 } ?? 3600
             let page = AdminQueriesPage(try policy.queries(query), request: query, csrf: FormToken(request).value)
             return pages.html("admin-queries", ["title": "Queries", "page": page, "still": true])
+        }
+        admin.get("dashboard") { request, _ in
+            guard sessions.isSignedIn(request) else { return toSignIn }
+            let page = AdminDashboardPage(try policy.querySummary(), csrf: FormToken(request).value)
+            return pages.html("admin-dashboard", ["title": "Dashboard", "page": page, "still": true])
         }
         admin.get("events") { request, _ in
             guard sessions.isSignedIn(request) else { return toSignIn }

@@ -52,7 +52,7 @@ extension WebEndToEndTests {
             #expect((walked["wrong_pin"] as? String ?? "").contains("wrong PIN (1 in a row)"), "\(walked)")
             #expect(walked["signed_in_heading"] as? String == "Household")
             let pages = walked["pages"] as? [[String: Any]] ?? []
-            #expect(pages.count == 16, "4 pages, phone and desktop, light and dark")
+            #expect(pages.count == 20, "5 pages, phone and desktop, light and dark")
             for shown in pages {
                 #expect((shown["scrollWidth"] as? Int ?? .max) <= (shown["width"] as? Int ?? 0), "fits: \(shown)")
                 if shown["size"] as? String == "phone" {
@@ -63,6 +63,16 @@ extension WebEndToEndTests {
             #expect((walked["violations"] as? [Any])?.isEmpty == true, "axe: \(walked["violations"] ?? [])")
             #expect(walked["charts"] as? Int ?? 0 >= 1, "use drawn as SVG")
             #expect(walked["profile_switched_on"] as? Bool == true)
+            // The dashboard counts the two queries of news.example: drawn (24 hours and 7 days of
+            // bars) and in its tables.
+            let dashboard = walked["dashboard"] as? [String: Any] ?? [:]
+            let summary = dashboard["summary"] as? String ?? ""
+            let counted = summary.split(separator: " ").dropFirst(3).first.flatMap { Int($0) } ?? 0
+            #expect(summary.hasPrefix("Last 24 hours: ") && counted >= 2, "\(dashboard)")
+            #expect(dashboard["charts"] as? Int == 31, "24 hourly and 7 daily bars: \(dashboard)")
+            let asked = dashboard["asked"] as? [[String]] ?? []
+            #expect(asked.contains { $0.first == "news.example" && Int($0.last ?? "") ?? 0 >= 2 }, "\(dashboard)")
+            #expect((dashboard["people"] as? [[String]] ?? []).contains { $0.first == "default" }, "\(dashboard)")
             #expect((walked["query_url"] as? String ?? "").contains("blocked=on"))
             #expect(walked["after_sign_out"] as? Bool == true, "signed out, the PIN is asked again")
             // The profile the admin switched on is in force for alice's DNS.

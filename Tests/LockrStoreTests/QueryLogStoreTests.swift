@@ -148,6 +148,45 @@ import Testing
         #expect(try store.counts(person: nil, from: 0, to: .max) == ["blocked": 1])
     }
 
+    /// The dashboard's sums: each hour's and each person's queries and blocked ones from the hourly
+    /// counts, and the names and clients asked most from the queries kept since a time.
+    @Test func talliesAndTopsForTheDashboard() throws {
+        let store = try QueryLogStore(path: temporaryPath())
+        try store.append(
+            [],
+            counts: [
+                QueryCount(hour: hour, person: "kid", outcome: "blocked"): 3,
+                QueryCount(hour: hour, person: "kid", outcome: "cached"): 4,
+                QueryCount(hour: hour, person: "default", outcome: "forwarded"): 2,
+                QueryCount(hour: hour + 3_600_000, person: "default", outcome: "blocked"): 1,
+            ])
+        #expect(
+            try store.hourlyTallies(from: hour, to: hour + 7_200_000) == [
+                hour: QueryTally(total: 9, blocked: 3), hour + 3_600_000: QueryTally(total: 1, blocked: 1),
+            ])
+        #expect(try store.hourlyTallies(from: hour + 3_600_000, to: hour + 7_200_000).count == 1)
+        #expect(
+            try store.personTallies(from: 0, to: .max) == [
+                "kid": QueryTally(total: 7, blocked: 3), "default": QueryTally(total: 3, blocked: 1),
+            ])
+
+        var builder = QueryLogBlobBuilder()
+        for offset in 0..<3 { add("www.example.com", at: Int64(offset), to: &builder) }
+        add("ads.example", at: 10, outcome: "blocked", to: &builder)
+        add("ads.example", at: 11, client: 9, outcome: "blocked", to: &builder)
+        add("old.example", at: -5_000, to: &builder)
+        try store.append([builder.build()], counts: [:])
+        try store.append([blob(["www.example.com", "b.example"], from: 20)], counts: [:])
+        let tops = try store.tops(since: hour, top: 2, scanLimit: 100)
+        #expect(tops.asked.map(\.key) == ["www.example.com", "ads.example"] && tops.asked.map(\.count) == [4, 2])
+        #expect(tops.blocked.map(\.key) == ["ads.example"] && tops.blocked[0].count == 2)
+        #expect(tops.clients.map(\.key) == ["192.0.2.7 (default)", "192.0.2.9 (default)"])
+        #expect(tops.scanned == 7 && tops.complete, "the query before `since` is not counted")
+        // Read from the newest batch only: said so.
+        let newest = try store.tops(since: hour, top: 5, scanLimit: 2)
+        #expect(!newest.complete && newest.scanned == 2 && newest.asked.map(\.key) == ["b.example", "www.example.com"])
+    }
+
     @Test func readingStopsAtTheLimitAndSkipsADamagedBatch() throws {
         let path = temporaryPath()
         let store = try QueryLogStore(path: path)

@@ -81,6 +81,28 @@ import Testing
         #expect(free.apps.isEmpty)
     }
 
+    /// The dashboard says the totals and blocked shares in words, draws a bar a span whose title
+    /// gives its numbers, and says when its top lists read only the newest queries.
+    @Test func theDashboardsNumbersInWordsBarsAndTables() {
+        let hours = (0..<24).map { Components.Schemas.TallyBody(label: "\($0):00", total: $0 * 10, blocked: $0) }
+        let days = (1...7).map { Components.Schemas.TallyBody(label: "2026-06-0\($0)", total: 1000, blocked: 125) }
+        let summary = Components.Schemas.QuerySummaryBody(
+            enabled: true, hours: hours, days: days,
+            people: [.init(label: "kid", total: 600, blocked: 100)],
+            topAsked: [.init(key: "www.example.com.", count: 40)], topBlocked: [.init(key: "ads.example.", count: 9)],
+            topClients: [.init(key: "192.168.1.20 (kid)", count: 50)], scanned: 1_000_000, complete: false)
+        let page = AdminDashboardPage(summary, csrf: "t")
+        #expect(page.dayText == "Last 24 hours: 2760 queries, 276 blocked (10%)")
+        #expect(page.weekText == "Last 7 days: 7000 queries, 875 blocked (13%)")
+        #expect(page.hours.bars.count == 24 && page.days.bars.count == 7)
+        #expect(page.hours.bars[23].value == "230 queries, 23 blocked (10%)" && page.hours.scaleLabel == "230 queries")
+        #expect(page.hours.bars[23].label == "23" && page.days.bars[0].label == "06-01")
+        #expect(page.people.map(\.blocked) == ["100 blocked (17%)"])
+        #expect(page.asked.first?.key == "www.example.com." && page.clients.first?.count == 50)
+        #expect(page.note == "The top lists count the newest 1000000 queries of the last 24 hours; it held more.")
+        #expect(AdminDashboardPage(summary, csrf: "t").hourRows.first?.blocked == "0 blocked (0%)")
+    }
+
     /// A person with safe search on sees it on their page; one without does not.
     @Test func safeSearchShowsOnThePageWhenItIsOn() throws {
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "UTC")!, dayStartMinutes: 0)

@@ -156,6 +156,12 @@ public final class MemoryPolicy: PolicyAccess {
         return (closedDays.withLock { $0[person] ?? [] } + [today]).filter { $0.day.key >= first && $0.day.key <= last }
     }
     public func queryCounts(of person: String, in day: PolicyDay) -> [String: Int] { ["blocked": 2, "cached": 5] }
+    /// What `querySummary` answers: set by a test.
+    public let summary = Mutex(
+        Components.Schemas.QuerySummaryBody(
+            enabled: false, hours: [], days: [], people: [], topAsked: [], topBlocked: [], topClients: [], scanned: 0,
+            complete: true))
+    public func querySummary() throws(ControlFailure) -> Components.Schemas.QuerySummaryBody { summary.withLock { $0 } }
     public func assignDevice(
         _ device: String, to person: String, phrase: String?
     ) throws(ControlFailure) -> PendingChange? {

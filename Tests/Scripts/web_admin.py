@@ -6,7 +6,7 @@ object of what happened.
 
 Saves a whole-page screenshot of the sign-in page and, signed in with a wrong PIN first (refused)
 and then PIN, of every admin page (phone and desktop, light and dark), runs axe-core on each, switches PERSON's PROFILE on from their
-page, filters the query log to blocked queries, signs out and checks the admin view asks for the
+page, reads the dashboard's numbers, filters the query log to blocked queries, signs out and checks the admin view asks for the
 PIN again.
 """
 import json
@@ -32,8 +32,8 @@ def main():
     os.makedirs(directory, exist_ok=True)
     driver = browser()
     report = {"violations": [], "pages": []}
-    pages = {"admin": "/admin", "admin-person": f"/admin/people/{person}", "admin-queries": "/admin/queries",
-             "admin-events": "/admin/events"}
+    pages = {"admin": "/admin", "admin-person": f"/admin/people/{person}", "admin-dashboard": "/admin/dashboard",
+             "admin-queries": "/admin/queries", "admin-events": "/admin/events"}
     try:
         for size, (width, height) in SIZES.items():
             driver.set_window_size(width, height)
@@ -77,6 +77,14 @@ def main():
         driver.find_element(By.XPATH, f"//button[text()='Switch {profile} on']").click()
         WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.XPATH, f"//button[text()='Switch {profile} off']"))
         report["profile_switched_on"] = True
+        driver.get(base + "/admin/dashboard")
+        report["dashboard"] = {
+            "summary": driver.find_element(By.CSS_SELECTOR, "p.summary").text,
+            "charts": len(driver.find_elements(By.CSS_SELECTOR, "figure.chart svg rect.bar")),
+            "asked": [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")] for row in
+                      driver.find_elements(By.CSS_SELECTOR, "table[aria-label='Names asked most'] tbody tr")],
+            "people": [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")] for row in
+                       driver.find_elements(By.CSS_SELECTOR, "table[aria-label='Queries per person'] tbody tr")]}
         driver.get(base + "/admin/queries")
         driver.find_element(By.NAME, "blocked").click()
         driver.find_element(By.XPATH, "//button[text()='Show']").click()
