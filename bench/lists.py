@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
-"""Measures what a list given by URL costs lockr (not part of the tests): a list of N names in
-hosts format, served from loopback, fetched at start and then fetched again after it changed.
+"""Measures what lists given by URL cost lockr (not part of the tests): K lists of N names each in
+hosts format, served from loopback, fetched at start and then fetched again after they changed.
 
-Reports, for the release build: the seconds from start to the first copy swapped in, the seconds a
-refresh takes (download, parse, build, swap) as lockr logs them, and lockr's resident memory before
-the list came, with it in force, and at its peak over both swaps (VmHWM: during a refresh the old
-rules and the new are both in memory).
+Reports, for the release build: the seconds from start to the first copies swapped in, the seconds
+a refresh takes (download, parse, build, swap) as lockr logs them, and lockr's resident memory
+before the lists came, with them in force, and at its peak over both swaps (VmHWM: during a refresh
+the old rules and the new are both in memory). With --load, dnsperf asks names of the lists
+(blocked answers) for rounds of 4 s, alternately with lockr left alone and with the lists changed
+and refreshed over and over: QPS and CPU per query of each, the whole process's and its event
+loops' (the swap's own work is done off them).
 
-  bench/lists [--names N]
+  bench/lists [--names N] [--lists K] [--load]
 """
 import argparse
 import http.server
 import os
-import random
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,12 +28,44 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = os.path.join(ROOT, ".build", "release", "lockr")
 
 
-def make_list(path, names, version):
-    rng = random.Random(version)
+def make_list(path, names, version, number=0):
+    """List `number` at `version`: one name in a hundred changes from a version to the next."""
     with open(path, "w") as out:
-        out.write(f"# {names} names, version {version}\n")
+        out.write(f"# {names} names, list {number}, version {version}\n")
         for index in range(names):
-            out.write(f"0.0.0.0 n{index:07d}.v{version}.{rng.choice(['ads', 'trk', 'cdn', 'pix'])}.example\n")
+            changed = f".v{version}" if index % 100 == 0 else ""
+            out.write(f"0.0.0.0 n{index:07d}{changed}.l{number}.{['ads', 'trk', 'cdn', 'pix'][index % 4]}.example\n")
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid, loops_only=False):
+    """The process's CPU seconds, or its event loops' (threads named NIO-ELT-...)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            stat = open(f"/proc/{pid}/task/{task}/stat").read()
+        except OSError:
+            continue
+        name, fields = stat.split("(", 1)[1].rsplit(")", 1)
+        if loops_only and not name.startswith("NIO-ELT"):
+            continue
+        values = fields.split()
+        total += int(values[11]) + int(values[12])
+    return total / TICKS
+
+
+def load_round(pid, port, queries, seconds):
+    """QPS, and CPU microseconds per answered query of the process and of its event loops."""
+    before = (cpu_seconds(pid), cpu_seconds(pid, loops_only=True))
+    out = subprocess.run(
+        ["dnsperf", "-s", "127.0.0.1", "-p", str(port), "-d", queries, "-c", "10", "-q", "100", "-T", "1", "-l",
+         str(seconds)], capture_output=True, text=True).stdout
+    spent = (cpu_seconds(pid) - before[0], cpu_seconds(pid, loops_only=True) - before[1])
+    completed = int(re.search(r"Queries completed:\s+(\d+)", out).group(1))
+    qps = float(re.search(r"Queries per second:\s+([\d.]+)", out).group(1))
+    return qps, spent[0] / completed * 1e6, spent[1] / completed * 1e6
 
 
 def serve(directory):
@@ -62,7 +97,10 @@ def wait_for(log, text, count, limit=600):
 
 def main():
     parser = argparse.ArgumentParser(description="What a list given by URL costs lockr.")
-    parser.add_argument("--names", type=int, default=1_000_000, help="names in the list (default 1,000,000)")
+    parser.add_argument("--names", type=int, default=1_000_000, help="names in each list (default 1,000,000)")
+    parser.add_argument("--lists", type=int, default=1, help="lists, each of --names names (default 1)")
+    parser.add_argument("--load", action="store_true", help="QPS and CPU per query while the lists are swapped")
+    parser.add_argument("--rounds", type=int, default=3, help="with --load: rounds of each (default 3)")
     parser.add_argument("--check-arguments", action="store_true", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.check_arguments:
@@ -73,18 +111,20 @@ def main():
     try:
         lists = os.path.join(work, "served")
         os.makedirs(lists)
-        make_list(os.path.join(lists, "hosts.txt"), arguments.names, 1)
-        size = os.path.getsize(os.path.join(lists, "hosts.txt"))
+        names = [f"hosts{number}.txt" for number in range(arguments.lists)]
+        for number, name in enumerate(names):
+            make_list(os.path.join(lists, name), arguments.names, 1, number)
+        size = sum(os.path.getsize(os.path.join(lists, name)) for name in names)
         server = serve(lists)
-        url = f"http://127.0.0.1:{server.server_address[1]}/hosts.txt"
+        urls = [f"http://127.0.0.1:{server.server_address[1]}/{name}" for name in names]
         config = os.path.join(work, "lockr.toml")
         with open(config, "w") as out:
-            out.write(f'blocklists = ["{url}"]\n[lists]\nmax-size = "1GB"\n')
+            out.write("blocklists = [" + ", ".join(f'"{url}"' for url in urls) + ']\n[lists]\nmax-size = "1GB"\n')
         state = os.path.join(work, "state")
         log = os.path.join(work, "lockr.log")
         with open(log, "w") as err:
             daemon = subprocess.Popen(
-                [BINARY, "serve", "--config", config, "--state-dir", state, "--listen", "127.0.0.1:0",
+                [BINARY, "serve", "--config", config, "--state-dir", state, "--listen", f"127.0.0.1:{PORT}",
                  "--control", "127.0.0.1:0", "--web", "off", "--upstream", "127.0.0.1:9"],
                 stderr=err, stdout=subprocess.DEVNULL)
         try:
@@ -95,27 +135,87 @@ def main():
             first_seconds = time.time() - started
             time.sleep(3)
             with_list = memory(daemon.pid, "VmRSS")
-            make_list(os.path.join(lists, "hosts.txt"), arguments.names, 2)
+            for number, name in enumerate(names):
+                make_list(os.path.join(lists, name), arguments.names, 2, number)
+            swaps = len(swapped(log))
             asked = time.time()
             subprocess.run([BINARY, "lists", "update", "--state-dir", state], stdout=subprocess.DEVNULL, check=False)
-            second = wait_for(log, "lists swapped in", 2)
+            second = wait_for(log, "lists swapped in", swaps + 1)
             refresh_seconds = time.time() - asked
             after = memory(daemon.pid, "VmRSS")
             time.sleep(3)
             settled = memory(daemon.pid, "VmRSS")
             peak = memory(daemon.pid, "VmHWM")
+            if arguments.load:
+                load = under_load(daemon.pid, work, lists, names, arguments, state, log)
         finally:
             daemon.terminate()
             daemon.wait(timeout=30)
             server.shutdown()
         swap = [re.search(r"seconds=(\S+)", line).group(1) for line in (first, second)]
-        print(f"list: {arguments.names:,} names, {size / 1e6:.1f} MB, served from loopback")
+        print(f"lists: {arguments.lists} of {arguments.names:,} names, {size / 1e6:.1f} MB, served from loopback")
         print(f"start to first copy in force: {first_seconds:.2f} s (rebuild and swap as logged: {swap[0]})")
         print(f"refresh of a changed list: {refresh_seconds:.2f} s (rebuild and swap as logged: {swap[1]})")
         print(f"resident memory: {before} MB before the list, {with_list} MB with it, {after} MB right after the "
               f"refresh, {settled} MB 3 s later, peak {peak} MB")
+        if arguments.load:
+            print(load)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+PORT = 5391
+
+
+def swapped(log):
+    with open(log) as lines:
+        return [line for line in lines if "lists swapped in" in line]
+
+
+def under_load(pid, work, lists, names, arguments, state, log):
+    """Rounds of dnsperf on names every version of the lists blocks, alternately with lockr left
+    alone and with the lists changed (one name in a hundred) and refreshed again and again."""
+    queries = os.path.join(work, "queries.txt")
+    with open(queries, "w") as out:
+        for index in range(min(arguments.names, 200_000)):
+            if index % 100:
+                out.write(f"n{index:07d}.l0.{['ads', 'trk', 'cdn', 'pix'][index % 4]}.example A\n")
+    # Each version written once, ahead: a refresh then only renames a file into place.
+    for version in (3, 4):
+        for number, name in enumerate(names):
+            make_list(os.path.join(work, f"{name}.{version}"), arguments.names, version, number)
+    load_round(pid, PORT, queries, 1)
+    quiet, busy = [], []
+    for _ in range(arguments.rounds):
+        quiet.append(load_round(pid, PORT, queries, 4))
+        stop = threading.Event()
+        before = len(swapped(log))
+
+        def refresh():
+            version = 3
+            while not stop.is_set():
+                for name in names:
+                    shutil.copyfile(os.path.join(work, f"{name}.{version}"), os.path.join(lists, name + ".new"))
+                    os.replace(os.path.join(lists, name + ".new"), os.path.join(lists, name))
+                subprocess.run([BINARY, "lists", "update", "--state-dir", state], stdout=subprocess.DEVNULL,
+                               check=False)
+                version = 7 - version
+                time.sleep(0.2)
+
+        refresher = threading.Thread(target=refresh)
+        refresher.start()
+        time.sleep(0.5)
+        busy.append(load_round(pid, PORT, queries, 4))
+        stop.set()
+        refresher.join()
+        wait_for(log, "lists swapped in", before + 1)
+        busy[-1] += (len(swapped(log)) - before,)
+    median = lambda rows, index: statistics.median(row[index] for row in rows)
+    return (f"under load ({arguments.rounds} rounds of 4 s each, medians): alone {median(quiet, 0) / 1000:.0f}k QPS, "
+            f"{median(quiet, 1):.2f} us/q ({median(quiet, 2):.2f} on the event loops); while swapping "
+            f"({median(busy, 3):.0f} swaps a round) {median(busy, 0) / 1000:.0f}k QPS, {median(busy, 1):.2f} us/q "
+            f"({median(busy, 2):.2f} on the event loops); QPS swapping/alone {median(busy, 0) / median(quiet, 0):.3f}, "
+            f"event-loop CPU per query swapping/alone {median(busy, 2) / median(quiet, 2):.3f}")
 
 
 if __name__ == "__main__":
