@@ -7,8 +7,8 @@ a refresh takes (download, parse, build, swap) as lockr logs them, and lockr's r
 before the lists came, with them in force, and at its peak over both swaps (VmHWM: during a refresh
 the old rules and the new are both in memory). With --load, dnsperf asks names of the lists
 (blocked answers) for rounds of 4 s, alternately with lockr left alone and with the lists changed
-and refreshed over and over: QPS and CPU per query of each, the whole process's and its event
-loops' (the swap's own work is done off them).
+and refreshed once a second into the round: QPS and CPU per query of each, the whole process's
+(the swap's own work included) and its event loops'.
 
   bench/lists [--names N] [--lists K] [--load]
 """
@@ -174,7 +174,7 @@ def swapped(log):
 
 def under_load(pid, work, lists, names, arguments, state, log):
     """Rounds of dnsperf on names every version of the lists blocks, alternately with lockr left
-    alone and with the lists changed (one name in a hundred) and refreshed again and again."""
+    alone and with the lists changed (one name in a hundred) and refreshed once during the round."""
     queries = os.path.join(work, "queries.txt")
     with open(queries, "w") as out:
         for index in range(min(arguments.names, 200_000)):
@@ -188,34 +188,29 @@ def under_load(pid, work, lists, names, arguments, state, log):
     quiet, busy = [], []
     for _ in range(arguments.rounds):
         quiet.append(load_round(pid, PORT, queries, 4))
-        stop = threading.Event()
         before = len(swapped(log))
 
         def refresh():
-            version = 3
-            while not stop.is_set():
-                for name in names:
-                    shutil.copyfile(os.path.join(work, f"{name}.{version}"), os.path.join(lists, name + ".new"))
-                    os.replace(os.path.join(lists, name + ".new"), os.path.join(lists, name))
-                subprocess.run([BINARY, "lists", "update", "--state-dir", state], stdout=subprocess.DEVNULL,
-                               check=False)
-                version = 7 - version
-                time.sleep(0.2)
+            for name in names:
+                shutil.copyfile(os.path.join(work, f"{name}.{version}"), os.path.join(lists, name + ".new"))
+                os.replace(os.path.join(lists, name + ".new"), os.path.join(lists, name))
+            subprocess.run([BINARY, "lists", "update", "--state-dir", state], stdout=subprocess.DEVNULL, check=False)
 
-        refresher = threading.Thread(target=refresh)
-        refresher.start()
-        time.sleep(0.5)
+        # One refresh a round, asked for a second into it: download, parse, build and swap in the
+        # middle of the queries.
+        version = 3 + len(busy) % 2
+        timer = threading.Timer(1.0, refresh)
+        timer.start()
         busy.append(load_round(pid, PORT, queries, 4))
-        stop.set()
-        refresher.join()
+        timer.join()
         wait_for(log, "lists swapped in", before + 1)
         busy[-1] += (len(swapped(log)) - before,)
     median = lambda rows, index: statistics.median(row[index] for row in rows)
     return (f"under load ({arguments.rounds} rounds of 4 s each, medians): alone {median(quiet, 0) / 1000:.0f}k QPS, "
-            f"{median(quiet, 1):.2f} us/q ({median(quiet, 2):.2f} on the event loops); while swapping "
-            f"({median(busy, 3):.0f} swaps a round) {median(busy, 0) / 1000:.0f}k QPS, {median(busy, 1):.2f} us/q "
-            f"({median(busy, 2):.2f} on the event loops); QPS swapping/alone {median(busy, 0) / median(quiet, 0):.3f}, "
-            f"event-loop CPU per query swapping/alone {median(busy, 2) / median(quiet, 2):.3f}")
+            f"{median(quiet, 1):.2f} us/q ({median(quiet, 2):.2f} on the event loops); with a swap "
+            f"({median(busy, 3):.0f} a round) {median(busy, 0) / 1000:.0f}k QPS, {median(busy, 1):.2f} us/q "
+            f"({median(busy, 2):.2f} on the event loops); QPS with a swap/alone {median(busy, 0) / median(quiet, 0):.3f}, "
+            f"event-loop CPU per query with a swap/alone {median(busy, 2) / median(quiet, 2):.3f}")
 
 
 if __name__ == "__main__":

@@ -109,8 +109,7 @@ extension Daemon {
     }
 
     /// Keeps the lists given by URL up to date; each time a copy in force changes, the rule lists
-    /// are built again, on a thread that yields to the event loops, and swapped into the running
-    /// pipeline.
+    /// are built again (off the event loops) and swapped into the running pipeline.
     static func listSubscriptions(
         _ config: LockrConfiguration, keeper: PipelineKeeper, logger: Logger
     )
@@ -122,10 +121,8 @@ extension Daemon {
         ) {
             let started = ContinuousClock.now
             do {
-                try await keeper.listsChanged { config, running throws(LoadError) in
-                    try await LowPriorityThread.run { () throws(LoadError) in
-                        try PolicyLoader.ruleLists(config, running: running)
-                    }
+                try keeper.listsChanged { config, running throws(LoadError) in
+                    try PolicyLoader.ruleLists(config, running: running)
                 }
                 let elapsed = ContinuousClock.now - started
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -32,10 +32,10 @@ final class PipelineKeeper: Sendable {
     /// URL changed), outside the lock and off the DNS loops, and swaps them in unless a reload read
     /// the lists meanwhile.
     func listsChanged(
-        rebuild: (LockrConfiguration, RuleLists) async throws(LoadError) -> RuleLists
-    ) async throws(LoadError) {
+        rebuild: (LockrConfiguration, RuleLists) throws(LoadError) -> RuleLists
+    ) throws(LoadError) {
         let (config, running) = inputs.withLock { ($0.config, $0.lists) }
-        let lists = try await rebuild(config, running)
+        let lists = try rebuild(config, running)
         inputs.withLock { inputs in
             guard inputs.config == config else { return }
             inputs.lists = lists
