@@ -80,12 +80,6 @@ public enum ResolveVerdict: Sendable, Equatable {
         case .aliased(let alias): alias.ttlCap
         }
     }
-
-    /// The client's answer from the upstream's (`upstream`, rendered for the question asked).
-    func answer(_ upstream: [UInt8], udpLimit: Int?) -> [UInt8] {
-        guard case .aliased(let alias) = self else { return upstream }
-        return alias.answer(upstream, udpLimit: udpLimit)
-    }
 }
 
 /// The order in which a query is handled, from the wire to an answer:
@@ -293,8 +287,10 @@ public final class QueryPipeline: Sendable {
             cache.store(answer, for: query, now: now, stamp: stamp)
             let limit = udpLimit(query, transport)
             if case .aliased(let alias) = verdict {
+                // The client's own UDP size, not that of the question asked for it.
                 let hosts = answer.render(for: query, age: 0, ttlCap: verdict.ttlCap)
-                return PipelineAnswer(bytes: alias.answer(hosts, udpLimit: limit), outcome: .forwarded)
+                return PipelineAnswer(
+                    bytes: alias.answer(hosts, udpLimit: udpLimit(alias.query, transport)), outcome: .forwarded)
             }
             return PipelineAnswer(
                 bytes: answer.render(for: query, age: 0, ttlCap: verdict.ttlCap, udpLimit: limit), outcome: .forwarded)
@@ -318,7 +314,8 @@ public final class QueryPipeline: Sendable {
         let limit = udpLimit(query, transport)
         if case .aliased(let alias) = verdict {
             let hosts = stale.answer.render(for: query, age: stale.age, ttlCap: verdict.ttlCap, staleTTL: Self.staleTTL)
-            return PipelineAnswer(bytes: alias.answer(hosts, udpLimit: limit), outcome: .stale)
+            return PipelineAnswer(
+                bytes: alias.answer(hosts, udpLimit: udpLimit(alias.query, transport)), outcome: .stale)
         }
         return PipelineAnswer(
             bytes: stale.answer.render(

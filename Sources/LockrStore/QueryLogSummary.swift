@@ -60,7 +60,9 @@ extension QueryLogStore {
                 {
                     let total: Int = row["total"]
                     tallies[key(row), default: QueryTally()].total += total
-                    if row["outcome"] as String == "blocked" { tallies[key(row), default: QueryTally()].blocked += total }
+                    if row["outcome"] as String == "blocked" {
+                        tallies[key(row), default: QueryTally()].blocked += total
+                    }
                 }
                 return tallies
             }
@@ -77,7 +79,8 @@ extension QueryLogStore {
                 var scanned = 0
                 var complete = true
                 let cursor = try Row.fetchCursor(
-                    db, sql: "SELECT id, first_ms, last_ms, entries, data FROM batches WHERE last_ms >= ? ORDER BY id DESC",
+                    db,
+                    sql: "SELECT id, first_ms, last_ms, entries, data FROM batches WHERE last_ms >= ? ORDER BY id DESC",
                     arguments: [since])
                 while let batch = try cursor.next() {
                     guard scanned < scanLimit else {

@@ -96,7 +96,8 @@ extension BarChart {
     static func queries(_ title: String, _ tallies: [Components.Schemas.TallyBody], slot: Int) -> BarChart {
         BarChart(
             title: title, labels: tallies.map(\.label), values: tallies.map { Int64($0.total) }, unit: "queries",
-            texts: tallies.map { "\($0.total) queries, \(QueryShare($0).blockedText)" }, limits: tallies.map { _ in nil },
+            texts: tallies.map { "\($0.total) queries, \(QueryShare($0).blockedText)" },
+            limits: tallies.map { _ in nil },
             limit: nil, slot: slot)
     }
 }

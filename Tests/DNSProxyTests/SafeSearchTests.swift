@@ -204,4 +204,30 @@ import Testing
         #expect(failed.outcome == .failed && servfail.rcode == 2)
         #expect(servfail.id == (try DNSQuery(packet: query)).id)
     }
+
+    /// The answer fits the client's own UDP size (1232 here), not the 512 of the question asked
+    /// for it; a client without EDNS gets TC and asks again over TCP.
+    @Test func theClientsUDPSizeDecidesWhetherTheAnswerIsTruncated() throws {
+        // The host's records are written whole (no compression): 20 of them are over 512 bytes.
+        let many = (1...20).map { "forcesafesearch.google.com. 300 IN A 198.51.100.\($0)" }
+        for (query, truncated) in [
+            (LdnsBuild.query("www.google.com.", ednsPayload: 1232), false), (LdnsBuild.query("www.google.com."), true),
+        ] {
+            let pipe = pipeline(cache: AnswerCache(settings: CacheSettings()))
+            guard
+                case .forward(let host, nil, let verdict) = pipe.begin(
+                    packet: query, client: kid, transport: .udp, now: 0)
+            else {
+                Issue.record("forwarded as the host's")
+                return
+            }
+            let upstream = try #require(LdnsBuild.answer(to: host.packet, records: many))
+            let answer = try CachedAnswer(reply: upstream, toQuery: host.packet, bounds: TTLBounds())
+            let finished = pipe.finish(
+                host, upstream: .success(answer), stale: nil, verdict: verdict, transport: .udp, now: 0)
+            let reply = try LdnsPacket(wire: finished.bytes)
+            #expect(reply.isTruncated == truncated && (finished.bytes.count > 512) != truncated)
+            #expect(reply.answerRecords.count == (truncated ? 0 : 21))
+        }
+    }
 }

@@ -54,7 +54,8 @@ import Testing
         let lockr = try await LockrProcess(
             [
                 // Policy time at its own pace from 10:00: the hour the change waits for stays far off.
-                "--config", configPath, "--upstream", "127.0.0.1:\(upstream.port)", "--start-at", "2026-06-01T10:00:00Z",
+                "--config", configPath, "--upstream", "127.0.0.1:\(upstream.port)", "--start-at",
+                "2026-06-01T10:00:00Z",
             ])
         try await stoppingAfterwards(lockr, upstream) {
             #expect(
@@ -77,14 +78,16 @@ import Testing
             #expect(try answers("www.google.com", from: "127.0.0.3", lockr) == ["A 192.0.2.80"])
             #expect(try answers("www.youtube.com", from: "127.0.0.1", lockr) == ["A 192.0.2.22"])
             // ... and the kid again, now from the cache, and still not the parent's cached answer.
-            #expect(try answers("www.google.com", from: "127.0.0.2", lockr).first == "CNAME forcesafesearch.google.com.")
+            #expect(
+                try answers("www.google.com", from: "127.0.0.2", lockr).first == "CNAME forcesafesearch.google.com.")
             #expect(upstream.queries(for: "www.google.com.") == 1)
 
             let explained = try lockr.cli("explain", "www.google.com", "--person", "kid").output
             #expect(
                 explained.contains("safe search (search engines, YouTube strict): Google's strict mode"),
                 "\(explained)")
-            #expect(try lockr.cli("explain", "www.google.com", "--person", "parent").output.contains("no rule blocks it"))
+            #expect(
+                try lockr.cli("explain", "www.google.com", "--person", "parent").output.contains("no rule blocks it"))
             let kid = try lockr.cli("status", "--person", "kid").output
             #expect(kid.contains("Safe search: search engines, YouTube strict."), "\(kid)")
             #expect(try !lockr.cli("status", "--person", "parent").output.contains("Safe search"))
@@ -104,8 +107,10 @@ import Testing
             }
             #expect(lockr.log.components(separatedBy: "reloaded").count > before, "no reload: \(lockr.log)")
             let pending = try lockr.cli("pending", "list", "--person", "kid").output
-            #expect(pending.contains("safe-search: on → off") && pending.contains("youtube: strict → off"), "\(pending)")
-            #expect(try answers("www.google.com", from: "127.0.0.2", lockr).first == "CNAME forcesafesearch.google.com.")
+            #expect(
+                pending.contains("safe-search: on → off") && pending.contains("youtube: strict → off"), "\(pending)")
+            #expect(
+                try answers("www.google.com", from: "127.0.0.2", lockr).first == "CNAME forcesafesearch.google.com.")
         }
     }
 }

@@ -76,7 +76,8 @@ import Testing
         // Out of the schedule's hours, nothing of theirs is limited: the page says so.
         let later = Instant(try Date("2026-06-01T07:00:00Z", strategy: .iso8601))
         let free = StatusPage(
-            Components.Schemas.StatusBody(person: "default", view: PolicyView(policy: engine.readout, now: later), devices: []),
+            Components.Schemas.StatusBody(
+                person: "default", view: PolicyView(policy: engine.readout, now: later), devices: []),
             timeScale: 1)
         #expect(free.apps.isEmpty)
     }
