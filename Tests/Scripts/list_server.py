@@ -7,7 +7,8 @@
   /plain.txt       a plain list of names, without validators
   /error           500
   /truncated       claims 10,000 bytes, sends 200 and closes
-  /huge            a 3 MB list of names (chunked, no length), for a max-size of 1-2 MB
+  /huge            a 50 MB list of names (chunked, no length), for a max-size below it; sending
+                   stops when the client hangs up
   /html            an error page served as 200
   /empty           200 with no body
   /moved           302 to /hosts.txt;  /loop: 302 to itself;  /downgrade: 302 to http://...
@@ -88,9 +89,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             line = b"".join(b"n%07d.huge.test\n" % i for i in range(1000))
-            for _ in range(200):
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
-            self.wfile.write(b"0\r\n\r\n")
+            try:
+                for _ in range(3000):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+                self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
         elif path == "/html":
             self.send(200, b"<html><body><h1>Sorry</h1><p>Try later.</p></body></html>\n", [("Content-Type", "text/html")])
         elif path == "/moved":
