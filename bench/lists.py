@@ -103,6 +103,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="with --load: rounds of each (default 3)")
     parser.add_argument("--check-arguments", action="store_true", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
+    if arguments.names < 1 or arguments.lists < 1 or arguments.rounds < 1:
+        parser.error("--names, --lists and --rounds take a whole number of at least 1")
     if arguments.check_arguments:
         return
     if not os.access(BINARY, os.X_OK):

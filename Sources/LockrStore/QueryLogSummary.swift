@@ -15,7 +15,7 @@ public struct QueryTally: Sendable, Equatable {
 /// What the query log says of a span for the admin's dashboard: the names asked and blocked most,
 /// and the clients that asked most, read from the queries kept (a person whose privacy keeps only
 /// counts adds none).
-public struct QueryLogTops: Sendable, Equatable {
+public struct QueryLogTops: Sendable {
     public var asked: [(key: String, count: Int)]
     public var blocked: [(key: String, count: Int)]
     /// Clients by address (with their person: "192.168.1.20 (kid)").
@@ -23,12 +23,6 @@ public struct QueryLogTops: Sendable, Equatable {
     /// Queries read; `complete` is false when the span held more than were read (the newest count).
     public var scanned: Int
     public var complete: Bool
-
-    public static func == (lhs: QueryLogTops, rhs: QueryLogTops) -> Bool {
-        lhs.asked.elementsEqual(rhs.asked, by: ==) && lhs.blocked.elementsEqual(rhs.blocked, by: ==)
-            && lhs.clients.elementsEqual(rhs.clients, by: ==) && lhs.scanned == rhs.scanned
-            && lhs.complete == rhs.complete
-    }
 }
 
 extension QueryLogStore {
