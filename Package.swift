@@ -117,7 +117,8 @@ let package = Package(
         .target(
             name: "LockrControl",
             dependencies: [
-                "ConfigKit", "DNSWire", "LockrAPI", "LockrLists", "LockrPolicy", "LockrSpeech", "OutboundHTTP",
+                "ConfigKit", "DNSFilter", "DNSWire", "LockrAPI", "LockrLists", "LockrPolicy", "LockrSpeech",
+                "OutboundHTTP",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
@@ -171,7 +172,8 @@ let package = Package(
         .target(
             name: "LockrDaemon",
             dependencies: [
-                "ConfigKit", "CTOMLReader", "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles", "LockrStore",
+                "ConfigKit", "CTOMLReader", "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles",
+                "LockrStore",
                 "LockrAPI", "LockrControl", "LockrLists",
                 "LockrAdapters", "LockrSpeech", "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -190,7 +192,8 @@ let package = Package(
         .executableTarget(
             name: "lockr",
             dependencies: [
-                "ConfigKit", "LockrAPI", "LockrDaemon", "LockrControl", "LockrPolicy", "LockrPuzzles", "DesktopNotifications",
+                "ConfigKit", "LockrAPI", "LockrDaemon", "LockrControl", "LockrPolicy", "LockrPuzzles",
+                "DesktopNotifications",
                 "DNSProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -296,7 +299,8 @@ if Context.environment["LOCKR_FUZZ"] != nil {
         .executableTarget(
             name: "lockr-fuzz",
             dependencies: [
-                "LockrFuzzDriver", "DNSWire", "DNSFilter", "DNSProxy", "LockrPuzzles", "LockrSpeech", "LockrAPI", "LockrControl",
+                "LockrFuzzDriver", "DNSWire", "DNSFilter", "DNSProxy", "LockrPuzzles", "LockrSpeech", "LockrAPI",
+                "LockrControl",
                 "LockrDaemon", "LockrLists", "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],

@@ -532,6 +532,196 @@ public struct Client: APIProtocol {
             }
         )
     }
+    /// A person's own filter entries and safe search, as in force (`lockr filters`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/filters`.
+    /// - Remark: Generated from `#/paths//api/v1/filters/get(getFilters)`.
+    public func getFilters(_ input: Operations.GetFilters.Input) async throws -> Operations.GetFilters.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetFilters.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/api/v1/filters",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "person",
+                    value: input.query.person
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Filters.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.FiltersResponse.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                default:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .`default`(
+                        statusCode: response.status.code,
+                        .init(body: body)
+                    )
+                }
+            }
+        )
+    }
+    /// Add, remove or re-comment an entry of a person's own filter, or set their safe search. What loosens waits.
+    ///
+    /// A deny entry or a block list added applies at once; removing one, adding an allow entry or an
+    /// allow list, and safe search made milder are loosening changes: they need the PIN where one is
+    /// set, pass the mode's gate and wait for the commitment delay. A rule is one line of a list: a
+    /// name (with its subdomains), `|name^` (the name only), `*.name` (its subdomains only) or
+    /// `/regex/`; a list is an `http://` or `https://` URL, fetched and kept up to date as `[lists]`
+    /// says.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/filters`.
+    /// - Remark: Generated from `#/paths//api/v1/filters/post(changeFilters)`.
+    public func changeFilters(_ input: Operations.ChangeFilters.Input) async throws -> Operations.ChangeFilters.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ChangeFilters.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/api/v1/filters",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "person",
+                    value: input.query.person
+                )
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Lockr-PIN",
+                    value: input.headers.xLockrPIN
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .json(value):
+                    body = try converter.setRequiredRequestBodyAsJSON(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/json; charset=utf-8"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Filters.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.FiltersResponse.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                default:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .`default`(
+                        statusCode: response.status.code,
+                        .init(body: body)
+                    )
+                }
+            }
+        )
+    }
     /// Loosening changes waiting for their time.
     ///
     /// - Remark: HTTP `GET /api/v1/pending`.

@@ -105,6 +105,28 @@ extension APIProtocol {
         )
         try transport.register(
             {
+                try await server.getFilters(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .get,
+            path: server.apiPathComponentsWithServerPrefix("/api/v1/filters")
+        )
+        try transport.register(
+            {
+                try await server.changeFilters(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .post,
+            path: server.apiPathComponentsWithServerPrefix("/api/v1/filters")
+        )
+        try transport.register(
+            {
                 try await server.listPending(
                     request: $0,
                     body: $1,
@@ -937,6 +959,188 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                 }
                 return Operations.UnguardApp.Input(
                     path: path,
+                    query: query,
+                    headers: headers,
+                    body: body
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .ok(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 200)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .`default`(statusCode, value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: statusCode)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                }
+            }
+        )
+    }
+    /// A person's own filter entries and safe search, as in force (`lockr filters`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/filters`.
+    /// - Remark: Generated from `#/paths//api/v1/filters/get(getFilters)`.
+    func getFilters(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.GetFilters.id,
+            using: {
+                APIHandler.getFilters($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let query: Operations.GetFilters.Input.Query = .init(person: try converter.getOptionalQueryItemAsURI(
+                    in: request.soar_query,
+                    style: .form,
+                    explode: true,
+                    name: "person",
+                    as: Components.Parameters.Person.self
+                ))
+                let headers: Operations.GetFilters.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                return Operations.GetFilters.Input(
+                    query: query,
+                    headers: headers
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .ok(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 200)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .`default`(statusCode, value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: statusCode)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                }
+            }
+        )
+    }
+    /// Add, remove or re-comment an entry of a person's own filter, or set their safe search. What loosens waits.
+    ///
+    /// A deny entry or a block list added applies at once; removing one, adding an allow entry or an
+    /// allow list, and safe search made milder are loosening changes: they need the PIN where one is
+    /// set, pass the mode's gate and wait for the commitment delay. A rule is one line of a list: a
+    /// name (with its subdomains), `|name^` (the name only), `*.name` (its subdomains only) or
+    /// `/regex/`; a list is an `http://` or `https://` URL, fetched and kept up to date as `[lists]`
+    /// says.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/filters`.
+    /// - Remark: Generated from `#/paths//api/v1/filters/post(changeFilters)`.
+    func changeFilters(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.ChangeFilters.id,
+            using: {
+                APIHandler.changeFilters($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let query: Operations.ChangeFilters.Input.Query = .init(person: try converter.getOptionalQueryItemAsURI(
+                    in: request.soar_query,
+                    style: .form,
+                    explode: true,
+                    name: "person",
+                    as: Components.Parameters.Person.self
+                ))
+                let headers: Operations.ChangeFilters.Input.Headers = .init(
+                    xLockrPIN: try converter.getOptionalHeaderFieldAsURI(
+                        in: request.headerFields,
+                        name: "X-Lockr-PIN",
+                        as: Components.Parameters.Pin.self
+                    ),
+                    accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields)
+                )
+                let contentType = converter.extractContentTypeIfPresent(in: request.headerFields)
+                let body: Operations.ChangeFilters.Input.Body
+                let chosenContentType = try converter.bestContentType(
+                    received: contentType,
+                    options: [
+                        "application/json"
+                    ]
+                )
+                switch chosenContentType {
+                case "application/json":
+                    body = try await converter.getRequiredRequestBodyAsJSON(
+                        Components.Schemas.FilterChangeRequest.self,
+                        from: requestBody,
+                        transforming: { value in
+                            .json(value)
+                        }
+                    )
+                default:
+                    preconditionFailure("bestContentType chose an invalid content type.")
+                }
+                return Operations.ChangeFilters.Input(
                     query: query,
                     headers: headers,
                     body: body

@@ -142,6 +142,34 @@ extension Components {
                 self.body = body
             }
         }
+        public struct Filters: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/Filters/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/Filters/content/application\/json`.
+                case json(Components.Schemas.FiltersResponse)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                public var json: Components.Schemas.FiltersResponse {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.Filters.Body
+            /// Creates a new `Filters`.
+            ///
+            /// - Parameters:
+            ///   - body: Received HTTP response body
+            public init(body: Components.Responses.Filters.Body) {
+                self.body = body
+            }
+        }
         public struct Pending: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Pending/content`.
             @frozen public enum Body: Sendable, Hashable {

@@ -1120,6 +1120,176 @@ extension Components {
                 case change
             }
         }
+        /// deny and allow: a rule; blocklist and allowlist: a list's URL.
+        ///
+        /// - Remark: Generated from `#/components/schemas/FilterKind`.
+        @frozen public enum FilterKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case deny = "deny"
+            case allow = "allow"
+            case blocklist = "blocklist"
+            case allowlist = "allowlist"
+        }
+        /// - Remark: Generated from `#/components/schemas/FilterEntryBody`.
+        public struct FilterEntryBody: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FilterEntryBody/kind`.
+            public var kind: Components.Schemas.FilterKind
+            /// The rule as a list line, or the list's URL.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FilterEntryBody/value`.
+            public var value: Swift.String
+            /// - Remark: Generated from `#/components/schemas/FilterEntryBody/comment`.
+            public var comment: Swift.String
+            /// Creates a new `FilterEntryBody`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - value: The rule as a list line, or the list's URL.
+            ///   - comment:
+            public init(
+                kind: Components.Schemas.FilterKind,
+                value: Swift.String,
+                comment: Swift.String
+            ) {
+                self.kind = kind
+                self.value = value
+                self.comment = comment
+            }
+            public enum CodingKeys: String, CodingKey {
+                case kind
+                case value
+                case comment
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FilterChangeRequest`.
+        public struct FilterChangeRequest: Codable, Hashable, Sendable {
+            /// add (or give an entry another comment), remove, or set safe search.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FilterChangeRequest/change`.
+            @frozen public enum ChangePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case add = "add"
+                case remove = "remove"
+                case safeSearch = "safe_search"
+            }
+            /// add (or give an entry another comment), remove, or set safe search.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FilterChangeRequest/change`.
+            public var change: Components.Schemas.FilterChangeRequest.ChangePayload
+            /// - Remark: Generated from `#/components/schemas/FilterChangeRequest/kind`.
+            public var kind: Components.Schemas.FilterKind?
+            /// add and remove: the rule or the URL.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FilterChangeRequest/value`.
+            public var value: Swift.String?
+            /// add: why it is there (at most 200 characters).
+            ///
+            /// - Remark: Generated from `#/components/schemas/FilterChangeRequest/comment`.
+            public var comment: Swift.String?
+            /// safe_search: the search engines' strict modes on or off.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FilterChangeRequest/safe_search`.
+            public var safeSearch: Swift.Bool?
+            /// safe_search: YouTube's restricted mode; absent follows the search engines (moderate while they are on).
+            ///
+            /// - Remark: Generated from `#/components/schemas/FilterChangeRequest/youtube`.
+            @frozen public enum YoutubePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case off = "off"
+                case moderate = "moderate"
+                case strict = "strict"
+            }
+            /// safe_search: YouTube's restricted mode; absent follows the search engines (moderate while they are on).
+            ///
+            /// - Remark: Generated from `#/components/schemas/FilterChangeRequest/youtube`.
+            public var youtube: Components.Schemas.FilterChangeRequest.YoutubePayload?
+            /// The sentence as typed, where the gate asks it (a loosening change).
+            ///
+            /// - Remark: Generated from `#/components/schemas/FilterChangeRequest/phrase`.
+            public var phrase: Swift.String?
+            /// Creates a new `FilterChangeRequest`.
+            ///
+            /// - Parameters:
+            ///   - change: add (or give an entry another comment), remove, or set safe search.
+            ///   - kind:
+            ///   - value: add and remove: the rule or the URL.
+            ///   - comment: add: why it is there (at most 200 characters).
+            ///   - safeSearch: safe_search: the search engines' strict modes on or off.
+            ///   - youtube: safe_search: YouTube's restricted mode; absent follows the search engines (moderate while they are on).
+            ///   - phrase: The sentence as typed, where the gate asks it (a loosening change).
+            public init(
+                change: Components.Schemas.FilterChangeRequest.ChangePayload,
+                kind: Components.Schemas.FilterKind? = nil,
+                value: Swift.String? = nil,
+                comment: Swift.String? = nil,
+                safeSearch: Swift.Bool? = nil,
+                youtube: Components.Schemas.FilterChangeRequest.YoutubePayload? = nil,
+                phrase: Swift.String? = nil
+            ) {
+                self.change = change
+                self.kind = kind
+                self.value = value
+                self.comment = comment
+                self.safeSearch = safeSearch
+                self.youtube = youtube
+                self.phrase = phrase
+            }
+            public enum CodingKeys: String, CodingKey {
+                case change
+                case kind
+                case value
+                case comment
+                case safeSearch = "safe_search"
+                case youtube
+                case phrase
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FiltersResponse`.
+        public struct FiltersResponse: Codable, Hashable, Sendable {
+            /// In force, in the order they were added.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FiltersResponse/entries`.
+            public var entries: [Components.Schemas.FilterEntryBody]
+            /// The search engines' strict modes
+            ///
+            /// - Remark: Generated from `#/components/schemas/FiltersResponse/safe_search`.
+            public var safeSearch: Swift.Bool
+            /// YouTube's restricted mode in force.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FiltersResponse/youtube`.
+            @frozen public enum YoutubePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case off = "off"
+                case moderate = "moderate"
+                case strict = "strict"
+            }
+            /// YouTube's restricted mode in force.
+            ///
+            /// - Remark: Generated from `#/components/schemas/FiltersResponse/youtube`.
+            public var youtube: Components.Schemas.FiltersResponse.YoutubePayload
+            /// - Remark: Generated from `#/components/schemas/FiltersResponse/change`.
+            public var change: Components.Schemas.ChangeBody?
+            /// Creates a new `FiltersResponse`.
+            ///
+            /// - Parameters:
+            ///   - entries: In force, in the order they were added.
+            ///   - safeSearch: The search engines' strict modes
+            ///   - youtube: YouTube's restricted mode in force.
+            ///   - change:
+            public init(
+                entries: [Components.Schemas.FilterEntryBody],
+                safeSearch: Swift.Bool,
+                youtube: Components.Schemas.FiltersResponse.YoutubePayload,
+                change: Components.Schemas.ChangeBody? = nil
+            ) {
+                self.entries = entries
+                self.safeSearch = safeSearch
+                self.youtube = youtube
+                self.change = change
+            }
+            public enum CodingKeys: String, CodingKey {
+                case entries
+                case safeSearch = "safe_search"
+                case youtube
+                case change
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/PendingResponse`.
         public struct PendingResponse: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PendingResponse/pending`.

@@ -718,6 +718,274 @@ public enum Operations {
             }
         }
     }
+    /// A person's own filter entries and safe search, as in force (`lockr filters`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/filters`.
+    /// - Remark: Generated from `#/paths//api/v1/filters/get(getFilters)`.
+    public enum GetFilters {
+        public static let id: Swift.String = "getFilters"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/filters/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Whom the call is about (default the caller's person, else the only one).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/filters/GET/query/person`.
+                public var person: Components.Parameters.Person?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - person: Whom the call is about (default the caller's person, else the only one).
+                public init(person: Components.Parameters.Person? = nil) {
+                    self.person = person
+                }
+            }
+            public var query: Operations.GetFilters.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/filters/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetFilters.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetFilters.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetFilters.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.GetFilters.Input.Query = .init(),
+                headers: Operations.GetFilters.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The person's own filter entries and safe search in force, and what the change did.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/filters/get(getFilters)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.Filters)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.Filters {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A failure.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/filters/get(getFilters)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Add, remove or re-comment an entry of a person's own filter, or set their safe search. What loosens waits.
+    ///
+    /// A deny entry or a block list added applies at once; removing one, adding an allow entry or an
+    /// allow list, and safe search made milder are loosening changes: they need the PIN where one is
+    /// set, pass the mode's gate and wait for the commitment delay. A rule is one line of a list: a
+    /// name (with its subdomains), `|name^` (the name only), `*.name` (its subdomains only) or
+    /// `/regex/`; a list is an `http://` or `https://` URL, fetched and kept up to date as `[lists]`
+    /// says.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/filters`.
+    /// - Remark: Generated from `#/paths//api/v1/filters/post(changeFilters)`.
+    public enum ChangeFilters {
+        public static let id: Swift.String = "changeFilters"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/filters/POST/query`.
+            public struct Query: Sendable, Hashable {
+                /// Whom the call is about (default the caller's person, else the only one).
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/filters/POST/query/person`.
+                public var person: Components.Parameters.Person?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - person: Whom the call is about (default the caller's person, else the only one).
+                public init(person: Components.Parameters.Person? = nil) {
+                    self.person = person
+                }
+            }
+            public var query: Operations.ChangeFilters.Input.Query
+            /// - Remark: Generated from `#/paths/api/v1/filters/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// The household's PIN, when one is set and the change loosens.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/filters/POST/header/X-Lockr-PIN`.
+                public var xLockrPIN: Components.Parameters.Pin?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ChangeFilters.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLockrPIN: The household's PIN, when one is set and the change loosens.
+                ///   - accept:
+                public init(
+                    xLockrPIN: Components.Parameters.Pin? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ChangeFilters.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLockrPIN = xLockrPIN
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ChangeFilters.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/filters/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/filters/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.FilterChangeRequest)
+            }
+            public var body: Operations.ChangeFilters.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            ///   - body:
+            public init(
+                query: Operations.ChangeFilters.Input.Query = .init(),
+                headers: Operations.ChangeFilters.Input.Headers = .init(),
+                body: Operations.ChangeFilters.Input.Body
+            ) {
+                self.query = query
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The person's own filter entries and safe search in force, and what the change did.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/filters/post(changeFilters)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.Filters)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.Filters {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A failure.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/filters/post(changeFilters)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Loosening changes waiting for their time.
     ///
     /// - Remark: HTTP `GET /api/v1/pending`.

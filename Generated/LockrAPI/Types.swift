@@ -54,6 +54,24 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /api/v1/guard/{app}`.
     /// - Remark: Generated from `#/paths//api/v1/guard/{app}/delete(unguardApp)`.
     func unguardApp(_ input: Operations.UnguardApp.Input) async throws -> Operations.UnguardApp.Output
+    /// A person's own filter entries and safe search, as in force (`lockr filters`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/filters`.
+    /// - Remark: Generated from `#/paths//api/v1/filters/get(getFilters)`.
+    func getFilters(_ input: Operations.GetFilters.Input) async throws -> Operations.GetFilters.Output
+    /// Add, remove or re-comment an entry of a person's own filter, or set their safe search. What loosens waits.
+    ///
+    /// A deny entry or a block list added applies at once; removing one, adding an allow entry or an
+    /// allow list, and safe search made milder are loosening changes: they need the PIN where one is
+    /// set, pass the mode's gate and wait for the commitment delay. A rule is one line of a list: a
+    /// name (with its subdomains), `|name^` (the name only), `*.name` (its subdomains only) or
+    /// `/regex/`; a list is an `http://` or `https://` URL, fetched and kept up to date as `[lists]`
+    /// says.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/filters`.
+    /// - Remark: Generated from `#/paths//api/v1/filters/post(changeFilters)`.
+    func changeFilters(_ input: Operations.ChangeFilters.Input) async throws -> Operations.ChangeFilters.Output
     /// Loosening changes waiting for their time.
     ///
     /// - Remark: HTTP `GET /api/v1/pending`.
@@ -344,6 +362,42 @@ extension APIProtocol {
     ) async throws -> Operations.UnguardApp.Output {
         try await unguardApp(Operations.UnguardApp.Input(
             path: path,
+            query: query,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// A person's own filter entries and safe search, as in force (`lockr filters`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/filters`.
+    /// - Remark: Generated from `#/paths//api/v1/filters/get(getFilters)`.
+    public func getFilters(
+        query: Operations.GetFilters.Input.Query = .init(),
+        headers: Operations.GetFilters.Input.Headers = .init()
+    ) async throws -> Operations.GetFilters.Output {
+        try await getFilters(Operations.GetFilters.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Add, remove or re-comment an entry of a person's own filter, or set their safe search. What loosens waits.
+    ///
+    /// A deny entry or a block list added applies at once; removing one, adding an allow entry or an
+    /// allow list, and safe search made milder are loosening changes: they need the PIN where one is
+    /// set, pass the mode's gate and wait for the commitment delay. A rule is one line of a list: a
+    /// name (with its subdomains), `|name^` (the name only), `*.name` (its subdomains only) or
+    /// `/regex/`; a list is an `http://` or `https://` URL, fetched and kept up to date as `[lists]`
+    /// says.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/filters`.
+    /// - Remark: Generated from `#/paths//api/v1/filters/post(changeFilters)`.
+    public func changeFilters(
+        query: Operations.ChangeFilters.Input.Query = .init(),
+        headers: Operations.ChangeFilters.Input.Headers = .init(),
+        body: Operations.ChangeFilters.Input.Body
+    ) async throws -> Operations.ChangeFilters.Output {
+        try await changeFilters(Operations.ChangeFilters.Input(
             query: query,
             headers: headers,
             body: body

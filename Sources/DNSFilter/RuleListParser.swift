@@ -29,6 +29,7 @@ public struct ListReport: Sendable {
 /// | `0.0.0.0 example.com` / `127.0.0.1 a.com b.com` | hosts file: the same for each name |
 /// | `\|\|example.com^` | adblock: the same |
 /// | `@@\|\|example.com^` | exception: allow example.com and its subdomains, whatever blocks them |
+/// | `\|example.com^` | adblock: block example.com only, not its subdomains |
 /// | `*.example.com` | block the subdomains only |
 /// | `/^ads?[0-9]*\./` | POSIX extended regex over the name (lower case, no final dot) |
 /// | `# ...`, `! ...`, `[Adblock Plus 2.0]` | comment |
@@ -37,6 +38,16 @@ public struct ListReport: Sendable {
 /// a plain DNS block.
 public enum RuleListParser {
     public static let keptIssues = 20
+
+    /// Why `rule` is not one rule of a list (a comment, several lines, a line it skips), or nil
+    /// when it is.
+    public static func problem(inRule rule: String) -> String? {
+        guard !rule.contains(where: \.isNewline) else { return "one rule, on one line" }
+        var builder = RuleSetBuilder()
+        let report = parse(Array(rule.utf8), role: .block, source: builder.addSource("entry"), into: &builder)
+        if let issue = report.issues.first { return issue.reason }
+        return report.rules == 1 ? nil : "not a rule (a name, |name^, *.name or /regex/)"
+    }
 
     /// Parses `bytes`, adding its rules to `builder` under `source`.
     public static func parse(
@@ -108,7 +119,14 @@ public enum RuleListParser {
                 into: &builder)
         }
         if rule.starts(with: "||".utf8) {
-            return parseAdblock(UnsafeBufferPointer(rebasing: rule[2...]), allow: allow, source: source, into: &builder)
+            return parseAdblock(
+                UnsafeBufferPointer(rebasing: rule[2...]), coverage: .nameAndSubdomains, allow: allow, source: source,
+                into: &builder)
+        }
+        if rule.first == UInt8(ascii: "|") {
+            return parseAdblock(
+                UnsafeBufferPointer(rebasing: rule[1...]), coverage: .name, allow: allow, source: source,
+                into: &builder)
         }
         if rule.starts(with: "*.".utf8) {
             return addName(
@@ -121,9 +139,11 @@ public enum RuleListParser {
         return addName(rule, coverage: .nameAndSubdomains, allow: allow, source: source, into: &builder)
     }
 
-    /// `||name^`, `||name^|`, `||name^$important`, `||name`.
+    /// `||name^`, `||name^|`, `||name^$important`, `||name` (the name and its subdomains) and the
+    /// same with one `|` (the name only); `body` follows the bars.
     private static func parseAdblock(
         _ body: UnsafeBufferPointer<UInt8>,
+        coverage: Coverage,
         allow: Bool,
         source: Int,
         into builder: inout RuleSetBuilder
@@ -139,7 +159,7 @@ public enum RuleListParser {
         var name = UnsafeBufferPointer(rebasing: body[..<nameEnd])
         if name.last == UInt8(ascii: "|") { name = UnsafeBufferPointer(rebasing: name.dropLast()) }
         if name.last == UInt8(ascii: "^") { name = UnsafeBufferPointer(rebasing: name.dropLast()) }
-        return addName(name, coverage: .nameAndSubdomains, allow: allow, source: source, into: &builder)
+        return addName(name, coverage: coverage, allow: allow, source: source, into: &builder)
     }
 
     /// `ADDRESS name [name ...] [# comment]`: every name is blocked whatever the address says.

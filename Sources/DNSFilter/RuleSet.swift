@@ -195,9 +195,14 @@ public enum DomainRule: Sendable, Hashable, Codable {
 }
 
 extension DomainRule {
+    /// The rule for `name` with `coverage`; the name alone is a regex to other blockers.
     init(name: UnsafeBufferPointer<UInt8>, coverage: Coverage) {
         var text = String(decoding: name, as: UTF8.self).lowercased()
         if text.hasSuffix(".") { text.removeLast() }
-        self = coverage.contains(.name) ? .domain(text) : .subdomains(text)
+        switch coverage {
+        case .name: self = .regex("^" + text.replacing(".", with: "\\.") + "$")
+        case .subdomains: self = .subdomains(text)
+        default: self = .domain(text)
+        }
     }
 }

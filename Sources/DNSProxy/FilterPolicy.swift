@@ -51,6 +51,8 @@ public enum BlockReason: Sendable, Equatable {
     case rule(RuleHit)
     /// A rule of the lists of the person who asked.
     case personRule(RuleHit)
+    /// A rule of the entries and lists the person who asked was given while lockr runs.
+    case entryRule(RuleHit)
     /// A name lockr answers itself: one that switches off a way around lockr, or the doctor's probe
     /// (the text says which).
     case antiBypass(String)
@@ -122,8 +124,8 @@ public struct GuardStage: Sendable {
     }
 }
 
-/// What one person's queries are filtered with besides the shared rule lists: their own lists, and
-/// the names in force for them (which names are apps' names, what they always allow, anti-bypass,
+/// What one person's queries are filtered with besides the shared rule lists: their own lists, the
+/// entries and lists they were given while lockr runs, and the names in force for them (which names are apps' names, what they always allow, anti-bypass,
 /// safe search).
 public struct PersonFilter: Sendable {
     public let antiBypass: Bool
@@ -133,28 +135,32 @@ public struct PersonFilter: Sendable {
     public let lists: RuleSet?
     /// The search engines' and YouTube's names their safe search answers; nil when it is off.
     public let safeSearch: SafeSearchAnswers?
+    /// Their deny and allow entries and lists by URL made while lockr runs; nil when they have none.
+    public let entries: RuleSet?
 
     public init(
-        antiBypass: Bool = true, apps: GuardSet? = nil, lists: RuleSet? = nil, safeSearch: SafeSearchAnswers? = nil
+        antiBypass: Bool = true, apps: GuardSet? = nil, lists: RuleSet? = nil, safeSearch: SafeSearchAnswers? = nil,
+        entries: RuleSet? = nil
     ) {
         self.antiBypass = antiBypass
         self.apps = apps
         self.lists = lists
         self.safeSearch = safeSearch
+        self.entries = entries
     }
 
     /// Whether both filter alike (the same objects, not merely equal ones).
     func isSame(as other: PersonFilter) -> Bool {
         antiBypass == other.antiBypass && apps === other.apps && lists === other.lists
-            && safeSearch === other.safeSearch
+            && safeSearch === other.safeSearch && entries === other.entries
     }
 }
 
 /// The blocking stage that runs before the cache: anti-bypass names, the rule lists, then the guard
 /// stage for the names of apps, each as the person who asked has them.
 ///
-/// A person's own lists add to the shared ones as Pi-hole's groups do: an allow rule of either
-/// beats a block rule of either. No allow rule opens a guarded app; only its policy does.
+/// A person's own lists and entries add to the shared ones as Pi-hole's groups do: an allow rule of
+/// any beats a block rule of any. No allow rule opens a guarded app; only its policy does.
 ///
 /// Apart from app names, a policy's verdict depends on the name and the person's filter alone, so
 /// the cache may remember that a name was allowed under a given stamp (`stamp(for:)`): one for each
@@ -225,7 +231,7 @@ public struct FilterPolicy: Sendable {
             }
             let isServiceBinding = query.type == RecordType.https || query.type == RecordType.svcb
             let answer = isServiceBinding ? .noData : blockAnswer.synthesized
-            if let reason = listed(name, person.lists) {
+            if let reason = listed(name, person) {
                 return .answer(answer, ttl: blockTTL, reason: reason)
             }
             guard let guardStage, let apps = person.apps, let app = apps.app(forWireName: name) else {
@@ -253,18 +259,24 @@ public struct FilterPolicy: Sendable {
         filters[filterIndex(client)].safeSearch?.setting
     }
 
-    /// The block rule that decides `name` for a person with `own` lists, or nil when none does or
-    /// an allow rule of either overrides it.
+    /// The block rule that decides `name` for `person`, or nil when none does or an allow rule of
+    /// any of their rule sets overrides it.
     @inline(__always)
-    private func listed(_ name: UnsafeBufferPointer<UInt8>, _ own: RuleSet?) -> BlockReason? {
+    private func listed(_ name: UnsafeBufferPointer<UInt8>, _ person: PersonFilter) -> BlockReason? {
         let shared = rules.hit(wireName: name)
         if let shared, !shared.isBlock { return nil }
-        guard let own else { return shared.map(BlockReason.rule) }
-        // A shared block stands unless the person's own allow rules might lift it.
-        if let shared, !own.hasAllowRules { return .rule(shared) }
-        guard let ownHit = own.hit(wireName: name) else { return shared.map(BlockReason.rule) }
-        guard ownHit.isBlock else { return nil }
-        return shared.map(BlockReason.rule) ?? .personRule(ownHit)
+        guard person.lists != nil || person.entries != nil else { return shared.map(BlockReason.rule) }
+        var found = shared.map(BlockReason.rule)
+        // A block found stands unless the person's allow rules might lift it.
+        if let own = person.lists, found == nil || own.hasAllowRules, let hit = own.hit(wireName: name) {
+            guard hit.isBlock else { return nil }
+            if found == nil { found = .personRule(hit) }
+        }
+        if let entries = person.entries, found == nil || entries.hasAllowRules, let hit = entries.hit(wireName: name) {
+            guard hit.isBlock else { return nil }
+            if found == nil { found = .entryRule(hit) }
+        }
+        return found
     }
 
     /// Why `reason` blocked a query of `client`, in parts a log can store cheaply: a domain rule
@@ -274,6 +286,7 @@ public struct FilterPolicy: Sendable {
         switch reason {
         case .rule(let hit): rule = rules.domainBlockRule(hit)
         case .personRule(let hit): rule = filters[filterIndex(client)].lists?.domainBlockRule(hit)
+        case .entryRule(let hit): rule = filters[filterIndex(client)].entries?.domainBlockRule(hit)
         case .guarded(let block): return .text(block.text)
         case .antiBypass(let text): return .text(text)
         }
@@ -289,6 +302,10 @@ public struct FilterPolicy: Sendable {
             ExtendedError(
                 code: .blocked,
                 text: "blocked by \(filters[filterIndex(client)].lists?.describe(hit) ?? "a list of theirs")")
+        case .entryRule(let hit):
+            ExtendedError(
+                code: .blocked,
+                text: "blocked by \(filters[filterIndex(client)].entries?.describe(hit) ?? "an entry of theirs")")
         case .antiBypass(let text): ExtendedError(code: .blocked, text: text)
         case .guarded(let block): ExtendedError(code: .blocked, text: block.text)
         }

@@ -93,6 +93,13 @@ extension PolicyAction {
                     query: .init(person: person), headers: .init(xLockrPIN: pin), body: .json(body)
                 ).ok.body.json
             }
+        case .changeFilters(let change):
+            ActionRequest { api, person, phrase, pin in
+                try await api.changeFilters(
+                    query: .init(person: person), headers: .init(xLockrPIN: pin),
+                    body: .json(Self.filterChangeRequest(change, phrase: phrase))
+                ).ok.body.json
+            }
         case .removeSchedule(let name):
             ActionRequest { api, person, phrase, pin in
                 try await api.removeSchedule(
@@ -138,6 +145,25 @@ extension PolicyAction {
     }
 
     private static func minutes(_ duration: Duration) -> Int { Int(duration.components.seconds / 60) }
+
+    /// The request body that asks for `change`.
+    private static func filterChangeRequest(
+        _ change: FilterChange, phrase: String?
+    ) -> Components.Schemas.FilterChangeRequest {
+        typealias Kind = Components.Schemas.FilterKind
+        switch change {
+        case .add(let entry):
+            return .init(
+                change: .add, kind: Kind(rawValue: entry.kind.rawValue), value: entry.value, comment: entry.comment,
+                phrase: phrase)
+        case .remove(let kind, let value):
+            return .init(change: .remove, kind: Kind(rawValue: kind.rawValue), value: value, phrase: phrase)
+        case .safeSearch(let wanted):
+            return .init(
+                change: .safeSearch, safeSearch: wanted.searchEngines,
+                youtube: wanted.youtube.flatMap { .init(rawValue: $0.rawValue) }, phrase: phrase)
+        }
+    }
 }
 
 /// `text` as one segment of a URL path or a query's value: every character but unreserved ones

@@ -1,9 +1,12 @@
 import DNSFilter
+import LockrLists
 import LockrPolicy
 
 /// Which app each name belongs to: the catalogue's apps and those `NameRules` define, less what it
-/// always allows. Built for the configuration when it loads (which checks it) and for the names in
-/// force whenever they change (a loosening change applying, a tightening one at once).
+/// always allows; and the person's own entries and lists made while lockr runs, built into rules.
+/// Built for the configuration when it loads (which checks it) and for the names in force whenever
+/// they change (a loosening change applying, a tightening one at once) or a list of theirs is
+/// fetched anew.
 struct AppNaming: Sendable {
     let rules: NameRules
     /// What the DNS guard stage and query-log metering look names up in.
@@ -14,8 +17,11 @@ struct AppNaming: Sendable {
     let groups: [String: String]
     /// Each app's block rules for other blockers, without those `always-allow` frees.
     let blockRules: [String: [DomainRule]]
+    /// The own entries' rules (`NameRules.filters`), lists by URL read from `copies`; nil for none.
+    let entries: RuleSet?
 
-    init(catalogue: AppCatalogue, rules: NameRules) throws(LoadError) {
+    /// - Parameter copies: where the lists by URL are kept; without it, the entries' lists add nothing.
+    init(catalogue: AppCatalogue, rules: NameRules, copies: ListCopies? = nil) throws(LoadError) {
         let apps = try Self.apps(catalogue, rules.customApps)
         let guardSet = GuardSet(apps: apps, overrides: try Self.overrides(catalogue, rules.alwaysAllow))
         self.rules = rules
@@ -25,6 +31,28 @@ struct AppNaming: Sendable {
         blockRules = Dictionary(
             apps.map { app in (app.id, app.domainRules.filter { Self.stillGuarded($0, of: app.id, in: guardSet) }) },
             uniquingKeysWith: { first, _ in first })
+        entries = Self.entryRules(rules.filters, copies: copies)
+    }
+
+    /// Whether its entries read a list by URL (which a fetch may change).
+    var readsLists: Bool { rules.filters.contains { $0.kind.isList } }
+
+    /// The deny and allow entries and the lists by URL as one rule set (a list not fetched yet adds
+    /// nothing); nil when there are none.
+    static func entryRules(_ filters: [FilterEntry], copies: ListCopies?) -> RuleSet? {
+        guard !filters.isEmpty else { return nil }
+        var builder = RuleSetBuilder()
+        let own = builder.addSource("own entries")
+        for entry in filters {
+            let role: ListRole = entry.kind.frees ? .allow : .block
+            guard entry.kind.isList else {
+                _ = RuleListParser.parse(Array(entry.value.utf8), role: role, source: own, into: &builder)
+                continue
+            }
+            guard let list = try? ListSource(entry: entry.value), let bytes = copies?.copy(of: list) else { continue }
+            _ = RuleListParser.parse(bytes, role: role, source: builder.addSource(list.sourceName), into: &builder)
+        }
+        return builder.build()
     }
 
     /// The catalogue's apps and those the configuration defines.

@@ -84,9 +84,12 @@ public final class Daemon: Sendable {
             PipelineKeeper(server: $0.server, cache: $0.cache, parts: parts, config: config, lists: loaded.lists)
         }
         if let keeper { parts.explainer.use { keeper.dryRun() } }
-        let lists = keeper.map { listSubscriptions(config, keeper: $0, logger: logger) }
+        let lists = keeper.map { listSubscriptions(config, keeper: $0, household: parts.household, logger: logger) }
         if let lists {
-            parts.lists.use(lists, config: config)
+            parts.lists.use(lists, config: config, runTime: parts.household.runTimeLists())
+            parts.household.whenRunTimeListsChange { [household = parts.household, desk = parts.lists] _ in
+                Task { await desk.follow(runTime: household.runTimeLists()) }
+            }
             await parts.metrics.observe(lists)
         }
         let hangups = await UnixSignalsSequence(trapping: .sighup)
@@ -245,10 +248,7 @@ public final class Daemon: Sendable {
             keeper?.reload(
                 config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
                 routes: ForwardRoutes(config.forwards, logger: logger))
-            if let lists {
-                parts.lists.reconfigure(config)
-                Task { await lists.reconfigure(sources: PolicyLoader.subscriptions(config), settings: config.lists) }
-            }
+            if lists != nil { Task { await parts.lists.reconfigure(config) } }
             report(loaded, config, logger: logger)
             logger.notice("reloaded")
         } catch {

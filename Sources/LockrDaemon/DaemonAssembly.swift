@@ -109,17 +109,22 @@ extension Daemon {
     }
 
     /// Keeps the lists given by URL up to date; each time a copy in force changes, the rule lists
-    /// are built again (off the event loops) and swapped into the running pipeline.
+    /// that read it are built again (off the event loops) and swapped into the running pipeline:
+    /// the configuration's, or the own entries of the people of `household` that name it.
     static func listSubscriptions(
-        _ config: LockrConfiguration, keeper: PipelineKeeper, logger: Logger
+        _ config: LockrConfiguration, keeper: PipelineKeeper, household: Household, logger: Logger
     )
         -> ListSubscriptions
     {
         ListSubscriptions(
-            copies: ListCopies(stateDirectory: config.stateDirectory), sources: PolicyLoader.subscriptions(config),
-            settings: config.lists, logger: logger
-        ) {
+            copies: ListCopies(stateDirectory: config.stateDirectory),
+            sources: ListDesk.sources(config, runTime: household.runTimeLists()), settings: config.lists,
+            logger: logger
+        ) { changed in
             let started = ContinuousClock.now
+            let runTime = Set(household.runTimeLists().compactMap { try? ListSource(entry: $0.list.value) })
+            if changed.contains(where: runTime.contains) { household.refreshNaming(listsFetched: true) }
+            guard changed.contains(where: { !runTime.contains($0) }) else { return }
             do {
                 try keeper.listsChanged { config, running throws(LoadError) in
                     try PolicyLoader.ruleLists(config, running: running)

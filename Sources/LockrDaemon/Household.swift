@@ -1,5 +1,6 @@
 import DNSFilter
 import DNSProxy
+import LockrLists
 import LockrPolicy
 import LockrStore
 import Logging
@@ -19,6 +20,8 @@ final class Household: Sendable {
     private let logger: Logger
     /// Called when the app names in force change, to rebuild the DNS pipeline around them.
     private let namingChanged = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The lists by URL people's own entries name, as last told, and whom to tell of a change.
+    private let runTimeListsWatch = Mutex<(last: [ListSource], body: (@Sendable ([ListSource]) -> Void)?)>(([], nil))
 
     /// What the configuration says of the people beyond each one's policy.
     private struct SetUp {
@@ -27,6 +30,8 @@ final class Household: Sendable {
         var configured: [PersonSettings]
         var trustedForwarders: [IPNetwork]
         var protectionOffAfter: Duration
+        /// Where the lists by URL are kept, which people's own entries may name.
+        var copies: ListCopies
     }
 
     /// Everyone as `loaded` configures them, each restored from their stored state (`states`, in
@@ -50,7 +55,8 @@ final class Household: Sendable {
     private static func setUp(_ config: LockrConfiguration, _ loaded: LoadedPolicy) -> SetUp {
         SetUp(
             catalogue: loaded.catalogue, configured: loaded.people.map(\.settings),
-            trustedForwarders: config.trustedForwarders, protectionOffAfter: config.protectionOffAfter)
+            trustedForwarders: config.trustedForwarders, protectionOffAfter: config.protectionOffAfter,
+            copies: ListCopies(stateDirectory: config.stateDirectory))
     }
 
     /// Everyone lockr knows, by number: the configured people and those a reload dropped.
@@ -129,7 +135,7 @@ final class Household: Sendable {
             }
             return PersonFilter(
                 antiBypass: naming.rules.antiBypass, apps: naming.guardSet, lists: ownLists[person.name],
-                safeSearch: tables[setting] ?? nil)
+                safeSearch: tables[setting] ?? nil, entries: naming.entries)
         }
     }
 
@@ -162,18 +168,58 @@ final class Household: Sendable {
     func whenNamingChanges(_ body: @escaping @Sendable () -> Void) { namingChanged.withLock { $0 = body } }
 
     /// Rebuilds the app names of everyone whose names in force differ from theirs (people whose
-    /// names are alike share one build, and so one cache stamp) and, with `notify`, tells whoever
-    /// asked (a reload rebuilds the pipeline itself).
-    func refreshNaming(notify: Bool = true) {
-        let catalogue = setUp.withLock { $0.catalogue }
+    /// names are alike share one build, and so one cache stamp), and with `listsFetched` of
+    /// everyone whose own entries read a list by URL; with `notify`, tells whoever asked (a reload
+    /// rebuilds the pipeline itself).
+    func refreshNaming(notify: Bool = true, listsFetched: Bool = false) {
+        let (catalogue, copies) = setUp.withLock { ($0.catalogue, $0.copies) }
         var changed = false
+        var built: [AppNaming] = []
         for person in everyone {
-            changed =
-                person.refreshNaming(catalogue: catalogue, logger: logger, reusing: everyone.map(\.naming))
-                || changed
+            // After a fetch, only the names built in this pass are fresh enough to share.
+            let reusable = listsFetched ? built : everyone.map(\.naming)
+            if person.refreshNaming(
+                catalogue: catalogue, copies: copies, logger: logger, reusing: reusable, listsFetched: listsFetched)
+            {
+                changed = true
+                built.append(person.naming)
+            }
         }
+        runTimeListsChanged()
         guard changed, notify else { return }
         namingChanged.withLock { $0 }?()
+    }
+
+    /// The lists by URL of everyone's own entries, in force or asked for, by the people who have them.
+    func runTimeLists() -> [(list: FilterEntry, person: String)] {
+        everyone.flatMap { person in
+            person.read { readout in
+                var seen: [FilterEntry] = []
+                for entry in readout.inForceNames.filters + readout.askedNames.filters
+                where entry.kind.isList && !seen.contains(where: { $0.isSame(as: entry) }) {
+                    seen.append(entry)
+                }
+                return seen.map { ($0, person.name) }
+            }
+        }
+    }
+
+    /// Calls `body` with the lists of `runTimeLists()` whenever they change.
+    func whenRunTimeListsChange(_ body: @escaping @Sendable ([ListSource]) -> Void) {
+        runTimeListsWatch.withLock { $0.body = body }
+    }
+
+    private func runTimeListsChanged() {
+        var sources: [ListSource] = []
+        for (entry, _) in runTimeLists() {
+            if let source = try? ListSource(entry: entry.value), !sources.contains(source) { sources.append(source) }
+        }
+        let body = runTimeListsWatch.withLock { watch -> (@Sendable ([ListSource]) -> Void)? in
+            guard watch.last != sources else { return nil }
+            watch.last = sources
+            return watch.body
+        }
+        body?(sources)
     }
 
     /// Each person's line for the start-up log.

@@ -5,9 +5,9 @@ import LockrLists
 import LockrPolicy
 import Synchronization
 
-/// The control API's and `lockr doctor`'s side of the lists given by URL: what each is used for
-/// (from the configuration) beside how its fetches go (from `ListSubscriptions`, set once lockr
-/// answers DNS and keeps them up to date).
+/// The lists given by URL: which lockr follows (the configuration's and those people's own entries
+/// name), what each is used for, and, for the control API and `lockr doctor`, how their fetches go
+/// (from `ListSubscriptions`, set once lockr answers DNS and keeps them up to date).
 final class ListDesk: Sendable {
     /// What one list is given as: block or allow, everyone's or some people's.
     struct Use: Sendable, Equatable {
@@ -16,26 +16,63 @@ final class ListDesk: Sendable {
         var people: [String] = []
     }
 
-    private let state = Mutex<(subscriptions: ListSubscriptions?, uses: [String: Use], refresh: Duration)>(
-        (nil, [:], ListSettings.defaults.refresh))
-
-    /// Serves `subscriptions`' lists as `config` gives them.
-    func use(_ subscriptions: ListSubscriptions, config: LockrConfiguration) {
-        state.withLock { $0 = (subscriptions, Self.uses(config), config.lists.refresh) }
+    private struct Followed {
+        var subscriptions: ListSubscriptions?
+        var config: LockrConfiguration?
+        /// The lists people's own entries name, by the people who have them.
+        var runTime: [(list: FilterEntry, person: String)] = []
+        var uses: [String: Use] = [:]
+        var refresh = ListSettings.defaults.refresh
     }
 
-    /// Takes a reloaded configuration's lists.
-    func reconfigure(_ config: LockrConfiguration) {
-        state.withLock { ($0.uses, $0.refresh) = (Self.uses(config), config.lists.refresh) }
+    private let state = Mutex(Followed())
+
+    /// Serves `subscriptions`' lists as `config` and people's own entries (`runTime`) give them.
+    func use(
+        _ subscriptions: ListSubscriptions, config: LockrConfiguration,
+        runTime: [(list: FilterEntry, person: String)]
+    ) {
+        state.withLock { followed in
+            (followed.subscriptions, followed.config, followed.runTime) = (subscriptions, config, runTime)
+            followed.refresh = config.lists.refresh
+            followed.uses = Self.uses(config, runTime: runTime)
+        }
+    }
+
+    /// Every list to follow: the configuration's, then those of people's own entries.
+    static func sources(_ config: LockrConfiguration, runTime: [(list: FilterEntry, person: String)]) -> [ListSource] {
+        PolicyLoader.subscriptions(config) + runTime.compactMap { try? ListSource(entry: $0.list.value) }
+    }
+
+    /// Takes a reloaded configuration's lists; those not fetched yet are fetched now.
+    func reconfigure(_ config: LockrConfiguration) async {
+        await follow { $0.config = config }
+    }
+
+    /// Takes the lists people's own entries name now; those not fetched yet are fetched now.
+    func follow(runTime: [(list: FilterEntry, person: String)]) async {
+        await follow { $0.runTime = runTime }
+    }
+
+    private func follow(_ change: (inout Followed) -> Void) async {
+        let wanted = state.withLock { followed -> (ListSubscriptions, [ListSource], ListSettings)? in
+            change(&followed)
+            guard let config = followed.config, let subscriptions = followed.subscriptions else { return nil }
+            followed.refresh = config.lists.refresh
+            followed.uses = Self.uses(config, runTime: followed.runTime)
+            return (subscriptions, Self.sources(config, runTime: followed.runTime), config.lists)
+        }
+        guard let (subscriptions, sources, settings) = wanted else { return }
+        await subscriptions.reconfigure(sources: sources, settings: settings)
     }
 
     func lists() async -> Components.Schemas.ListsResponse {
-        let (subscriptions, uses, refresh) = state.withLock { $0 }
+        let (subscriptions, uses, refresh) = state.withLock { ($0.subscriptions, $0.uses, $0.refresh) }
         return response(await subscriptions?.statuses() ?? [], uses: uses, refresh: refresh)
     }
 
     func update(named name: String?) async throws(ControlFailure) -> Components.Schemas.ListsResponse {
-        let (subscriptions, uses, refresh) = state.withLock { $0 }
+        let (subscriptions, uses, refresh) = state.withLock { ($0.subscriptions, $0.uses, $0.refresh) }
         guard let subscriptions else {
             throw .refused(.nothingToDo("lockr answers no DNS here (no \"dns\" in backends): it fetches no list"))
         }
@@ -79,7 +116,9 @@ final class ListDesk: Sendable {
             })
     }
 
-    private static func uses(_ config: LockrConfiguration) -> [String: Use] {
+    private static func uses(
+        _ config: LockrConfiguration, runTime: [(list: FilterEntry, person: String)]
+    ) -> [String: Use] {
         var uses: [String: Use] = [:]
         func note(_ entries: [String], role: Components.Schemas.ListBody.RolesPayloadPayload, person: String?) {
             for entry in entries {
@@ -99,6 +138,9 @@ final class ListDesk: Sendable {
         for person in config.people {
             note(person.blocklists, role: .block, person: person.name)
             note(person.allowlists, role: .allow, person: person.name)
+        }
+        for (list, person) in runTime {
+            note([list.value], role: list.kind.frees ? .allow : .block, person: person)
         }
         return uses
     }

@@ -1,5 +1,6 @@
 import DNSFilter
 import LockrControl
+import LockrLists
 import LockrPolicy
 import LockrStore
 import Logging
@@ -67,17 +68,22 @@ final class PersonPolicy: Sendable {
         }
     }
 
-    /// Rebuilds `naming` when the names in force differ from it, taking one of `reusing` that has
-    /// the same names if there is one; true when it changed.
-    func refreshNaming(catalogue: AppCatalogue, logger: Logger, reusing others: [AppNaming]) -> Bool {
+    /// Rebuilds `naming` when the names in force differ from it (or, with `listsFetched`, when its
+    /// entries read a list by URL), taking one of `reusing` that has the same names if there is
+    /// one; true when it changed.
+    func refreshNaming(
+        catalogue: AppCatalogue, copies: ListCopies, logger: Logger, reusing others: [AppNaming],
+        listsFetched: Bool = false
+    ) -> Bool {
         let rules = engine.withLock { $0.readout.inForceNames }
         return lookup.withLock { lookup -> Bool in
-            guard lookup.naming.rules != rules, lookup.unbuildable != rules else { return false }
+            let stale = listsFetched && lookup.naming.readsLists
+            guard lookup.naming.rules != rules || stale, lookup.unbuildable != rules else { return false }
             do throws(LoadError) {
                 if let same = others.first(where: { $0.rules == rules }) {
                     lookup.naming = same
                 } else {
-                    lookup.naming = try AppNaming(catalogue: catalogue, rules: rules)
+                    lookup.naming = try AppNaming(catalogue: catalogue, rules: rules, copies: copies)
                 }
                 lookup.unbuildable = nil
                 return true

@@ -17,7 +17,7 @@ public struct ListStatus: Sendable, Equatable, Codable {
 
 /// Keeps the lists given by URL up to date: fetches each when its copy is older than the refresh
 /// period (at once when there is none), keeps a download only when it holds rules, and tells
-/// `changed` when a copy in force changed, so the rule lists are built again (off the event loops,
+/// `changed` which copies in force changed, so the rule lists are built again (off the event loops,
 /// by whoever listens). A failed fetch keeps the copy before and is tried again sooner (5 min, then
 /// twice as long each time, at most the refresh period).
 public actor ListSubscriptions {
@@ -25,7 +25,7 @@ public actor ListSubscriptions {
     private var sources: [ListSource]
     private var settings: ListSettings
     private let logger: Logger
-    private let changed: @Sendable () async -> Void
+    private let changed: @Sendable ([ListSource]) async -> Void
     private var fetching: Set<ListSource> = []
     /// What is known of each list's fetches, read from its copy's record the first time and kept
     /// here after each fetch, also one whose copy could not be written.
@@ -35,7 +35,7 @@ public actor ListSubscriptions {
     /// `sources`: the lists of the configuration (files are left alone).
     public init(
         copies: ListCopies, sources: [ListSource], settings: ListSettings, logger: Logger,
-        now: @escaping @Sendable () -> Date = Date.init, changed: @escaping @Sendable () async -> Void
+        now: @escaping @Sendable () -> Date = Date.init, changed: @escaping @Sendable ([ListSource]) async -> Void
     ) {
         self.copies = copies
         self.sources = Self.urls(sources)
@@ -45,11 +45,17 @@ public actor ListSubscriptions {
         self.changed = changed
     }
 
-    /// Takes the lists and settings of a reloaded configuration.
-    public func reconfigure(sources: [ListSource], settings: ListSettings) {
+    /// Takes the lists and settings of a reloaded configuration, or lists added while lockr runs;
+    /// those without a copy kept are fetched now, before it returns.
+    public func reconfigure(sources: [ListSource], settings: ListSettings) async {
         self.sources = Self.urls(sources)
         self.settings = settings
         removeOtherCopies()
+        let unfetched = self.sources.filter { !copies.hasCopy(of: $0) && !fetching.contains($0) }
+        guard !unfetched.isEmpty else { return }
+        let client = ListFetcher.makeClient()
+        await refresh(unfetched, with: client)
+        try? await client.shutdown()
     }
 
     /// Fetches each list when it is due, until cancelled.
@@ -131,13 +137,13 @@ public actor ListSubscriptions {
     }
 
     private func refresh(_ due: [ListSource], with client: HTTPClient) async {
-        var anyChanged = false
+        var changedCopies: [ListSource] = []
         for source in due {
             fetching.insert(source)
-            anyChanged = await fetch(source, with: client) || anyChanged
+            if await fetch(source, with: client) { changedCopies.append(source) }
             fetching.remove(source)
         }
-        if anyChanged { await changed() }
+        if !changedCopies.isEmpty { await changed(changedCopies) }
     }
 
     /// Fetches `source` and keeps what came when it holds rules; whether the copy in force changed.

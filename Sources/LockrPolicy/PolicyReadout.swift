@@ -24,6 +24,9 @@ public struct PolicyReadout: Sendable {
     /// Which names are apps' names, as the protection in force has them.
     public var inForceNames: NameRules { inForce.names ?? commitments.configuration.names }
 
+    /// The names asked for, a loosening change still pending included (safe search, own entries).
+    public var askedNames: NameRules { commitments.desired(state.overlay).names ?? commitments.configuration.names }
+
     /// The settings asked for: the config file with the control API's changes on top (a loosening
     /// change still pending is included: it is what was asked for).
     public var runTimeSettings: RunTimeSettings {

@@ -29,6 +29,12 @@ extension PolicyStore {
         if let gate = state.overlay.gate {
             meta["gate_set"] = String(decoding: try encoder.encode(gate), as: UTF8.self)
         }
+        if let safeSearch = state.overlay.safeSearch {
+            meta["safe_search_set"] = String(decoding: try encoder.encode(safeSearch), as: UTF8.self)
+        }
+        if let filters = state.overlay.filters {
+            meta["filters_set"] = String(decoding: try encoder.encode(filters), as: UTF8.self)
+        }
         if !state.profiles.made.isEmpty {
             meta["profiles"] = String(decoding: try encoder.encode(state.profiles.made), as: UTF8.self)
         }
@@ -52,6 +58,8 @@ extension PolicyStore {
         state.pin = decode("pin", as: PinRecord.self)
         state.overlay.schedulesAdded = decode("schedules_added", as: [Schedule].self) ?? []
         state.overlay.gate = decode("gate_set", as: GateSettings.self)
+        state.overlay.safeSearch = decode("safe_search_set", as: SafeSearch.self)
+        state.overlay.filters = decode("filters_set", as: [FilterEntry].self)
         state.profiles = Profiles(
             made: decode("profiles", as: [Profile].self) ?? [],
             active: decode("active_profiles", as: [ActiveProfile].self) ?? [])

@@ -78,6 +78,34 @@ import Testing
         #expect(!blocked(set, "example.org"))
     }
 
+    /// `|name^` (AdGuard's start anchor) blocks the name alone; other blockers get it as a regex.
+    @Test func oneBarCoversTheNameOnly() {
+        var builder = RuleSetBuilder()
+        builder.keepsBlockRules = true
+        let report = RuleListParser.parse(
+            Array("|video.example^\n@@|ok.example^\n||ok.example^\n".utf8), role: .block,
+            source: builder.addSource("test.txt"), into: &builder)
+        let kept = builder.keptBlockRules
+        let set = builder.build()
+        #expect(report.rules == 3 && report.issues.isEmpty)
+        #expect(blocked(set, "video.example"))
+        #expect(!blocked(set, "www.video.example"))
+        #expect(!blocked(set, "ok.example") && blocked(set, "www.ok.example"))
+        #expect(set.describe(set.hit(name: "video.example")!) == "|video.example^ (test.txt)")
+        #expect(kept.contains(.regex("^video\\.example$")))
+    }
+
+    /// What the admin page and `lockr filters` take as one entry.
+    @Test func oneRuleIsCheckedAlone() {
+        for rule in ["example.com", "|example.com^", "*.example.com", "/^ads?\\./", "||example.com^"] {
+            #expect(RuleListParser.problem(inRule: rule) == nil, "\(rule)")
+        }
+        #expect(RuleListParser.problem(inRule: "# a comment") != nil)
+        #expect(RuleListParser.problem(inRule: "a.com\nb.com") == "one rule, on one line")
+        #expect(RuleListParser.problem(inRule: "bad_name!.com")?.contains("not allowed") == true)
+        #expect(RuleListParser.problem(inRule: "/(/")?.contains("regular expression") == true)
+    }
+
     @Test func regularExpressions() {
         let (set, report) = rules("/^ad[0-9]+\\./\n/(/\n@@/^ad7\\./\n")
         #expect(report.rules == 2)

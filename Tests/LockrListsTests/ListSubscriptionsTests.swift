@@ -12,7 +12,7 @@ import Testing
 
     func subscriptions(
         _ sources: [String], maximumBytes: Int = 1 << 20, now: @escaping @Sendable () -> Date = Date.init,
-        changed: @escaping @Sendable () async -> Void = {}
+        changed: @escaping @Sendable ([ListSource]) async -> Void = { _ in }
     ) throws -> ListSubscriptions {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var settings = ListSettings.defaults
@@ -34,7 +34,7 @@ import Testing
         let server = try ListServer()
         let urls = [server.url("/hosts.txt"), server.url("/adblock.txt"), server.url("/plain.txt")]
         let changes = Counter()
-        let lists = try subscriptions(urls, changed: { changes.add() })
+        let lists = try subscriptions(urls, changed: { _ in changes.add() })
         let statuses = try await lists.update(nil)
         #expect(statuses.map(\.record.rules) == [2, 2, 1], "\(statuses.map { $0.record.lastError ?? "-" })")
         #expect(statuses.allSatisfy { $0.kept && $0.record.lastError == nil && $0.record.checked != nil })
@@ -55,7 +55,7 @@ import Testing
         let server = try ListServer()
         let url = server.url("/hosts.txt")
         let changes = Counter()
-        let lists = try subscriptions([url], changed: { changes.add() })
+        let lists = try subscriptions([url], changed: { _ in changes.add() })
         let first = try await lists.update(nil)[0].record
         let second = try await lists.update(url)[0].record
         #expect(
@@ -124,7 +124,7 @@ import Testing
         let server = try ListServer()
         let url = server.url("/hosts.txt")
         let changes = Counter()
-        let lists = try subscriptions([url], changed: { changes.add() })
+        let lists = try subscriptions([url], changed: { _ in changes.add() })
         _ = try await lists.update(nil)
         try server.set("/set-broken/\(kind)")
         let status = try await lists.update(nil)[0]

@@ -144,4 +144,32 @@ import Testing
             try commitments.confirm(waiting.id, Credentials(phrase: sentence), &state, journal: &journal, at: start)
         }
     }
+
+    /// A person's own entries: a deny entry applies at once, its removal waits for the mode's reset
+    /// like an allow entry's addition, and a cancelled removal leaves it as it is in force, comment
+    /// and all.
+    @Test func ownEntriesThatBlockApplyAtOnceAndThoseThatFreeWait() throws {
+        var (commitments, state) = fresh(.hourly)
+        var journal = PolicyJournal()
+        func entries(_ state: PolicyState) -> [FilterEntry] { commitments.inForce(state).names?.filters ?? [] }
+        let deny = FilterEntry(.deny, "games.example", comment: "homework first")
+        var overlay = SettingsOverlay()
+        overlay.filters = [deny]
+        let denied = commitments.commit(
+            overlay, &state, source: "lockr filters", gated: false, journal: &journal, at: start)
+        #expect(denied.applied.map(\.description) == ["deny games.example: not listed → listed (homework first)"])
+        #expect(entries(state) == [deny])
+
+        let allow = FilterEntry(.allow, "|school.example^", comment: "lessons")
+        overlay.filters = [allow]
+        let freeing = commitments.commit(
+            overlay, &state, source: "lockr filters", gated: false, journal: &journal, at: start)
+        #expect(freeing.applied.isEmpty && freeing.pending.count == 2)
+        #expect(entries(state) == [deny], "nothing freed before the hour is over")
+        let removal = try #require(freeing.pending.first { $0.change.key == "deny" })
+        _ = try commitments.cancel(removal.id, &state, gated: false, journal: &journal, at: start)
+        #expect(state.overlay.filters?.contains(deny) == true, "the cancelled removal takes the entry back")
+        #expect(commitments.applyDue(&state, journal: &journal, at: at("2026-06-01T13:00:00Z")))
+        #expect(entries(state) == [deny, allow])
+    }
 }

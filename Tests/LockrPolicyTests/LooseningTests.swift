@@ -122,7 +122,12 @@ import Testing
 
     /// The names in force: one custom app with two domains, one always-allowed app, anti-bypass on.
     static let names = NameRules(
-        customApps: ["news": ["news.example", "*.news.example"]], alwaysAllow: ["whatsapp"], antiBypass: true)
+        customApps: ["news": ["news.example", "*.news.example"]], alwaysAllow: ["whatsapp"], antiBypass: true,
+        filters: [
+            FilterEntry(.deny, "games.example", comment: "homework first"),
+            FilterEntry(.allow, "|school.example^"),
+            FilterEntry(.blocklist, "https://lists.example/ads.txt"),
+        ])
 
     func nameChanges(_ change: (inout NameRules) -> Void) -> [SettingChange] {
         var names = Self.names
@@ -134,7 +139,7 @@ import Testing
 
     /// Every field of `NameRules`, each way: what frees a name loosens, what claims one tightens.
     @Test func namesLoosenWhenTheyFreeANameAndTightenWhenTheyClaimOne() {
-        #expect(Mirror(reflecting: Self.names).children.count == 4, "a new field needs a row here")
+        #expect(Mirror(reflecting: Self.names).children.count == 5, "a new field needs a row here")
         let cases: [(change: (inout NameRules) -> Void, description: String, loosens: Bool)] = [
             ({ $0.alwaysAllow.append("cdn.example") }, "always-allow cdn.example: not allowed → always allowed", true),
             ({ $0.alwaysAllow = [] }, "always-allow whatsapp: always allowed → not allowed", false),
@@ -143,6 +148,22 @@ import Testing
             ({ $0.customApps["blog"] = ["blog.example"] }, "apps.blog blog.example: not listed → listed", false),
             ({ $0.antiBypass = false }, "blocking.anti-bypass: on → off", true),
             ({ $0.safeSearch.youtube = .strict }, "youtube: off → strict", false),
+            ({ $0.filters.removeFirst() }, "deny games.example: listed (homework first) → not listed", true),
+            (
+                { $0.filters.append(FilterEntry(.deny, "*.chat.example")) }, "deny *.chat.example: not listed → listed",
+                false
+            ),
+            ({ $0.filters.remove(at: 1) }, "allow |school.example^: listed → not listed", false),
+            (
+                { $0.filters.append(FilterEntry(.allow, "/^video[0-9]+\\./", comment: "lessons")) },
+                "allow /^video[0-9]+\\./: not listed → listed (lessons)", true
+            ),
+            ({ $0.filters.remove(at: 2) }, "blocklist https://lists.example/ads.txt: listed → not listed", true),
+            (
+                { $0.filters.append(FilterEntry(.allowlist, "https://lists.example/ok.txt")) },
+                "allowlist https://lists.example/ok.txt: not listed → listed", true
+            ),
+            ({ $0.filters[0].comment = "" }, "deny games.example: listed (homework first) → listed", false),
         ]
         for (change, description, loosens) in cases {
             let changes = nameChanges(change)
@@ -207,7 +228,9 @@ import Testing
         for change in changes.filter({ !$0.loosens }) { step = Loosening.applying(change, to: step, from: new) }
         #expect(
             step.names
-                == NameRules(customApps: ["news": ["news.example", "*.news.example", "news.test"]], alwaysAllow: []))
+                == NameRules(
+                    customApps: ["news": ["news.example", "*.news.example", "news.test"]], alwaysAllow: [],
+                    filters: Self.names.filters))
         for change in changes.filter(\.loosens) { step = Loosening.applying(change, to: step, from: new) }
         #expect(step.names == target)
         // The last domain of an app gone: the app is gone.

@@ -102,4 +102,35 @@ import Testing
             try waiting.removing(schedule: "bedtime", from: removed)
         }
     }
+
+    /// Own entries: added (again, with another comment: the comment changes), removed, and refused
+    /// when there is nothing to do; safe search set as a whole.
+    @Test func filterEntriesAreAddedRecommentedAndRemoved() throws {
+        let none = SettingsOverlay()
+        let deny = FilterEntry(.deny, "games.example", comment: "homework first")
+        let added = try request().edit(.changeFilters(.add(deny)), from: none)
+        #expect(added.source == "lockr filters" && added.overlay.filters == [deny])
+        #expect(throws: PolicyRefusal.nothingToDo("deny games.example is already there")) {
+            try request(overlay: added.overlay).changing(.add(deny), from: added.overlay)
+        }
+        let recommented = try request(overlay: added.overlay).changing(
+            .add(FilterEntry(.deny, "games.example", comment: "weekdays")), from: added.overlay)
+        #expect(recommented.filters?.map(\.comment) == ["weekdays"])
+        let removed = try request(overlay: added.overlay).changing(
+            .remove(.deny, value: "games.example"), from: added.overlay)
+        #expect(removed.filters == [])
+        #expect(throws: PolicyRefusal.notFound("no allow entry games.example (`lockr filters` shows them)")) {
+            try request(overlay: added.overlay).changing(.remove(.allow, value: "games.example"), from: added.overlay)
+        }
+        let waiting = request(overlay: removed, pending: [pending("deny", "games.example")])
+        #expect(throws: PolicyRefusal.nothingToDo("deny games.example is already to be removed (`lockr pending list`)"))
+        {
+            try waiting.changing(.remove(.deny, value: "games.example"), from: removed)
+        }
+        let strict = SafeSearch(searchEngines: true, youtube: .strict)
+        #expect(try request().changing(.safeSearch(strict), from: none).safeSearch == strict)
+        #expect(throws: PolicyRefusal.nothingToDo("safe search is already off")) {
+            try request().changing(.safeSearch(SafeSearch()), from: none)
+        }
+    }
 }

@@ -30,6 +30,8 @@ public enum PolicyAction: Sendable, Equatable, Codable {
     case completeEmergency(hold: UInt64)
     case addSchedule(Schedule)
     case removeSchedule(name: String)
+    /// Changes the person's own filter entries or safe search.
+    case changeFilters(FilterChange)
     case defineProfile(Profile)
     case removeProfile(name: String)
     /// Switches a profile on (for `duration`, or until switched off), off, or over.
@@ -46,7 +48,7 @@ public enum ActionName: String, Sendable, Codable, CaseIterable {
     case issueChallenges = "issue-challenges", answerChallenge = "answer-challenge"
     case passSpokenSentence = "pass-spoken-sentence", beginTypedFallback = "begin-typed-fallback"
     case beginEmergency = "begin-emergency", completeEmergency = "complete-emergency"
-    case addSchedule = "add-schedule", removeSchedule = "remove-schedule"
+    case addSchedule = "add-schedule", removeSchedule = "remove-schedule", changeFilters = "change-filters"
     case defineProfile = "define-profile", removeProfile = "remove-profile", switchProfile = "switch-profile"
     case setPin = "set-pin"
 }
@@ -72,6 +74,7 @@ extension PolicyAction {
         case .completeEmergency: .completeEmergency
         case .addSchedule: .addSchedule
         case .removeSchedule: .removeSchedule
+        case .changeFilters: .changeFilters
         case .defineProfile: .defineProfile
         case .removeProfile: .removeProfile
         case .switchProfile: .switchProfile
@@ -149,7 +152,7 @@ extension PolicyEngine {
         defer { journal.action = nil }
         let now = advance(to: now)
         switch action {
-        case .setMode, .guardApp, .unguardApp, .resetSettings, .addSchedule, .removeSchedule:
+        case .setMode, .guardApp, .unguardApp, .resetSettings, .addSchedule, .removeSchedule, .changeFilters:
             let outcome = try commitments.request(action, credentials, &state, journal: &journal, at: now)
             inForceChanged(at: now)
             return .changed(outcome)

@@ -164,7 +164,8 @@ struct Commitments: Sendable {
         _ id: Int, _ state: inout PolicyState, gated: Bool, journal: inout PolicyJournal, at now: Instant
     ) throws(PolicyRefusal) -> PendingChange {
         let pending = try waiting(id, state)
-        state.overlay.revert(pending.change, base: configuration.settings)
+        state.overlay.revert(
+            pending.change, base: configuration.settings, inForce: inForce(state).names ?? configuration.names)
         let slot = ChangeQueue.slot(pending.change)
         let still = Loosening.changes(from: inForce(state), to: desired(state.overlay)).first {
             ChangeQueue.slot($0) == slot

@@ -54,8 +54,9 @@ public struct SettingChange: Sendable, Equatable, Codable {
 /// sentence no longer spoken, fewer, easier or other puzzles, more time for them, a cheaper typed
 /// fallback), a longer TTL for open apps, metering that counts
 /// less, a shorter commitment delay, any move of the day's start or time zone (which can start a
-/// new day early), an app's domain dropped from `[apps]`, a name always allowed, and anti-bypass
-/// switched off. Everything else tightens or is neutral, and applies at once. The same comparison,
+/// new day early), an app's domain dropped from `[apps]`, a name always allowed, anti-bypass or
+/// safe search switched off, YouTube's restricted mode made milder, and of a person's own filter a
+/// deny entry or a block list dropped, or an allow entry or an allow list added. Everything else tightens or is neutral, and applies at once. The same comparison,
 /// of two people's protections, tells whether a device handed from one to the other loosens.
 public enum Loosening {
     static let guardKey = "guard"
@@ -123,7 +124,34 @@ public enum Loosening {
                 appsPrefix + app, oldNames.customApps[app] ?? [], newNames.customApps[app] ?? [], inside: listedText,
                 outside: notListedText, removingLoosens: true)
         }
-        return changes
+        return changes + filterChanges(oldNames.filters, newNames.filters)
+    }
+
+    /// A person's own filter entries dropped, added or with another comment: dropping one that
+    /// blocks loosens, and so does adding one that frees; a comment changes nothing but itself.
+    private static func filterChanges(_ old: [FilterEntry], _ new: [FilterEntry]) -> [SettingChange] {
+        let dropped = old.filter { before in !new.contains { $0.isSame(as: before) } }.map { before in
+            SettingChange(
+                key: before.kind.rawValue, element: before.value, from: filterText(before), to: notListedText,
+                loosens: !before.kind.frees)
+        }
+        return dropped
+            + new.compactMap { after in
+                guard let before = old.first(where: { $0.isSame(as: after) }) else {
+                    return SettingChange(
+                        key: after.kind.rawValue, element: after.value, from: notListedText, to: filterText(after),
+                        loosens: after.kind.frees)
+                }
+                guard before.comment != after.comment else { return nil }
+                return SettingChange(
+                    key: after.kind.rawValue, element: after.value, from: filterText(before), to: filterText(after),
+                    loosens: false)
+            }
+    }
+
+    /// "listed", or "listed (homework)" with its comment.
+    private static func filterText(_ entry: FilterEntry) -> String {
+        entry.comment.isEmpty ? listedText : "\(listedText) (\(entry.comment))"
     }
 
     /// The entries removed from and added to a list; removing loosens, or adding does.
@@ -194,6 +222,14 @@ public enum Loosening {
             var rules = names.customApps[app] ?? []
             rules.update(change, inside: listedText)
             names.customApps[app] = rules.isEmpty ? nil : rules
+        case let key where FilterEntry.Kind(rawValue: key) != nil:
+            let kind = FilterEntry.Kind(rawValue: key)!
+            let wanted = target.names?.filters.first { $0.kind == kind && $0.value == change.element }
+            if let index = names.filters.firstIndex(where: { $0.kind == kind && $0.value == change.element }) {
+                if let wanted { names.filters[index] = wanted } else { names.filters.remove(at: index) }
+            } else if let wanted {
+                names.filters.append(wanted)
+            }
         default:
             settings.first { $0.key == change.key }?.copy(&result.settings, target.settings)
         }

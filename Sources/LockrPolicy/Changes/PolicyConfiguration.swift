@@ -37,7 +37,7 @@ struct PolicyConfiguration: Sendable {
         Protection(
             settings: overlay.applied(to: settings),
             guarded: overlay.guarded(base: guarded).filter { known[$0] != nil },
-            names: names, schedules: overlay.schedules(base: schedules))
+            names: overlay.names(base: names), schedules: overlay.schedules(base: schedules))
     }
 
     /// What is wrong with a schedule's or profile's list of apps and groups, if anything.

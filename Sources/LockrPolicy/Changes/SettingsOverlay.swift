@@ -15,6 +15,10 @@ public struct SettingsOverlay: Sendable, Equatable {
     public var schedulesRemoved: [String] = []
     /// Every gate's settings (set by an import).
     public var gate: GateSettings?
+    /// Safe search as asked for (`lockr filters safe-search`, the admin page).
+    public var safeSearch: SafeSearch?
+    /// The person's own filter entries, whole, once one was changed.
+    public var filters: [FilterEntry]?
 
     public init() {}
 
@@ -36,6 +40,14 @@ public struct SettingsOverlay: Sendable, Equatable {
         } + schedulesAdded
     }
 
+    /// The configuration's names with safe search and the filter entries as asked for.
+    func names(base: NameRules) -> NameRules {
+        var names = base
+        if let safeSearch { names.safeSearch = safeSearch }
+        if let filters { names.filters = filters }
+        return names
+    }
+
     func guarded(base: [String]) -> [String] {
         var apps = base.filter { !guardRemoved.contains($0) }
         for app in guardAdded where !apps.contains(app) { apps.append(app) }
@@ -55,12 +67,14 @@ extension SettingsOverlay {
         if !guardAdded.isEmpty || !guardRemoved.isEmpty { keys.append(Loosening.guardKey) }
         if !schedulesAdded.isEmpty || !schedulesRemoved.isEmpty { keys.append(Loosening.scheduleKey) }
         if gate != nil { keys += Loosening.gateKeys }
+        if safeSearch != nil { keys += [Loosening.safeSearchKey, Loosening.youtubeKey] }
+        if filters != nil { keys += FilterEntry.Kind.allCases.map(\.rawValue) }
         return keys
     }
 
     /// Takes back what the overlay sets for `change`'s setting (a gate's setting goes back to
-    /// `base`'s).
-    mutating func revert(_ change: SettingChange, base: PolicySettings) {
+    /// `base`'s; safe search and a filter entry to how they are in force, `inForce`).
+    mutating func revert(_ change: SettingChange, base: PolicySettings, inForce: NameRules) {
         switch change.key {
         case let key where Loosening.gateKeys.contains(key):
             guard let gate else { return }
@@ -79,7 +93,15 @@ extension SettingsOverlay {
         case Loosening.scheduleKey:
             schedulesRemoved.removeAll { $0 == change.element }
             schedulesAdded.removeAll { $0.name == change.element }
-        default: break
+        case Loosening.safeSearchKey: safeSearch?.searchEngines = inForce.safeSearch.searchEngines
+        case Loosening.youtubeKey: safeSearch?.youtube = inForce.safeSearch.youtube
+        case let key:
+            guard let kind = FilterEntry.Kind(rawValue: key), var entries = filters, let value = change.element else {
+                return
+            }
+            entries.removeAll { $0.kind == kind && $0.value == value }
+            entries += inForce.filters.filter { $0.kind == kind && $0.value == value }
+            filters = entries
         }
     }
 }

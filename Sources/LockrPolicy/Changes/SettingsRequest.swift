@@ -1,5 +1,5 @@
 /// What a settings action asks for (`lockr mode`, `guard add` and `remove`, `settings reset`,
-/// `schedule add` and `remove`): the settings overlay it makes, checked against what is asked for
+/// `schedule add` and `remove`, `filters`): the settings overlay it makes, checked against what is asked for
 /// already. Pure; the engine then commits the overlay (`PolicyEngine.request`), where what
 /// tightens applies at once and what loosens waits.
 struct SettingsRequest {
@@ -18,6 +18,7 @@ struct SettingsRequest {
         case .resetSettings: (try reset(from: overlay), "lockr settings reset")
         case .addSchedule(let schedule): (try adding(schedule, from: overlay), "lockr schedule add")
         case .removeSchedule(let name): (try removing(schedule: name, from: overlay), "lockr schedule remove")
+        case .changeFilters(let change): (try changing(change, from: overlay), "lockr filters")
         default: preconditionFailure("\(action.name.rawValue) is no settings action")
         }
     }
@@ -105,6 +106,40 @@ struct SettingsRequest {
         if configuration.schedules.contains(where: { $0.name == name }), !overlay.schedulesRemoved.contains(name) {
             overlay.schedulesRemoved.append(name)
         }
+        return overlay
+    }
+
+    /// The person's own filter or safe search changed. An entry added again with another comment
+    /// takes the new comment; one being removed already, or not there, is refused.
+    func changing(_ change: FilterChange, from overlay: SettingsOverlay) throws(PolicyRefusal) -> SettingsOverlay {
+        let names = desired.names ?? configuration.names
+        var overlay = overlay
+        var entries = overlay.filters ?? names.filters
+        switch change {
+        case .add(let entry):
+            guard !entry.value.isEmpty else { throw .invalidSettings("an empty \(entry.kind.rawValue) entry") }
+            if let index = entries.firstIndex(where: { $0.isSame(as: entry) }) {
+                guard entries[index].comment != entry.comment else {
+                    throw .nothingToDo("\(entry.kind.rawValue) \(entry.value) is already there")
+                }
+                entries[index].comment = entry.comment
+            } else {
+                entries.append(entry)
+            }
+        case .remove(let kind, let value):
+            guard entries.contains(where: { $0.kind == kind && $0.value == value }) else {
+                if isWaiting(kind.rawValue, value) {
+                    throw .nothingToDo("\(kind.rawValue) \(value) is already to be removed (`lockr pending list`)")
+                }
+                throw .notFound("no \(kind.rawValue) entry \(value) (`lockr filters` shows them)")
+            }
+            entries.removeAll { $0.kind == kind && $0.value == value }
+        case .safeSearch(let wanted):
+            guard wanted != names.safeSearch else { throw .nothingToDo("safe search is already \(wanted.text)") }
+            overlay.safeSearch = wanted
+            return overlay
+        }
+        overlay.filters = entries
         return overlay
     }
 
