@@ -25,7 +25,9 @@ struct BackendMeter: Sendable {
         let now = clock.now()
         var observed = false
         for query in queries where clients.isEmpty || clients.contains(query.client) {
-            let number = IPAddressBytes.parse(query.client).map { directory.person(ofAddress: IPAddressBytes.number($0)) }
+            let number = IPAddressBytes.parse(query.client).map {
+                directory.person(ofAddress: IPAddressBytes.number($0))
+            }
             let person = household.policy(number: number ?? 0)
             guard let app = person.naming.guardSet.app(forName: query.name) else { continue }
             _ = person.withEngine { $0.observe(app, queriedAt: clock.instant(atWall: query.at), now: now) }

@@ -44,7 +44,8 @@ final class BlockSetPublisher: Sendable {
             guard person.number == 0 || !clients.isEmpty else { return nil }
             let (guarded, blocked) = person.read { ($0.guarded, $0.blockedApps(at: now)) }
             return PersonBlockSet(
-                person: person.name, clients: clients, guarded: guarded, blocked: blocked, rules: person.naming.blockRules)
+                person: person.name, clients: clients, guarded: guarded, blocked: blocked,
+                rules: person.naming.blockRules)
         }
         publish(default: sets[0], people: Array(sets.dropFirst()))
     }
@@ -56,7 +57,8 @@ final class BlockSetPublisher: Sendable {
         do {
             if let change = try hub.publish(snapshot) {
                 let text = change.changed.map {
-                    ($0.person.map { "\($0)." } ?? "") + "\($0.app)=\($0.blocked.map { $0 ? "blocked" : "open" } ?? "unguarded")"
+                    ($0.person.map { "\($0)." } ?? "")
+                        + "\($0.app)=\($0.blocked.map { $0 ? "blocked" : "open" } ?? "unguarded")"
                 }
                 logger.info(
                     "block set queued for backends",

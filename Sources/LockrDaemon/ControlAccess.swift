@@ -57,7 +57,8 @@ struct ControlAccess: PolicyAccess {
         // Stored: what is left is carrying it out (names, the DNS pipeline, the backends).
         try? parts.propagation.propagate(savingAll: false)
         switch outcome {
-        case .success(let result): return Performed(result: result, view: PolicyView(policy: after[0].readout, now: now))
+        case .success(let result):
+            return Performed(result: result, view: PolicyView(policy: after[0].readout, now: now))
         case .failure(let refusal): throw .refused(refusal)
         }
     }

@@ -25,7 +25,8 @@ struct DNSGate: GuardGate {
         switch admission {
         case .notGuarded: return .notGuarded
         case .allow(let ttl): return .allow(ttl: clock.realSeconds(ttl))
-        case .block(let access, let reason): return .block(PolicyBlock(app: app, code: access.code.rawValue, text: reason))
+        case .block(let access, let reason):
+            return .block(PolicyBlock(app: app, code: access.code.rawValue, text: reason))
         }
     }
 }

@@ -15,7 +15,8 @@ struct Watchdog: Sendable {
     let logger: Logger
 
     init?(
-        notifier: ServiceManagerNotifier?, loops: [any EventLoop], lastTick: @escaping @Sendable () -> ContinuousClock.Instant,
+        notifier: ServiceManagerNotifier?, loops: [any EventLoop],
+        lastTick: @escaping @Sendable () -> ContinuousClock.Instant,
         logger: Logger
     ) {
         guard let notifier, let wanted = notifier.watchdogInterval else { return nil }

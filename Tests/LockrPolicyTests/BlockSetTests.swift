@@ -60,7 +60,8 @@ import Testing
             _ = live.admit("tiktok", at: start + .seconds(Int64(offset)))
         }
         #expect(
-            late.readout.status(at: start + .seconds(200)).apps[0].used == live.readout.status(at: start + .seconds(200)).apps[0].used)
+            late.readout.status(at: start + .seconds(200)).apps[0].used
+                == live.readout.status(at: start + .seconds(200)).apps[0].used)
         #expect(late.readout.status(at: start + .seconds(200)).apps[0].used == .seconds(20))
         // An entry older than what was already metered is taken at the newest metered slice.
         late.observe("tiktok", queriedAt: start, now: start + .seconds(201))

@@ -1,6 +1,7 @@
 import Foundation
-@testable import LockrPolicy
 import Testing
+
+@testable import LockrPolicy
 
 @Suite struct LiveEventTests {
     /// Ticks `policy` at `now` and gives what `watch` makes of its status.
@@ -12,7 +13,8 @@ import Testing
     /// Each event as "kind app minutes"; the app's openings left out unless `opens`.
     private func kinds(_ events: [LiveEvent], opens: Bool = false) -> [String] {
         events.filter { opens || $0.kind != .appOpened }.map { event in
-            [event.kind.rawValue, event.app, event.minutesLeft.map(String.init)].compactMap { $0 }.joined(separator: " ")
+            [event.kind.rawValue, event.app, event.minutesLeft.map(String.init)].compactMap { $0 }.joined(
+                separator: " ")
         }
     }
 
@@ -56,7 +58,10 @@ import Testing
 
         _ = try policy.unlock("youtube", phrase: nil, at: at("2026-06-01T14:24:00Z"))
         #expect(kinds(changes(&policy, &watch, at: at("2026-06-01T14:24:00Z"))) == ["window_opened youtube"])
-        #expect(kinds(changes(&policy, &watch, at: at("2026-06-01T14:26:00Z"))) == ["window_closed tiktok", "locked tiktok"])
+        #expect(
+            kinds(changes(&policy, &watch, at: at("2026-06-01T14:26:00Z"))) == [
+                "window_closed tiktok", "locked tiktok",
+            ])
         // From 3 minutes left straight to 30 s: one warning, the nearer one.
         #expect(kinds(changes(&policy, &watch, at: at("2026-06-01T14:28:30Z"))) == ["window_ending youtube 1"])
     }
@@ -80,7 +85,10 @@ import Testing
             now = now + .seconds(20)
         }
         // The budget is shared: one warning for all three apps, then each app locks.
-        #expect(seen.map(\.1) == [["budget_low 5"], ["budget_low 1"], ["locked instagram", "locked tiktok", "locked youtube"]])
+        #expect(
+            seen.map(\.1) == [
+                ["budget_low 5"], ["budget_low 1"], ["locked instagram", "locked tiktok", "locked youtube"],
+            ])
         #expect(seen.map(\.0) == [300, 540, 600])
         _ = try policy.extend(nil, at: now)
         #expect(
@@ -101,7 +109,10 @@ import Testing
 
     @Test func budgetsOfTheirOwnWarnPerApp() {
         let start = at("2026-06-01T10:00:00Z")
-        var policy = engine(settings(.time) { $0.time.budget = .seconds(360); $0.time.perApp = true }, now: start)
+        var policy = engine(
+            settings(.time) {
+                $0.time.budget = .seconds(360); $0.time.perApp = true
+            }, now: start)
         var watch = StatusWatch()
         var events: [String] = []
         var now = start
@@ -126,10 +137,11 @@ import Testing
             events += kinds(changes(&policy, &watch, at: now))
             now = now + .seconds(10)
         }
-        #expect(events.filter { $0.hasPrefix("locked") || $0.hasPrefix("unlocked") } == [
-            "locked instagram", "locked tiktok", "locked youtube", "unlocked instagram", "unlocked tiktok",
-            "unlocked youtube",
-        ])
+        #expect(
+            events.filter { $0.hasPrefix("locked") || $0.hasPrefix("unlocked") } == [
+                "locked instagram", "locked tiktok", "locked youtube", "unlocked instagram", "unlocked tiktok",
+                "unlocked youtube",
+            ])
     }
 
     @Test func eachOpeningAfterAGapIsCounted() {
@@ -147,7 +159,10 @@ import Testing
             }
         }
         #expect(opened.map(\.count) == [1, 2, 3])
-        #expect(opened.map(\.message) == ["tiktok: opened once today", "tiktok: opened twice today", "tiktok: opened 3 times today"])
+        #expect(
+            opened.map(\.message) == [
+                "tiktok: opened once today", "tiktok: opened twice today", "tiktok: opened 3 times today",
+            ])
     }
 
     @Test func loggedEventsThatAreLiveOnesAndThoseThatAreNot() {
@@ -155,7 +170,9 @@ import Testing
         let off = LiveEvent(PolicyEvent(at: now, type: .protectionOff, app: nil, detail: "192.168.1.20 stopped asking"))
         #expect(off?.kind == .protectionOff)
         #expect(off?.message == "192.168.1.20 stopped asking")
-        #expect(LiveEvent(PolicyEvent(at: now, type: .changeApplied, app: nil, detail: "mode hourly"))?.kind == .settingsChanged)
+        #expect(
+            LiveEvent(PolicyEvent(at: now, type: .changeApplied, app: nil, detail: "mode hourly"))?.kind
+                == .settingsChanged)
         #expect(LiveEvent(PolicyEvent(at: now, type: .profileOn, app: nil, detail: "work"))?.kind == .settingsChanged)
         // Locks and unlocks come from the status, with their countdowns; gates and the day's reset are not news.
         #expect(LiveEvent(PolicyEvent(at: now, type: .lock, app: "tiktok", detail: "x")) == nil)

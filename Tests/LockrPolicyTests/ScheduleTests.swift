@@ -226,7 +226,8 @@ func engine(
 
     @Test func switchingOffOrNarrowingAnActiveProfileNeedsTheHouseholdsPin() throws {
         var policy = engine(settings(.time), profiles: [work], now: start)
-        _ = try policy.apply(.setPin(PinRecord(salt: [1], hash: [2], rounds: 2, blockSize: 1, parallelism: 1)), at: start)
+        _ = try policy.apply(
+            .setPin(PinRecord(salt: [1], hash: [2], rounds: 2, blockSize: 1, parallelism: 1)), at: start)
         _ = try policy.activateProfile("work", at: start)
         #expect(throws: PolicyRefusal.pinRequired) { _ = try policy.deactivateProfile("work", at: start) }
         #expect(throws: PolicyRefusal.pinRequired) {

@@ -15,7 +15,8 @@ import Testing
     }
 
     func closedDays() throws -> [DayRecord] {
-        var policy = engine(settings(.time, calendar: berlin) { $0.time.budget = .seconds(1800) }, now: at("2026-03-27T08:00:00+01:00"))
+        var policy = engine(
+            settings(.time, calendar: berlin) { $0.time.budget = .seconds(1800) }, now: at("2026-03-27T08:00:00+01:00"))
         // Friday: two opens of tiktok (18:00 and 20:00), one of instagram; within budget.
         scroll(&policy, "tiktok", from: "2026-03-27T18:00:00+01:00", minutes: 10)
         scroll(&policy, "tiktok", from: "2026-03-27T20:00:00+01:00", minutes: 5)
