@@ -100,6 +100,7 @@ struct AdminPersonPage {
     let hasProfiles: Bool
     let schedules: [ScheduleRow]
     let hasSchedules: Bool
+    let filters: AdminFilters
 
     struct Choice {
         let value: String
@@ -138,10 +139,11 @@ struct AdminPersonPage {
     init(
         _ status: Components.Schemas.StatusBody, stats: Components.Schemas.PersonStatsBody, dayKeys: [String],
         profiles: [Components.Schemas.ProfileBody],
-        schedules: [Components.Schemas.ScheduleBody],
+        schedules: [Components.Schemas.ScheduleBody], filters: Components.Schemas.FiltersResponse,
         timeScale: Double, csrf: String, error: String?
     ) {
         self.csrf = csrf
+        self.filters = AdminFilters(filters)
         person = status.person
         self.status = StatusPage(status, timeScale: timeScale)
         self.error = error

@@ -47,7 +47,9 @@ struct FormToken {
 
     /// The form `request` sends, when it carries the cookie's token (else `.forged`) and reads as
     /// `Form` (else `.unreadable`).
-    static func checked<Form: Decodable & FormWithToken>(_ type: Form.Type, from request: Request) async throws(FormRefusal)
+    static func checked<Form: Decodable & FormWithToken>(
+        _ type: Form.Type, from request: Request
+    ) async throws(FormRefusal)
         -> Form
     {
         var request = request

@@ -20,6 +20,12 @@ import LockrPolicy
 /// | POST | /admin/people/{person}/profiles/{name} | form: action (activate, deactivate), csrf |
 /// | POST | /admin/people/{person}/schedules | form: name, days, from, to, block, phrase, csrf |
 /// | POST | /admin/people/{person}/schedules/{name}/remove | form: phrase, csrf |
+/// | POST | /admin/people/{person}/filters | form: kind (deny, allow), match, value, comment, phrase, csrf |
+/// | POST | /admin/people/{person}/filters/remove | form: entry ("KIND VALUE"), phrase, csrf |
+/// | POST | /admin/people/{person}/safe-search | form: search (on), youtube, phrase, csrf |
+/// | GET | /admin/lists | the lists given by URL |
+/// | POST | /admin/lists | form: person, kind (blocklist, allowlist), url, comment, phrase, csrf |
+/// | POST | /admin/lists/refresh | form: name (every list when empty), csrf |
 /// | GET | /admin/dashboard | |
 /// | GET | /admin/queries | ?person=&client=&blocked=on&since=SECONDS |
 /// | GET | /admin/events | ?person= |
@@ -150,6 +156,7 @@ extension WebRouter {
             let page = AdminDashboardPage(try policy.querySummary(), csrf: FormToken(request).value)
             return pages.html("admin-dashboard", ["title": "Dashboard", "page": page, "still": true])
         }
+        addFilterRoutes(to: admin, sessions: sessions, policy: policy, pages: pages)
         admin.get("events") { request, _ in
             guard sessions.isSignedIn(request) else { return toSignIn }
             let named = request.uri.queryParameters["person"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
@@ -177,12 +184,12 @@ extension WebRouter {
     static let chartDays = 14
 
     /// The person `name` names; 404 when nobody is.
-    private static func known(_ name: String, _ policy: some PolicyAccess) throws -> String {
+    static func known(_ name: String, _ policy: some PolicyAccess) throws -> String {
         guard let person = try? policy.person(named: name, caller: nil) else { throw HTTPError(.notFound) }
         return person
     }
 
-    private static var toSignIn: Response { Response(status: .seeOther, headers: [.location: "/admin"]) }
+    static var toSignIn: Response { Response(status: .seeOther, headers: [.location: "/admin"]) }
 
     private static func signIn(
         policy: some PolicyAccess, pages: Pages, csrf: String, error: String? = nil, status: HTTPResponse.Status = .ok
@@ -222,14 +229,14 @@ extension WebRouter {
             stats: try ControlRouter.stats(of: person, day: nil, count: chartDays, policy: policy), dayKeys: keys,
             profiles: ControlRouter.profilesResponse(of: person, view).profiles,
             schedules: ControlRouter.schedulesResponse(of: person, view, change: nil).schedules,
-            timeScale: policy.timeScale,
+            filters: ControlRouter.filtersResponse(view), timeScale: policy.timeScale,
             csrf: csrf, error: error)
         return pages.html("admin-person", ["title": person, "page": page, "still": true], status: status)
     }
 
     /// A change the admin makes for the person the path names: signed in, with the form token;
     /// 303 back to their page when it is made or waits for its time, their page with why when not.
-    private static func change<Form: Decodable & FormWithToken>(
+    static func change<Form: Decodable & FormWithToken>(
         _ type: Form.Type, _ request: Request, _ context: ControlRequestContext, sessions: AdminSessions,
         policy: some PolicyAccess, pages: Pages, _ action: (Form, String) throws -> Void
     ) async throws -> Response {

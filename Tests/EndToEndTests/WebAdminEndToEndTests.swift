@@ -43,16 +43,21 @@ extension WebEndToEndTests {
             // which the config file names, is listed without one.
             _ = try run("dig", ["-b", "127.0.0.2", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
             _ = try run("dig", ["-b", "127.0.0.1", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
+            let lists = try ListServer()
+            let listURL = lists.url("/hosts.txt")
             let walked = try report(
                 try await runAwaited(
                     "python3",
-                    [Self.scripts + "/web_admin.py", "http://\(address)", Self.screenshots, "2468", "alice", "work"]
+                    [
+                        Self.scripts + "/web_admin.py", "http://\(address)", Self.screenshots, "2468", "alice", "work",
+                        listURL,
+                    ]
                 ).output)
             #expect(walked["error"] == nil, "\(walked)")
             #expect((walked["wrong_pin"] as? String ?? "").contains("wrong PIN (1 in a row)"), "\(walked)")
             #expect(walked["signed_in_heading"] as? String == "Household")
             let pages = walked["pages"] as? [[String: Any]] ?? []
-            #expect(pages.count == 20, "5 pages, phone and desktop, light and dark")
+            #expect(pages.count == 24, "6 pages, phone and desktop, light and dark")
             for shown in pages {
                 #expect((shown["scrollWidth"] as? Int ?? .max) <= (shown["width"] as? Int ?? 0), "fits: \(shown)")
                 if shown["size"] as? String == "phone" {
@@ -63,6 +68,20 @@ extension WebEndToEndTests {
             #expect((walked["violations"] as? [Any])?.isEmpty == true, "axe: \(walked["violations"] ?? [])")
             #expect(walked["charts"] as? Int ?? 0 >= 1, "use drawn as SVG")
             #expect(walked["profile_switched_on"] as? Bool == true)
+            // The list added on the lists page for Alice is fetched and blocks for her device only;
+            // so does the deny entry added on her page.
+            let rows = walked["list_rows"] as? [[String]] ?? []
+            #expect(
+                rows.contains { $0.count > 2 && $0[0] == listURL && $0[1] == "block for alice" && $0[2] == "2" },
+                "\(rows)")
+            let entries = walked["entries"] as? [[String]] ?? []
+            #expect(
+                entries == [["blocklist", listURL, "trackers"], ["deny", "|games.example^", "homework first"]],
+                "\(entries)")
+            #expect(try dig(lockr.port, "-b", "127.0.0.1", "v1.tracker.test", "A", "+short").contains("0.0.0.0"))
+            #expect(try !dig(lockr.port, "-b", "127.0.0.2", "v1.tracker.test", "A", "+short").contains("0.0.0.0"))
+            #expect(try dig(lockr.port, "-b", "127.0.0.1", "games.example", "A", "+short").contains("0.0.0.0"))
+            #expect(try !dig(lockr.port, "-b", "127.0.0.1", "www.games.example", "A", "+short").contains("0.0.0.0"))
             // The dashboard counts the two queries of news.example: drawn (24 hours and 7 days of
             // bars) and in its tables.
             let dashboard = walked["dashboard"] as? [String: Any] ?? [:]

@@ -2,19 +2,21 @@
 """Signs in to lockr's admin view in a real headless Chromium and walks it, printing one JSON
 object of what happened.
 
-    web_admin.py BASE_URL SCREENSHOT_DIR PIN PERSON PROFILE
+    web_admin.py BASE_URL SCREENSHOT_DIR PIN PERSON PROFILE LIST_URL
 
 Saves a whole-page screenshot of the sign-in page and, signed in with a wrong PIN first (refused)
 and then PIN, of every admin page (phone and desktop, light and dark), runs axe-core on each, switches PERSON's PROFILE on from their
-page, reads the dashboard's numbers, filters the query log to blocked queries, signs out and checks the admin view asks for the
-PIN again.
+page, adds LIST_URL as PERSON's block list on the lists page and waits for its rules, adds a deny
+entry on PERSON's page, reads the dashboard's numbers, filters the query log to blocked queries, signs out and checks the admin
+view asks for the PIN again.
 """
 import json
 import os
 import sys
+import time
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from web_pages import SIZES, browser, save_page, serious_violations  # noqa: E402
@@ -28,12 +30,12 @@ def sign_in(driver, base, pin):
 
 
 def main():
-    base, directory, pin, person, profile = sys.argv[1:6]
+    base, directory, pin, person, profile, list_url = sys.argv[1:7]
     os.makedirs(directory, exist_ok=True)
     driver = browser()
     report = {"violations": [], "pages": []}
     pages = {"admin": "/admin", "admin-person": f"/admin/people/{person}", "admin-dashboard": "/admin/dashboard",
-             "admin-queries": "/admin/queries", "admin-events": "/admin/events"}
+             "admin-queries": "/admin/queries", "admin-events": "/admin/events", "admin-lists": "/admin/lists"}
     try:
         for size, (width, height) in SIZES.items():
             driver.set_window_size(width, height)
@@ -77,6 +79,29 @@ def main():
         driver.find_element(By.XPATH, f"//button[text()='Switch {profile} on']").click()
         WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.XPATH, f"//button[text()='Switch {profile} off']"))
         report["profile_switched_on"] = True
+        driver.get(base + "/admin/lists")
+        driver.find_element(By.ID, "l-url").send_keys(list_url)
+        Select(driver.find_element(By.ID, "l-kind")).select_by_value("blocklist")
+        Select(driver.find_element(By.ID, "l-person")).select_by_value(person)
+        driver.find_element(By.ID, "l-comment").send_keys("trackers")
+        driver.find_element(By.XPATH, "//button[text()='Add']").click()
+        for _ in range(60):
+            rows = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+                    for row in driver.find_elements(By.CSS_SELECTOR, "table.data tbody tr")]
+            if any(row[0] == list_url and row[2] not in ("", "none yet") for row in rows):
+                break
+            time.sleep(0.25)
+            driver.get(base + "/admin/lists")
+        report["list_rows"] = rows
+        driver.get(base + pages["admin-person"])
+        driver.find_element(By.XPATH, "//summary[text()='Add an entry']").click()
+        driver.find_element(By.ID, "f-value").send_keys("games.example")
+        Select(driver.find_element(By.ID, "f-match")).select_by_value("name")
+        driver.find_element(By.ID, "f-comment").send_keys("homework first")
+        driver.find_element(By.XPATH, "//form[contains(@action, '/filters')]//button[text()='Add']").click()
+        WebDriverWait(driver, 10).until(lambda d: "|games.example^" in d.page_source)
+        report["entries"] = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")] for row in
+                             driver.find_elements(By.XPATH, "//th[text()='Rule or list']/ancestor::table//tbody/tr")]
         driver.get(base + "/admin/dashboard")
         report["dashboard"] = {
             "summary": driver.find_element(By.CSS_SELECTOR, "p.summary").text,
