@@ -722,6 +722,182 @@ public struct Client: APIProtocol {
             }
         )
     }
+    /// The home's own names (`lockr records`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/local-records`.
+    /// - Remark: Generated from `#/paths//api/v1/local-records/get(getLocalRecords)`.
+    public func getLocalRecords(_ input: Operations.GetLocalRecords.Input) async throws -> Operations.GetLocalRecords.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.GetLocalRecords.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/api/v1/local-records",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .get
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.LocalRecords.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.LocalRecordsResponse.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                default:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .`default`(
+                        statusCode: response.status.code,
+                        .init(body: body)
+                    )
+                }
+            }
+        )
+    }
+    /// Add, re-comment or remove a local record (at once, kept across restarts).
+    ///
+    /// A record is written as `[local] records` writes it: `NAME TYPE DATA` with A, AAAA, CNAME,
+    /// PTR or TXT (`nas.home.arpa A 192.168.1.5`). Those of the config file and the hosts files
+    /// are changed there. Local records are answered after the block lists, the guarded apps and
+    /// safe search, so none frees a name they hold: a change needs the PIN where one is set (the
+    /// admin page's session stands for it), no gate and no wait. A CNAME must point to a name the
+    /// local records define.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/local-records`.
+    /// - Remark: Generated from `#/paths//api/v1/local-records/post(changeLocalRecords)`.
+    public func changeLocalRecords(_ input: Operations.ChangeLocalRecords.Input) async throws -> Operations.ChangeLocalRecords.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ChangeLocalRecords.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/api/v1/local-records",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "X-Lockr-PIN",
+                    value: input.headers.xLockrPIN
+                )
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .json(value):
+                    body = try converter.setRequiredRequestBodyAsJSON(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/json; charset=utf-8"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.LocalRecords.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.LocalRecordsResponse.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                default:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.ErrorBody.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .`default`(
+                        statusCode: response.status.code,
+                        .init(body: body)
+                    )
+                }
+            }
+        )
+    }
     /// Loosening changes waiting for their time.
     ///
     /// - Remark: HTTP `GET /api/v1/pending`.

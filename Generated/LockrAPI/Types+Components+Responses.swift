@@ -170,6 +170,34 @@ extension Components {
                 self.body = body
             }
         }
+        public struct LocalRecords: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/LocalRecords/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/LocalRecords/content/application\/json`.
+                case json(Components.Schemas.LocalRecordsResponse)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                public var json: Components.Schemas.LocalRecordsResponse {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.LocalRecords.Body
+            /// Creates a new `LocalRecords`.
+            ///
+            /// - Parameters:
+            ///   - body: Received HTTP response body
+            public init(body: Components.Responses.LocalRecords.Body) {
+                self.body = body
+            }
+        }
         public struct Pending: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Pending/content`.
             @frozen public enum Body: Sendable, Hashable {

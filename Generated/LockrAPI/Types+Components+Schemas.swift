@@ -1290,6 +1290,115 @@ extension Components {
                 case change
             }
         }
+        /// - Remark: Generated from `#/components/schemas/LocalRecordBody`.
+        public struct LocalRecordBody: Codable, Hashable, Sendable {
+            /// As `[local] records` writes it: NAME TYPE DATA.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocalRecordBody/record`.
+            public var record: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LocalRecordBody/comment`.
+            public var comment: Swift.String
+            /// config: the config file's; added: added while lockr runs.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocalRecordBody/source`.
+            @frozen public enum SourcePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case config = "config"
+                case added = "added"
+            }
+            /// config: the config file's; added: added while lockr runs.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocalRecordBody/source`.
+            public var source: Components.Schemas.LocalRecordBody.SourcePayload
+            /// Creates a new `LocalRecordBody`.
+            ///
+            /// - Parameters:
+            ///   - record: As `[local] records` writes it: NAME TYPE DATA.
+            ///   - comment:
+            ///   - source: config: the config file's; added: added while lockr runs.
+            public init(
+                record: Swift.String,
+                comment: Swift.String,
+                source: Components.Schemas.LocalRecordBody.SourcePayload
+            ) {
+                self.record = record
+                self.comment = comment
+                self.source = source
+            }
+            public enum CodingKeys: String, CodingKey {
+                case record
+                case comment
+                case source
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LocalRecordsResponse`.
+        public struct LocalRecordsResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LocalRecordsResponse/records`.
+            public var records: [Components.Schemas.LocalRecordBody]
+            /// The hosts files read too (their records are not listed).
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocalRecordsResponse/hosts_files`.
+            public var hostsFiles: [Swift.String]
+            /// The TTL of records written without one (`[local] ttl`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocalRecordsResponse/ttl_seconds`.
+            public var ttlSeconds: Swift.Int
+            /// Creates a new `LocalRecordsResponse`.
+            ///
+            /// - Parameters:
+            ///   - records:
+            ///   - hostsFiles: The hosts files read too (their records are not listed).
+            ///   - ttlSeconds: The TTL of records written without one (`[local] ttl`).
+            public init(
+                records: [Components.Schemas.LocalRecordBody],
+                hostsFiles: [Swift.String],
+                ttlSeconds: Swift.Int
+            ) {
+                self.records = records
+                self.hostsFiles = hostsFiles
+                self.ttlSeconds = ttlSeconds
+            }
+            public enum CodingKeys: String, CodingKey {
+                case records
+                case hostsFiles = "hosts_files"
+                case ttlSeconds = "ttl_seconds"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LocalRecordChangeRequest`.
+        public struct LocalRecordChangeRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LocalRecordChangeRequest/change`.
+            @frozen public enum ChangePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case add = "add"
+                case remove = "remove"
+            }
+            /// - Remark: Generated from `#/components/schemas/LocalRecordChangeRequest/change`.
+            public var change: Components.Schemas.LocalRecordChangeRequest.ChangePayload
+            /// - Remark: Generated from `#/components/schemas/LocalRecordChangeRequest/record`.
+            public var record: Swift.String
+            /// add: why it is there (at most 200 characters).
+            ///
+            /// - Remark: Generated from `#/components/schemas/LocalRecordChangeRequest/comment`.
+            public var comment: Swift.String?
+            /// Creates a new `LocalRecordChangeRequest`.
+            ///
+            /// - Parameters:
+            ///   - change:
+            ///   - record:
+            ///   - comment: add: why it is there (at most 200 characters).
+            public init(
+                change: Components.Schemas.LocalRecordChangeRequest.ChangePayload,
+                record: Swift.String,
+                comment: Swift.String? = nil
+            ) {
+                self.change = change
+                self.record = record
+                self.comment = comment
+            }
+            public enum CodingKeys: String, CodingKey {
+                case change
+                case record
+                case comment
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/PendingResponse`.
         public struct PendingResponse: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PendingResponse/pending`.

@@ -986,6 +986,236 @@ public enum Operations {
             }
         }
     }
+    /// The home's own names (`lockr records`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/local-records`.
+    /// - Remark: Generated from `#/paths//api/v1/local-records/get(getLocalRecords)`.
+    public enum GetLocalRecords {
+        public static let id: Swift.String = "getLocalRecords"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/local-records/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetLocalRecords.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetLocalRecords.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetLocalRecords.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.GetLocalRecords.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The home's own names.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/local-records/get(getLocalRecords)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.LocalRecords)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.LocalRecords {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A failure.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/local-records/get(getLocalRecords)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Add, re-comment or remove a local record (at once, kept across restarts).
+    ///
+    /// A record is written as `[local] records` writes it: `NAME TYPE DATA` with A, AAAA, CNAME,
+    /// PTR or TXT (`nas.home.arpa A 192.168.1.5`). Those of the config file and the hosts files
+    /// are changed there. Local records are answered after the block lists, the guarded apps and
+    /// safe search, so none frees a name they hold: a change needs the PIN where one is set (the
+    /// admin page's session stands for it), no gate and no wait. A CNAME must point to a name the
+    /// local records define.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/local-records`.
+    /// - Remark: Generated from `#/paths//api/v1/local-records/post(changeLocalRecords)`.
+    public enum ChangeLocalRecords {
+        public static let id: Swift.String = "changeLocalRecords"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/api/v1/local-records/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// The household's PIN, when one is set and the change loosens.
+                ///
+                /// - Remark: Generated from `#/paths/api/v1/local-records/POST/header/X-Lockr-PIN`.
+                public var xLockrPIN: Components.Parameters.Pin?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ChangeLocalRecords.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xLockrPIN: The household's PIN, when one is set and the change loosens.
+                ///   - accept:
+                public init(
+                    xLockrPIN: Components.Parameters.Pin? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ChangeLocalRecords.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.xLockrPIN = xLockrPIN
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ChangeLocalRecords.Input.Headers
+            /// - Remark: Generated from `#/paths/api/v1/local-records/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/api/v1/local-records/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.LocalRecordChangeRequest)
+            }
+            public var body: Operations.ChangeLocalRecords.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.ChangeLocalRecords.Input.Headers = .init(),
+                body: Operations.ChangeLocalRecords.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            /// The home's own names.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/local-records/post(changeLocalRecords)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Components.Responses.LocalRecords)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Components.Responses.LocalRecords {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// A failure.
+            ///
+            /// - Remark: Generated from `#/paths//api/v1/local-records/post(changeLocalRecords)/responses/default`.
+            ///
+            /// HTTP response code: `default`.
+            case `default`(statusCode: Swift.Int, Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.`default``.
+            ///
+            /// - Throws: An error if `self` is not `.`default``.
+            /// - SeeAlso: `.`default``.
+            public var `default`: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .`default`(_, response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "default",
+                            response: self
+                        )
+                    }
+                }
+            }
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Loosening changes waiting for their time.
     ///
     /// - Remark: HTTP `GET /api/v1/pending`.

@@ -72,6 +72,24 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /api/v1/filters`.
     /// - Remark: Generated from `#/paths//api/v1/filters/post(changeFilters)`.
     func changeFilters(_ input: Operations.ChangeFilters.Input) async throws -> Operations.ChangeFilters.Output
+    /// The home's own names (`lockr records`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/local-records`.
+    /// - Remark: Generated from `#/paths//api/v1/local-records/get(getLocalRecords)`.
+    func getLocalRecords(_ input: Operations.GetLocalRecords.Input) async throws -> Operations.GetLocalRecords.Output
+    /// Add, re-comment or remove a local record (at once, kept across restarts).
+    ///
+    /// A record is written as `[local] records` writes it: `NAME TYPE DATA` with A, AAAA, CNAME,
+    /// PTR or TXT (`nas.home.arpa A 192.168.1.5`). Those of the config file and the hosts files
+    /// are changed there. Local records are answered after the block lists, the guarded apps and
+    /// safe search, so none frees a name they hold: a change needs the PIN where one is set (the
+    /// admin page's session stands for it), no gate and no wait. A CNAME must point to a name the
+    /// local records define.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/local-records`.
+    /// - Remark: Generated from `#/paths//api/v1/local-records/post(changeLocalRecords)`.
+    func changeLocalRecords(_ input: Operations.ChangeLocalRecords.Input) async throws -> Operations.ChangeLocalRecords.Output
     /// Loosening changes waiting for their time.
     ///
     /// - Remark: HTTP `GET /api/v1/pending`.
@@ -399,6 +417,34 @@ extension APIProtocol {
     ) async throws -> Operations.ChangeFilters.Output {
         try await changeFilters(Operations.ChangeFilters.Input(
             query: query,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// The home's own names (`lockr records`).
+    ///
+    /// - Remark: HTTP `GET /api/v1/local-records`.
+    /// - Remark: Generated from `#/paths//api/v1/local-records/get(getLocalRecords)`.
+    public func getLocalRecords(headers: Operations.GetLocalRecords.Input.Headers = .init()) async throws -> Operations.GetLocalRecords.Output {
+        try await getLocalRecords(Operations.GetLocalRecords.Input(headers: headers))
+    }
+    /// Add, re-comment or remove a local record (at once, kept across restarts).
+    ///
+    /// A record is written as `[local] records` writes it: `NAME TYPE DATA` with A, AAAA, CNAME,
+    /// PTR or TXT (`nas.home.arpa A 192.168.1.5`). Those of the config file and the hosts files
+    /// are changed there. Local records are answered after the block lists, the guarded apps and
+    /// safe search, so none frees a name they hold: a change needs the PIN where one is set (the
+    /// admin page's session stands for it), no gate and no wait. A CNAME must point to a name the
+    /// local records define.
+    ///
+    ///
+    /// - Remark: HTTP `POST /api/v1/local-records`.
+    /// - Remark: Generated from `#/paths//api/v1/local-records/post(changeLocalRecords)`.
+    public func changeLocalRecords(
+        headers: Operations.ChangeLocalRecords.Input.Headers = .init(),
+        body: Operations.ChangeLocalRecords.Input.Body
+    ) async throws -> Operations.ChangeLocalRecords.Output {
+        try await changeLocalRecords(Operations.ChangeLocalRecords.Input(
             headers: headers,
             body: body
         ))

@@ -206,14 +206,15 @@ public final class QueryPipeline: Sendable {
             note.app = app
             verdict = .eachTime(ttlCap: ttlCap)
         }
+        // Safe search before the home's own names: no local record leads around it.
+        if let entry = policy.safeSearch(query, client: asker) {
+            note.safeSearch = entry
+            return safeSearch(query, entry.target, ttlCap: verdict.ttlCap, limit: limit, now: now)
+        }
         if let local = localRecords?.answer(to: query) {
             // Too big for the client's UDP size: TC, and the client asks again over TCP.
             let fits = limit.map { local.count <= $0 } ?? true
             return .reply(fits ? local : Responses.truncated(to: query), .synthesized)
-        }
-        if let entry = policy.safeSearch(query, client: asker) {
-            note.safeSearch = entry
-            return safeSearch(query, entry.target, ttlCap: verdict.ttlCap, limit: limit, now: now)
         }
         if query.type == RecordType.any {
             return .reply(Responses.minimalAny(to: query, ttl: Self.anyTTL), .synthesized)

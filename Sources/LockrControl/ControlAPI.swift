@@ -114,6 +114,20 @@ struct ControlAPI<Policy: PolicyAccess>: APIProtocol {
         return .ok(.init(body: .json(try await policy.updateLists(named: name))))
     }
 
+    func getLocalRecords(_ input: Operations.GetLocalRecords.Input) async throws -> Operations.GetLocalRecords.Output {
+        .ok(.init(body: .json(policy.localRecords())))
+    }
+
+    func changeLocalRecords(
+        _ input: Operations.ChangeLocalRecords.Input
+    ) async throws -> Operations.ChangeLocalRecords.Output {
+        guard case .json(let body) = input.body else { preconditionFailure("one content type") }
+        let (record, comment) = try ControlRouter.localRecordChange(body)
+        if try pin(input.headers.xLockrPIN) == .missing { throw ControlFailure.refused(.pinRequired) }
+        return .ok(
+            .init(body: .json(try policy.changeLocalRecords(record, comment: comment, remove: body.change == .remove))))
+    }
+
     func followEvents(_ input: Operations.FollowEvents.Input) async throws -> Operations.FollowEvents.Output {
         let person = try input.query.person.map { name throws(ControlFailure) in
             try policy.person(named: name, caller: nil)

@@ -38,6 +38,23 @@ extension ControlRouter {
         }
     }
 
+    /// The record and comment a local-record request names, trimmed and checked for length (the
+    /// daemon checks the record itself).
+    public static func localRecordChange(
+        _ body: Components.Schemas.LocalRecordChangeRequest
+    ) throws(Components.Schemas.ErrorBody) -> (record: String, comment: String) {
+        let record = body.record.trimmingCharacters(in: .whitespaces)
+        guard !record.isEmpty, !record.contains(where: \.isNewline) else {
+            throw Components.Schemas.ErrorBody(error: "record: one line, NAME TYPE DATA", code: .badRequest)
+        }
+        let comment = (body.comment ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard comment.count <= longestComment, !comment.contains(where: \.isNewline) else {
+            throw Components.Schemas.ErrorBody(
+                error: "comment: one line of at most \(longestComment) characters", code: .badRequest)
+        }
+        return (record, comment)
+    }
+
     /// `value` trimmed, when it is a rule (deny, allow) or a list's URL (blocklist, allowlist).
     private static func checked(_ value: String, kind: FilterEntry.Kind) throws(Components.Schemas.ErrorBody) -> String
     {

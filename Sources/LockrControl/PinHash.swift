@@ -33,7 +33,9 @@ public enum PinHash {
         return nil
     }
 
-    private static func hash(_ pin: String, salt: [UInt8], rounds: Int, blockSize: Int, parallelism: Int) throws
+    private static func hash(
+        _ pin: String, salt: [UInt8], rounds: Int, blockSize: Int, parallelism: Int
+    ) throws
         -> [UInt8]
     {
         let key = try KDF.Scrypt.deriveKey(

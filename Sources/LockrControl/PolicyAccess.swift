@@ -108,6 +108,15 @@ public protocol PolicyAccess: Sendable {
     /// answers once done. An unknown name is refused (404).
     func updateLists(named name: String?) async throws(ControlFailure) -> Components.Schemas.ListsResponse
 
+    /// The home's own names: the config file's and those added while lockr runs.
+    func localRecords() -> Components.Schemas.LocalRecordsResponse
+
+    /// Adds `record` (or gives it `comment` instead), or removes it with `remove`, at once; the
+    /// caller has checked the PIN. Bad or conflicting records are refused, and nothing changes.
+    func changeLocalRecords(
+        _ record: String, comment: String, remove: Bool
+    ) throws(ControlFailure) -> Components.Schemas.LocalRecordsResponse
+
     /// The daemon's own checks for `lockr doctor` (each upstream asked, so it may take seconds).
     func doctor() async -> Components.Schemas.DoctorResponse
 
@@ -184,7 +193,8 @@ extension PolicyAccess {
         _ = try perform(for: keeper) { engine, now throws(PolicyRefusal) in
             let lockout = engine.notePinEntry(correct: correct, by: entry.entrant, at: now)
             guard correct else {
-                throw .wrongPin(failures: engine.readout.pin?.lockouts.failures(of: entry.entrant) ?? 0, lockout: lockout)
+                throw .wrongPin(
+                    failures: engine.readout.pin?.lockouts.failures(of: entry.entrant) ?? 0, lockout: lockout)
             }
         }
         return .verified

@@ -23,6 +23,14 @@ struct ControlAccess: PolicyAccess {
         try await parts.lists.update(named: name)
     }
 
+    func localRecords() -> Components.Schemas.LocalRecordsResponse { parts.homeRecords.response() }
+
+    func changeLocalRecords(
+        _ record: String, comment: String, remove: Bool
+    ) throws(ControlFailure) -> Components.Schemas.LocalRecordsResponse {
+        try parts.homeRecords.change(record, comment: comment, remove: remove)
+    }
+
     func metricsText() async -> String { await parts.metrics.scrape() }
 
     var timeScale: Double { parts.clock.scale }

@@ -96,17 +96,10 @@ final class Explainer: Sendable {
     }
 
     /// The answer and its reason when lockr answers `query` of `client` itself, in the pipeline's
-    /// order: a name of the home's own, a safe-search name, a locally served zone.
+    /// order: a safe-search name, a name of the home's own, a locally served zone.
     private func ownAnswer(
         _ query: DNSQuery, client: QueryClient, _ dryRun: DryRun
     ) -> (answer: String, reason: String)? {
-        if let bytes = dryRun.pipeline.localRecords?.answer(to: query), let reply = try? LdnsPacket(wire: bytes) {
-            let records = reply.answerRecords.map { $0.split(separator: "\t").suffix(2).joined(separator: " ") }
-            return (
-                records.isEmpty ? "NODATA (no records of this type)" : records.joined(separator: "; "),
-                "a name of the home's own ([local] records and hosts files), answered with authority"
-            )
-        }
         if let entry = dryRun.pipeline.policy.safeSearch(query, client: client) {
             let setting = dryRun.pipeline.policy.safeSearchSetting(of: client) ?? ""
             let answer =
@@ -115,6 +108,13 @@ final class Explainer: Sendable {
                 case .address(let address, let type, _): query.type == type ? address : "NODATA (no records)"
                 }
             return (answer, "safe search (\(setting)): \(entry.provider)'s strict mode, \(entry.target.text)")
+        }
+        if let bytes = dryRun.pipeline.localRecords?.answer(to: query), let reply = try? LdnsPacket(wire: bytes) {
+            let records = reply.answerRecords.map { $0.split(separator: "\t").suffix(2).joined(separator: " ") }
+            return (
+                records.isEmpty ? "NODATA (no records of this type)" : records.joined(separator: "; "),
+                "a name of the home's own ([local] records, hosts files, `lockr records`), answered with authority"
+            )
         }
         if let bytes = dryRun.pipeline.localZones?.answer(to: query), let reply = try? LdnsPacket(wire: bytes) {
             return (

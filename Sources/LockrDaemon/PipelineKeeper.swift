@@ -16,6 +16,7 @@ final class PipelineKeeper: Sendable {
         self.parts = parts
         inputs = Mutex((config, lists))
         parts.household.whenNamingChanges { [weak self] in self?.namingChanged() }
+        parts.homeRecords.whenChanged { [weak self] in self?.namingChanged() }
     }
 
     /// Takes a reloaded configuration, its rule lists and upstreams.
@@ -81,7 +82,7 @@ final class PipelineKeeper: Sendable {
             cache: cache,
             sightings: parts.watch.sightings,
             logging: parts.queryLog == nil ? nil : QueryLog.logging(config, household: parts.household),
-            localRecords: lists.localRecords.isEmpty ? nil : lists.localRecords,
+            localRecords: parts.homeRecords.answers.isEmpty ? nil : parts.homeRecords.answers,
             localZones: config.forwarding.answersLocalZones
                 ? LocallyServedZones(forwarded: config.forwards.flatMap(\.domains)) : nil)
     }

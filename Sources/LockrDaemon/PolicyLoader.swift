@@ -34,8 +34,8 @@ public struct RuleLists: Sendable {
     let own: [String: RuleSet]
     /// The names lockr answers itself, with the DNS-over-HTTPS services of the catalogue.
     let localNames: LocalNames
-    /// The home's own names: `[local] records` and the hosts files.
-    let localRecords: LocalRecords
+    /// The home's own names in the configuration: `[local] records` and the hosts files.
+    let homeRecords: [LocalRecord]
     /// The safe-search providers of the catalogue (`safe-search/`).
     let safeSearch: [SafeSearchProvider]
 }
@@ -85,7 +85,7 @@ public enum PolicyLoader {
         return LoadedPolicy(
             lists: RuleLists(
                 shared: shared, own: own, localNames: LocalNames(dnsOverHTTPS: try dnsOverHTTPSNames(in: directory)),
-                localRecords: try localRecords(config.local), safeSearch: try safeSearchProviders(in: directory)),
+                homeRecords: try localRecords(config.local), safeSearch: try safeSearchProviders(in: directory)),
             reports: reports, unfetched: unfetched, catalogue: catalogue, catalogueDirectory: directory, people: people,
             upstreams: config.answersDNS ? try upstreams(config) : [],
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
@@ -96,13 +96,13 @@ public enum PolicyLoader {
     public static func ruleLists(_ config: LockrConfiguration, running: RuleLists) throws(LoadError) -> RuleLists {
         let (shared, own, _, _) = try ruleSets(config)
         return RuleLists(
-            shared: shared, own: own, localNames: running.localNames, localRecords: running.localRecords,
+            shared: shared, own: own, localNames: running.localNames, homeRecords: running.homeRecords,
             safeSearch: running.safeSearch)
     }
 
     /// The records of `[local]`: those written out, and each hosts file's. An unreadable file, a
     /// line that is no address and names, and a CNAME to a name none of them defines are errors.
-    static func localRecords(_ settings: LocalSettings) throws(LoadError) -> LocalRecords {
+    static func localRecords(_ settings: LocalSettings) throws(LoadError) -> [LocalRecord] {
         var records = settings.parsedRecords
         for path in settings.hostsFiles {
             let text: String
@@ -118,7 +118,7 @@ public enum PolicyLoader {
             records += read.records
         }
         if let problem = LocalRecords.problems(records).first { throw LoadError("[local] \(problem)") }
-        return LocalRecords(records, ttl: UInt32(settings.ttl))
+        return records
     }
 
     /// The shared rule set, each person's own (people with the same lists share one), each

@@ -30,6 +30,8 @@ struct PolicyParts: Sendable {
     let explainer = Explainer()
     /// `lockr lists`: the lists given by URL.
     let lists = ListDesk()
+    /// The home's own names, the config file's and those added while lockr runs.
+    let homeRecords: HomeRecords
     let store: PolicyStore
 
     /// The control API's and the web pages' way in.
@@ -69,6 +71,8 @@ struct PolicyParts: Sendable {
         ticker = PolicyTicker(
             household: household, clock: clock, watch: watch, propagation: propagation, liveEvents: liveEvents)
         meter = BackendMeter(household: household, clock: clock, propagation: propagation, backends: config.backends)
+        homeRecords = try HomeRecords(
+            store: HomeRecordStore(sharing: store), configured: loaded.lists.homeRecords, settings: config.local)
         self.store = store
     }
 
@@ -80,6 +84,7 @@ struct PolicyParts: Sendable {
         household.reload(config: config, loaded: loaded, at: now) { (name) throws(StoreError) in
             try store.load(person: name)
         }
+        homeRecords.reconfigure(configured: loaded.lists.homeRecords, settings: config.local)
         try? propagation.propagate(savingAll: true, notify: false)
         liveEvents.suggest(config.suggestions)
         for name in household.peopleNames() {

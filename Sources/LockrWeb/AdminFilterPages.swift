@@ -113,3 +113,30 @@ struct AdminListsPage {
         String(date.formatted(.iso8601).prefix(19)).replacingOccurrences(of: "T", with: " ") + " UTC"
     }
 }
+
+/// The home's own names in the admin view: every local record (the config file's marked, as they
+/// are changed there) and the form that adds one.
+struct AdminNamesPage {
+    let csrf: String
+    let error: String?
+    let records: [Row]
+    let hasRecords: Bool
+    let hostsFiles: String
+    let hasHostsFiles: Bool
+    let types = ["A", "AAAA", "CNAME", "PTR", "TXT"]
+
+    struct Row {
+        let record: String
+        let comment: String
+        let fromConfig: Bool
+    }
+
+    init(_ response: Components.Schemas.LocalRecordsResponse, csrf: String, error: String? = nil) {
+        self.csrf = csrf
+        self.error = error
+        records = response.records.map { Row(record: $0.record, comment: $0.comment, fromConfig: $0.source == .config) }
+        hasRecords = !records.isEmpty
+        hostsFiles = response.hostsFiles.joined(separator: ", ")
+        hasHostsFiles = !response.hostsFiles.isEmpty
+    }
+}

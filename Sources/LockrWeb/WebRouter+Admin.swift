@@ -26,6 +26,9 @@ import LockrPolicy
 /// | GET | /admin/lists | the lists given by URL |
 /// | POST | /admin/lists | form: person, kind (blocklist, allowlist), url, comment, phrase, csrf |
 /// | POST | /admin/lists/refresh | form: name (every list when empty), csrf |
+/// | GET | /admin/names | the home's own names |
+/// | POST | /admin/names | form: name, type, data, comment, csrf: adds a local record |
+/// | POST | /admin/names/remove | form: record, csrf |
 /// | GET | /admin/dashboard | |
 /// | GET | /admin/queries | ?person=&client=&blocked=on&since=SECONDS |
 /// | GET | /admin/events | ?person= |
@@ -157,6 +160,7 @@ extension WebRouter {
             return pages.html("admin-dashboard", ["title": "Dashboard", "page": page, "still": true])
         }
         addFilterRoutes(to: admin, sessions: sessions, policy: policy, pages: pages)
+        addNameRoutes(to: admin, sessions: sessions, policy: policy, pages: pages)
         admin.get("events") { request, _ in
             guard sessions.isSignedIn(request) else { return toSignIn }
             let named = request.uri.queryParameters["person"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }

@@ -4,9 +4,10 @@ import LockrAPI
 import LockrControl
 import LockrPolicy
 
-/// The admin view's pages and forms for people's own filters, safe search and the lists given by
-/// URL (see the table in WebRouter+Admin.swift). Every change goes through the person's policy as
-/// `lockr filters` does: what loosens costs their gate and waits.
+/// The admin view's pages and forms for people's own filters, safe search, the lists given by URL
+/// and the home's own names (see the table in WebRouter+Admin.swift). Every filter change goes
+/// through the person's policy as `lockr filters` does: what loosens costs their gate and waits.
+/// Local records change at once, as `lockr records` does (none frees a name a filter holds).
 extension WebRouter {
     static func addFilterRoutes(
         to admin: RouterGroup<ControlRequestContext>, sessions: AdminSessions, policy: some PolicyAccess, pages: Pages
@@ -90,6 +91,55 @@ extension WebRouter {
         }
     }
 
+    /// The home's own names: listed, added and removed.
+    static func addNameRoutes(
+        to admin: RouterGroup<ControlRequestContext>, sessions: AdminSessions, policy: some PolicyAccess, pages: Pages
+    ) {
+        admin.get("names") { request, _ in
+            guard sessions.isSignedIn(request) else { return toSignIn }
+            return namesPage(AdminNamesPage(policy.localRecords(), csrf: FormToken(request).value), pages: pages)
+        }
+        admin.post("names") { request, _ in
+            guard sessions.isSignedIn(request) else { return toSignIn }
+            let form = try await FormToken.checked(RecordForm.self, from: request)
+            let line = [form.name, form.type, form.data].map { $0.trimmingCharacters(in: .whitespaces) }
+                .joined(separator: " ")
+            return try changeRecords(
+                .init(change: .add, record: line, comment: form.comment), csrf: form.csrf, policy: policy, pages: pages)
+        }
+        admin.post("names/remove") { request, _ in
+            guard sessions.isSignedIn(request) else { return toSignIn }
+            let form = try await FormToken.checked(RecordRemovalForm.self, from: request)
+            return try changeRecords(
+                .init(change: .remove, record: form.record), csrf: form.csrf, policy: policy, pages: pages)
+        }
+    }
+
+    private static func changeRecords(
+        _ body: Components.Schemas.LocalRecordChangeRequest, csrf: String, policy: some PolicyAccess, pages: Pages
+    ) throws -> Response {
+        do {
+            let (record, comment) = try ControlRouter.localRecordChange(body)
+            _ = try policy.changeLocalRecords(record, comment: comment, remove: body.change == .remove)
+        } catch let error as ControlFailure {
+            let (status, answer) = error.response
+            return namesPage(
+                AdminNamesPage(policy.localRecords(), csrf: csrf, error: answer.error), pages: pages,
+                status: HTTPResponse.Status(code: status))
+        } catch let error as Components.Schemas.ErrorBody {
+            return namesPage(
+                AdminNamesPage(policy.localRecords(), csrf: csrf, error: error.error), pages: pages,
+                status: .badRequest)
+        }
+        return Response(status: .seeOther, headers: [.location: "/admin/names"])
+    }
+
+    private static func namesPage(
+        _ page: AdminNamesPage, pages: Pages, status: HTTPResponse.Status = .ok
+    ) -> Response {
+        pages.html("admin-names", ["title": "Names", "page": page, "still": true], status: status)
+    }
+
     /// Checks `body` as the API does and asks for it for `person`, the session standing for the PIN.
     private static func changeFilters(
         _ body: Components.Schemas.FilterChangeRequest, phrase: String?, for person: String, policy: some PolicyAccess
@@ -138,6 +188,21 @@ struct ListForm: Decodable, FormWithToken {
     let url: String
     let comment: String?
     let phrase: String?
+    let csrf: String
+}
+
+/// `POST /admin/names`: the record's parts.
+struct RecordForm: Decodable, FormWithToken {
+    let name: String
+    let type: String
+    let data: String
+    let comment: String?
+    let csrf: String
+}
+
+/// `POST /admin/names/remove`.
+struct RecordRemovalForm: Decodable, FormWithToken {
+    let record: String
     let csrf: String
 }
 

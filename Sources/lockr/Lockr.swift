@@ -14,7 +14,7 @@ struct Lockr: AsyncParsableCommand {
         subcommands: [
             Serve.self, StatusCommand.self, AppsCommand.self, UnlockCommand.self, ModeCommand.self, GuardCommand.self,
             SnoozeCommand.self, ExtendCommand.self, EmergencyCommand.self, PendingCommand.self, SettingsCommand.self, PinCommand.self,
-            ScheduleCommand.self, ProfileCommand.self, DevicesCommand.self, LogCommand.self, QueriesCommand.self, StatsCommand.self, WatchCommand.self, NotifyCommand.self, ExplainCommand.self, DoctorCommand.self, ListsCommand.self, FiltersCommand.self,
+            ScheduleCommand.self, ProfileCommand.self, DevicesCommand.self, LogCommand.self, QueriesCommand.self, StatsCommand.self, WatchCommand.self, NotifyCommand.self, ExplainCommand.self, DoctorCommand.self, ListsCommand.self, FiltersCommand.self, RecordsCommand.self,
             ConfigCommand.self, CheckConfig.self,
         ]
     )

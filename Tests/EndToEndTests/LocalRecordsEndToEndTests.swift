@@ -39,6 +39,65 @@ import Testing
         }
     }
 
+    /// `lockr records` adds names while lockr runs: answered at once, kept across a restart, checked
+    /// with the config file's as a whole; the file's own are changed in the file; a safe-search
+    /// person's search engine stays safe whatever a record says.
+    @Test func recordsAddedWhileLockrRunsAreAnsweredAndKept() async throws {
+        let upstream = try await ScriptedUpstream(records: [
+            "forcesafesearch.google.com.": ["forcesafesearch.google.com. 300 IN A 216.239.38.120"]
+        ])
+        let directory = NSTemporaryDirectory() + "lockr-e2e-local-added-\(UUID())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+        [local]
+        records = ["nas.home.arpa A 192.168.1.5"]
+        [people.kid]
+        devices = ["127.0.0.2"]
+        safe-search = true
+        """.write(toFile: directory + "/lockr.toml", atomically: true, encoding: .utf8)
+        let state = LockrProcess.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let arguments = ["--config", directory + "/lockr.toml", "--upstream", "127.0.0.1:\(upstream.port)"]
+        var lockr = try await LockrProcess(arguments, stateDirectory: state)
+        do {
+            let added = try lockr.cli("records", "add", "tv.lan A 192.168.1.30", "--comment", "living room")
+            #expect(
+                added.status == 0 && added.output.contains("tv.lan A 192.168.1.30  # living room"), "\(added.output)")
+            let tv = try dig(lockr.port, "tv.lan")
+            #expect(tv.contains("flags: qr aa rd ra") && tv.contains("192.168.1.30"), "\(tv)")
+            #expect(try lockr.cli("records", "add", "box.lan CNAME tv.lan").status == 0)
+            #expect(try dig(lockr.port, "box.lan", "+short") == "tv.lan.\n192.168.1.30\n")
+            // The CNAME's target cannot go while the CNAME points to it; the file's own stay the file's.
+            let orphaning = try lockr.cli("records", "remove", "tv.lan A 192.168.1.30")
+            #expect(
+                orphaning.status == 1 && orphaning.output.contains("which no local record defines"),
+                "\(orphaning.output)")
+            let fileOwn = try lockr.cli("records", "remove", "nas.home.arpa A 192.168.1.5")
+            #expect(fileOwn.status == 1 && fileOwn.output.contains("the config file's"), "\(fileOwn.output)")
+            let bad = try lockr.cli("records", "add", "x.lan MX 10 mail.lan")
+            #expect(bad.status == 1 && bad.output.contains("'MX' is not one of"), "\(bad.output)")
+            // Safe search comes first: a record for Google does not lead the kid around it.
+            #expect(try lockr.cli("records", "add", "www.google.com A 192.0.2.99").status == 0)
+            #expect(try dig(lockr.port, "-b", "127.0.0.2", "www.google.com", "+short").contains("216.239.38.120"))
+            #expect(try dig(lockr.port, "-b", "127.0.0.1", "www.google.com", "+short") == "192.0.2.99\n")
+            #expect(upstream.queries(for: "tv.lan.") == 0)
+        } catch {
+            await lockr.finish()
+            await upstream.stop()
+            throw error
+        }
+        await lockr.finish()
+        lockr = try await LockrProcess(arguments, stateDirectory: state)
+        try await stoppingAfterwards(lockr, upstream) { () async throws in
+            #expect(try dig(lockr.port, "box.lan", "+short") == "tv.lan.\n192.168.1.30\n", "kept")
+            let listed = try lockr.cli("records").output
+            #expect(listed.contains("nas.home.arpa A 192.168.1.5  (config file)"), "\(listed)")
+            #expect(try lockr.cli("records", "remove", "www.google.com A 192.0.2.99").status == 0)
+            #expect(try dig(lockr.port, "-b", "127.0.0.1", "www.google.com", "+short") != "192.0.2.99\n")
+        }
+    }
+
     @Test func aBadRecordOrHostsFileIsNamedAndNothingStarts() throws {
         let directory = NSTemporaryDirectory() + "lockr-e2e-local-bad-\(UUID())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

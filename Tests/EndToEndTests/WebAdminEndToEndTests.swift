@@ -57,7 +57,7 @@ extension WebEndToEndTests {
             #expect((walked["wrong_pin"] as? String ?? "").contains("wrong PIN (1 in a row)"), "\(walked)")
             #expect(walked["signed_in_heading"] as? String == "Household")
             let pages = walked["pages"] as? [[String: Any]] ?? []
-            #expect(pages.count == 24, "6 pages, phone and desktop, light and dark")
+            #expect(pages.count == 28, "7 pages, phone and desktop, light and dark")
             for shown in pages {
                 #expect((shown["scrollWidth"] as? Int ?? .max) <= (shown["width"] as? Int ?? 0), "fits: \(shown)")
                 if shown["size"] as? String == "phone" {
@@ -82,6 +82,8 @@ extension WebEndToEndTests {
             #expect(try !dig(lockr.port, "-b", "127.0.0.2", "v1.tracker.test", "A", "+short").contains("0.0.0.0"))
             #expect(try dig(lockr.port, "-b", "127.0.0.1", "games.example", "A", "+short").contains("0.0.0.0"))
             #expect(try !dig(lockr.port, "-b", "127.0.0.1", "www.games.example", "A", "+short").contains("0.0.0.0"))
+            #expect(walked["records"] as? [[String]] == [["nas.home.arpa A 192.168.1.5", "the NAS"]], "\(walked)")
+            #expect(try dig(lockr.port, "nas.home.arpa", "A", "+short") == "192.168.1.5\n")
             // The dashboard counts the two queries of news.example: drawn (24 hours and 7 days of
             // bars) and in its tables.
             let dashboard = walked["dashboard"] as? [String: Any] ?? [:]

@@ -18,7 +18,7 @@ import Testing
     @Test func everyTemplateIsEmbeddedAndCompiles() throws {
         let names = [
             "layout-head", "layout-foot", "status", "app", "missing", "refused", "admin-nav", "admin-login", "admin",
-            "admin-person", "admin-dashboard", "admin-lists", "admin-queries", "admin-events", "bar-chart",
+            "admin-person", "admin-dashboard", "admin-lists", "admin-names", "admin-queries", "admin-events", "bar-chart",
         ]
         #expect(Set(WebAssets.templates.keys) == Set(names))
         var library = MustacheLibrary()

@@ -30,6 +30,16 @@ public final class MemoryPolicy: PolicyAccess {
         throw .refused(.notFound("no list \(name) (`lockr lists` shows them)"))
     }
 
+    public func localRecords() -> Components.Schemas.LocalRecordsResponse {
+        Components.Schemas.LocalRecordsResponse(records: [], hostsFiles: [], ttlSeconds: 300)
+    }
+
+    public func changeLocalRecords(
+        _ record: String, comment: String, remove: Bool
+    ) throws(ControlFailure) -> Components.Schemas.LocalRecordsResponse {
+        throw .refused(.nothingToDo("this fake answers no DNS"))
+    }
+
     public func configuration() -> Components.Schemas.ConfigurationDocument {
         Components.Schemas.ConfigurationDocument(
             people: engines.withLock { engines in

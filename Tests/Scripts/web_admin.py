@@ -7,7 +7,7 @@ object of what happened.
 Saves a whole-page screenshot of the sign-in page and, signed in with a wrong PIN first (refused)
 and then PIN, of every admin page (phone and desktop, light and dark), runs axe-core on each, switches PERSON's PROFILE on from their
 page, adds LIST_URL as PERSON's block list on the lists page and waits for its rules, adds a deny
-entry on PERSON's page, reads the dashboard's numbers, filters the query log to blocked queries, signs out and checks the admin
+entry on PERSON's page and a local record on the names page, reads the dashboard's numbers, filters the query log to blocked queries, signs out and checks the admin
 view asks for the PIN again.
 """
 import json
@@ -35,7 +35,8 @@ def main():
     driver = browser()
     report = {"violations": [], "pages": []}
     pages = {"admin": "/admin", "admin-person": f"/admin/people/{person}", "admin-dashboard": "/admin/dashboard",
-             "admin-queries": "/admin/queries", "admin-events": "/admin/events", "admin-lists": "/admin/lists"}
+             "admin-queries": "/admin/queries", "admin-events": "/admin/events", "admin-lists": "/admin/lists",
+             "admin-names": "/admin/names"}
     try:
         for size, (width, height) in SIZES.items():
             driver.set_window_size(width, height)
@@ -100,6 +101,16 @@ def main():
         driver.find_element(By.ID, "f-comment").send_keys("homework first")
         driver.find_element(By.XPATH, "//form[contains(@action, '/filters')]//button[text()='Add']").click()
         WebDriverWait(driver, 10).until(lambda d: "|games.example^" in d.page_source)
+        driver.get(base + "/admin/names")
+        driver.find_element(By.ID, "n-name").send_keys("nas.home.arpa")
+        Select(driver.find_element(By.ID, "n-type")).select_by_value("A")
+        driver.find_element(By.ID, "n-data").send_keys("192.168.1.5")
+        driver.find_element(By.ID, "n-comment").send_keys("the NAS")
+        driver.find_element(By.XPATH, "//button[text()='Add']").click()
+        WebDriverWait(driver, 10).until(lambda d: "nas.home.arpa A 192.168.1.5" in d.page_source)
+        report["records"] = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")][:2]
+                             for row in driver.find_elements(By.CSS_SELECTOR, "table.data tbody tr")]
+        driver.get(base + pages["admin-person"])
         report["entries"] = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")] for row in
                              driver.find_elements(By.XPATH, "//th[text()='Rule or list']/ancestor::table//tbody/tr")]
         driver.get(base + "/admin/dashboard")
