@@ -8,9 +8,11 @@ before the lists came, with them in force, and at its peak over both swaps (VmHW
 the old rules and the new are both in memory). With --load, dnsperf asks names of the lists
 (blocked answers) for rounds of 4 s, alternately with lockr left alone and with the lists changed
 and refreshed once a second into the round: QPS and CPU per query of each, the whole process's
-(the swap's own work included) and its event loops'.
+(the swap's own work included) and its event loops', and the average latency. dnsperf asks as fast
+as lockr answers, unless --rate Q holds it to Q queries a second (a load the machine carries, as a
+home's is, rather than all it can).
 
-  bench/lists [--names N] [--lists K] [--load]
+  bench/lists [--names N] [--lists K] [--load [--rate Q]]
 """
 import argparse
 import http.server
@@ -56,16 +58,18 @@ def cpu_seconds(pid, loops_only=False):
     return total / TICKS
 
 
-def load_round(pid, port, queries, seconds):
-    """QPS, and CPU microseconds per answered query of the process and of its event loops."""
+def load_round(pid, port, queries, seconds, rate=0):
+    """QPS, CPU microseconds per answered query of the process and of its event loops, and the
+    average latency in milliseconds; dnsperf asks at most `rate` queries a second when not 0."""
     before = (cpu_seconds(pid), cpu_seconds(pid, loops_only=True))
     out = subprocess.run(
         ["dnsperf", "-s", "127.0.0.1", "-p", str(port), "-d", queries, "-c", "10", "-q", "100", "-T", "1", "-l",
-         str(seconds)], capture_output=True, text=True).stdout
+         str(seconds)] + (["-Q", str(rate)] if rate else []), capture_output=True, text=True).stdout
     spent = (cpu_seconds(pid) - before[0], cpu_seconds(pid, loops_only=True) - before[1])
     completed = int(re.search(r"Queries completed:\s+(\d+)", out).group(1))
     qps = float(re.search(r"Queries per second:\s+([\d.]+)", out).group(1))
-    return qps, spent[0] / completed * 1e6, spent[1] / completed * 1e6
+    latency = float(re.search(r"Average Latency \(s\):\s+([\d.]+)", out).group(1)) * 1000
+    return qps, spent[0] / completed * 1e6, spent[1] / completed * 1e6, latency
 
 
 def serve(directory):
@@ -101,10 +105,11 @@ def main():
     parser.add_argument("--lists", type=int, default=1, help="lists, each of --names names (default 1)")
     parser.add_argument("--load", action="store_true", help="QPS and CPU per query while the lists are swapped")
     parser.add_argument("--rounds", type=int, default=3, help="with --load: rounds of each (default 3)")
+    parser.add_argument("--rate", type=int, default=0, help="with --load: queries a second asked (default: as many as answered)")
     parser.add_argument("--check-arguments", action="store_true", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
-    if arguments.names < 1 or arguments.lists < 1 or arguments.rounds < 1:
-        parser.error("--names, --lists and --rounds take a whole number of at least 1")
+    if arguments.names < 1 or arguments.lists < 1 or arguments.rounds < 1 or arguments.rate < 0:
+        parser.error("--names, --lists and --rounds take a whole number of at least 1, --rate one of at least 0")
     if arguments.check_arguments:
         return
     if not os.access(BINARY, os.X_OK):
@@ -189,7 +194,7 @@ def under_load(pid, work, lists, names, arguments, state, log):
     load_round(pid, PORT, queries, 1)
     quiet, busy = [], []
     for _ in range(arguments.rounds):
-        quiet.append(load_round(pid, PORT, queries, 4))
+        quiet.append(load_round(pid, PORT, queries, 4, arguments.rate))
         before = len(swapped(log))
 
         def refresh():
@@ -203,16 +208,19 @@ def under_load(pid, work, lists, names, arguments, state, log):
         version = 3 + len(busy) % 2
         timer = threading.Timer(1.0, refresh)
         timer.start()
-        busy.append(load_round(pid, PORT, queries, 4))
+        busy.append(load_round(pid, PORT, queries, 4, arguments.rate))
         timer.join()
         wait_for(log, "lists swapped in", before + 1)
         busy[-1] += (len(swapped(log)) - before,)
     median = lambda rows, index: statistics.median(row[index] for row in rows)
-    return (f"under load ({arguments.rounds} rounds of 4 s each, medians): alone {median(quiet, 0) / 1000:.0f}k QPS, "
-            f"{median(quiet, 1):.2f} us/q ({median(quiet, 2):.2f} on the event loops); with a swap "
-            f"({median(busy, 3):.0f} a round) {median(busy, 0) / 1000:.0f}k QPS, {median(busy, 1):.2f} us/q "
-            f"({median(busy, 2):.2f} on the event loops); QPS with a swap/alone {median(busy, 0) / median(quiet, 0):.3f}, "
-            f"event-loop CPU per query with a swap/alone {median(busy, 2) / median(quiet, 2):.3f}")
+    asked = f"{arguments.rate / 1000:.0f}k QPS asked" if arguments.rate else "as fast as answered"
+    return (f"under load ({asked}; {arguments.rounds} rounds of 4 s each, medians): alone {median(quiet, 0) / 1000:.0f}k QPS, "
+            f"{median(quiet, 1):.2f} us/q ({median(quiet, 2):.2f} on the event loops), {median(quiet, 3):.3f} ms; "
+            f"with a swap ({median(busy, 4):.0f} a round) {median(busy, 0) / 1000:.0f}k QPS, {median(busy, 1):.2f} us/q "
+            f"({median(busy, 2):.2f} on the event loops), {median(busy, 3):.3f} ms; "
+            f"QPS with a swap/alone {median(busy, 0) / median(quiet, 0):.3f}, "
+            f"event-loop CPU per query with a swap/alone {median(busy, 2) / median(quiet, 2):.3f}, "
+            f"average latency with a swap/alone {median(busy, 3) / median(quiet, 3):.2f}")
 
 
 if __name__ == "__main__":

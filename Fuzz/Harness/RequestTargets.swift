@@ -17,13 +17,28 @@ enum RequestTargets {
         decode(Components.Schemas.ScheduleRequest.self), decode(Components.Schemas.ProfileRequest.self),
         decode(Components.Schemas.ProfileSwitchRequest.self), decode(Components.Schemas.ListUpdateRequest.self),
         { data in _ = try? Components.Schemas.ConfigurationDocument.read(data) },
+        { data in
+            // Decoded, then checked as the API checks it (a rule parsed, a URL read).
+            guard let body = try? ControlJSON.decoder().decode(Components.Schemas.FilterChangeRequest.self, from: data)
+            else { return }
+            _ = try? ControlRouter.filterChange(body)
+        },
+        { data in
+            guard
+                let body = try? ControlJSON.decoder().decode(
+                    Components.Schemas.LocalRecordChangeRequest.self, from: data)
+            else { return }
+            _ = try? ControlRouter.localRecordChange(body)
+        },
     ]
 
     /// Every form the web pages decode, in the order the first byte picks them.
     static let forms: [@Sendable (String) -> Void] = [
         form(PinForm.self), form(DeviceForm.self), form(ModeForm.self), form(ProfileForm.self),
         form(ScheduleForm.self), form(PhraseForm.self), form(OpenForm.self), form(AnswerForm.self),
-        form(TokenOnlyForm.self), form(HoldForm.self),
+        form(TokenOnlyForm.self), form(HoldForm.self), form(FilterForm.self), form(EntryForm.self),
+        form(SafeSearchForm.self), form(ListForm.self), form(RefreshForm.self), form(RecordForm.self),
+        form(RecordRemovalForm.self),
     ]
 
     static func controlBody(_ bytes: [UInt8]) {

@@ -70,31 +70,38 @@ final class PersonPolicy: Sendable {
 
     /// Rebuilds `naming` when the names in force differ from it (or, with `listsFetched`, when its
     /// entries read a list by URL), taking one of `reusing` that has the same names if there is
-    /// one; true when it changed.
+    /// one; true when it changed. The build (which may read lists) holds no lock; a build for names
+    /// no longer in force by its end is dropped.
     func refreshNaming(
         catalogue: AppCatalogue, copies: ListCopies, logger: Logger, reusing others: [AppNaming],
         listsFetched: Bool = false
     ) -> Bool {
         let rules = engine.withLock { $0.readout.inForceNames }
-        return lookup.withLock { lookup -> Bool in
+        let needed = lookup.withLock { lookup in
             let stale = listsFetched && lookup.naming.readsLists
-            guard lookup.naming.rules != rules || stale, lookup.unbuildable != rules else { return false }
-            do throws(LoadError) {
-                if let same = others.first(where: { $0.rules == rules }) {
-                    lookup.naming = same
-                } else {
-                    lookup.naming = try AppNaming(catalogue: catalogue, rules: rules, copies: copies)
-                }
-                lookup.unbuildable = nil
-                return true
-            } catch {
-                logger.error(
-                    "cannot build the app names in force; keeping the previous ones",
-                    metadata: ["person": "\(name)", "error": "\(error)"])
-                lookup.unbuildable = rules
-                return false
-            }
+            return (lookup.naming.rules != rules || stale) && lookup.unbuildable != rules
         }
+        guard needed else { return false }
+        let built: AppNaming
+        do throws(LoadError) {
+            if let same = others.first(where: { $0.rules == rules }) {
+                built = same
+            } else {
+                built = try AppNaming(catalogue: catalogue, rules: rules, copies: copies)
+            }
+        } catch {
+            logger.error(
+                "cannot build the app names in force; keeping the previous ones",
+                metadata: ["person": "\(name)", "error": "\(error)"])
+            lookup.withLock { $0.unbuildable = rules }
+            return false
+        }
+        guard engine.withLock({ $0.readout.inForceNames }) == rules else { return false }
+        lookup.withLock { lookup in
+            lookup.naming = built
+            lookup.unbuildable = nil
+        }
+        return true
     }
 
     /// Their state and events to save at `now`, or nil when nothing changed and no minute has

@@ -15,6 +15,9 @@ import Testing
     @Test func whatIsExportedImportsAsNoChange() throws {
         var policy = policy()
         _ = try policy.guardApp("whatsapp", at: start)
+        // Safe search and own entries are not exported: an import leaves them as they are.
+        _ = try policy.apply(.changeFilters(.add(FilterEntry(.deny, "games.example"))), at: start)
+        _ = try policy.apply(.changeFilters(.safeSearch(SafeSearch(searchEngines: true))), at: start)
         try policy.defineProfile(Profile(name: "homework", block: ["messaging", "tiktok"]), at: start)
         let exported = policy.readout.runTimeSettings
         let before = policy.state
@@ -22,6 +25,8 @@ import Testing
         #expect(outcome == ChangeOutcome(applied: [], pending: []))
         #expect(policy.readout.runTimeSettings == exported)
         #expect(policy.state.overlay == before.overlay && policy.state.profiles == before.profiles)
+        #expect(policy.readout.inForceNames.filters == [FilterEntry(.deny, "games.example")])
+        #expect(policy.readout.inForceNames.safeSearch.searchEngines)
     }
 
     @Test func whatTightensAppliesAtOnce() throws {

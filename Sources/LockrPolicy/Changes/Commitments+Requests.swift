@@ -39,7 +39,9 @@ extension Commitments {
         at now: Instant
     ) throws(PolicyRefusal) -> (outcome: ChangeOutcome, profilesChanged: Bool) {
         let pinMissing = pin.isMissing(household: state.pin)
-        let overlay = try configuration.overlay(for: wanted, known: apps)
+        var overlay = try configuration.overlay(for: wanted, known: apps)
+        // Safe search and own entries are not among the run-time settings: they stay as asked.
+        (overlay.safeSearch, overlay.filters) = (state.overlay.safeSearch, state.overlay.filters)
         let madeProfiles = try configuration.profilesMade(for: wanted.profiles, known: apps)
         if state.profiles.wouldBlockLess(wanted.profiles, configured: configuration.profiles, at: now), pinMissing {
             throw .pinRequired
