@@ -33,36 +33,107 @@ struct ListsCommand: AsyncParsableCommand {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Fetch a list now (its name or URL, as `lockr lists` shows it), or every list, one by one.")
+            abstract: "Fetch a list now (its name or URL, as `lockr lists` shows it), or every list.",
+            discussion: """
+                Every list is fetched in one go, so the rules are built and swapped in once; each list \
+                is shown as its fetch starts and ends.
+                """)
         @Argument(help: ArgumentHelp("The list; every list when left out.", valueName: "NAME")) var name: String?
         @OptionGroup var client: ClientOptions
 
         func run() async throws {
-            var names = name.map { [$0] } ?? []
-            if name == nil {
-                names = await client.call { try await $0.lists().ok.body.json }.lists.map(\.name)
+            let before = await client.call { try await $0.lists().ok.body.json }.lists
+            let names = name.map { [$0] } ?? before.map(\.name)
+            if names.isEmpty {
+                if client.json {
+                    print(ClientOptions.prettyJSON([Components.Schemas.ListBody]()))
+                } else {
+                    print("No list is given by URL.")
+                }
+                return
             }
-            if names.isEmpty, !client.json { print("No list is given by URL.") }
-            var fetched: [Components.Schemas.ListBody] = []
-            var failed = false
-            for (index, list) in names.enumerated() {
-                if !client.json { print("[\(index + 1)/\(names.count)] fetching \(list) ...") }
-                do {
-                    let answer = try await client.send(timeout: .seconds(30)) {
-                        try await $0.updateLists(body: .json(.init(name: list))).ok.body.json
+            // Shows each list as its fetch starts and ends, until the answer comes.
+            let poller = Task { [client] in
+                var progress = Progress(names: names, before: before, quiet: client.json)
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(200))
+                    if !Task.isCancelled, let now = try? await client.send({ try await $0.lists().ok.body.json }) {
+                        progress.show(now.lists)
                     }
-                    fetched += answer.lists
-                    failed = failed || answer.lists.contains { $0.lastError != nil }
-                    if !client.json { print(answer.lists.map(listLines).joined(separator: "\n")) }
-                } catch ControlClientError.unreachable(let why) where why.contains("no answer in time") {
-                    failed = true
-                    if !client.json { print("  still fetching after 30 s; `lockr lists` shows how it ends") }
-                } catch {
-                    client.fail(error)
+                }
+                return progress
+            }
+            // One request for all: the daemon fetches them in turn and swaps the rules in once.
+            let fetched: [Components.Schemas.ListBody]
+            do {
+                fetched = try await client.send(timeout: .seconds(30 * Int64(names.count))) { [name] in
+                    try await $0.updateLists(body: .json(.init(name: name))).ok.body.json
+                }.lists
+            } catch ControlClientError.unreachable(let why) where why.contains("no answer in time") {
+                poller.cancel()
+                if !client.json { print("  still fetching; `lockr lists` shows how it ends") }
+                throw ExitCode(1)
+            } catch {
+                poller.cancel()
+                client.fail(error)
+            }
+            poller.cancel()
+            var progress = await poller.value
+            progress.finish(fetched)
+            if client.json { print(ClientOptions.prettyJSON(fetched)) }
+            if fetched.contains(where: { $0.lastError != nil }) { throw ExitCode(1) }
+        }
+
+        /// What has been shown of each list's fetch: "[2/3] fetching NAME ..." as it starts, its
+        /// lines once it ended (its last check or attempt moved on, and it is not fetching).
+        struct Progress {
+            let names: [String]
+            let before: [String: Components.Schemas.ListBody]
+            let quiet: Bool
+            var announced = 0
+            var ended = 0
+
+            init(names: [String], before: [Components.Schemas.ListBody], quiet: Bool) {
+                self.names = names
+                self.before = Dictionary(before.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+                self.quiet = quiet
+            }
+
+            /// Shows what `lists` (as the daemon has them now) say started or ended, in order.
+            mutating func show(_ lists: [Components.Schemas.ListBody]) {
+                let now = Dictionary(lists.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+                while ended < names.count, let list = now[names[ended]] {
+                    if announced == ended, list.fetching || hasEnded(list) { announce(names[ended]) }
+                    guard hasEnded(list) else { return }
+                    end(list)
                 }
             }
-            if client.json { print(ClientOptions.prettyJSON(fetched)) }
-            if failed { throw ExitCode(1) }
+
+            /// Shows the rest from `fetched`, the answer, in the order asked.
+            mutating func finish(_ fetched: [Components.Schemas.ListBody]) {
+                show(fetched)
+                for list in fetched.dropFirst(ended) {
+                    if announced == ended { announce(list.name) }
+                    end(list)
+                }
+            }
+
+            private mutating func announce(_ name: String) {
+                if !quiet { print("[\(announced + 1)/\(names.count)] fetching \(name) ...") }
+                announced += 1
+            }
+
+            private mutating func end(_ list: Components.Schemas.ListBody) {
+                if !quiet { print(listLines(list)) }
+                ended += 1
+            }
+
+            private func hasEnded(_ list: Components.Schemas.ListBody) -> Bool {
+                guard !list.fetching else { return false }
+                let earlier = before[list.name]
+                return list.checked != earlier?.checked || list.failures != earlier?.failures
+                    || list.lastError != earlier?.lastError
+            }
         }
     }
 }
