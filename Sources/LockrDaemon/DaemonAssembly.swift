@@ -109,8 +109,9 @@ extension Daemon {
     }
 
     /// Keeps the lists given by URL up to date; each time a copy in force changes, the rule lists
-    /// that read it are built again (off the event loops) and swapped into the running pipeline:
-    /// the configuration's, or the own entries of the people of `household` that name it.
+    /// that read it are built again (on the idle-class list thread, `ListWork`) and swapped into the
+    /// running pipeline: the configuration's, or the own entries of the people of `household` that
+    /// name it.
     static func listSubscriptions(
         _ config: LockrConfiguration, keeper: PipelineKeeper, household: Household, logger: Logger
     )
@@ -121,25 +122,27 @@ extension Daemon {
             sources: ListDesk.sources(config, runTime: household.runTimeLists()), settings: config.lists,
             logger: logger
         ) { changed in
-            let started = ContinuousClock.now
             let runTime = Set(household.runTimeLists().compactMap { try? ListSource(entry: $0.list.value) })
-            if changed.contains(where: runTime.contains) { household.refreshNaming(listsFetched: true) }
-            guard changed.contains(where: { !runTime.contains($0) }) else { return }
-            do {
-                try keeper.listsChanged { config, running throws(LoadError) in
-                    try PolicyLoader.ruleLists(config, running: running)
+            try? await ListWork.run {
+                let started = ContinuousClock.now
+                if changed.contains(where: runTime.contains) { household.refreshNaming(listsFetched: true) }
+                guard changed.contains(where: { !runTime.contains($0) }) else { return }
+                do {
+                    try keeper.listsChanged { config, running throws(LoadError) in
+                        try PolicyLoader.ruleLists(config, running: running)
+                    }
+                    let elapsed = ContinuousClock.now - started
+                    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                    logger.notice("lists swapped in", metadata: ["seconds": "\(String(format: "%.3f", seconds))"])
+                } catch {
+                    logger.error("lists not swapped in; the ones before stay", metadata: ["error": "\(error)"])
                 }
-                let elapsed = ContinuousClock.now - started
-                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                logger.notice("lists swapped in", metadata: ["seconds": "\(String(format: "%.3f", seconds))"])
-                // The event loops let go of the rules before within a moment; then their memory
-                // goes back to the system instead of staying with the C allocator.
-                Task {
-                    try? await Task.sleep(for: .seconds(2))
-                    FreedMemory.giveBack()
-                }
-            } catch {
-                logger.error("lists not swapped in; the ones before stay", metadata: ["error": "\(error)"])
+            }
+            // The event loops let go of the rules before within a moment; then their memory goes
+            // back to the system instead of staying with the C allocator.
+            Task {
+                try? await Task.sleep(for: .seconds(2))
+                FreedMemory.giveBack()
             }
         }
     }

@@ -11,14 +11,15 @@ import NIOHTTP1
 struct ListFetcher: Sendable {
 
     /// The client lists are fetched with, its own (a list may be large and slow; nothing else waits
-    /// on it). Decompressed bodies are limited by `ListSettings.maximumBytes` as they are read.
+    /// on it), on the list thread (`ListWork`). Decompressed bodies are limited by
+    /// `ListSettings.maximumBytes` as they are read.
     static func makeClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.decompression = .enabled(limit: .ratio(200))
         configuration.redirectConfiguration = .disallow
         configuration.timeout.connect = .seconds(15)
         configuration.timeout.read = .seconds(60)
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        return HTTPClient(eventLoopGroup: ListWork.group, configuration: configuration)
     }
 
     let client: HTTPClient
@@ -66,7 +67,8 @@ struct ListFetcher: Sendable {
                 return .answer(answer)
             }
             let body = try await Self.collect(response.body, upTo: limit, before: deadline)
-            return .answer(try ListAnswer.list(body, headers: head))
+            // Its rules counted on the list thread, as they are built there.
+            return .answer(try await ListWork.run { try ListAnswer.list(body, headers: head) })
         } catch let problem as ListFetchProblem {
             throw problem
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
