@@ -97,6 +97,18 @@ import Testing
             notes.count == 1 && notes[0].hasPrefix("policy.mode changed in the config file, but `lockr mode` set it"))
         #expect(commitments.settings.mode == .extreme)
         #expect(commitments.guarded == ["tiktok", "youtube"], "guarding more applies at once")
+        // Safe search set at run time stays on top of the file's, and the note names its command.
+        overlay.safeSearch = SafeSearch(searchEngines: true)
+        _ = commitments.commit(overlay, &state, source: "lockr filters", gated: false, journal: &journal, at: start)
+        var safe = configuration(.time)
+        safe.names.safeSearch = SafeSearch(searchEngines: false, youtube: .strict)
+        let safeNotes = commitments.rebase(
+            safe, guarded: ["tiktok", "youtube"], &state, gated: true, journal: &journal, at: start)
+        #expect(
+            safeNotes == [
+                "youtube changed in the config file, but `lockr filters safe-search` set it and stays in force; "
+                    + "`lockr settings reset` goes back to the file"
+            ], "\(safeNotes)")
     }
 
     @Test func aLooseningRequestNeedsThePinAndTheGateBeforeAnythingChanges() throws {

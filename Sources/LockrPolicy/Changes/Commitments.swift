@@ -227,6 +227,8 @@ struct Commitments: Sendable {
         switch key {
         case Loosening.guardKey: "guard"
         case Loosening.scheduleKey: "schedule"
+        case Loosening.safeSearchKey, Loosening.youtubeKey: "filters safe-search"
+        case let key where FilterEntry.Kind(rawValue: key) != nil: "filters"
         case let key where Loosening.gateKeys.contains(key): "config import"
         default: "mode"
         }

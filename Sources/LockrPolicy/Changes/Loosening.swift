@@ -56,7 +56,8 @@ public struct SettingChange: Sendable, Equatable, Codable {
 /// less, a shorter commitment delay, any move of the day's start or time zone (which can start a
 /// new day early), an app's domain dropped from `[apps]`, a name always allowed, anti-bypass or
 /// safe search switched off, YouTube's restricted mode made milder, and of a person's own filter a
-/// deny entry or a block list dropped, or an allow entry or an allow list added. Everything else tightens or is neutral, and applies at once. The same comparison,
+/// deny entry or a block list dropped, or an allow entry or an allow list added. Everything else
+/// tightens or is neutral, and applies at once. The same comparison,
 /// of two people's protections, tells whether a device handed from one to the other loosens.
 public enum Loosening {
     static let guardKey = "guard"
