@@ -2,6 +2,9 @@
 public enum ListRole: Sendable {
     case block
     case allow
+    /// Blocks only: its `@@` exceptions are skipped (a list added as one that blocks must not free
+    /// names, as an allow list would, without waiting as freeing names does).
+    case blockOnly
 }
 
 /// A line of a list that was not taken, and why.
@@ -39,12 +42,12 @@ public struct ListReport: Sendable {
 public enum RuleListParser {
     public static let keptIssues = 20
 
-    /// Why `rule` is not one rule of a list (a comment, several lines, a line it skips), or nil
-    /// when it is.
+    /// Why `rule` is not one rule of a list that only blocks or only allows (a comment, several
+    /// lines, an `@@` exception, a line it skips), or nil when it is.
     public static func problem(inRule rule: String) -> String? {
         guard !rule.contains(where: \.isNewline) else { return "one rule, on one line" }
         var builder = RuleSetBuilder()
-        let report = parse(Array(rule.utf8), role: .block, source: builder.addSource("entry"), into: &builder)
+        let report = parse(Array(rule.utf8), role: .blockOnly, source: builder.addSource("entry"), into: &builder)
         if let issue = report.issues.first { return issue.reason }
         return report.rules == 1 ? nil : "not a rule (a name, |name^, *.name or /regex/)"
     }
@@ -57,7 +60,7 @@ public enum RuleListParser {
         into builder: inout RuleSetBuilder
     ) -> ListReport {
         var report = ListReport()
-        builder.blocked.reserve(bytes: role == .block ? bytes.count + bytes.count / 4 : 0)
+        builder.blocked.reserve(bytes: role == .allow ? 0 : bytes.count + bytes.count / 4)
         bytes.withUnsafeBufferPointer { all in
             var lineNumber = 0
             var start = 0
@@ -100,6 +103,7 @@ public enum RuleListParser {
         case UInt8(ascii: "#"), UInt8(ascii: "!"), UInt8(ascii: "["):
             return .rules(0)
         case UInt8(ascii: "@") where line.starts(with: "@@".utf8):
+            guard role != .blockOnly else { return .problem("an exception in a list that only blocks, skipped") }
             return parseRule(UnsafeBufferPointer(rebasing: line[2...]), allow: true, source: source, into: &builder)
         default:
             return parseRule(line, allow: role == .allow, source: source, into: &builder)

@@ -27,8 +27,15 @@ extension ControlRouter {
                 throw Components.Schemas.ErrorBody(
                     error: "kind: deny, allow, blocklist or allowlist is required", code: .badRequest)
             }
+            guard body.change == .add else {
+                // What is there is removed as it is written, whatever the syntax of the day.
+                let value = (body.value ?? "").trimmingCharacters(in: .whitespaces)
+                guard !value.isEmpty else {
+                    throw Components.Schemas.ErrorBody(error: "value is required", code: .badRequest)
+                }
+                return .remove(kind, value: value)
+            }
             let value = try checked(body.value ?? "", kind: kind)
-            guard body.change == .add else { return .remove(kind, value: value) }
             let comment = (body.comment ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
             guard comment.count <= longestComment, !comment.contains(where: \.isNewline) else {
                 throw Components.Schemas.ErrorBody(

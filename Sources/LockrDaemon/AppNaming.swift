@@ -44,7 +44,8 @@ struct AppNaming: Sendable {
         var builder = RuleSetBuilder()
         let own = builder.addSource("own entries")
         for entry in filters {
-            let role: ListRole = entry.kind.frees ? .allow : .block
+            // What blocks never frees a name: its exceptions are skipped (an allow list frees, and waits).
+            let role: ListRole = entry.kind.frees ? .allow : .blockOnly
             guard entry.kind.isList else {
                 _ = RuleListParser.parse(Array(entry.value.utf8), role: role, source: own, into: &builder)
                 continue

@@ -101,6 +101,7 @@ import Testing
             #expect(RuleListParser.problem(inRule: rule) == nil, "\(rule)")
         }
         #expect(RuleListParser.problem(inRule: "# a comment") != nil)
+        #expect(RuleListParser.problem(inRule: "@@||example.com^") == "an exception in a list that only blocks, skipped")
         #expect(RuleListParser.problem(inRule: "a.com\nb.com") == "one rule, on one line")
         #expect(RuleListParser.problem(inRule: "bad_name!.com")?.contains("not allowed") == true)
         #expect(RuleListParser.problem(inRule: "/(/")?.contains("regular expression") == true)
