@@ -69,6 +69,8 @@ import Testing
             #expect(try address("games.example", from: "127.0.0.3", lockr) == "192.0.2.31", "not the parent")
             let reason = try dig(lockr.port, "-b", "127.0.0.2", "games.example", "A")
             #expect(reason.contains("blocked by ||games.example^ (own entries)"), "\(reason)")
+            let explained = try lockr.cli("explain", "games.example", "--person", "kid").output
+            #expect(explained.contains("||games.example^ (own entries)"), "\(explained)")
 
             let listed = try lockr.cli("filters", "blocklist", url, "--person", "kid")
             #expect(listed.status == 0, "\(listed.output)")
