@@ -63,7 +63,9 @@ import Testing
             while Date() < deadline {
                 lockr.signal(SIGHUP)
                 try await Task.sleep(for: .milliseconds(200))
-                if lines.withLock({ $0.contains { $0.text.contains("the configuration file was reloaded") } }) { return }
+                if lines.withLock({ $0.contains { $0.text.contains("the configuration file was reloaded") } }) {
+                    return
+                }
             }
             throw LockrProcess.Failure("lockr watch never got an event: \(lines.withLock { $0.map(\.text) })")
         }
@@ -143,7 +145,9 @@ import Testing
         try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.hourly, timeScale: Int(Self.scale)) {
             lockr, _ in
             let terminal = try PseudoTerminal(LockrProcess.binary, ["watch", "--state-dir", lockr.stateDirectory])
-            let first = await terminal.read(until: "YouTube")
+            // Generous: on a loaded machine (the suite runs its tests side by side) the debug build
+            // may take long to start.
+            let first = await terminal.read(until: "YouTube", seconds: 45)
             #expect(first.contains("\u{1B}[?1049h"), "the alternate screen")
             #expect(first.contains("TikTok") && first.contains("blocked"), "\(first)")
             #expect(try lockr.cli("unlock", "tiktok").status == 0)
@@ -176,6 +180,8 @@ import Testing
         try watcher.run()
         watcher.waitUntilExit()
         #expect(watcher.terminationStatus == 1)
-        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("no lockr daemon found"))
+        #expect(
+            String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains(
+                "no lockr daemon found"))
     }
 }
