@@ -72,7 +72,7 @@ final class HomeRecords: Sendable {
     ) throws(ControlFailure) -> Components.Schemas.LocalRecordsResponse {
         let record: LocalRecord
         do { record = try LocalRecord(line) } catch {
-            throw .refused(.invalidSettings("'\(line)': \(error)"))
+            throw .refused(.invalidSettings("\(error)"))
         }
         try table.withLock { (table: inout Table) throws(ControlFailure) in
             var added = table.added

@@ -249,17 +249,26 @@ extension WebRouter {
         let person = try known(context.parameters.require("person"), policy)
         do {
             try action(form, person)
-        } catch let error as ControlFailure {
-            let (status, body) = error.response
-            let said = body.sentence.map { "\(body.error) The sentence: \($0)" } ?? body.error
-            return try personPage(
-                person, policy: policy, pages: pages, csrf: form.csrf, error: said,
-                status: HTTPResponse.Status(code: status))
-        } catch let error as Components.Schemas.ErrorBody {
-            return try personPage(
-                person, policy: policy, pages: pages, csrf: form.csrf, error: error.error, status: .badRequest)
+        } catch {
+            let (status, said) = try refusal(error)
+            return try personPage(person, policy: policy, pages: pages, csrf: form.csrf, error: said, status: status)
         }
         return Response(status: .seeOther, headers: [.location: "/admin/people/\(person)"])
+    }
+
+    /// A change refused, as a page says it: its status and words (with the sentence to type, where
+    /// the gate asks it); any other error is thrown on.
+    static func refusal(_ error: any Error) throws -> (status: HTTPResponse.Status, text: String) {
+        switch error {
+        case let failure as ControlFailure:
+            let (status, body) = failure.response
+            return (
+                HTTPResponse.Status(code: status),
+                body.sentence.map { "\(body.error) The sentence: \($0)" } ?? body.error
+            )
+        case let body as Components.Schemas.ErrorBody: return (.badRequest, body.error)
+        default: throw error
+        }
     }
 }
 

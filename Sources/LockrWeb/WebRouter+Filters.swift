@@ -61,17 +61,11 @@ extension WebRouter {
                     .init(
                         change: .add, kind: .init(rawValue: form.kind), value: form.url, comment: form.comment),
                     phrase: form.phrase, for: person, policy: policy)
-            } catch let error as ControlFailure {
-                let (status, body) = error.response
-                let said = body.sentence.map { "\(body.error) The sentence: \($0)" } ?? body.error
+            } catch {
+                let (status, said) = try refusal(error)
                 return listsPage(
                     AdminListsPage(await policy.lists(), people: policy.peopleNames(), csrf: form.csrf, error: said),
-                    pages: pages, status: HTTPResponse.Status(code: status))
-            } catch let error as Components.Schemas.ErrorBody {
-                return listsPage(
-                    AdminListsPage(
-                        await policy.lists(), people: policy.peopleNames(), csrf: form.csrf, error: error.error),
-                    pages: pages, status: .badRequest)
+                    pages: pages, status: status)
             }
             return Response(status: .seeOther, headers: [.location: "/admin/lists"])
         }
@@ -121,15 +115,10 @@ extension WebRouter {
         do {
             let (record, comment) = try ControlRouter.localRecordChange(body)
             _ = try policy.changeLocalRecords(record, comment: comment, remove: body.change == .remove)
-        } catch let error as ControlFailure {
-            let (status, answer) = error.response
+        } catch {
+            let (status, said) = try refusal(error)
             return namesPage(
-                AdminNamesPage(policy.localRecords(), csrf: csrf, error: answer.error), pages: pages,
-                status: HTTPResponse.Status(code: status))
-        } catch let error as Components.Schemas.ErrorBody {
-            return namesPage(
-                AdminNamesPage(policy.localRecords(), csrf: csrf, error: error.error), pages: pages,
-                status: .badRequest)
+                AdminNamesPage(policy.localRecords(), csrf: csrf, error: said), pages: pages, status: status)
         }
         return Response(status: .seeOther, headers: [.location: "/admin/names"])
     }
