@@ -25,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
     ],
     targets: [
         // The C library, wrapped once. Only DNSWire imports it (tests use it as an oracle).
@@ -75,11 +78,18 @@ let package = Package(
         .target(name: "LockrPuzzles", dependencies: ["ConfigKit"]),
         // Modes, metering, windows and gates: pure, no I/O, time comes in as a parameter.
         .target(name: "LockrPolicy", dependencies: ["ConfigKit", "LockrPuzzles"]),
-        // The query pipeline, cache, upstream forwarding and the UDP/TCP listeners (SwiftNIO).
+        // The query pipeline, cache, upstream forwarding (plain, TLS, HTTPS) and the listeners (SwiftNIO).
         .target(
             name: "DNSProxy",
             dependencies: [
                 "ConfigKit", "DNSWire", "DNSFilter",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

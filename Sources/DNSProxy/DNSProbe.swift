@@ -13,7 +13,34 @@ public enum DNSProbe {
         timeout: TimeAmount = .seconds(2), group: EventLoopGroup
     ) async -> String? {
         // "" is the root in presentation form as `WireName` reads it.
-        switch await ask(server, name: name, type: type, timeout: timeout, group: group) {
+        problem(in: await ask(server, name: name, type: type, timeout: timeout, group: group))
+    }
+
+    /// The same for any upstream: a `tls://` or `https://` one is asked over a connection of its own,
+    /// so that a refused certificate or pin shows as the problem.
+    public static func upstreamProblem(
+        with upstream: Upstream, tls: UpstreamTLS?, timeout: TimeAmount = .seconds(2), group: EventLoopGroup
+    ) async -> String? {
+        guard upstream.isEncrypted else { return await upstreamProblem(with: upstream.address, group: group) }
+        guard let tls else { return "no TLS context" }
+        guard let query = DNSQuery.asking("", type: RecordType.ns)?.packet else { return "cannot build a question" }
+        let loop = group.next()
+        do {
+            let answer = try await loop.flatSubmit {
+                let connection = EncryptedUpstreamConnection(
+                    upstream: upstream, tls: tls, eventLoop: loop, idleTimeout: timeout, connectTimeout: timeout)
+                let answer = connection.ask(query, timeout: timeout)
+                answer.whenComplete { _ in connection.close() }
+                return answer
+            }.get()
+            return problem(in: .success(answer))
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    private static func problem(in result: Result<[UInt8], Failure>) -> String? {
+        switch result {
         case .failure(let problem): return problem.description
         case .success(let answer):
             switch answer[3] & 0x0F {

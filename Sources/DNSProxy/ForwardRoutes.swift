@@ -42,7 +42,7 @@ public struct ForwardRoutes: Sendable {
 
     /// The longest domain that covers `name`, and its servers (`lockr explain`).
     public func domain(for name: String) -> (domain: String, servers: [SocketAddress])? {
-        route(for: name).map { ($0.domain, $0.pool.servers) }
+        route(for: name).map { ($0.domain, $0.pool.servers.map(\.address)) }
     }
 
     private func route(for name: String) -> (domain: String, suffix: String, pool: UpstreamPool)? {

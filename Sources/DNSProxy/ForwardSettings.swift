@@ -18,6 +18,11 @@ public struct ForwardSettings: Sendable, Equatable {
     /// Whether the locally served zones (`LocallyServedZones`) are answered here instead of being
     /// asked of the upstreams.
     public var answersLocalZones = true
+    /// How long a connection to a `tls://` or `https://` upstream stays open without queries.
+    public var encryptedIdleTimeout: TimeAmount = .seconds(30)
+    /// PEM certificates that `tls://` and `https://` upstreams are checked against instead of the
+    /// system's store.
+    public var caFile: String?
 
     /// Every setting at its default.
     public static let defaults = ForwardSettings()
@@ -25,6 +30,16 @@ public struct ForwardSettings: Sendable, Equatable {
 
 extension ForwardSettings: ConfigSection {
     public static let settings: [Setting<ForwardSettings>] = [
+        Setting(
+            "ca-file", \.caFile,
+            "PEM file of the certificate authorities that tls:// and https:// upstreams' certificates must come from. Unset: the system's store (/etc/ssl/certs).",
+            read: { $0.string($1) }, write: { $0.map(quotedConfigString) ?? "" }
+        ).shown(as: "\"/etc/ssl/certs/ca-certificates.crt\""),
+        .integer(
+            "idle-seconds", \.encryptedIdleTimeout, in: 1...3_600, as: { .seconds(Int64($0)) },
+            shown: { Int($0.nanoseconds / 1_000_000_000) },
+            "How long a connection to a tls:// or https:// upstream stays open without queries, seconds ({range}). Each answering thread keeps its own."
+        ),
         .integer(
             "timeout-ms", \.attemptTimeout, in: 10...60_000, as: { .milliseconds(Int64($0)) },
             shown: { Int($0.nanoseconds / 1_000_000) },

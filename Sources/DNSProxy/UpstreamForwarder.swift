@@ -17,6 +17,9 @@ struct UpstreamAnswer: Sendable {
 /// upstream's address and port, carries the id and repeats the question. A truncated answer is asked
 /// again over TCP. A timeout or a SERVFAIL/REFUSED/malformed answer moves on to the next upstream.
 ///
+/// A `tls://` or `https://` upstream is asked over a connection of this loop's that is kept open
+/// (`EncryptedUpstreamConnection`); its failures move on to the next upstream the same way.
+///
 /// Names of a domain that `ForwardRoutes` sends elsewhere (the router's DNS for `lan`) go to that
 /// route's servers instead, the same way.
 ///
@@ -35,6 +38,8 @@ final class UpstreamForwarder: @unchecked Sendable {
     private var pending: [PendingKey: PendingQuery] = [:]
     /// Questions on their way upstream, by `CacheKey` hash.
     private var inFlight: [UInt64: ForwardJob] = [:]
+    /// This loop's connections to the encrypted upstreams.
+    private var encrypted: [Upstream: EncryptedUpstreamConnection] = [:]
     private var random = SystemRandomNumberGenerator()
 
     private enum SocketFamily: Hashable { case v4, v6 }
@@ -138,6 +143,8 @@ final class UpstreamForwarder: @unchecked Sendable {
         }
         sockets = [:]
         socketsReady = [:]
+        for connection in encrypted.values { connection.close() }
+        encrypted = [:]
     }
 
     private func sendAttempt(_ job: ForwardJob) {
@@ -147,7 +154,9 @@ final class UpstreamForwarder: @unchecked Sendable {
         }
         let server = job.order[job.attempt % job.order.count]
         job.attempt += 1
-        let address = job.pool.servers[server]
+        let upstream = job.pool.servers[server]
+        if upstream.isEncrypted { return sendEncrypted(job, to: server, upstream: upstream) }
+        let address = upstream.address
         let family: SocketFamily = address.protocol == .inet6 ? .v6 : .v4
         socketSet(for: family).whenComplete { result in
             switch result {
@@ -179,6 +188,40 @@ final class UpstreamForwarder: @unchecked Sendable {
         }
     }
 
+    private func sendEncrypted(_ job: ForwardJob, to server: Int, upstream: Upstream) {
+        guard let connection = encryptedConnection(to: upstream, tls: job.pool.tls) else {
+            failed(server, of: job.pool, reason: "no TLS context")
+            return sendAttempt(job)
+        }
+        let bytes = makeUpstreamQuery(for: job.query, id: UInt16.random(in: .min ... .max, using: &random))
+        let sentAt = NIODeadline.now()
+        connection.ask(bytes, timeout: settings.attemptTimeout).whenComplete { result in
+            switch result {
+            case .success(let reply):
+                do {
+                    let answer = try CachedAnswer(reply: reply, toQuery: bytes, bounds: job.bounds)
+                    self.finish(job, server: server, sentAt: sentAt, with: answer)
+                } catch {
+                    self.failed(server, of: job.pool, reason: "malformed answer")
+                    self.sendAttempt(job)
+                }
+            case .failure(let error):
+                self.failed(server, of: job.pool, reason: "\(error)")
+                self.sendAttempt(job)
+            }
+        }
+    }
+
+    private func encryptedConnection(to upstream: Upstream, tls: UpstreamTLS?) -> EncryptedUpstreamConnection? {
+        if let connection = encrypted[upstream] { return connection }
+        guard let tls else { return nil }
+        let connection = EncryptedUpstreamConnection(
+            upstream: upstream, tls: tls, eventLoop: eventLoop, idleTimeout: settings.encryptedIdleTimeout,
+            connectTimeout: settings.attemptTimeout)
+        encrypted[upstream] = connection
+        return connection
+    }
+
     private func attemptFailed(_ key: PendingKey, reason: String) {
         guard let attempt = pending.removeValue(forKey: key) else { return }
         attempt.timeout.cancel()
@@ -189,7 +232,7 @@ final class UpstreamForwarder: @unchecked Sendable {
     private func received(_ reply: [UInt8], from source: SocketAddress, family: SocketFamily, socket: Int) {
         guard reply.count >= 2 else { return }
         let key = PendingKey(family: family, socket: socket, id: UInt16(reply[0]) << 8 | UInt16(reply[1]))
-        guard let attempt = pending[key], attempt.job.pool.servers[attempt.server] == source else { return }
+        guard let attempt = pending[key], attempt.job.pool.servers[attempt.server].address == source else { return }
         let answer: CachedAnswer
         do {
             answer = try CachedAnswer(reply: reply, toQuery: attempt.sent, bounds: attempt.job.bounds)
@@ -204,29 +247,27 @@ final class UpstreamForwarder: @unchecked Sendable {
         if answer.isTruncated {
             retryOverTCP(attempt)
         } else {
-            finish(attempt, with: answer)
+            finish(attempt.job, server: attempt.server, sentAt: attempt.sentAt, with: answer)
         }
     }
 
-    private func finish(_ attempt: PendingQuery, with answer: CachedAnswer) {
+    private func finish(_ job: ForwardJob, server: Int, sentAt: NIODeadline, with answer: CachedAnswer) {
         switch answer.rcode {
         case .serverFailure?, .refused?, .notImplemented?, .formatError?, nil:
-            failed(
-                attempt.server, of: attempt.job.pool,
-                reason: "answered \(answer.rcode.map { "\($0)" } ?? "an unknown code")")
-            sendAttempt(attempt.job)
+            failed(server, of: job.pool, reason: "answered \(answer.rcode.map { "\($0)" } ?? "an unknown code")")
+            sendAttempt(job)
         default:
-            let rtt = (NIODeadline.now() - attempt.sentAt).nanoseconds
-            let pool = attempt.job.pool
-            pool.recordSuccess(
-                attempt.server, rttMicroseconds: Double(rtt) / 1000, now: NIODeadline.now().uptimeNanoseconds)
-            metrics.upstreamAnswered(pool.servers[attempt.server], nanoseconds: rtt)
-            attempt.job.promise.succeed(UpstreamAnswer(answer: answer, server: pool.servers[attempt.server]))
+            let rtt = (NIODeadline.now() - sentAt).nanoseconds
+            let pool = job.pool
+            pool.recordSuccess(server, rttMicroseconds: Double(rtt) / 1000, now: NIODeadline.now().uptimeNanoseconds)
+            let address = pool.servers[server].address
+            metrics.upstreamAnswered(address, nanoseconds: rtt)
+            job.promise.succeed(UpstreamAnswer(answer: answer, server: address))
         }
     }
 
     private func retryOverTCP(_ attempt: PendingQuery) {
-        let server = attempt.job.pool.servers[attempt.server]
+        let server = attempt.job.pool.servers[attempt.server].address
         TCPExchange.ask(server, message: attempt.sent, on: eventLoop, timeout: settings.attemptTimeout)
             .flatMapThrowing { reply in
                 try CachedAnswer(reply: reply, toQuery: attempt.sent, bounds: attempt.job.bounds)
@@ -234,7 +275,7 @@ final class UpstreamForwarder: @unchecked Sendable {
             .whenComplete { result in
                 switch result {
                 case .success(let answer) where !answer.isTruncated:
-                    self.finish(attempt, with: answer)
+                    self.finish(attempt.job, server: attempt.server, sentAt: attempt.sentAt, with: answer)
                 default:
                     self.failed(attempt.server, of: attempt.job.pool, reason: "no usable answer over TCP")
                     self.sendAttempt(attempt.job)
@@ -245,7 +286,7 @@ final class UpstreamForwarder: @unchecked Sendable {
     /// Notes that `server` of `pool` failed an attempt: its health in the pool, and the loop's count.
     private func failed(_ server: Int, of pool: UpstreamPool, reason: String) {
         pool.recordFailure(server, now: NIODeadline.now().uptimeNanoseconds, reason: reason)
-        metrics.upstreamFailed(pool.servers[server])
+        metrics.upstreamFailed(pool.servers[server].address)
     }
 
     private func socketSet(for family: SocketFamily) -> EventLoopFuture<SocketSet> {

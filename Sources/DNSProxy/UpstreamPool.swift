@@ -10,7 +10,9 @@ import NIOCore
 /// A server that fails `downAfter` times in a row is down (logged once, as is its return); while
 /// every server is down, queries with a stale answer get it at once instead of waiting.
 public final class UpstreamPool: Sendable {
-    public let servers: [SocketAddress]
+    public let servers: [Upstream]
+    /// The TLS contexts of the encrypted servers; nil when all are plain.
+    let tls: UpstreamTLS?
     private let health: NIOLockedValueBox<[Health]>
     private let logger: Logger?
     static let penaltyNanoseconds: UInt64 = 30_000_000_000
@@ -26,10 +28,17 @@ public final class UpstreamPool: Sendable {
         var smoothedRTT: Double?
     }
 
-    public init(servers: [SocketAddress], logger: Logger? = nil) {
-        self.servers = servers
+    /// `tls` is needed when any of `upstreams` is encrypted.
+    public init(upstreams: [Upstream], tls: UpstreamTLS? = nil, logger: Logger? = nil) {
+        servers = upstreams
+        self.tls = tls
         self.logger = logger
-        health = NIOLockedValueBox(Array(repeating: Health(), count: servers.count))
+        health = NIOLockedValueBox(Array(repeating: Health(), count: upstreams.count))
+    }
+
+    /// Plain DNS servers.
+    public convenience init(servers: [SocketAddress], logger: Logger? = nil) {
+        self.init(upstreams: servers.map(Upstream.plain), logger: logger)
     }
 
     /// Server indices in the order to try them.
@@ -70,7 +79,7 @@ public final class UpstreamPool: Sendable {
             logger?.notice(
                 "upstream answering again",
                 metadata: [
-                    "upstream": "\(Self.text(servers[server]))",
+                    "upstream": "\(servers[server])",
                     "down-seconds": "\((now &- downSince) / 1_000_000_000)",
                 ])
         }
@@ -90,15 +99,10 @@ public final class UpstreamPool: Sendable {
             logger?.warning(
                 "upstream down",
                 metadata: [
-                    "upstream": "\(Self.text(servers[server]))", "failures-in-a-row": "\(Self.downAfter)",
+                    "upstream": "\(servers[server])", "failures-in-a-row": "\(Self.downAfter)",
                     "last": "\(reason)",
                 ])
         }
-    }
-
-    static func text(_ address: SocketAddress) -> String {
-        let host = address.ipAddress ?? "?"
-        return address.protocol == .inet6 ? "[\(host)]:\(address.port ?? 0)" : "\(host):\(address.port ?? 0)"
     }
 }
 

@@ -104,7 +104,7 @@ public final class Daemon: Sendable {
         }
         let dnsAddresses = dns?.server.boundAddresses ?? []
         parts.doctor.serve(
-            dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, forwards: config.forwards,
+            dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, upstreamTLS: loaded.upstreamTLS, forwards: config.forwards,
             answersDNS: config.answersDNS,
             installation: installation(loaded, config, speechProblem: speechProblem))
         let http = try httpServices(
@@ -214,7 +214,7 @@ public final class Daemon: Sendable {
                 ])
         }
         logger.notice(
-            "ready", metadata: ["upstreams": "\(loaded.upstreams.map(AddressText.format).joined(separator: ","))"])
+            "ready", metadata: ["upstreams": "\(loaded.upstreams.map(\.description).joined(separator: ","))"])
     }
 
     /// The configured addresses; on a machine without IPv6 the embedded default drops `[::1]`
@@ -242,11 +242,11 @@ public final class Daemon: Sendable {
             }
             parts.reload(config: config, loaded: loaded)
             parts.doctor.serve(
-                upstreams: loaded.upstreams, forwards: config.forwards, answersDNS: running.answersDNS,
+                upstreams: loaded.upstreams, upstreamTLS: loaded.upstreamTLS, forwards: config.forwards, answersDNS: running.answersDNS,
                 installation: installation(
                     loaded, config, speechProblem: SpeechModel(directory: running.speechModel).problem.map { "\($0)" }))
             keeper?.reload(
-                config, lists: loaded.lists, upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
+                config, lists: loaded.lists, upstreams: UpstreamPool(upstreams: loaded.upstreams, tls: loaded.upstreamTLS, logger: logger),
                 routes: ForwardRoutes(config.forwards, logger: logger))
             if lists != nil { Task { await parts.lists.reconfigure(config) } }
             report(loaded, config, logger: logger)
@@ -278,7 +278,7 @@ public final class Daemon: Sendable {
     }
 
     private static func report(_ loaded: LoadedPolicy, _ config: LockrConfiguration, logger: Logger) {
-        if config.upstreams.isEmpty, loaded.upstreams.contains(where: { $0.ipAddress == "127.0.0.53" }) {
+        if config.upstreams.isEmpty, loaded.upstreams.contains(where: { $0.address.ipAddress == "127.0.0.53" }) {
             logger.warning("upstream 127.0.0.53 is systemd-resolved, which may ask lockr back: set --upstream")
         }
         for (path, report) in loaded.reports {

@@ -45,7 +45,7 @@ extension Daemon {
                 listeners: ListenerSettings(
                     addresses: listenAddresses(config, logger: logger), tcp: config.tcp),
                 pipeline: PipelineKeeper.pipeline(config, lists: loaded.lists, cache: cache, parts: parts),
-                upstreams: UpstreamPool(servers: loaded.upstreams, logger: logger),
+                upstreams: UpstreamPool(upstreams: loaded.upstreams, tls: loaded.upstreamTLS, logger: logger),
                 routes: ForwardRoutes(config.forwards, logger: logger), forwarding: config.forwarding,
                 group: loops, journal: parts.queryLog?.journal)
             await parts.metrics.observe(server, cache: cache)

@@ -27,7 +27,8 @@ final class Doctor: Sendable {
     /// What the daemon serves, as it is now.
     struct Running: Sendable {
         var dnsAddresses: [SocketAddress] = []
-        var upstreams: [SocketAddress] = []
+        var upstreams: [Upstream] = []
+        var upstreamTLS: UpstreamTLS?
         var forwards: [ForwardRule] = []
         var answersDNS = true
         var installation = Installation()
@@ -51,12 +52,14 @@ final class Doctor: Sendable {
 
     /// Takes what the daemon serves (at start and on each reload).
     func serve(
-        dnsAddresses: [SocketAddress]? = nil, upstreams: [SocketAddress], forwards: [ForwardRule], answersDNS: Bool,
+        dnsAddresses: [SocketAddress]? = nil, upstreams: [Upstream], upstreamTLS: UpstreamTLS?, forwards: [ForwardRule],
+        answersDNS: Bool,
         installation: Installation
     ) {
         running.withLock { running in
             if let dnsAddresses { running.dnsAddresses = dnsAddresses }
             running.upstreams = upstreams
+            running.upstreamTLS = upstreamTLS
             running.forwards = forwards
             running.answersDNS = answersDNS
             running.installation = installation
@@ -70,7 +73,7 @@ final class Doctor: Sendable {
         let running = running.withLock { $0 }
         var checks: [Components.Schemas.DoctorCheckBody] = []
         if running.answersDNS {
-            checks += await upstreamChecks(running.upstreams, forwards: running.forwards)
+            checks += await upstreamChecks(running.upstreams, tls: running.upstreamTLS, forwards: running.forwards)
         }
         checks += installationChecks(running.installation)
         checks.append(clockCheck(drift: clockDrift))
@@ -84,7 +87,7 @@ final class Doctor: Sendable {
 
     /// Each upstream asked the root's NS records, and each `[[forward]]` server its first domain's SOA.
     private func upstreamChecks(
-        _ upstreams: [SocketAddress], forwards: [ForwardRule]
+        _ upstreams: [Upstream], tls: UpstreamTLS?, forwards: [ForwardRule]
     ) async -> [Components.Schemas.DoctorCheckBody] {
         guard !upstreams.isEmpty else {
             return [
@@ -93,18 +96,21 @@ final class Doctor: Sendable {
                     fix: "set upstreams in the config or pass --upstream")
             ]
         }
-        typealias Probe = (name: String, server: SocketAddress, question: String, type: UInt16, fix: String)
+        typealias Probe = (name: String, server: Upstream, question: String, type: UInt16, fix: String)
         let probes: [Probe] =
             upstreams.map {
                 (
-                    "upstream \(AddressText.format($0))", $0, "", RecordType.ns,
-                    "check that it is reachable from here, or set other upstreams"
+                    "upstream \($0)", $0, "", RecordType.ns,
+                    $0.isEncrypted
+                        ? "check that it is reachable from here, its certificate (ca-file in [upstream]) and its pin, or set other upstreams"
+                        : "check that it is reachable from here, or set other upstreams"
                 )
             }
             + forwards.flatMap { rule in
                 rule.servers.map {
                     (
-                        "forward \(rule.domains[0]) to \(AddressText.format($0))", $0, rule.domains[0], RecordType.soa,
+                        "forward \(rule.domains[0]) to \(AddressText.format($0))", Upstream.plain($0), rule.domains[0],
+                        RecordType.soa,
                         "check that it is reachable from here and serves \(rule.domains[0]), or change its [[forward]] servers"
                     )
                 }
@@ -116,8 +122,10 @@ final class Doctor: Sendable {
                 asking.addTask {
                     (
                         index,
-                        await DNSProbe.upstreamProblem(
-                            with: probe.server, asking: probe.question, type: probe.type, group: group)
+                        probe.server.isEncrypted
+                            ? await DNSProbe.upstreamProblem(with: probe.server, tls: tls, group: group)
+                            : await DNSProbe.upstreamProblem(
+                                with: probe.server.address, asking: probe.question, type: probe.type, group: group)
                     )
                 }
             }

@@ -42,10 +42,20 @@ extension LockrConfiguration {
         addresses(
             "listen", \.listen, defaultPort: nil, restartOnly: true,
             "Addresses to answer on, UDP and TCP. \"ADDR:PORT\" or \"[V6]:PORT\"."),
-        addresses(
-            "upstreams", \.upstreams, defaultPort: 53,
-            "Upstream resolvers, \"ADDR\" (port 53) or \"ADDR:PORT\". Empty: the nameservers of /etc/resolv.conf, skipping lockr's own addresses."
-        ),
+        Setting(
+            "upstreams", \.upstreams,
+            "Upstream resolvers: \"ADDR\" (plain DNS, port 53) or \"ADDR:PORT\"; \"tls://ADDR[:PORT]@NAME\" (DNS over TLS, port 853; the certificate must name NAME); \"https://ADDR@HOST/dns-query\" (DNS over HTTPS; ADDR, one or more separated by commas, are where HOST is: lockr does not ask itself). Either encrypted form may end in \"#pin-sha256=BASE64\". See \"Encrypted upstreams\" in dns.md. Empty: the nameservers of /etc/resolv.conf, skipping lockr's own addresses.",
+            read: { reader, key in
+                guard let list = reader.strings(key) else { return nil }
+                var upstreams: [Upstream] = []
+                for text in list {
+                    do { upstreams += try Upstream.parse(text) } catch { reader.problem(key, "\(error)") }
+                }
+                return upstreams
+            },
+            write: { upstreams in
+                "[" + upstreams.map { quotedConfigString($0.description) }.joined(separator: ", ") + "]"
+            }),
         Setting(
             "state-dir", \.stateDirectory, restartOnly: true,
             "Where lockr keeps its state: /var/lib/lockr as root, else $XDG_STATE_HOME/lockr (~/.local/state/lockr; with HOME unset, the home directory from the user database). Created (mode 0700) at start; an unusable or unsafe path (see \"The state directory\" in operations.md) stops lockr with a clear error. The modes and unlock windows keep their state here.",

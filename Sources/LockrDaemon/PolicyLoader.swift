@@ -22,7 +22,9 @@ public struct LoadedPolicy: Sendable {
     public let catalogueDirectory: String?
     /// The default person and then each configured one, checked against the catalogue.
     let people: [LoadedPerson]
-    public let upstreams: [SocketAddress]
+    public let upstreams: [Upstream]
+    /// The TLS contexts of the `tls://` and `https://` upstreams; nil when there are none.
+    public let upstreamTLS: UpstreamTLS?
     /// Wall-clock seconds spent reading lists.
     public let listLoadSeconds: Double
 }
@@ -82,12 +84,13 @@ public enum PolicyLoader {
                 throw LoadError(place + error.description)
             }
         }
+        let upstreams = config.answersDNS ? try upstreams(config) : []
         return LoadedPolicy(
             lists: RuleLists(
                 shared: shared, own: own, localNames: LocalNames(dnsOverHTTPS: try dnsOverHTTPSNames(in: directory)),
                 homeRecords: try localRecords(config.local), safeSearch: try safeSearchProviders(in: directory)),
             reports: reports, unfetched: unfetched, catalogue: catalogue, catalogueDirectory: directory, people: people,
-            upstreams: config.answersDNS ? try upstreams(config) : [],
+            upstreams: upstreams, upstreamTLS: try upstreamTLS(for: upstreams, caFile: config.forwarding.caFile),
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
@@ -218,11 +221,17 @@ public enum PolicyLoader {
         return guarded.compactMap { AppNames.resolve($0, in: names) }
     }
 
+    /// The TLS contexts that encrypted `upstreams` need, made once; nil when all are plain.
+    static func upstreamTLS(for upstreams: [Upstream], caFile: String?) throws(LoadError) -> UpstreamTLS? {
+        guard upstreams.contains(where: \.isEncrypted) else { return nil }
+        do { return try UpstreamTLS(caFile: caFile) } catch { throw LoadError("[upstream] \(error)") }
+    }
+
     /// The configured upstreams, or else the name servers of /etc/resolv.conf that are not lockr itself.
     static func upstreams(
         _ config: LockrConfiguration, resolvConf: String = "/etc/resolv.conf"
     ) throws(LoadError)
-        -> [SocketAddress]
+        -> [Upstream]
     {
         if !config.upstreams.isEmpty { return config.upstreams }
         let servers: [String]
@@ -233,7 +242,7 @@ public enum PolicyLoader {
         guard !found.isEmpty else {
             throw LoadError("no upstream configured and \(resolvConf) names only lockr itself; pass --upstream ADDR")
         }
-        return found
+        return found.map(Upstream.plain)
     }
 
     /// True when `server` is one of lockr's own listen addresses, or a loopback or interface

@@ -28,7 +28,7 @@ struct CheckConfig: ParsableCommand {
             }
             print("catalogue: \(loaded.catalogue.apps.count) apps (\(loaded.catalogueDirectory ?? "not found"))")
             if config.answersDNS {
-                print("upstreams: \(loaded.upstreams.map(AddressText.format).joined(separator: ", "))")
+                print("upstreams: \(loaded.upstreams.map(\.description).joined(separator: ", "))")
             } else {
                 print(
                     "upstreams: none (lockr answers no DNS; backends: \(config.backends.map(\.name).joined(separator: ", ")))"

@@ -14,7 +14,10 @@ struct ServeOptions: ParsableArguments {
     var listen: [String] = []
 
     @Option(
-        name: .long, help: ArgumentHelp("Upstream resolver, port 53 by default (repeatable).", valueName: "ADDR[:PORT]")
+        name: .long,
+        help: ArgumentHelp(
+            "Upstream resolver (repeatable): ADDR[:PORT] (plain, port 53), tls://ADDR@NAME or https://ADDR@HOST/dns-query.",
+            valueName: "UPSTREAM")
     )
     var upstream: [String] = []
 
@@ -82,8 +85,8 @@ struct ServeOptions: ParsableArguments {
         for text in listen where AddressText.parse(text, defaultPort: nil) == nil {
             throw ValidationError("--listen '\(text)' is not ADDR:PORT or [V6]:PORT")
         }
-        for text in upstream where AddressText.parse(text, defaultPort: 53) == nil {
-            throw ValidationError("--upstream '\(text)' is not ADDR or ADDR:PORT")
+        for text in upstream {
+            do { _ = try Upstream.parse(text) } catch { throw ValidationError("--upstream \(error)") }
         }
         if let control {
             guard let address = AddressText.parse(control, defaultPort: nil) else {
@@ -122,7 +125,7 @@ struct ServeOptions: ParsableArguments {
             result = try ConfigFile.parse(text, path: config)
         }
         if !listen.isEmpty { result.listen = listen.compactMap { AddressText.parse($0, defaultPort: nil) } }
-        if !upstream.isEmpty { result.upstreams = upstream.compactMap { AddressText.parse($0, defaultPort: 53) } }
+        if !upstream.isEmpty { result.upstreams = upstream.flatMap { (try? Upstream.parse($0)) ?? [] } }
         result.blocklists += blocklist
         result.allowlists += allowlist
         if let stateDir { result.stateDirectory = stateDir }

@@ -14,8 +14,8 @@ import Testing
         let router = UpstreamPool(servers: [try SocketAddress(ipAddress: "192.168.1.1", port: 53)])
         let office = UpstreamPool(servers: [try SocketAddress(ipAddress: "10.0.0.1", port: 53)])
         let routes = ForwardRoutes([
-            ForwardRule(domains: ["lan", "168.192.in-addr.arpa"], servers: router.servers),
-            ForwardRule(domains: ["office.lan"], servers: office.servers),
+            ForwardRule(domains: ["lan", "168.192.in-addr.arpa"], servers: router.servers.map(\.address)),
+            ForwardRule(domains: ["office.lan"], servers: office.servers.map(\.address)),
         ])
         #expect(routes.pool(for: "printer.lan.")?.servers == router.servers)
         #expect(routes.pool(for: "LAN")?.servers == router.servers, "the domain itself, any case")

@@ -88,8 +88,14 @@ final class DnsmasqProcess {
     }
 }
 
-/// Starts `path` with `arguments`, every signal unblocked and at its default; returns its PID.
+/// Starts `path` with `arguments`, every signal unblocked and at its default, and none of the
+/// test's descriptors but 0-2 (a pipe's end kept open by a server that runs on would keep another
+/// test's helper waiting for its end of input); returns its PID.
 func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    _ = closeFrom(&actions, 3)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -103,10 +109,19 @@ func spawnWithDefaultSignals(_ path: String, _ arguments: [String]) throws -> pi
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
-    let result = posix_spawn(&pid, path, nil, &attributes, argv, environ)
+    let result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
     guard result == 0 else { throw LockrProcess.Failure("cannot run \(path): errno \(result)") }
     return pid
 }
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which its headers hide from Swift.
+private let closeFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+        fatalError("glibc 2.34 or later is needed (posix_spawn_file_actions_addclosefrom_np)")
+    }
+    return unsafeBitCast(
+        symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+}()
 
 /// A loopback port that was free a moment ago.
 func freeLoopbackPort() throws -> Int {

@@ -167,9 +167,9 @@ final class LockrProcess {
     }
 }
 
-/// Runs `body`, then stops `lockr` and `upstream` whether it succeeded or threw.
+/// Runs `body`, then stops `lockr` and `upstreams` whether it succeeded or threw.
 func stoppingAfterwards(
-    _ lockr: LockrProcess, _ upstream: ScriptedUpstream, _ body: () async throws -> Void
+    _ lockr: LockrProcess, _ upstreams: ScriptedUpstream..., body: () async throws -> Void
 )
     async throws
 {
@@ -177,11 +177,20 @@ func stoppingAfterwards(
         try await body()
     } catch {
         await lockr.finish()
-        await upstream.stop()
+        for upstream in upstreams { await upstream.stop() }
         throw error
     }
     await lockr.finish()
-    await upstream.stop()
+    for upstream in upstreams { await upstream.stop() }
+}
+
+/// The same with one upstream, `body` written last.
+func stoppingAfterwards(
+    _ lockr: LockrProcess, _ upstream: ScriptedUpstream, _ body: () async throws -> Void
+)
+    async throws
+{
+    try await stoppingAfterwards(lockr, upstream, body: body)
 }
 
 /// `dig` against lockr; fails the test when dig itself is missing.

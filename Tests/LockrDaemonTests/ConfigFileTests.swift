@@ -1,3 +1,4 @@
+import DNSProxy
 import Foundation
 import NIOCore
 import Testing
@@ -77,7 +78,7 @@ import Testing
             """
         let config = try ConfigFile.parse(text, path: "full.toml")
         #expect(config.listen.map(AddressText.format) == ["0.0.0.0:53", "[::]:53"])
-        #expect(config.upstreams.map(AddressText.format) == ["192.0.2.1:53", "[2001:db8::1]:5353", "192.0.2.2:8053"])
+        #expect(config.upstreams.map(\.description) == ["192.0.2.1:53", "[2001:db8::1]:5353", "192.0.2.2:8053"])
         #expect(config.stateDirectory == "/tmp/lockr-state")
         #expect(config.blocklists == ["/etc/lockr/ads.txt"])
         #expect(config.allowlists == ["/etc/lockr/allow.txt"])
@@ -419,7 +420,7 @@ import Testing
             toFile: path, atomically: true, encoding: .utf8)
         var config = LockrConfiguration()
         config.listen = [try SocketAddress(ipAddress: "0.0.0.0", port: 53)]
-        #expect(try PolicyLoader.upstreams(config, resolvConf: path).map(AddressText.format) == ["192.0.2.53:53"])
+        #expect(try PolicyLoader.upstreams(config, resolvConf: path).map(\.description) == ["192.0.2.53:53"])
         config.listen = [try SocketAddress(ipAddress: "127.0.0.1", port: 5335)]
         #expect(try PolicyLoader.upstreams(config, resolvConf: path).count == 2)
         try "nameserver 127.0.0.1\n".write(toFile: path, atomically: true, encoding: .utf8)

@@ -29,10 +29,11 @@ import Testing
     var changed: LockrConfiguration {
         var config = LockrConfiguration()
         config.listen = [try! SocketAddress(ipAddress: "127.0.0.1", port: 5399)]
-        config.upstreams = [
-            try! SocketAddress(ipAddress: "192.0.2.1", port: 53),
-            try! SocketAddress(ipAddress: "2001:db8::1", port: 5353),
-        ]
+        config.upstreams =
+            [
+                .plain(try! SocketAddress(ipAddress: "192.0.2.1", port: 53)),
+                .plain(try! SocketAddress(ipAddress: "2001:db8::1", port: 5353)),
+            ] + (try! Upstream.parse("tls://9.9.9.9@dns.quad9.net")) + (try! Upstream.parse("https://[::1]:8443/q"))
         config.stateDirectory = "/srv/lockr"
         config.blocklists = ["/etc/lockr/ads.txt"]
         config.allowlists = ["/etc/lockr/ok.txt"]
@@ -63,6 +64,8 @@ import Testing
         config.forwarding.attemptTimeout = .milliseconds(250)
         config.forwarding.attempts = 2
         config.forwarding.staleAnswerTimeout = .milliseconds(900)
+        config.forwarding.caFile = "/etc/lockr/ca.pem"
+        config.forwarding.encryptedIdleTimeout = .seconds(90)
         config.tcp = TCPSettings(maxConnections: 40, idleTimeout: .milliseconds(2500))
         config.queryLog.enabled = false
         config.queryLog.retention = .seconds(2 * 86_400)

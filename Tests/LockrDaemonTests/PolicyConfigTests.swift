@@ -1,3 +1,4 @@
+import DNSProxy
 import DNSFilter
 import Foundation
 import Testing

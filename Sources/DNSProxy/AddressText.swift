@@ -1,0 +1,37 @@
+import NIOCore
+
+/// Parses "ADDR:PORT", "[V6]:PORT", "ADDR" (with a default port) into a socket address.
+public enum AddressText {
+    public static func parse(_ text: String, defaultPort: Int?) -> SocketAddress? {
+        var host = text
+        var port = defaultPort
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":"), let value = Int(rest.dropFirst()) else { return nil }
+                port = value
+            }
+        } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
+            host = String(text[..<colon])
+            guard let value = Int(text[text.index(after: colon)...]) else { return nil }
+            port = value
+        }
+        guard let port, (0...65_535).contains(port) else { return nil }
+        return try? SocketAddress(ipAddress: host, port: port)
+    }
+
+    /// Whether `address` is on 127.0.0.0/8 or ::1.
+    public static func isLoopback(_ address: SocketAddress) -> Bool {
+        guard let host = address.ipAddress else { return false }
+        return address.protocol == .inet ? host.hasPrefix("127.") : host == "::1"
+    }
+
+    /// "127.0.0.1:5335" or "[::1]:5335".
+    public static func format(_ address: SocketAddress) -> String {
+        let host = address.ipAddress ?? "?"
+        let port = address.port ?? 0
+        return address.protocol == .inet6 ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}

@@ -1,0 +1,167 @@
+import DNSTestSupport
+import Foundation
+import Testing
+
+/// Upstreams over TLS and HTTPS, through a real unbound serving DNS over TLS and DNS over HTTPS
+/// (HTTP/2) with a certificate from a certificate authority the test makes; unbound asks a scripted
+/// plain upstream for every name it does not hold, so the test sees what went the whole way.
+@Suite struct EncryptedUpstreamEndToEndTests {
+    @Test func answersComeThroughUnboundOverTLSAndOverHTTPSOnOneKeptConnection() async throws {
+        let (authority, server, origin, unbound) = try await unboundWithItsOrigin()
+        defer {
+            unbound.stop()
+            authority.remove()
+        }
+        for upstream in [
+            "tls://127.0.0.1:\(unbound.tlsPort)@dns.test#pin-sha256=\(server.pin)",
+            "https://127.0.0.1@dns.test:\(unbound.httpsPort)/dns-query",
+        ] {
+            let config = try configFile(upstreams: [upstream], authority: authority.authority)
+            defer { try? FileManager.default.removeItem(atPath: config) }
+            let lockr = try await LockrProcess(["--config", config])
+            try await stoppingAfterwards(lockr) { () async throws in
+                #expect(
+                    try dig(lockr.port, "www.unbound.test", "+short").contains("192.0.2.80"), "unbound's own answer")
+                #expect(try dig(lockr.port, "example.test", "+short").contains("192.0.2.1"), "\(upstream)")
+                #expect(origin.queries(for: "example.test.") >= 1, "asked through unbound")
+                for index in 0..<20 { _ = try dig(lockr.port, "n\(index).test", "+short") }
+                let port = upstream.hasPrefix("tls") ? unbound.tlsPort : unbound.httpsPort
+                let connections = try run("ss", ["-Htn", "state", "established", "( dport = :\(port) )"]).output
+                    .split(separator: "\n").count
+                #expect(connections == 1, "one kept connection for 22 questions over \(upstream)")
+                let doctor = try lockr.cli("doctor").output
+                #expect(doctor.contains("ok   upstream \(upstream.prefix(5))"), "\(doctor)")
+            }
+        }
+        await origin.stop()
+    }
+
+    @Test func aDoHServerThatSpeaksOnlyHTTP1GetsQueriesInTurnOnOneKeptConnection() async throws {
+        let authority = try TestCertificates()
+        defer { authority.remove() }
+        let server = try authority.server("doh", names: ["doh.test"])
+        let origin = try await ScriptedUpstream(records: Self.records)
+        let doh = try ScriptServer("doh_http1.py", [server.certificate, server.key, "\(origin.port)"])
+        let config = try configFile(
+            upstreams: ["https://127.0.0.1@doh.test:\(doh.port)/dns-query"], authority: authority.authority)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let lockr = try await LockrProcess(["--config", config])
+        try await stoppingAfterwards(lockr, origin) { () async throws in
+            // Several at once: they wait their turn on the connection.
+            let port = lockr.port
+            async let first = runAwaited("dig", ["@127.0.0.1", "-p", "\(port)", "+short", "example.test"])
+            async let second = runAwaited("dig", ["@127.0.0.1", "-p", "\(port)", "+short", "before.test"])
+            async let third = runAwaited("dig", ["@127.0.0.1", "-p", "\(port)", "+short", "after.test"])
+            for answer in try await [first, second, third] { #expect(answer.output.contains("192.0.2.1")) }
+            #expect(doh.logLines.filter { $0 == "connection" }.count == 1, "\(doh.logLines)")
+        }
+    }
+
+    @Test func aWrongCertificateNameOrPinIsRefusedAndTheNextUpstreamAnswers() async throws {
+        // Named dns.test only: an upstream written by its address alone is refused too.
+        let (authority, _, origin, unbound) = try await unboundWithItsOrigin()
+        defer {
+            unbound.stop()
+            authority.remove()
+        }
+        let other = try TestCertificates()
+        defer { other.remove() }
+        let stranger = try other.server("stranger", names: ["dns.test"])
+        let plain = try await ScriptedUpstream(records: Self.records)
+        let refused = [
+            "tls://127.0.0.1:\(unbound.tlsPort)@dns.test#pin-sha256=\(stranger.pin)":
+                "the server's key does not match the pin",
+            "tls://127.0.0.1:\(unbound.tlsPort)@wrong.test": "the certificate is not for this server",
+            "https://127.0.0.1:\(unbound.httpsPort)/dns-query": "the certificate is not for this server",
+        ]
+        let config = try configFile(
+            upstreams: Array(refused.keys) + ["127.0.0.1:\(plain.port)"], authority: authority.authority,
+            attempts: 4)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let lockr = try await LockrProcess(["--config", config])
+        try await stoppingAfterwards(lockr, plain, origin) { () async throws in
+            #expect(try dig(lockr.port, "example.test", "+short").contains("192.0.2.1"))
+            #expect(origin.queries(for: "example.test.") == 0, "nothing went through a refused upstream")
+            let doctor = try lockr.cli("doctor").output
+            for (upstream, reason) in refused {
+                #expect(doctor.contains("FAIL upstream \(upstream): \(reason)"), "\(doctor)")
+            }
+        }
+        // Another authority's certificate is not trusted at all.
+        let untrusting = try configFile(
+            upstreams: ["tls://127.0.0.1:\(unbound.tlsPort)@dns.test"], authority: other.authority)
+        defer { try? FileManager.default.removeItem(atPath: untrusting) }
+        let second = try await LockrProcess(["--config", untrusting])
+        try await stoppingAfterwards(second) { () async throws in
+            #expect(try dig(second.port, "example.test").contains("status: SERVFAIL"))
+            let doctor = try second.cli("doctor").output
+            #expect(doctor.contains("certificate not trusted"), "\(doctor)")
+        }
+    }
+
+    @Test func anUpstreamKilledMidConnectionIsConnectedToAgain() async throws {
+        let (authority, _, origin, unbound) = try await unboundWithItsOrigin()
+        defer {
+            unbound.stop()
+            authority.remove()
+        }
+        let config = try configFile(
+            upstreams: [
+                "tls://127.0.0.1:\(unbound.tlsPort)@dns.test",
+                "https://127.0.0.1@dns.test:\(unbound.httpsPort)/dns-query",
+            ], authority: authority.authority)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let lockr = try await LockrProcess(["--config", config])
+        try await stoppingAfterwards(lockr, origin) { () async throws in
+            #expect(try dig(lockr.port, "before.test", "+short").contains("192.0.2.1"))
+            unbound.kill9()
+            try unbound.start()
+            #expect(try dig(lockr.port, "after.test", "+short").contains("192.0.2.1"), "\(lockr.log)")
+            #expect(origin.queries(for: "after.test.") >= 1)
+        }
+    }
+
+    @Test func aCAFileThatCannotBeReadStopsLockrWithTheReason() throws {
+        let config = try configFile(upstreams: ["tls://127.0.0.1:853@dns.test"], authority: "/nonexistent/ca.pem")
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let checked = try run(LockrProcess.binary, ["check-config", config])
+        #expect(checked.status != 0)
+        #expect(checked.output.contains("[upstream] cannot use the CA file /nonexistent/ca.pem"), "\(checked.output)")
+        let unnamed = try configFile(upstreams: ["https://dns.quad9.net/dns-query"], authority: "/nonexistent/ca.pem")
+        defer { try? FileManager.default.removeItem(atPath: unnamed) }
+        let written = try run(LockrProcess.binary, ["check-config", unnamed])
+        #expect(written.status != 0)
+        #expect(written.output.contains("lockr needs the addresses of dns.quad9.net"), "\(written.output)")
+        let served = try run(LockrProcess.binary, ["serve", "--upstream", "tls://127.0.0.1@bad name"])
+        #expect(served.status != 0)
+        #expect(served.output.contains("'bad name' is not a server name"), "\(served.output)")
+    }
+
+    static let records = [
+        "example.test.": ["example.test. 300 IN A 192.0.2.1"], "before.test.": ["before.test. 300 IN A 192.0.2.1"],
+        "after.test.": ["after.test. 300 IN A 192.0.2.1"],
+    ]
+
+    /// A test authority, a real unbound with its certificate for dns.test (only), and the scripted
+    /// upstream unbound asks.
+    private func unboundWithItsOrigin() async throws -> (
+        TestCertificates, TestCertificates.Server, ScriptedUpstream, UnboundProcess
+    ) {
+        let authority = try TestCertificates()
+        let server = try authority.server("unbound", names: ["dns.test"])
+        let origin = try await ScriptedUpstream(records: Self.records)
+        return (authority, server, origin, try UnboundProcess(certificate: server, forwardTo: origin.port))
+    }
+
+    private func configFile(upstreams: [String], authority: String, attempts: Int = 3) throws -> String {
+        let path = NSTemporaryDirectory() + "lockr-e2e-encrypted-\(UUID()).toml"
+        try """
+        upstreams = [\(upstreams.map { "\"\($0)\"" }.joined(separator: ", "))]
+        threads = 1
+        [upstream]
+        ca-file = "\(authority)"
+        attempts = \(attempts)
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}
