@@ -6,6 +6,11 @@ enum FuzzTarget: String, CaseIterable {
     case ednsOptions = "edns-options"
     /// An upstream's answer to a query lockr sent.
     case upstreamAnswer = "upstream-answer"
+    /// A DNS-over-HTTPS request: the first byte picks GET or POST and the content type, then the
+    /// target (path and query) up to a newline, then the body.
+    case dohRequest = "doh-request"
+    /// An upstream as the config writes it (`tls://...`, `https://...`, an address).
+    case upstream
     /// A block or allow list (hosts, plain, adblock), then names matched against it.
     case ruleList = "rule-list"
     /// The TOML configuration file.
@@ -30,6 +35,8 @@ enum FuzzTarget: String, CaseIterable {
         case .dnsQuery: WireTargets.query(bytes)
         case .ednsOptions: WireTargets.ednsOptions(bytes)
         case .upstreamAnswer: WireTargets.upstreamAnswer(bytes)
+        case .dohRequest: WireTargets.dohRequest(bytes)
+        case .upstream: WireTargets.upstream(bytes)
         case .ruleList: ListTargets.ruleList(bytes)
         case .config: ListTargets.config(bytes)
         case .localRecords: ListTargets.localRecords(bytes)

@@ -1,3 +1,4 @@
+import DNSProxy
 import DNSWire
 
 /// The DNS wire format: what clients and upstreams send.
@@ -32,6 +33,27 @@ enum WireTargets {
         if let client = try? DNSQuery(packet: sent) { query = client }
         _ = answer.render(for: query, age: 10, ttlCap: 30, udpLimit: 512)
         _ = answer.render(for: query, age: 0, staleTTL: 30)
+    }
+
+    /// A DNS-over-HTTPS request read as lockr's listener reads it, then its query parsed.
+    static func dohRequest(_ bytes: [UInt8]) {
+        guard let first = bytes.first else { return }
+        let rest = bytes.dropFirst()
+        let newline = rest.firstIndex(of: 10) ?? rest.endIndex
+        let target = String(decoding: rest[..<newline], as: UTF8.self)
+        let body = Array(rest[newline...].dropFirst())
+        let contentType = first & 2 == 0 ? "application/dns-message" : "text/plain"
+        guard
+            case .success(let request) = DoHRequestReader.read(
+                method: first & 1 == 0 ? "GET" : "POST", target: target, contentType: contentType, body: body)
+        else { return }
+        query(request.message)
+    }
+
+    /// An upstream written in the config, read and written back.
+    static func upstream(_ bytes: [UInt8]) {
+        guard let upstreams = try? Upstream.parse(String(decoding: bytes, as: UTF8.self)) else { return }
+        for upstream in upstreams { _ = try? Upstream.parse(upstream.description) }
     }
 
     private static func answerEveryWay(_ query: DNSQuery) {

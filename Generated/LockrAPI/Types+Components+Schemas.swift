@@ -606,7 +606,11 @@ extension Components {
             public var address: Swift.String
             /// - Remark: Generated from `#/components/schemas/DeviceBody/mac`.
             public var mac: Swift.String?
-            /// How lockr knew whose it is: forwarded-mac, forwarded-subnet, neighbour-table, source-address.
+            /// The ClientID it asked with over DNS over TLS or HTTPS (`id:` in a person's devices).
+            ///
+            /// - Remark: Generated from `#/components/schemas/DeviceBody/client_id`.
+            public var clientId: Swift.String?
+            /// How lockr knew whose it is: client-id, forwarded-mac, forwarded-subnet, neighbour-table, source-address.
             ///
             /// - Remark: Generated from `#/components/schemas/DeviceBody/identified_by`.
             public var identifiedBy: Swift.String
@@ -632,7 +636,8 @@ extension Components {
             ///   - person:
             ///   - address:
             ///   - mac:
-            ///   - identifiedBy: How lockr knew whose it is: forwarded-mac, forwarded-subnet, neighbour-table, source-address.
+            ///   - clientId: The ClientID it asked with over DNS over TLS or HTTPS (`id:` in a person's devices).
+            ///   - identifiedBy: How lockr knew whose it is: client-id, forwarded-mac, forwarded-subnet, neighbour-table, source-address.
             ///   - lastSeen: When it last asked (`in_seconds` is negative: in the past).
             ///   - state: Whether it still asks lockr.
             ///   - note: What the state means, for people.
@@ -641,6 +646,7 @@ extension Components {
                 person: Swift.String,
                 address: Swift.String,
                 mac: Swift.String? = nil,
+                clientId: Swift.String? = nil,
                 identifiedBy: Swift.String,
                 lastSeen: Components.Schemas.TimeBody,
                 state: Components.Schemas.DeviceState,
@@ -650,6 +656,7 @@ extension Components {
                 self.person = person
                 self.address = address
                 self.mac = mac
+                self.clientId = clientId
                 self.identifiedBy = identifiedBy
                 self.lastSeen = lastSeen
                 self.state = state
@@ -660,6 +667,7 @@ extension Components {
                 case person
                 case address
                 case mac
+                case clientId = "client_id"
                 case identifiedBy = "identified_by"
                 case lastSeen = "last_seen"
                 case state

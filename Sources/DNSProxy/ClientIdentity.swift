@@ -3,6 +3,8 @@ import NIOCore
 
 /// How lockr told which device asked, most specific first.
 public enum IdentifiedBy: String, Sendable {
+    /// The ClientID it asked with, over DNS over TLS or HTTPS.
+    case clientID = "client-id"
     /// The MAC address a trusted forwarder added (dnsmasq `add-mac`).
     case forwardedMAC = "forwarded-mac"
     /// The client subnet a trusted forwarder added (dnsmasq `add-subnet`, ECS).
@@ -19,29 +21,42 @@ public struct QueryClient: Sendable, Equatable {
     /// forwarded client subnet's when a trusted forwarder sent one, else the source address.
     public let address: UInt128
     public let mac: MACAddress?
+    /// The ClientID it asked with, if it did (DNS over TLS or HTTPS).
+    public let clientID: String?
     /// The person's number in the household: 0 is the default person (every unmatched device).
     public let person: Int
     public let identifiedBy: IdentifiedBy
 
-    public init(address: UInt128, mac: MACAddress? = nil, person: Int = 0, identifiedBy: IdentifiedBy = .sourceAddress) {
+    public init(
+        address: UInt128, mac: MACAddress? = nil, clientID: String? = nil, person: Int = 0,
+        identifiedBy: IdentifiedBy = .sourceAddress
+    ) {
         self.address = address
         self.mac = mac
+        self.clientID = clientID
         self.person = person
         self.identifiedBy = identifiedBy
     }
+
+    /// Whether it is known by more than an address (a MAC address or a ClientID).
+    var isNamed: Bool { mac != nil || clientID != nil }
 
     /// The address as text ("192.0.2.7", "fd00::1").
     public var addressText: String { IPAddressText.format(address) }
 }
 
-/// One entry of a person's `devices`: a MAC address, or an address or network.
+/// One entry of a person's `devices`: a MAC address, an address or network, or a ClientID.
 public enum DeviceSpec: Sendable, Equatable, CustomStringConvertible {
     case mac(MACAddress)
     case network(IPNetwork)
+    case clientID(String)
 
-    /// Reads "aa:bb:cc:dd:ee:ff", "192.168.1.20", "fd00::/64", ...
+    /// Reads "aa:bb:cc:dd:ee:ff", "192.168.1.20", "fd00::/64", "id:alice-phone", ...
     public init?(_ text: String) {
-        if let mac = MACAddress(text) {
+        if text.hasPrefix("id:") {
+            guard let id = ClientID.read(text.dropFirst(3)) else { return nil }
+            self = .clientID(id)
+        } else if let mac = MACAddress(text) {
             self = .mac(mac)
         } else if let network = IPNetwork(text) {
             self = .network(network)
@@ -54,13 +69,14 @@ public enum DeviceSpec: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .mac(let mac): mac.description
         case .network(let network): network.description
+        case .clientID(let id): "id:" + id
         }
     }
 
     /// Whether it is one device: a MAC address or a single host's address, not a network.
     public var isOneDevice: Bool {
         switch self {
-        case .mac: true
+        case .mac, .clientID: true
         case .network(let network): network.hostAddress != nil
         }
     }
@@ -70,13 +86,15 @@ public enum DeviceSpec: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .mac(let mac): mac.description
         case .network(let network): network.hostAddress ?? network.description
+        case .clientID(let id): id
         }
     }
 }
 
 /// Finds the person of the device that sent a query.
 ///
-/// Most specific first: the MAC address a trusted forwarder added (dnsmasq `add-mac`), or, without
+/// Most specific first: the ClientID it asked with over DNS over TLS or HTTPS (which it cannot have
+/// without being given it, and which holds on any address); then the MAC address a trusted forwarder added (dnsmasq `add-mac`), or, without
 /// one, the MAC the neighbour table gives for the address; then the address (the forwarded client
 /// subnet's, else the source's) among the people's addresses and networks, the longest prefix
 /// winning. EDNS options from any other source are ignored: a device must not pass as another by
@@ -84,6 +102,7 @@ public enum DeviceSpec: Sendable, Equatable, CustomStringConvertible {
 /// the source address.
 public struct DeviceDirectory: Sendable {
     private let macs: [MACAddress: Int]
+    private let clientIDs: [String: Int]
     private let hosts: [UInt128: Int]
     /// Networks shorter than a single address, longest prefix first.
     private let networks: [(network: IPNetwork, person: Int)]
@@ -100,16 +119,20 @@ public struct DeviceDirectory: Sendable {
         neighbours: (any NeighbourLookup)? = nil
     ) {
         var macs: [MACAddress: Int] = [:]
+        var clientIDs: [String: Int] = [:]
         var hosts: [UInt128: Int] = [:]
         var networks: [(IPNetwork, Int)] = []
         for (device, person) in devices {
             switch device {
             case .mac(let mac): macs[mac] = macs[mac] ?? person
-            case .network(let network) where network.mask == ~0: hosts[network.network] = hosts[network.network] ?? person
+            case .clientID(let id): clientIDs[id] = clientIDs[id] ?? person
+            case .network(let network) where network.mask == ~0:
+                hosts[network.network] = hosts[network.network] ?? person
             case .network(let network): networks.append((network, person))
             }
         }
         self.macs = macs
+        self.clientIDs = clientIDs
         self.hosts = hosts
         self.networks = networks.enumerated().sorted {
             ($0.element.0.mask.nonzeroBitCount, -$0.offset) > ($1.element.0.mask.nonzeroBitCount, -$1.offset)
@@ -119,9 +142,13 @@ public struct DeviceDirectory: Sendable {
         isEmpty = devices.isEmpty
     }
 
-    /// The device and person that sent `query` from `source`.
-    public func identify(_ query: DNSQuery, source: SocketAddress) -> QueryClient {
+    /// The device and person that sent `query` from `source`, with `clientID` when it asked with one.
+    public func identify(_ query: DNSQuery, source: SocketAddress, clientID: String? = nil) -> QueryClient {
         let sourceAddress = IPAddressBytes.number(of: source) ?? 0
+        if let clientID {
+            return QueryClient(
+                address: sourceAddress, clientID: clientID, person: clientIDs[clientID] ?? 0, identifiedBy: .clientID)
+        }
         guard !isEmpty else { return QueryClient(address: sourceAddress) }
         var address = sourceAddress
         var mac: MACAddress?

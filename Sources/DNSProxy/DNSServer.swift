@@ -6,12 +6,21 @@ import NIOPosix
 public struct ListenerSettings: Sendable, Equatable {
     /// Addresses to answer on, UDP and TCP each.
     public var addresses: [SocketAddress]
+    /// Addresses to answer DNS over TLS on.
+    public var tlsAddresses: [SocketAddress]
+    /// Addresses to answer DNS over HTTPS on.
+    public var httpsAddresses: [SocketAddress]
     public var tcp: TCPSettings
     /// Largest query accepted over TCP.
     public var maxTCPQuerySize: Int
 
-    public init(addresses: [SocketAddress], tcp: TCPSettings = .defaults, maxTCPQuerySize: Int = 4_096) {
+    public init(
+        addresses: [SocketAddress], tlsAddresses: [SocketAddress] = [], httpsAddresses: [SocketAddress] = [],
+        tcp: TCPSettings = .defaults, maxTCPQuerySize: Int = 4_096
+    ) {
         self.addresses = addresses
+        self.tlsAddresses = tlsAddresses
+        self.httpsAddresses = httpsAddresses
         self.tcp = tcp
         self.maxTCPQuerySize = maxTCPQuerySize
     }
@@ -27,6 +36,9 @@ public final class DNSServer: Sendable {
     private let tcpConnections: TCPConnectionTable
     /// The addresses actually bound (a port 0 in the settings becomes the port the system chose).
     public let boundAddresses: [SocketAddress]
+    /// The DNS-over-TLS and DNS-over-HTTPS addresses actually bound.
+    public let boundTLSAddresses: [SocketAddress]
+    public let boundHTTPSAddresses: [SocketAddress]
 
     /// Datagrams read per system call, and the largest UDP query accepted.
     static let vectorReads = 64
@@ -38,22 +50,25 @@ public final class DNSServer: Sendable {
 
     private init(
         contexts: [LoopContext], channels: [Channel], tcpConnections: TCPConnectionTable,
-        boundAddresses: [SocketAddress]
+        bound: (plain: [SocketAddress], tls: [SocketAddress], https: [SocketAddress])
     ) {
         self.contexts = contexts
         self.channels = channels
         self.tcpConnections = tcpConnections
-        self.boundAddresses = boundAddresses
+        boundAddresses = bound.plain
+        boundTLSAddresses = bound.tls
+        boundHTTPSAddresses = bound.https
     }
 
     /// Binds every listener and starts answering. Answered queries go to `journal` when the
-    /// pipeline has logging.
+    /// pipeline has logging. `serving` is needed when `listeners` has TLS or HTTPS addresses.
     public static func start(
         listeners: ListenerSettings,
         pipeline: QueryPipeline,
         upstreams: UpstreamPool,
         routes: ForwardRoutes = ForwardRoutes(),
         forwarding: ForwardSettings,
+        serving: EncryptedServing? = nil,
         group: MultiThreadedEventLoopGroup,
         journal: QueryJournal? = nil
     ) async throws -> DNSServer {
@@ -107,11 +122,33 @@ public final class DNSServer: Sendable {
                     }
                 }
             }
+            var encrypted: [EncryptedListeners.Kind: [SocketAddress]] = [:]
+            for (kind, addresses) in [
+                (EncryptedListeners.Kind.tls, listeners.tlsAddresses), (.https, listeners.httpsAddresses),
+            ] {
+                for address in addresses {
+                    guard let serving else {
+                        throw ListenError(address: address, transport: "\(kind)", reason: "no certificate ([tls])")
+                    }
+                    let channel: Channel
+                    do {
+                        channel = try await EncryptedListeners.bind(
+                            kind, address, serving: serving, listeners: listeners, table: tcpConnections,
+                            contexts: contexts, group: group)
+                    } catch {
+                        throw ListenError(address: address, transport: "\(kind)", reason: ListenError.reason(error))
+                    }
+                    channels.append(channel)
+                    encrypted[kind, default: []].append(channel.localAddress ?? address)
+                }
+            }
+            return DNSServer(
+                contexts: contexts, channels: channels, tcpConnections: tcpConnections,
+                bound: (bound, encrypted[.tls] ?? [], encrypted[.https] ?? []))
         } catch {
             for channel in channels { try? await channel.close() }
             throw error
         }
-        return DNSServer(contexts: contexts, channels: channels, tcpConnections: tcpConnections, boundAddresses: bound)
     }
 
     /// Swaps in a new pipeline and upstreams (a reload) without dropping queries: each loop switches
@@ -225,27 +262,12 @@ public final class DNSServer: Sendable {
         contexts: [LoopContext],
         group: MultiThreadedEventLoopGroup
     ) async throws -> Channel {
-        let byLoop = Dictionary(uniqueKeysWithValues: contexts.map { (ObjectIdentifier($0.eventLoop), $0) })
-        return try await ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelOption(.backlog, value: 256)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                guard let context = byLoop[ObjectIdentifier(channel.eventLoop)], let remote = channel.remoteAddress,
-                    context.pipeline.access.allows(remote)
-                else { return channel.close() }
-                let activity = TCPActivity()
-                guard table.admit(channel, from: remote.ipAddress ?? "", activity: activity) else {
-                    return channel.close()
-                }
-                return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(
-                        MessageToByteHandler(DNSFrameEncoder()),
-                        ByteToMessageHandler(DNSFrameDecoder(maxMessageSize: listeners.maxTCPQuerySize)),
-                        TCPQueryHandler(context: context, queryTimeout: listeners.tcp.idleTimeout, activity: activity))
-                }
-            }
-            .bind(to: address)
-            .get()
+        try await StreamListener.bind(address, table: table, contexts: contexts, group: group) {
+            channel, context, activity in
+            try channel.pipeline.syncOperations.addHandlers(
+                MessageToByteHandler(DNSFrameEncoder()),
+                ByteToMessageHandler(DNSFrameDecoder(maxMessageSize: listeners.maxTCPQuerySize)),
+                TCPQueryHandler(context: context, queryTimeout: listeners.tcp.idleTimeout, activity: activity))
+        }
     }
 }

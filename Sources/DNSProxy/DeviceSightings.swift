@@ -33,11 +33,21 @@ public final class DeviceSightings: Sendable {
         public init() {}
     }
 
-    /// A device is its MAC address when one is known (an IPv6 privacy address changes; the MAC does
-    /// not), else its address.
+    /// A device is its ClientID when it asked with one, else its MAC address when one is known (an
+    /// IPv6 privacy address changes; the MAC does not), else its address.
     enum Key: Hashable, Sendable {
+        case clientID(String)
         case mac(MACAddress)
         case address(UInt128)
+
+        @inline(__always)
+        init(_ client: QueryClient) {
+            if let id = client.clientID {
+                self = .clientID(id)
+            } else {
+                self = client.mac.map(Key.mac) ?? .address(client.address)
+            }
+        }
     }
 
     private struct Table {
@@ -66,7 +76,7 @@ public final class DeviceSightings: Sendable {
     /// Notes that `client` asked at `now`.
     @inline(__always)
     public func record(_ client: QueryClient, now: UInt64) {
-        let key: Key = client.mac.map(Key.mac) ?? .address(client.address)
+        let key = Key(client)
         stripe(of: client).state.withLock { stripe in
             if stripe.table.count >= stripeCapacity, stripe.table[key] == nil, !makeRoom(in: &stripe) {
                 stripe.dropped += 1
@@ -81,7 +91,7 @@ public final class DeviceSightings: Sendable {
     public func restore(_ sightings: [Sighting]) {
         for sighting in sightings {
             let client = sighting.client
-            let key: Key = client.mac.map(Key.mac) ?? .address(client.address)
+            let key = Key(client)
             stripe(of: client).state.withLock { stripe in
                 guard stripe.table[key] == nil else { return }
                 guard stripe.table.count < stripeCapacity || makeRoom(in: &stripe) else { return }
@@ -113,18 +123,18 @@ public final class DeviceSightings: Sendable {
 
     @inline(__always)
     private func stripe(of client: QueryClient) -> Stripe {
-        stripes[Int(truncatingIfNeeded: (client.mac?.value ?? UInt64(truncatingIfNeeded: client.address)) & 15)]
+        let spread = client.clientID.map { UInt64(truncatingIfNeeded: $0.hashValue) }
+        return stripes[
+            Int(truncatingIfNeeded: (spread ?? client.mac?.value ?? UInt64(truncatingIfNeeded: client.address)) & 15)]
     }
 
     /// Forgets an eighth of the stripe: its unassigned devices known by address alone first, then
-    /// those with a MAC address, least recently seen first. False when all are assigned.
+    /// those with a MAC address or ClientID, least recently seen first. False when all are assigned.
     private func makeRoom(in stripe: inout Table) -> Bool {
         let unassigned = stripe.table.filter { $0.value.client.person == 0 }
         guard !unassigned.isEmpty else { return false }
         let oldest = unassigned.sorted {
-            ($0.value.client.mac != nil ? 1 : 0, $0.value.lastSeen) < (
-                $1.value.client.mac != nil ? 1 : 0, $1.value.lastSeen
-            )
+            ($0.value.client.isNamed ? 1 : 0, $0.value.lastSeen) < ($1.value.client.isNamed ? 1 : 0, $1.value.lastSeen)
         }.prefix(max(1, stripeCapacity / 8))
         for (key, _) in oldest { stripe.table[key] = nil }
         stripe.evicted += oldest.count

@@ -54,12 +54,16 @@ final class LoopContext: @unchecked Sendable {
         journal?.flush(pipeline)
     }
 
-    /// Runs the pipeline on a packet.
-    func handle(_ packet: [UInt8], from client: SocketAddress, transport: Transport) -> Outcome {
+    /// Runs the pipeline on a packet; `clientID` is the one it came with over TLS or HTTPS.
+    func handle(
+        _ packet: [UInt8], from client: SocketAddress, transport: Transport, clientID: String? = nil
+    ) -> Outcome {
         eventLoop.assertInEventLoop()
         var note = QueryNote()
         let arrived = Self.now()
-        switch pipeline.begin(packet: packet, client: client, transport: transport, now: arrived, note: &note) {
+        switch pipeline.begin(
+            packet: packet, client: client, transport: transport, clientID: clientID, now: arrived, note: &note)
+        {
         case .reply(let bytes, let outcome):
             metrics.answered(outcome, type: note.query?.type ?? 0)
             journal?.record(note, source: client, outcome: outcome, pipeline: pipeline)

@@ -5,6 +5,10 @@ import NIOCore
 public enum Transport: Sendable {
     case udp
     case tcp
+    /// DNS over TLS (RFC 7858).
+    case tls
+    /// DNS over HTTPS (RFC 8484).
+    case https
 }
 
 /// What became of one query: the typed outcome every answer carries (blocky's response type and
@@ -115,6 +119,8 @@ public final class QueryPipeline: Sendable {
     public let localRecords: LocalRecords?
     /// The zones answered here rather than upstream; nil: none.
     public let localZones: LocallyServedZones?
+    /// lockr's own encrypted endpoints, for devices that ask `_dns.resolver.arpa`; nil: none served.
+    public let designatedResolver: DesignatedResolver?
 
     /// TTL of served-stale answers (RFC 8767 recommends 30 s).
     static let staleTTL: UInt32 = 30
@@ -130,7 +136,8 @@ public final class QueryPipeline: Sendable {
         sightings: DeviceSightings? = nil,
         logging: QueryLogging? = nil,
         localRecords: LocalRecords? = nil,
-        localZones: LocallyServedZones? = nil
+        localZones: LocallyServedZones? = nil,
+        designatedResolver: DesignatedResolver? = nil
     ) {
         self.policy = policy
         self.access = access
@@ -141,6 +148,7 @@ public final class QueryPipeline: Sendable {
         self.logging = logging
         self.localRecords = localRecords
         self.localZones = localZones
+        self.designatedResolver = designatedResolver
     }
 
     /// A pipeline with the same settings, for another event loop: each loop holding its own keeps
@@ -148,7 +156,8 @@ public final class QueryPipeline: Sendable {
     func copy() -> QueryPipeline {
         QueryPipeline(
             policy: policy, access: access, devices: devices, cacheSettings: cacheSettings, cache: cache,
-            sightings: sightings, logging: logging, localRecords: localRecords, localZones: localZones)
+            sightings: sightings, logging: logging, localRecords: localRecords, localZones: localZones,
+            designatedResolver: designatedResolver)
     }
 
     /// Handles a received packet as far as it can without an upstream.
@@ -156,7 +165,8 @@ public final class QueryPipeline: Sendable {
     ///   - now: monotonic time in nanoseconds.
     ///   - note: filled in with what the query log needs: the query, who asked, the app.
     public func begin(
-        packet: [UInt8], client: SocketAddress, transport: Transport, now: UInt64, note: inout QueryNote
+        packet: [UInt8], client: SocketAddress, transport: Transport, clientID: String? = nil, now: UInt64,
+        note: inout QueryNote
     ) -> PipelineStep {
         let query: DNSQuery
         do {
@@ -183,8 +193,11 @@ public final class QueryPipeline: Sendable {
             return .reply(Responses.rcode(.notImplemented, to: query), .unsupported)
         }
         if let edns = query.edns, edns.version != 0 { return .reply(Responses.badVersion(to: query), .unsupported) }
+        if let designatedResolver, let answer = designatedResolver.answer(to: query) {
+            return .reply(answer, .synthesized)
+        }
 
-        let asker = devices.identify(query, source: client)
+        let asker = devices.identify(query, source: client, clientID: clientID)
         note.client = asker
         sightings?.record(asker, now: now)
         let stamp = policy.stamp(for: asker)

@@ -1,6 +1,6 @@
 import NIOCore
 
-/// Answers DNS queries on one TCP connection (RFC 7766): several queries per connection, answered as
+/// Answers DNS queries on one TCP or DNS-over-TLS connection (RFC 7766, RFC 7858): several queries per connection, answered as
 /// they complete (possibly out of order). At most `maxPending` queries wait on upstreams at once;
 /// beyond that the connection is not read until one finishes. The connection closes on a framing
 /// error, and when it completes no query for `queryTimeout` (from its start, its last query or its
@@ -15,13 +15,21 @@ final class TCPQueryHandler: ChannelInboundHandler {
     private let queryTimeout: TimeAmount
     /// Whether queries wait, told to the connection table too.
     private let activity: TCPActivity
+    private let transport: Transport
+    /// The ClientID of the connection's server name (DNS over TLS).
+    private let clientID: String?
     private var pending = 0
     private var deadline: Scheduled<Void>?
 
-    init(context: LoopContext, queryTimeout: TimeAmount, activity: TCPActivity) {
+    init(
+        context: LoopContext, queryTimeout: TimeAmount, activity: TCPActivity, transport: Transport = .tcp,
+        clientID: String? = nil
+    ) {
         self.context = context
         self.queryTimeout = queryTimeout
         self.activity = activity
+        self.transport = transport
+        self.clientID = clientID
     }
 
     func handlerAdded(context channelContext: ChannelHandlerContext) { restartDeadline(channelContext) }
@@ -32,7 +40,7 @@ final class TCPQueryHandler: ChannelInboundHandler {
         let packet = unwrapInboundIn(data)
         guard let client = channelContext.remoteAddress else { return }
         restartDeadline(channelContext)
-        switch context.handle(packet, from: client, transport: .tcp) {
+        switch context.handle(packet, from: client, transport: transport, clientID: clientID) {
         case .reply(let reply):
             channelContext.writeAndFlush(wrapOutboundOut(reply), promise: nil)
         case .nothing:

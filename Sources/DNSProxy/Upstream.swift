@@ -85,7 +85,7 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
         let (body, pins) = try splitPins(rest, whole: whole)
         let parts = body.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let name = parts.count == 2 ? parts[1] : nil
-        if let name, !isHostName(name) {
+        if let name, !HostName.isValid(name) {
             throw UpstreamSyntaxError(whole, "'\(name)' is not a server name")
         }
         let addresses = try addressList(parts[0], defaultPort: 853, whole: whole)
@@ -115,7 +115,7 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
             }
             return [Upstream(address: literal, transport: .https(TLSPeer(serverName: nil, pins: pins), path: path))]
         }
-        guard isHostName(host) else { throw UpstreamSyntaxError(whole, "'\(host)' is not a host name") }
+        guard HostName.isValid(host) else { throw UpstreamSyntaxError(whole, "'\(host)' is not a host name") }
         guard let listed else {
             throw UpstreamSyntaxError(
                 whole,
@@ -182,19 +182,6 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
     static func address(_ text: String, defaultPort: Int) -> SocketAddress? {
         guard let address = AddressText.parse(text, defaultPort: defaultPort), address.port != 0 else { return nil }
         return address
-    }
-
-    private static func isHostName(_ name: String) -> Bool {
-        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
-        return !name.isEmpty && name.utf8.count <= 253
-            && labels.allSatisfy { label in
-                (1...63).contains(label.utf8.count)
-                    && label.utf8.allSatisfy { byte in
-                        (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A)
-                            || (byte >= 0x30 && byte <= 0x39)
-                            || byte == 0x2D || byte == 0x5F
-                    }
-            }
     }
 
     private static func format(_ address: SocketAddress) -> String {

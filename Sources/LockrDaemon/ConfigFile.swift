@@ -73,12 +73,12 @@ extension ConfigFile {
         # [apps]
         # news = ["news.ycombinator.com", "lobste.rs"]
 
-        # People (see "A household" in household.md): their devices (MAC addresses, addresses, networks), lists of their
+        # People (see "A household" in household.md): their devices (MAC addresses, addresses, networks, id:CLIENTID), lists of their
         # own on top of the shared ones, and any of guard, always-allow, [policy], [time], [hourly],
         # [extreme], [snooze], [extend], [emergency], [puzzles] and [query-log] privacy of their own; what
         # they leave out is the top level's. Every other device is the default person's.
         # [people.alice]
-        # devices = ["aa:bb:cc:dd:ee:ff", "192.168.1.20", "fd00:1::/64"]
+        # devices = ["aa:bb:cc:dd:ee:ff", "192.168.1.20", "fd00:1::/64", "id:alice-phone"]
         # blocklists = ["/etc/lockr/adult.txt"]
         # allowlists = []
         # guard = ["tiktok", "instagram"]

@@ -116,7 +116,9 @@ extension ConfigReader {
             for text in strings("\(key).devices") ?? [] {
                 guard let device = DeviceSpec(text) else {
                     problem(
-                        "\(key).devices", "'\(text)' is not a MAC address (aa:bb:cc:dd:ee:ff), an address or a network")
+                        "\(key).devices",
+                        "'\(text)' is not a MAC address (aa:bb:cc:dd:ee:ff), an address, a network or id:CLIENTID (letters, digits, hyphens)"
+                    )
                     continue
                 }
                 if let owner = owners[device.description] {

@@ -78,7 +78,8 @@ extension ControlAccess {
         var named: [String] = []
         for text in person.devices {
             guard let device = DeviceSpec(text) else {
-                throw invalid("people.\(person.name).devices: '\(text)' is no MAC address, address or network")
+                throw invalid(
+                    "people.\(person.name).devices: '\(text)' is no MAC address, address, network or id:CLIENTID")
             }
             named.append(device.clientName)
         }

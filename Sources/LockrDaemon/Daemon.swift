@@ -104,15 +104,19 @@ public final class Daemon: Sendable {
         }
         let dnsAddresses = dns?.server.boundAddresses ?? []
         parts.doctor.serve(
-            dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, upstreamTLS: loaded.upstreamTLS, forwards: config.forwards,
+            dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, upstreamTLS: loaded.upstreamTLS,
+            forwards: config.forwards,
             answersDNS: config.answersDNS,
             installation: installation(loaded, config, speechProblem: speechProblem))
         let http = try httpServices(
             config, parts: parts, quotas: descriptors, token: token, speech: speech.pool, logger: logger
         ) { control in
             reportReady(
-                config: config, loaded: loaded, parts: parts, dnsAddresses: dnsAddresses, control: control,
-                logger: logger)
+                config: config, loaded: loaded, parts: parts, dnsAddresses: dnsAddresses,
+                encryptedAddresses: dns.map { ($0.server.boundTLSAddresses, $0.server.boundHTTPSAddresses) } ?? (
+                    [], []
+                ),
+                control: control, logger: logger)
             serviceManager?.send("READY=1\nSTATUS=answering")
         }
         // The group stops services in the reverse of this order: the HTTP services before the
@@ -120,6 +124,7 @@ public final class Daemon: Sendable {
         // DNS loops they watch; the DNS server before the device table it reports sightings to.
         var services = [devices]
         if let dns { services.append(dns.service) }
+        if let serving = dns?.serving { services.append(certificateRenewal(serving, logger: logger)) }
         services += upkeep(
             config, parts: parts, neighbours: neighbours, dnsLoops: dns?.loops ?? [], serviceManager: serviceManager,
             logger: logger)
@@ -179,10 +184,22 @@ public final class Daemon: Sendable {
     /// Says what runs, once every listener is bound.
     private static func reportReady(
         config: LockrConfiguration, loaded: LoadedPolicy, parts: PolicyParts, dnsAddresses: [SocketAddress],
-        control: SocketAddress, logger: Logger
+        encryptedAddresses: (tls: [SocketAddress], https: [SocketAddress]), control: SocketAddress, logger: Logger
     ) {
         for address in dnsAddresses {
             logger.notice("listening", metadata: ["address": "\(AddressText.format(address))", "transport": "udp+tcp"])
+        }
+        for address in encryptedAddresses.tls {
+            logger.notice("listening", metadata: ["address": "\(AddressText.format(address))", "transport": "tls"])
+        }
+        for address in encryptedAddresses.https {
+            logger.notice(
+                "listening",
+                metadata: [
+                    "address": "\(AddressText.format(address))", "transport": "https",
+                    "url":
+                        "https://\(config.tls.name ?? AddressText.format(address))\(address.port == 443 ? "" : ":\(address.port ?? 0)")\(DoHRequestReader.path)",
+                ])
         }
         if !config.answersDNS { logger.notice("not answering DNS: backends enforce the policy") }
         for warning in config.warnings { logger.warning("\(warning)") }
@@ -242,11 +259,13 @@ public final class Daemon: Sendable {
             }
             parts.reload(config: config, loaded: loaded)
             parts.doctor.serve(
-                upstreams: loaded.upstreams, upstreamTLS: loaded.upstreamTLS, forwards: config.forwards, answersDNS: running.answersDNS,
+                upstreams: loaded.upstreams, upstreamTLS: loaded.upstreamTLS, forwards: config.forwards,
+                answersDNS: running.answersDNS,
                 installation: installation(
                     loaded, config, speechProblem: SpeechModel(directory: running.speechModel).problem.map { "\($0)" }))
             keeper?.reload(
-                config, lists: loaded.lists, upstreams: UpstreamPool(upstreams: loaded.upstreams, tls: loaded.upstreamTLS, logger: logger),
+                config, lists: loaded.lists,
+                upstreams: UpstreamPool(upstreams: loaded.upstreams, tls: loaded.upstreamTLS, logger: logger),
                 routes: ForwardRoutes(config.forwards, logger: logger))
             if lists != nil { Task { await parts.lists.reconfigure(config) } }
             report(loaded, config, logger: logger)

@@ -36,18 +36,22 @@ extension Daemon {
     /// writer; nil when lockr leaves DNS to its backends.
     static func dnsService(
         _ config: LockrConfiguration, loaded: LoadedPolicy, parts: PolicyParts, logger: Logger
-    ) async throws -> (service: DNSService, server: DNSServer, cache: AnswerCache, loops: [any EventLoop])? {
+    ) async throws -> (
+        service: DNSService, server: DNSServer, cache: AnswerCache, loops: [any EventLoop], serving: EncryptedServing?
+    )? {
         guard config.answersDNS else { return nil }
+        let serving = try encryptedServing(config)
         let cache = AnswerCache(settings: config.cache)
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: config.threads)
         do {
             let server = try await DNSServer.start(
                 listeners: ListenerSettings(
-                    addresses: listenAddresses(config, logger: logger), tcp: config.tcp),
+                    addresses: listenAddresses(config, logger: logger), tlsAddresses: config.listenTLS,
+                    httpsAddresses: config.listenHTTPS, tcp: config.tcp),
                 pipeline: PipelineKeeper.pipeline(config, lists: loaded.lists, cache: cache, parts: parts),
                 upstreams: UpstreamPool(upstreams: loaded.upstreams, tls: loaded.upstreamTLS, logger: logger),
                 routes: ForwardRoutes(config.forwards, logger: logger), forwarding: config.forwarding,
-                group: loops, journal: parts.queryLog?.journal)
+                serving: serving, group: loops, journal: parts.queryLog?.journal)
             await parts.metrics.observe(server, cache: cache)
             let writer = parts.queryLog.map { queryLog in
                 QueryLogWriter(
@@ -55,11 +59,47 @@ extension Daemon {
                     maximumBytes: queryLog.maximumBytes, logger: logger)
             }
             return (
-                DNSService(server: server, loops: loops, queryLog: writer), server, cache, Array(loops.makeIterator())
+                DNSService(server: server, loops: loops, queryLog: writer), server, cache, Array(loops.makeIterator()),
+                serving
             )
         } catch {
             try? await loops.shutdownGracefully()
             throw LoadError("\(error)")
+        }
+    }
+
+    /// lockr's certificate, read for `listen-tls` and `listen-https`; nil when neither is set.
+    static func encryptedServing(_ config: LockrConfiguration) throws(LoadError) -> EncryptedServing? {
+        guard !config.listenTLS.isEmpty || !config.listenHTTPS.isEmpty else { return nil }
+        guard let certificate = config.tls.certificate, let key = config.tls.key else {
+            throw LoadError(
+                "listen-tls and listen-https need [tls] certificate and key (see \"Serving encrypted DNS\" in dns.md)")
+        }
+        do {
+            return EncryptedServing(
+                certificate: try ServerCertificate(certificate: certificate, key: key), name: config.tls.name)
+        } catch {
+            throw LoadError("[tls] \(error)")
+        }
+    }
+
+    /// Reads lockr's certificate again when a renewal replaced it on disk.
+    static func certificateRenewal(_ serving: EncryptedServing, logger: Logger) -> any Service {
+        RepeatingService(description: "certificate renewal") {
+            while true {
+                do { try await Task.sleep(for: .seconds(5)) } catch { return }
+                switch serving.certificate.reloadIfChanged() {
+                case .unchanged: break
+                case .reloaded:
+                    logger.notice(
+                        "certificate read again; new connections get it",
+                        metadata: ["certificate": "\(serving.certificate.certificatePath)"])
+                case .failed(let reason):
+                    logger.error(
+                        "the changed certificate cannot be used; the previous one stays",
+                        metadata: ["error": "\(reason)"])
+                }
+            }
         }
     }
 

@@ -121,7 +121,8 @@ final class DeviceWatch: Sendable {
             let ago = Double(now >= sighting.lastSeen ? now - sighting.lastSeen : 0) / 1e9
             return StoredDevice(
                 address: sighting.client.addressText, mac: sighting.client.mac?.description,
-                person: person(sighting.client.person), identifiedBy: sighting.client.identifiedBy.rawValue,
+                clientID: sighting.client.clientID, person: person(sighting.client.person),
+                identifiedBy: sighting.client.identifiedBy.rawValue,
                 lastSeen: wall.addingTimeInterval(-ago))
         }
     }
@@ -138,7 +139,8 @@ final class DeviceWatch: Sendable {
                 let address = IPAddressBytes.number(bytes)
                 let ago = UInt64(max(0, wall.timeIntervalSince(device.lastSeen)) * 1e9)
                 let client = QueryClient(
-                    address: address, mac: device.mac.flatMap(MACAddress.init), person: person(device.person) ?? 0,
+                    address: address, mac: device.mac.flatMap(MACAddress.init), clientID: device.clientID,
+                    person: person(device.person) ?? 0,
                     identifiedBy: IdentifiedBy(rawValue: device.identifiedBy) ?? .sourceAddress)
                 return DeviceSightings.Sighting(client: client, lastSeen: now > ago ? now - ago : 0)
             })
@@ -163,7 +165,7 @@ final class DeviceWatch: Sendable {
             }
             return Components.Schemas.DeviceBody(
                 person: name, address: device.client.addressText, mac: device.client.mac?.description,
-                identifiedBy: device.client.identifiedBy.rawValue,
+                clientId: device.client.clientID, identifiedBy: device.client.identifiedBy.rawValue,
                 lastSeen: Components.Schemas.TimeBody(now - device.idle, now: now, calendar: calendar, dated: true),
                 state: state, note: note, fromConfig: false)
         }

@@ -19,6 +19,7 @@ extension LockrConfiguration {
             SectionDeclaration("", topLevel), SectionDeclaration("blocking", blocking),
             SectionDeclaration("lists", \.lists),
             SectionDeclaration("cache", \.cache), SectionDeclaration("upstream", \.forwarding),
+            SectionDeclaration("tls", \.tls),
             SectionDeclaration("local", \.local),
             SectionDeclaration("access", access), SectionDeclaration("tcp", \.tcp),
             SectionDeclaration("query-log", \.queryLog), SectionDeclaration("notify", notify),
@@ -42,6 +43,14 @@ extension LockrConfiguration {
         addresses(
             "listen", \.listen, defaultPort: nil, restartOnly: true,
             "Addresses to answer on, UDP and TCP. \"ADDR:PORT\" or \"[V6]:PORT\"."),
+        addresses(
+            "listen-tls", \.listenTLS, defaultPort: 853, restartOnly: true,
+            "Addresses to answer DNS over TLS on (Android's Private DNS), port 853 unless given; needs [tls]. See \"Serving encrypted DNS\" in dns.md."
+        ),
+        addresses(
+            "listen-https", \.listenHTTPS, defaultPort: 443, restartOnly: true,
+            "Addresses to answer DNS over HTTPS on (browsers, iOS, Windows), port 443 unless given, at https://NAME/dns-query; needs [tls]."
+        ),
         Setting(
             "upstreams", \.upstreams,
             "Upstream resolvers: \"ADDR\" (plain DNS, port 53) or \"ADDR:PORT\"; \"tls://ADDR[:PORT]@NAME\" (DNS over TLS, port 853; the certificate must name NAME); \"https://ADDR@HOST/dns-query\" (DNS over HTTPS; ADDR, one or more separated by commas, are where HOST is: lockr does not ask itself). Either encrypted form may end in \"#pin-sha256=BASE64\". See \"Encrypted upstreams\" in dns.md. Empty: the nameservers of /etc/resolv.conf, skipping lockr's own addresses.",

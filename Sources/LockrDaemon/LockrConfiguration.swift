@@ -13,6 +13,11 @@ public struct LockrConfiguration: Sendable, Equatable {
     public var listen: [SocketAddress] = [
         try! SocketAddress(ipAddress: "127.0.0.1", port: 5335), try! SocketAddress(ipAddress: "::1", port: 5335),
     ]
+    /// Addresses to answer DNS over TLS and DNS over HTTPS on (`[tls]` gives the certificate).
+    public var listenTLS: [SocketAddress] = []
+    public var listenHTTPS: [SocketAddress] = []
+    /// lockr's certificate and name for DNS over TLS and HTTPS.
+    public var tls = ServingTLSSettings.defaults
     /// Upstream resolvers; empty means the name servers of /etc/resolv.conf.
     public var upstreams: [Upstream] = []
     /// Domains whose names go to other servers than the upstreams (`[[forward]]` tables).
@@ -78,6 +83,15 @@ public struct LockrConfiguration: Sendable, Equatable {
 
     /// The web pages' name as the DNS pipeline answers it; nil when there are no pages, no name, or
     /// the pages listen on every address.
+    /// lockr's encrypted endpoints for devices that look for them (DDR): where it serves DNS over TLS
+    /// or HTTPS under `[tls] name` on a port it was given (not 0).
+    var designatedResolver: DesignatedResolver? {
+        guard let name = tls.name else { return nil }
+        return DesignatedResolver(
+            name: name, tlsPort: listenTLS.first { $0.port != 0 }?.port,
+            httpsPort: listenHTTPS.first { $0.port != 0 }?.port)
+    }
+
     var pagesName: PagesName? {
         guard let web, let webName else { return nil }
         return PagesName(webName, serving: web)

@@ -84,6 +84,7 @@ final class PipelineKeeper: Sendable {
             logging: parts.queryLog == nil ? nil : QueryLog.logging(config, household: parts.household),
             localRecords: parts.homeRecords.answers.isEmpty ? nil : parts.homeRecords.answers,
             localZones: config.forwarding.answersLocalZones
-                ? LocallyServedZones(forwarded: config.forwards.flatMap(\.domains)) : nil)
+                ? LocallyServedZones(forwarded: config.forwards.flatMap(\.domains)) : nil,
+            designatedResolver: config.designatedResolver)
     }
 }

@@ -8,15 +8,20 @@ public struct StoredDevice: Sendable, Equatable {
     public let address: String
     /// "aa:bb:cc:dd:ee:ff", when known.
     public let mac: String?
+    /// The ClientID it asked with over DNS over TLS or HTTPS, when it did.
+    public let clientID: String?
     /// The person it was last counted for.
     public let person: String
     /// How it was known (`QueryClient.identifiedBy`'s words).
     public let identifiedBy: String
     public let lastSeen: Date
 
-    public init(address: String, mac: String?, person: String, identifiedBy: String, lastSeen: Date) {
+    public init(
+        address: String, mac: String?, clientID: String? = nil, person: String, identifiedBy: String, lastSeen: Date
+    ) {
         self.address = address
         self.mac = mac
+        self.clientID = clientID
         self.person = person
         self.identifiedBy = identifiedBy
         self.lastSeen = lastSeen
@@ -37,11 +42,11 @@ public final class DeviceStore: Sendable {
                 try db.execute(sql: "DELETE FROM devices_seen")
                 let insert = try db.makeStatement(
                     sql:
-                        "INSERT INTO devices_seen (address, mac, person, identified_by, last_seen_ms) VALUES (?, ?, ?, ?, ?)"
+                        "INSERT INTO devices_seen (address, mac, client_id, person, identified_by, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?)"
                 )
                 for device in devices {
                     try insert.execute(arguments: [
-                        device.address, device.mac, device.person, device.identifiedBy,
+                        device.address, device.mac, device.clientID, device.person, device.identifiedBy,
                         Int64((device.lastSeen.timeIntervalSince1970 * 1000).rounded()),
                     ])
                 }
@@ -55,7 +60,7 @@ public final class DeviceStore: Sendable {
             try store.database.read { db in
                 try Row.fetchAll(db, sql: "SELECT * FROM devices_seen ORDER BY last_seen_ms DESC").map { row in
                     StoredDevice(
-                        address: row["address"], mac: row["mac"], person: row["person"],
+                        address: row["address"], mac: row["mac"], clientID: row["client_id"], person: row["person"],
                         identifiedBy: row["identified_by"],
                         lastSeen: Date(timeIntervalSince1970: Double(row["last_seen_ms"] as Int64) / 1000))
                 }

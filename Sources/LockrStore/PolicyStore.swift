@@ -208,6 +208,10 @@ public final class PolicyStore: Sendable {
         migrator.registerMigration("9 the action of each event") { db in
             try db.execute(sql: "ALTER TABLE events ADD COLUMN action TEXT")
         }
+        // The ClientID a device asked with over DNS over TLS or HTTPS.
+        migrator.registerMigration("10 the ClientID of each device") { db in
+            try db.execute(sql: "ALTER TABLE devices_seen ADD COLUMN client_id TEXT")
+        }
         return migrator
     }
 

@@ -62,8 +62,9 @@ struct AdminOverview {
         }
         self.devices = devices.map { device in
             DeviceRow(
-                address: device.address, mac: device.mac ?? "", person: device.person,
-                key: device.mac ?? device.address, assignable: !device.fromConfig,
+                address: device.address, mac: device.clientId.map { "id:" + $0 } ?? device.mac ?? "",
+                person: device.person, key: device.clientId.map { "id:" + $0 } ?? device.mac ?? device.address,
+                assignable: !device.fromConfig,
                 choices: names.map { AdminPersonPage.Choice(value: $0, selected: $0 == device.person) },
                 identifiedBy: device.identifiedBy.replacingOccurrences(of: "-", with: " "),
                 lastSeen: device.lastSeen.local,

@@ -35,9 +35,10 @@ struct DevicesCommand: AsyncParsableCommand {
     }
 }
 
-/// "192.168.1.20 (aa:bb:cc:dd:ee:ff)" or the address alone.
+/// "id:alice-phone (192.168.1.20)", "192.168.1.20 (aa:bb:cc:dd:ee:ff)" or the address alone.
 func deviceName(_ device: Components.Schemas.DeviceBody) -> String {
-    device.address + (device.mac.map { " (\($0))" } ?? "")
+    if let id = device.clientId { return "id:\(id) (\(device.address))" }
+    return device.address + (device.mac.map { " (\($0))" } ?? "")
 }
 
 /// "seen 14:02", or the note that explains a device that stopped asking.

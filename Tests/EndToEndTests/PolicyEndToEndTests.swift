@@ -16,19 +16,20 @@ import Testing
     /// `sections` (TOML) added to its config, policy time in UTC and 60 times faster. With
     /// `configPath`, the config is written there and left for the test to change.
     func withLockr(
-        mode: String, sections: String = "", stateDirectory: String? = nil, timeScale: Int = 60,
+        mode: String, preamble: String = "", sections: String = "", stateDirectory: String? = nil, timeScale: Int = 60,
         configPath: String? = nil, _ body: (LockrProcess, ScriptedUpstream) async throws -> Void
     ) async throws {
         let upstream = try await ScriptedUpstream(records: Self.records)
         let ownPath = NSTemporaryDirectory() + "lockr-e2e-policy-\(UUID()).toml"
         let configPath = configPath ?? ownPath
-        let config = """
-            guard = ["tiktok", "youtube", "instagram"]
-            [policy]
-            mode = "\(mode)"
-            time-zone = "UTC"
+        let config =
+            preamble + """
+                guard = ["tiktok", "youtube", "instagram"]
+                [policy]
+                mode = "\(mode)"
+                time-zone = "UTC"
 
-            """
+                """
         try (config + sections).write(toFile: configPath, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: ownPath) }
         // Policy time starts at 10:00 UTC, so no test runs into an hour or a day boundary by chance.

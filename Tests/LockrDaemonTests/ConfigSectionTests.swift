@@ -65,6 +65,10 @@ import Testing
         config.forwarding.attempts = 2
         config.forwarding.staleAnswerTimeout = .milliseconds(900)
         config.forwarding.caFile = "/etc/lockr/ca.pem"
+        config.listenTLS = [try! SocketAddress(ipAddress: "192.168.1.2", port: 853)]
+        config.listenHTTPS = [try! SocketAddress(ipAddress: "::", port: 8443)]
+        config.tls = ServingTLSSettings(
+            certificate: "/etc/lockr/tls/fullchain.pem", key: "/etc/lockr/tls/privkey.pem", name: "dns.example.com")
         config.forwarding.encryptedIdleTimeout = .seconds(90)
         config.tcp = TCPSettings(maxConnections: 40, idleTimeout: .milliseconds(2500))
         config.queryLog.enabled = false
@@ -110,8 +114,9 @@ import Testing
         let running = LockrConfiguration()
         #expect(
             RestartOnlySettings.changed(from: running, to: changed) == [
-                "listen", "state-dir", "log-level", "threads", "control", "web", "speech-model", "cache.size",
-                "cache.serve-stale", "tcp.max-connections", "tcp.idle-timeout-ms", "query-log.enabled",
+                "listen", "listen-tls", "listen-https", "state-dir", "log-level", "threads", "control", "web",
+                "speech-model", "cache.size", "cache.serve-stale", "tls.certificate", "tls.key", "tls.name",
+                "tcp.max-connections", "tcp.idle-timeout-ms", "query-log.enabled",
                 "query-log.retention", "query-log.max-size", "adapters.reconcile-seconds",
                 "adapters.retry-max-seconds", "adapters.log-seconds", "adapters.timeout-seconds",
             ])

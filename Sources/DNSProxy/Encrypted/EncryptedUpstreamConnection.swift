@@ -310,11 +310,11 @@ private final class HandshakeWatcher: ChannelInboundHandler {
     init(handshake: EventLoopPromise<String?>) { self.handshake = handshake }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        context.fireUserInboundEventTriggered(event)
         if case TLSUserEvent.handshakeCompleted(let protocolName) = event {
             handshake.succeed(protocolName)
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
