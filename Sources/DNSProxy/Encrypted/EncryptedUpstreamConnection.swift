@@ -103,6 +103,8 @@ final class EncryptedUpstreamConnection: @unchecked Sendable {
     private func timedOut(_ query: UpstreamQuery, after timeout: TimeAmount) {
         guard !query.isFinished else { return }
         query.fail("no answer within \(timeout.nanoseconds / 1_000_000) ms")
+        // A stream given up on is closed, so that unanswered ones do not pile up on the connection.
+        query.stream?.close(promise: nil)
         if case .open(let channel, let session) = state {
             if case .dot(let dot) = session { dot.forget(query) }
             // Nothing came back since this query went out: the connection is hung. Start afresh.
@@ -225,6 +227,7 @@ final class EncryptedUpstreamConnection: @unchecked Sendable {
             let heard: @Sendable () -> Void = { [weak self] in self?.lastHeard = .now() }
             multiplexer.createStreamChannel { stream in
                 stream.eventLoop.makeCompletedFuture {
+                    query.stream = stream
                     try stream.pipeline.syncOperations.addHandler(
                         HTTP2StreamHandler(query: query, request: request, heard: heard))
                 }
@@ -274,6 +277,8 @@ final class UpstreamQuery: @unchecked Sendable {
     var timer: Scheduled<Void>?
     /// The id it carries on a DNS-over-TLS connection.
     var wireID: UInt16 = 0
+    /// Its HTTP/2 stream, over DNS over HTTPS with HTTP/2.
+    var stream: Channel?
     var sentAt = NIODeadline.uptimeNanoseconds(0)
     private(set) var isFinished = false
 
