@@ -21,7 +21,8 @@ public struct ListenError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         var text = "cannot listen on \(address) (\(transport)): \(reason)"
         if reason == Self.text(errno: EADDRINUSE) {
-            text += " (another DNS server, or another lockr, holds it: pick another --listen port or stop it)"
+            let setting = ["tls": "listen-tls", "https": "listen-https"][transport] ?? "--listen"
+            text += " (another DNS server, or another lockr, holds it: pick another \(setting) port or stop it)"
         } else if reason == Self.text(errno: EACCES) {
             text += " (ports below 1024 need root or CAP_NET_BIND_SERVICE)"
         }
