@@ -88,6 +88,7 @@ import Testing
         echo "$(systemctl is-active lockr), unit $(systemctl show lockr -p LoadState --value)"
         for path in /var/lib/lockr /var/lib/private/lockr /etc/lockr /usr/bin/lockr; do [ -e "$path" ] && echo "left: $path"; done
         echo done
+        section poweroff
         systemctl poweroff --no-block
         """#
 
