@@ -267,7 +267,10 @@ public final class DNSServer: Sendable {
             try channel.pipeline.syncOperations.addHandlers(
                 MessageToByteHandler(DNSFrameEncoder()),
                 ByteToMessageHandler(DNSFrameDecoder(maxMessageSize: listeners.maxTCPQuerySize)),
-                TCPQueryHandler(context: context, queryTimeout: listeners.tcp.idleTimeout, activity: activity))
+                TCPQueryHandler(
+                    context: context,
+                    idleness: ConnectionIdleness(
+                        channel: channel, idleTimeout: listeners.tcp.idleTimeout, activity: activity)))
         }
     }
 }

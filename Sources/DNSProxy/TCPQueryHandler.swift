@@ -12,34 +12,26 @@ final class TCPQueryHandler: ChannelInboundHandler {
     static let maxPending = 64
 
     private let context: LoopContext
-    private let queryTimeout: TimeAmount
-    /// Whether queries wait, told to the connection table too.
-    private let activity: TCPActivity
+    /// When the connection closes for idleness; the queries waiting, told to the connection table.
+    private let idleness: ConnectionIdleness
     private let transport: Transport
     /// The ClientID of the connection's server name (DNS over TLS).
     private let clientID: String?
     private var pending = 0
-    private var deadline: Scheduled<Void>?
 
-    init(
-        context: LoopContext, queryTimeout: TimeAmount, activity: TCPActivity, transport: Transport = .tcp,
-        clientID: String? = nil
-    ) {
+    init(context: LoopContext, idleness: ConnectionIdleness, transport: Transport = .tcp, clientID: String? = nil) {
         self.context = context
-        self.queryTimeout = queryTimeout
-        self.activity = activity
+        self.idleness = idleness
         self.transport = transport
         self.clientID = clientID
     }
 
-    func handlerAdded(context channelContext: ChannelHandlerContext) { restartDeadline(channelContext) }
-
-    func handlerRemoved(context: ChannelHandlerContext) { deadline?.cancel() }
+    func handlerRemoved(context: ChannelHandlerContext) { idleness.stop() }
 
     func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
         let packet = unwrapInboundIn(data)
         guard let client = channelContext.remoteAddress else { return }
-        restartDeadline(channelContext)
+        idleness.touched()
         switch context.handle(packet, from: client, transport: transport, clientID: clientID) {
         case .reply(let reply):
             channelContext.writeAndFlush(wrapOutboundOut(reply), promise: nil)
@@ -48,33 +40,20 @@ final class TCPQueryHandler: ChannelInboundHandler {
         case .later(let answer):
             let channel = channelContext.channel
             pending += 1
-            activity.began()
+            idleness.began()
             if pending == Self.maxPending { channel.setOption(.autoRead, value: false).whenFailure { _ in } }
             let handler = NIOLoopBound(self, eventLoop: channelContext.eventLoop)
-            let loopContext = NIOLoopBound(channelContext, eventLoop: channelContext.eventLoop)
             answer.whenSuccess { reply in
                 channel.writeAndFlush(reply, promise: nil)
-                handler.value.finishedOne(channel, loopContext.value)
+                handler.value.finishedOne(channel)
             }
         }
     }
 
-    private func finishedOne(_ channel: Channel, _ channelContext: ChannelHandlerContext) {
+    private func finishedOne(_ channel: Channel) {
         pending -= 1
-        activity.ended()
+        idleness.ended()
         if pending == Self.maxPending - 1 { channel.setOption(.autoRead, value: true).whenFailure { _ in } }
-        if pending == 0, channel.isActive { restartDeadline(channelContext) }
-    }
-
-    /// Closes the connection `queryTimeout` from now unless a query completes before.
-    private func restartDeadline(_ channelContext: ChannelHandlerContext) {
-        deadline?.cancel()
-        let handler = NIOLoopBound(self, eventLoop: channelContext.eventLoop)
-        let loopContext = NIOLoopBound(channelContext, eventLoop: channelContext.eventLoop)
-        deadline = channelContext.eventLoop.scheduleTask(in: queryTimeout) {
-            guard handler.value.pending == 0 else { return }
-            loopContext.value.close(promise: nil)
-        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {

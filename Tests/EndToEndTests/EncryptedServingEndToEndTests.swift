@@ -187,6 +187,23 @@ import Testing
         ).output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// HTTP/2 clients split a request into frames in more ways than kdig, dig and curl do
+    /// (Tests/Scripts/h2_frames.py, with Debian's python3-h2): every way is answered, a reset stream
+    /// leaves its connection working, and a connection that sends more than its first 64 KiB
+    /// of requests gets its receive window back.
+    @Test func aRequestIsAnsweredHoweverItsFramesAreSplit() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scripts/h2_frames.py").path
+        try await withServingLockr { _, served in
+            let result = try run(script, ["\(served.httpsPort)", served.authority.authority, "news.example"])
+            #expect(
+                result.output.split(separator: "\n") == [
+                    "get-end-later 200 192.0.2.24", "get-end-later 200 192.0.2.24", "post-in-pieces 200 192.0.2.24",
+                    "post-trailers 200 192.0.2.24", "reset-then-ask 200 192.0.2.24", "many-posts 120",
+                ], "\(result.output)")
+        }
+    }
+
     @Test func badRequestsAreRefusedAndDNSGoesOn() async throws {
         try await withServingLockr { lockr, served in
             #expect(try served.curl("/dns-query?dns=%%%not-base64").status == 400)

@@ -154,7 +154,8 @@ import Testing
             // The event and the status read every 5 s may come in either order.
             let opened = await terminal.read(until: "tiktok: open until", seconds: 10)
             #expect(opened.contains("tiktok: open until"), "the latest events: \(opened)")
-            let counting = await terminal.read(until: " left  ", seconds: 5)
+            // The screen redraws its countdown with the status it reads every 5 s.
+            let counting = await terminal.read(until: " left  ", seconds: 12)
             #expect(counting.contains(/open\s+\d:\d\d left/), "a countdown: \(counting)")
             terminal.signal(SIGINT)
             let end = await terminal.finish()

@@ -3,41 +3,6 @@ import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
 
-/// When a DNS-over-HTTPS connection closes for idleness: `idleTimeout` after its handshake, its
-/// last answer or its start, never while queries wait. Shared by its streams; confined to its loop.
-final class ConnectionIdleness {
-    private let channel: Channel
-    private let idleTimeout: TimeAmount
-    private let activity: TCPActivity
-    private var waiting = 0
-    private var deadline: Scheduled<Void>?
-
-    init(channel: Channel, idleTimeout: TimeAmount, activity: TCPActivity) {
-        self.channel = channel
-        self.idleTimeout = idleTimeout
-        self.activity = activity
-        restart()
-    }
-
-    func began() {
-        waiting += 1
-        activity.began()
-        deadline?.cancel()
-    }
-
-    func ended() {
-        waiting -= 1
-        activity.ended()
-        if waiting == 0 { restart() }
-    }
-
-    private func restart() {
-        deadline?.cancel()
-        let channel = channel
-        deadline = channel.eventLoop.scheduleTask(in: idleTimeout) { channel.close(promise: nil) }
-    }
-}
-
 /// What one DNS-over-HTTPS request gets back.
 struct DoHResponse {
     let status: Int
@@ -56,33 +21,59 @@ struct DoHResponse {
     static func answering(
         _ request: Result<DoHRequestReader.Request, DoHRequestReader.Refusal>, from source: SocketAddress,
         context: LoopContext
-    ) -> EventLoopFuture<DoHResponse> {
+    ) -> DoHServerAnswer {
         switch request {
-        case .failure(let refusal): return context.eventLoop.makeSucceededFuture(.refusal(refusal))
+        case .failure(let refusal): return .now(.refusal(refusal))
         case .success(let request):
             switch context.handle(request.message, from: source, transport: .https, clientID: request.clientID) {
-            case .reply(let bytes): return context.eventLoop.makeSucceededFuture(.answer(bytes))
-            case .later(let answer): return answer.map { .answer($0) }
-            case .nothing:
-                return context.eventLoop.makeSucceededFuture(
-                    .refusal(DoHRequestReader.Refusal(status: 400, reason: "not a DNS query")))
+            case .reply(let bytes): return .now(.answer(bytes))
+            case .later(let answer): return .later(answer.map { .answer($0) })
+            case .nothing: return .now(.refusal(DoHRequestReader.Refusal(status: 400, reason: "not a DNS query")))
             }
         }
     }
 }
 
-/// One DNS-over-HTTPS request on its own HTTP/2 stream: read, answered, the stream closed.
-final class DoHStreamHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTP2Frame.FramePayload
-    typealias OutboundOut = HTTP2Frame.FramePayload
+/// A DNS-over-HTTPS response known at once (blocked, cached, refused) or still on its way.
+enum DoHServerAnswer {
+    case now(DoHResponse)
+    case later(EventLoopFuture<DoHResponse>)
+}
+
+/// DNS over HTTPS with HTTP/2: every stream of a connection in one handler, after NIO's
+/// `NIOHTTP2Handler` (which keeps the protocol's state, limits and flow control), with no channel
+/// per stream. A request whole in its HEADERS frame (a GET, or one that ends the stream) is
+/// answered at once; a POST's body is gathered by stream until its end. The answer goes back as a
+/// HEADERS and a DATA frame on the stream, unless the stream has closed meanwhile. Answers known
+/// at once are flushed together when the read is complete.
+///
+/// The connection's receive window is given back as requests are read. A stream's own window is
+/// `initialStreamWindow`: one byte more than the largest DNS message, so a body too large is seen
+/// and refused (413) without more window.
+final class DoHConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// What a stream's window starts at.
+    static let initialStreamWindow = DoHRequestReader.maxMessage + 1
+    private static let connectionWindow = 65_535
+
+    /// A request whose body is being read.
+    private struct PartialRequest {
+        let method: String
+        let target: String
+        let contentType: String?
+        var body: [UInt8] = []
+    }
 
     private let context: LoopContext
     private let idleness: ConnectionIdleness
-    private var method = ""
-    private var target = ""
-    private var contentType: String?
-    private var body: [UInt8] = []
-    private var answered = false
+    private var newestStream = HTTP2StreamID.rootStream
+    private var reading: [HTTP2StreamID: PartialRequest] = [:]
+    /// Streams whose answer waits for the upstreams.
+    private var waiting: Set<HTTP2StreamID> = []
+    /// Answers written while reading, flushed together when the read is complete.
+    private var pendingFlush = false
 
     init(context: LoopContext, idleness: ConnectionIdleness) {
         self.context = context
@@ -90,56 +81,134 @@ final class DoHStreamHandler: ChannelInboundHandler {
     }
 
     func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
-        guard !answered else { return }
-        switch unwrapInboundIn(data) {
-        case .headers(let frame):
-            method = frame.headers.first(name: ":method") ?? method
-            target = frame.headers.first(name: ":path") ?? target
-            contentType = frame.headers.first(name: "content-type") ?? contentType
-            if frame.endStream { finish(channelContext) }
-        case .data(let frame):
-            if case .byteBuffer(let buffer) = frame.data {
-                guard body.count + buffer.readableBytes <= DoHRequestReader.maxMessage else {
-                    return respond(
-                        .refusal(DoHRequestReader.Refusal(status: 413, reason: "body too large")), channelContext)
+        let frame = unwrapInboundIn(data)
+        let stream = frame.streamID
+        switch frame.payload {
+        case .headers(let headers):
+            // A client's streams count up: a HEADERS frame on a known one is a trailer.
+            guard stream > newestStream else {
+                if headers.endStream, let partial = reading.removeValue(forKey: stream) {
+                    answer(partial, on: stream, channelContext)
                 }
-                body += buffer.readableBytesView
+                return
             }
-            if frame.endStream { finish(channelContext) }
+            newestStream = stream
+            let partial = PartialRequest(
+                method: headers.headers.first(name: ":method") ?? "",
+                target: headers.headers.first(name: ":path") ?? "",
+                contentType: headers.headers.first(name: "content-type"))
+            // A GET is whole with its headers: answered now, not at the client's END_STREAM,
+            // which may come in a later packet.
+            if headers.endStream || partial.method == "GET" {
+                answer(partial, on: stream, channelContext)
+            } else {
+                reading[stream] = partial
+            }
+        case .data(let payload):
+            guard var partial = reading.removeValue(forKey: stream) else { return }
+            if case .byteBuffer(let buffer) = payload.data {
+                guard partial.body.count + buffer.readableBytes <= DoHRequestReader.maxMessage else {
+                    return refuseTooLarge(stream, channelContext)
+                }
+                partial.body += buffer.readableBytesView
+            }
+            if payload.endStream {
+                answer(partial, on: stream, channelContext)
+            } else {
+                reading[stream] = partial
+            }
         default:
             break
         }
     }
 
-    private func finish(_ channelContext: ChannelHandlerContext) {
-        guard let source = channelContext.channel.parent?.remoteAddress else {
-            return channelContext.close(promise: nil)
+    func userInboundEventTriggered(context channelContext: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let closed as StreamClosedEvent:
+            if !reading.isEmpty { reading[closed.streamID] = nil }
+            if !waiting.isEmpty, waiting.remove(closed.streamID) != nil { idleness.ended() }
+        case let window as NIOHTTP2WindowUpdatedEvent where window.streamID == .rootStream:
+            if let size = window.inboundWindowSize, size <= Self.connectionWindow / 2 {
+                let increment = Self.connectionWindow - size
+                channelContext.writeAndFlush(
+                    wrapOutboundOut(
+                        HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))),
+                    promise: nil)
+            }
+        default:
+            break
         }
-        answered = true
-        idleness.began()
-        let request = DoHRequestReader.read(method: method, target: target, contentType: contentType, body: body)
-        body = []
-        let bound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
-        DoHResponse.answering(request, from: source, context: context).whenSuccess { response in
-            let (handler, channelContext) = bound.value
-            handler.idleness.ended()
-            handler.respond(response, channelContext)
+        channelContext.fireUserInboundEventTriggered(event)
+    }
+
+    private func answer(_ partial: PartialRequest, on stream: HTTP2StreamID, _ channelContext: ChannelHandlerContext) {
+        guard let source = channelContext.channel.remoteAddress else { return channelContext.close(promise: nil) }
+        idleness.touched()
+        let request = DoHRequestReader.read(
+            method: partial.method, target: partial.target, contentType: partial.contentType, body: partial.body)
+        switch DoHResponse.answering(request, from: source, context: context) {
+        case .now(let response):
+            write(response, on: stream, channelContext)
+            pendingFlush = true
+        case .later(let answer):
+            waiting.insert(stream)
+            idleness.began()
+            let bound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
+            answer.whenSuccess { response in
+                let (handler, channelContext) = bound.value
+                guard handler.waiting.remove(stream) != nil else { return }
+                handler.idleness.ended()
+                handler.write(response, on: stream, channelContext)
+                channelContext.flush()
+            }
         }
     }
 
-    private func respond(_ response: DoHResponse, _ channelContext: ChannelHandlerContext) {
-        answered = true
+    /// A body larger than any DNS message: refused before its end, and the rest of it declined
+    /// (RST_STREAM with NO_ERROR, as RFC 9113 section 8.1 allows after a complete response).
+    private func refuseTooLarge(_ stream: HTTP2StreamID, _ channelContext: ChannelHandlerContext) {
+        write(.refusal(DoHRequestReader.Refusal(status: 413, reason: "body too large")), on: stream, channelContext)
+        channelContext.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .rstStream(.noError))), promise: nil)
+        pendingFlush = true
+    }
+
+    private func write(_ response: DoHResponse, on stream: HTTP2StreamID, _ channelContext: ChannelHandlerContext) {
         let headers: HPACKHeaders = [
             ":status": "\(response.status)", "content-type": response.contentType,
             "content-length": "\(response.body.count)",
         ]
-        channelContext.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
-        let data = channelContext.channel.allocator.buffer(bytes: response.body)
-        channelContext.writeAndFlush(
-            wrapOutboundOut(.data(.init(data: .byteBuffer(data), endStream: true))), promise: nil)
+        channelContext.write(
+            wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers)))), promise: nil)
+        let body = channelContext.channel.allocator.buffer(bytes: response.body)
+        channelContext.write(
+            wrapOutboundOut(
+                HTTP2Frame(streamID: stream, payload: .data(.init(data: .byteBuffer(body), endStream: true)))),
+            promise: nil)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: Error) { context.close(promise: nil) }
+    func channelReadComplete(context channelContext: ChannelHandlerContext) {
+        if pendingFlush {
+            pendingFlush = false
+            channelContext.flush()
+        } else {
+            PromptAcknowledgement.request(on: channelContext.channel)
+        }
+        channelContext.fireChannelReadComplete()
+    }
+
+    func channelInactive(context channelContext: ChannelHandlerContext) {
+        for _ in waiting { idleness.ended() }
+        waiting = []
+        reading = [:]
+        idleness.stop()
+        channelContext.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        // A stream's error (a reset, a flow-control fault) ends that stream only.
+        if error is NIOHTTP2Errors.StreamError { return }
+        context.close(promise: nil)
+    }
 }
 
 /// DNS over HTTPS with HTTP/1.1: one request at a time (NIO's pipelining assistance holds the next
@@ -183,13 +252,19 @@ final class DoHHTTP1Handler: ChannelInboundHandler {
                     contentType: head.headers.first(name: "content-type"),
                     body: body)
             body = []
-            idleness.began()
-            let bound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
+            idleness.touched()
             let keepAlive = head.isKeepAlive && !tooLarge
-            DoHResponse.answering(request, from: source, context: context).whenSuccess { response in
-                let (handler, channelContext) = bound.value
-                handler.idleness.ended()
-                handler.respond(response, keepAlive: keepAlive, channelContext)
+            switch DoHResponse.answering(request, from: source, context: context) {
+            case .now(let response):
+                respond(response, keepAlive: keepAlive, channelContext)
+            case .later(let answer):
+                idleness.began()
+                let bound = NIOLoopBound((self, channelContext), eventLoop: channelContext.eventLoop)
+                answer.whenSuccess { response in
+                    let (handler, channelContext) = bound.value
+                    handler.idleness.ended()
+                    handler.respond(response, keepAlive: keepAlive, channelContext)
+                }
             }
         }
     }
@@ -208,6 +283,11 @@ final class DoHHTTP1Handler: ChannelInboundHandler {
             let channel = channelContext.channel
             done.whenComplete { _ in channel.close(promise: nil) }
         }
+    }
+
+    func channelInactive(context channelContext: ChannelHandlerContext) {
+        idleness.stop()
+        channelContext.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) { context.close(promise: nil) }

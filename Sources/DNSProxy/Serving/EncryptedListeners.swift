@@ -23,7 +23,8 @@ public struct EncryptedServing: Sendable {
 /// rules, then a slot of the TCP connections shared with plain DNS (`TCPConnectionTable`). Its TLS handshake must finish
 /// within the idle timeout. The server name the device asked for (SNI) is read before the
 /// handshake, for its ClientID. Over TLS the queries then go to a `TCPQueryHandler` as plain TCP
-/// ones do; over HTTPS, ALPN picks HTTP/2 (at most `maxStreams` at once per connection) or HTTP/1.1.
+/// ones do; over HTTPS, ALPN picks HTTP/2 (at most `maxStreams` at once per connection, all of them read by one
+/// `DoHConnectionHandler`) or HTTP/1.1.
 enum EncryptedListeners {
     /// Concurrent HTTP/2 streams a connection may open: as many queries as a TCP connection may
     /// have waiting.
@@ -67,7 +68,9 @@ enum EncryptedListeners {
                 MessageToByteHandler(DNSFrameEncoder()),
                 ByteToMessageHandler(DNSFrameDecoder(maxMessageSize: listeners.maxTCPQuerySize)),
                 TCPQueryHandler(
-                    context: context, queryTimeout: idle, activity: activity, transport: .tls, clientID: clientID))
+                    context: context,
+                    idleness: ConnectionIdleness(channel: channel, idleTimeout: idle, activity: activity),
+                    transport: .tls, clientID: clientID))
         case .https:
             try sync.addHandlers(NIOSSLServerHandler(context: serving.certificate.doh), deadline)
             try sync.addHandler(
@@ -76,19 +79,17 @@ enum EncryptedListeners {
                         let idleness = ConnectionIdleness(channel: channel, idleTimeout: idle, activity: activity)
                         switch result {
                         case .negotiated("h2"):
-                            var connection = NIOHTTP2Handler.ConnectionConfiguration()
-                            connection.initialSettings = [
-                                HTTP2Setting(parameter: .maxConcurrentStreams, value: maxStreams),
-                                HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),
-                            ]
-                            _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                                mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
-                            ) { stream in
-                                stream.eventLoop.makeCompletedFuture {
-                                    try stream.pipeline.syncOperations.addHandler(
-                                        DoHStreamHandler(context: context, idleness: idleness))
-                                }
-                            }
+                            try channel.pipeline.syncOperations.addHandlers(
+                                NIOHTTP2Handler(
+                                    mode: .server,
+                                    initialSettings: [
+                                        HTTP2Setting(parameter: .maxConcurrentStreams, value: maxStreams),
+                                        HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),
+                                        HTTP2Setting(
+                                            parameter: .initialWindowSize,
+                                            value: DoHConnectionHandler.initialStreamWindow),
+                                    ]),
+                                DoHConnectionHandler(context: context, idleness: idleness))
                         default:
                             try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                             try channel.pipeline.syncOperations.addHandler(
