@@ -37,6 +37,9 @@ PORTS = {"lockr": (5351, 5352, 5353), "dnsdist": (5361, 5362, 5363)}
 # lockr without a cache, asking dnsdist over each transport (the upstream's added latency)
 UPSTREAM_LOCKR = {"plain": 5371, "tls": 5372, "https": 5373}
 TLS_DIR = os.path.join(rb.RUN, "tls")
+# What dnsperf asks: names blocked or cached, as fast as it can, and over DoH also blocked names at
+# a fixed rate both servers keep up with.
+SCENARIOS = [("dot", "blocked"), ("dot", "allowed"), ("doh", "blocked"), ("doh", "allowed"), ("doh", "blocked-rate")]
 
 
 def certificate():
@@ -91,14 +94,16 @@ addDOHLocal("127.0.0.1:{doh}", "{cert}", "{key}", "/dns-query", {{reusePort=true
 """)
 
 
-def dnsperf_on(server, transport, qfile, pid, seconds):
+def dnsperf_on(server, transport, qfile, pid, seconds, rate=None):
     """dnsperf over DoT (8 connections, 100 queries in flight) or DoH (GET; 8 connections, 8 in
-    flight: dnsdist 1.7's DoH frontend stalls under dnsperf with more, lockr does not)."""
+    flight: dnsdist 1.7's DoH frontend stalls under dnsperf with more, lockr does not), or DoH at a
+    fixed `rate` (32 connections, 32 in flight), where both keep up and CPU per query compares."""
     plain, dot, doh = PORTS[server]
     if transport == "dot":
         return rb.dnsperf(dot, qfile, ["-m", "dot", "-c", "8", "-q", "100", "-t", "3", "-l", str(seconds)], pid)
+    load = ["-c", "32", "-q", "32", "-Q", str(rate)] if rate else ["-c", "8", "-q", "8"]
     return rb.dnsperf(doh, qfile, ["-m", "doh", "-O", f"doh-uri=https://127.0.0.1:{doh}/dns-query", "-O",
-                                   "doh-method=GET", "-c", "8", "-q", "8", "-t", "3", "-l", str(seconds)], pid)
+                                   "doh-method=GET", *load, "-t", "3", "-l", str(seconds)], pid)
 
 
 def handshakes(port, pid, seconds):
@@ -138,6 +143,7 @@ def main():
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--dur", type=int, default=10, help="seconds per dnsperf run")
     ap.add_argument("--lat-qps", type=int, default=2000, help="rate of the upstream-latency runs")
+    ap.add_argument("--doh-qps", type=int, default=3000, help="rate of the fixed-rate DoH runs")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     checking = "--check-arguments" in sys.argv
     if checking:
@@ -165,20 +171,20 @@ def main():
             rb.wait_ready(p, PORTS[name][0], rb.probes()["allowed"], False)
         qfile = {"blocked": "q-blocked-1m.txt", "allowed": "q-allowed.txt"}
         for rep in range(a.reps):
-            for transport in ("dot", "doh"):
-                for scenario in ("blocked", "allowed"):
-                    for name in (("lockr", "dnsdist") if rep % 2 == 0 else ("dnsdist", "lockr")):
-                        pid = servers[name].pid
-                        if scenario == "allowed":
-                            rb.warm(PORTS[name][0], pid)
-                        rb.wait_quiet(60, 15.0)
-                        r = dnsperf_on(name, transport, qfile[scenario], pid, a.dur)
-                        row = dict(kind="qps", server=name, transport=transport, scenario=scenario, rep=rep,
-                                   qps=r["qps"], lost=r["lost"], server_cpu_pct=r["server_cpu_pct"],
-                                   us_per_query=round(10_000 * r["server_cpu_pct"] / max(1.0, float(r["qps"] or 0)), 2),
-                                   rcodes=r["rcodes"])
-                        rows.append(row)
-                        print(row, flush=True)
+            for transport, scenario in SCENARIOS:
+                for name in (("lockr", "dnsdist") if rep % 2 == 0 else ("dnsdist", "lockr")):
+                    pid = servers[name].pid
+                    if scenario == "allowed":
+                        rb.warm(PORTS[name][0], pid)
+                    rb.wait_quiet(60, 15.0)
+                    rate = a.doh_qps if scenario == "blocked-rate" else None
+                    r = dnsperf_on(name, transport, qfile[scenario.split("-")[0]], pid, a.dur, rate)
+                    row = dict(kind="qps", server=name, transport=transport, scenario=scenario, rep=rep,
+                               qps=r["qps"], lost=r["lost"], server_cpu_pct=r["server_cpu_pct"],
+                               us_per_query=round(10_000 * r["server_cpu_pct"] / max(1.0, float(r["qps"] or 0)), 2),
+                               rcodes=r["rcodes"])
+                    rows.append(row)
+                    print(row, flush=True)
             for name in ("lockr", "dnsdist"):
                 rb.wait_quiet(60, 15.0)
                 row = dict(kind="handshakes", server=name, rep=rep, **handshakes(PORTS[name][1], servers[name].pid, 5))
@@ -227,13 +233,12 @@ def median(values):
 def summary(rows, path):
     lines = ["# DNS over TLS and HTTPS: lockr beside dnsdist (medians)", "",
              "| transport | scenario | server | QPS | CPU us/query | lost |", "|---|---|---|---|---|---|"]
-    for transport in ("dot", "doh"):
-        for scenario in ("blocked", "allowed"):
-            for server in ("lockr", "dnsdist"):
-                q = [r for r in rows if r["kind"] == "qps" and r["transport"] == transport
-                     and r["scenario"] == scenario and r["server"] == server]
-                lines.append(f"| {transport} | {scenario} | {server} | {median(r['qps'] for r in q):.0f} | "
-                             f"{median(r['us_per_query'] for r in q):.2f} | {median(r['lost'] for r in q):.0f} |")
+    for transport, scenario in SCENARIOS:
+        for server in ("lockr", "dnsdist"):
+            q = [r for r in rows if r["kind"] == "qps" and r["transport"] == transport
+                 and r["scenario"] == scenario and r["server"] == server]
+            lines.append(f"| {transport} | {scenario} | {server} | {median(r['qps'] for r in q):.0f} | "
+                         f"{median(r['us_per_query'] for r in q):.2f} | {median(r['lost'] for r in q):.0f} |")
     lines += ["", "| server | handshakes/s | server CPU ms/handshake | KiB per DoT connection | KiB per DoH connection |",
               "|---|---|---|---|---|"]
     for server in ("lockr", "dnsdist"):

@@ -52,8 +52,8 @@ enum WireTargets {
 
     /// An upstream written in the config, read and written back.
     static func upstream(_ bytes: [UInt8]) {
-        guard let upstreams = try? Upstream.parse(String(decoding: bytes, as: UTF8.self)) else { return }
-        for upstream in upstreams { _ = try? Upstream.parse(upstream.description) }
+        guard let entries = try? UpstreamEntry.parse(String(decoding: bytes, as: UTF8.self)) else { return }
+        for entry in entries { _ = try? UpstreamEntry.parse(entry.description) }
     }
 
     private static func answerEveryWay(_ query: DNSQuery) {

@@ -1,3 +1,4 @@
+import ConfigKit
 import NIOCore
 
 /// Parses "ADDR:PORT", "[V6]:PORT", "ADDR" (with a default port) into a socket address.
@@ -33,5 +34,30 @@ public enum AddressText {
         let host = address.ipAddress ?? "?"
         let port = address.port ?? 0
         return address.protocol == .inet6 ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}
+
+extension Setting {
+    /// `key`: a list of addresses, "ADDR:PORT" or "[V6]:PORT", or "ADDR" on `defaultPort` when
+    /// there is one (then the list may be empty).
+    public static func addresses(
+        _ key: String, _ path: WritableKeyPath<Section, [SocketAddress]> & Sendable, defaultPort: Int?,
+        restartOnly: Bool = false, _ summary: String
+    ) -> Setting {
+        Setting(
+            key, path, restartOnly: restartOnly, summary,
+            read: { reader, key in
+                guard let list = reader.strings(key) else { return nil }
+                if defaultPort == nil, list.isEmpty { reader.problem(key, "needs at least one address") }
+                return list.compactMap { text in
+                    if let address = AddressText.parse(text, defaultPort: defaultPort) { return address }
+                    reader.problem(
+                        key,
+                        "'\(text)' is not an address (\(defaultPort == nil ? "ADDR:PORT or [V6]:PORT" : "ADDR[:PORT]"))"
+                    )
+                    return nil
+                }
+            },
+            write: { "[" + $0.map { quotedConfigString(AddressText.format($0)) }.joined(separator: ", ") + "]" })
     }
 }

@@ -23,6 +23,9 @@ public struct ForwardSettings: Sendable, Equatable {
     /// PEM certificates that `tls://` and `https://` upstreams are checked against instead of the
     /// system's store.
     public var caFile: String?
+    /// Plain DNS servers asked where an upstream named by its host alone is; empty: the plain
+    /// upstreams, else the nameservers of /etc/resolv.conf.
+    public var bootstrap: [SocketAddress] = []
 
     /// Every setting at its default.
     public static let defaults = ForwardSettings()
@@ -35,6 +38,10 @@ extension ForwardSettings: ConfigSection {
             "PEM file of the certificate authorities that tls:// and https:// upstreams' certificates must come from. Unset: the system's store (/etc/ssl/certs).",
             read: { $0.string($1) }, write: { $0.map(quotedConfigString) ?? "" }
         ).shown(as: "\"/etc/ssl/certs/ca-certificates.crt\""),
+        .addresses(
+            "bootstrap", \.bootstrap, defaultPort: 53,
+            "Plain DNS servers (\"ADDR\" or \"ADDR:PORT\") asked where an upstream written by its name alone (https://dns.quad9.net/dns-query, tls://dns.quad9.net) is, when lockr starts and reloads. Empty: the plain upstreams, else the nameservers of /etc/resolv.conf other than lockr."
+        ),
         .integer(
             "idle-seconds", \.encryptedIdleTimeout, in: 1...3_600, as: { .seconds(Int64($0)) },
             shown: { Int($0.nanoseconds / 1_000_000_000) },

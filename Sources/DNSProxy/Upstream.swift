@@ -8,8 +8,8 @@ import NIOCore
 /// - `tls://ADDR[:PORT][@NAME]` (DNS over TLS, RFC 7858, port 853): the certificate must name
 ///   `NAME`, or the address when no name is given;
 /// - `https://[ADDR,...@]HOST[:PORT]/PATH` (DNS over HTTPS, RFC 8484, port 443): `HOST` is the
-///   name the certificate must carry, `ADDR` the addresses to connect to (a name needs them: lockr
-///   does not ask itself where its own upstream is). Several addresses make one upstream each.
+///   name the certificate must carry, `ADDR` the addresses to connect to. Several addresses make
+///   one upstream each. Without them, where `HOST` is gets looked up (`NamedUpstream`).
 ///
 /// Either encrypted form may end in `#pin-sha256=BASE64[,BASE64...]`: the server's key must then
 /// also match one of the pins (the SHA-256 of its SubjectPublicKeyInfo, RFC 7858 section 4.2).
@@ -68,8 +68,7 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The upstreams `text` names (several when an encrypted one lists several addresses).
-    public static func parse(_ text: String) throws(UpstreamSyntaxError) -> [Upstream] {
+    fileprivate static func parse(_ text: String) throws(UpstreamSyntaxError) -> [UpstreamEntry] {
         if text.hasPrefix("tls://") { return try parseTLS(String(text.dropFirst(6)), whole: text) }
         if text.hasPrefix("https://") { return try parseHTTPS(String(text.dropFirst(8)), whole: text) }
         if text.contains("://") {
@@ -78,22 +77,31 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
         guard let address = address(text, defaultPort: 53) else {
             throw UpstreamSyntaxError(text, "not an address: ADDR, ADDR:PORT or [V6]:PORT")
         }
-        return [.plain(address)]
+        return [.at(.plain(address))]
     }
 
-    private static func parseTLS(_ rest: String, whole: String) throws(UpstreamSyntaxError) -> [Upstream] {
+    private static func parseTLS(_ rest: String, whole: String) throws(UpstreamSyntaxError) -> [UpstreamEntry] {
         let (body, pins) = try splitPins(rest, whole: whole)
         let parts = body.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let name = parts.count == 2 ? parts[1] : nil
         if let name, !HostName.isValid(name) {
             throw UpstreamSyntaxError(whole, "'\(name)' is not a server name")
         }
+        if name == nil, !parts[0].contains(","), address(parts[0], defaultPort: 853) == nil {
+            let (host, port) = try hostAndPort(parts[0], defaultPort: 853, whole: whole)
+            guard HostName.isValid(host) else {
+                throw UpstreamSyntaxError(whole, "'\(host)' is neither an address nor a host name")
+            }
+            return [
+                .named(NamedUpstream(host: host, port: port, transport: .tls(TLSPeer(serverName: host, pins: pins))))
+            ]
+        }
         let addresses = try addressList(parts[0], defaultPort: 853, whole: whole)
         let peer = TLSPeer(serverName: name, pins: pins)
-        return addresses.map { Upstream(address: $0, transport: .tls(peer)) }
+        return addresses.map { .at(Upstream(address: $0, transport: .tls(peer))) }
     }
 
-    private static func parseHTTPS(_ rest: String, whole: String) throws(UpstreamSyntaxError) -> [Upstream] {
+    private static func parseHTTPS(_ rest: String, whole: String) throws(UpstreamSyntaxError) -> [UpstreamEntry] {
         let (body, pins) = try splitPins(rest, whole: whole)
         guard let slash = body.firstIndex(of: "/") else {
             throw UpstreamSyntaxError(whole, "no path: write https://HOST/dns-query")
@@ -108,23 +116,22 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
             listed = String(authority[..<at])
             authority = String(authority[authority.index(after: at)...])
         }
-        let (host, port) = try hostAndPort(authority, whole: whole)
+        let (host, port) = try hostAndPort(authority, defaultPort: 443, whole: whole)
         if let literal = address(host, defaultPort: port) {
             guard listed == nil else {
                 throw UpstreamSyntaxError(whole, "the host is an address already: drop the addresses before @")
             }
-            return [Upstream(address: literal, transport: .https(TLSPeer(serverName: nil, pins: pins), path: path))]
+            return [
+                .at(Upstream(address: literal, transport: .https(TLSPeer(serverName: nil, pins: pins), path: path)))
+            ]
         }
         guard HostName.isValid(host) else { throw UpstreamSyntaxError(whole, "'\(host)' is not a host name") }
-        guard let listed else {
-            throw UpstreamSyntaxError(
-                whole,
-                "lockr needs the addresses of \(host) (it cannot ask itself): write https://ADDR@\(host)\(port == 443 ? "" : ":\(port)")\(path), with one or more ADDR separated by commas"
-            )
-        }
         let peer = TLSPeer(serverName: host, pins: pins)
+        guard let listed else {
+            return [.named(NamedUpstream(host: host, port: port, transport: .https(peer, path: path)))]
+        }
         return try addressList(listed, defaultPort: port, whole: whole).map {
-            Upstream(address: $0, transport: .https(peer, path: path))
+            .at(Upstream(address: $0, transport: .https(peer, path: path)))
         }
     }
 
@@ -160,18 +167,20 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
         return result
     }
 
-    private static func hostAndPort(_ text: String, whole: String) throws(UpstreamSyntaxError) -> (String, Int) {
+    private static func hostAndPort(
+        _ text: String, defaultPort: Int, whole: String
+    ) throws(UpstreamSyntaxError) -> (String, Int) {
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { throw UpstreamSyntaxError(whole, "no ] after [") }
             let host = String(text[text.index(after: text.startIndex)..<close])
             let rest = text[text.index(after: close)...]
-            if rest.isEmpty { return (host, 443) }
+            if rest.isEmpty { return (host, defaultPort) }
             guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65_535).contains(port) else {
                 throw UpstreamSyntaxError(whole, "bad port after ]")
             }
             return (host, port)
         }
-        guard let colon = text.firstIndex(of: ":") else { return (text, 443) }
+        guard let colon = text.firstIndex(of: ":") else { return (text, defaultPort) }
         guard let port = Int(text[text.index(after: colon)...]), (1...65_535).contains(port) else {
             throw UpstreamSyntaxError(whole, "bad port")
         }
@@ -193,13 +202,61 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
         return address.protocol == .inet6 ? "[\(host)]" : host
     }
 
-    private static func pinText(_ peer: TLSPeer) -> String {
+    fileprivate static func pinText(_ peer: TLSPeer) -> String {
         peer.pins.isEmpty
             ? "" : "#pin-sha256=" + peer.pins.map { Base64.encodeToString(bytes: $0) }.joined(separator: ",")
     }
 }
 
 /// An upstream written wrongly: what was written, and what is wrong with it.
+/// One entry of `upstreams` as written: an upstream at an address it gives (several addresses make
+/// several entries), or an encrypted one named by its host alone.
+public enum UpstreamEntry: Hashable, Sendable, CustomStringConvertible {
+    case at(Upstream)
+    case named(NamedUpstream)
+
+    /// The entries `text` makes (`Upstream` says how upstreams are written).
+    public static func parse(_ text: String) throws(UpstreamSyntaxError) -> [UpstreamEntry] {
+        try Upstream.parse(text)
+    }
+
+    public var description: String {
+        switch self {
+        case .at(let upstream): return upstream.description
+        case .named(let named): return named.description
+        }
+    }
+}
+
+/// `tls://HOST[:PORT]` or `https://HOST[:PORT]/PATH` written without addresses: where `HOST` is
+/// gets looked up through the bootstrap servers (`BootstrapLookup`) when lockr starts or reloads,
+/// and each address found is an upstream whose certificate must name `HOST`.
+public struct NamedUpstream: Hashable, Sendable, CustomStringConvertible {
+    public let host: String
+    public let port: Int
+    /// How each address found is spoken to; its peer names `host`.
+    let transport: Upstream.Transport
+
+    /// The upstreams at `addresses`, on this one's port.
+    public func at(_ addresses: [SocketAddress]) -> [Upstream] {
+        addresses.compactMap { found in
+            guard let ip = found.ipAddress, let address = try? SocketAddress(ipAddress: ip, port: port) else {
+                return nil
+            }
+            return Upstream(address: address, transport: transport)
+        }
+    }
+
+    public var description: String {
+        switch transport {
+        case .plain: return host
+        case .tls(let peer): return "tls://\(host)\(port == 853 ? "" : ":\(port)")" + Upstream.pinText(peer)
+        case .https(let peer, let path):
+            return "https://\(host)\(port == 443 ? "" : ":\(port)")\(path)" + Upstream.pinText(peer)
+        }
+    }
+}
+
 public struct UpstreamSyntaxError: Error, CustomStringConvertible {
     public let text: String
     public let reason: String

@@ -300,6 +300,9 @@ public final class Daemon: Sendable {
         if config.upstreams.isEmpty, loaded.upstreams.contains(where: { $0.address.ipAddress == "127.0.0.53" }) {
             logger.warning("upstream 127.0.0.53 is systemd-resolved, which may ask lockr back: set --upstream")
         }
+        for problem in loaded.unresolvedUpstreams {
+            logger.warning("upstream left out: its address was not found", metadata: ["problem": "\(problem)"])
+        }
         for (path, report) in loaded.reports {
             guard !loaded.unfetched.contains(path) else {
                 logger.info("list not fetched yet; fetching it", metadata: ["path": "\(path)"])

@@ -40,25 +40,25 @@ extension LockrConfiguration {
     }
 
     static let topLevel: [Setting<LockrConfiguration>] = [
-        addresses(
+        .addresses(
             "listen", \.listen, defaultPort: nil, restartOnly: true,
             "Addresses to answer on, UDP and TCP. \"ADDR:PORT\" or \"[V6]:PORT\"."),
-        addresses(
+        .addresses(
             "listen-tls", \.listenTLS, defaultPort: 853, restartOnly: true,
             "Addresses to answer DNS over TLS on (Android's Private DNS), port 853 unless given; needs [tls]. See \"Serving encrypted DNS\" in dns.md."
         ),
-        addresses(
+        .addresses(
             "listen-https", \.listenHTTPS, defaultPort: 443, restartOnly: true,
             "Addresses to answer DNS over HTTPS on (browsers, iOS, Windows), port 443 unless given, at https://NAME/dns-query; needs [tls]."
         ),
         Setting(
             "upstreams", \.upstreams,
-            "Upstream resolvers: \"ADDR\" (plain DNS, port 53) or \"ADDR:PORT\"; \"tls://ADDR[:PORT]@NAME\" (DNS over TLS, port 853; the certificate must name NAME); \"https://ADDR@HOST/dns-query\" (DNS over HTTPS; ADDR, one or more separated by commas, are where HOST is: lockr does not ask itself). Either encrypted form may end in \"#pin-sha256=BASE64\". See \"Encrypted upstreams\" in dns.md. Empty: the nameservers of /etc/resolv.conf, skipping lockr's own addresses.",
+            "Upstream resolvers: \"ADDR\" (plain DNS, port 53) or \"ADDR:PORT\"; \"tls://ADDR[:PORT]@NAME\" or \"tls://NAME\" (DNS over TLS, port 853; the certificate must name NAME); \"https://HOST/dns-query\" or \"https://ADDR@HOST/dns-query\" (DNS over HTTPS; ADDR, one or more separated by commas, are where HOST is; without them lockr looks HOST up through [upstream] bootstrap when it starts and reloads). Either encrypted form may end in \"#pin-sha256=BASE64\". See \"Encrypted upstreams\" in dns.md. Empty: the nameservers of /etc/resolv.conf, skipping lockr's own addresses.",
             read: { reader, key in
                 guard let list = reader.strings(key) else { return nil }
-                var upstreams: [Upstream] = []
+                var upstreams: [UpstreamEntry] = []
                 for text in list {
-                    do { upstreams += try Upstream.parse(text) } catch { reader.problem(key, "\(error)") }
+                    do { upstreams += try UpstreamEntry.parse(text) } catch { reader.problem(key, "\(error)") }
                 }
                 return upstreams
             },
@@ -226,27 +226,6 @@ extension LockrConfiguration {
 
     static let guardBlockTTL = Setting<LockrConfiguration>.integer(
         "block-ttl", \.guardBlockTTL, in: 0...3600, "TTL of a guarded app's blocked answers, seconds ({range}).")
-
-    private static func addresses(
-        _ key: String, _ path: WritableKeyPath<LockrConfiguration, [SocketAddress]> & Sendable, defaultPort: Int?,
-        restartOnly: Bool = false, _ summary: String
-    ) -> Setting<LockrConfiguration> {
-        Setting(
-            key, path, restartOnly: restartOnly, summary,
-            read: { reader, key in
-                guard let list = reader.strings(key) else { return nil }
-                if defaultPort == nil, list.isEmpty { reader.problem(key, "needs at least one address") }
-                return list.compactMap { text in
-                    if let address = AddressText.parse(text, defaultPort: defaultPort) { return address }
-                    reader.problem(
-                        key,
-                        "'\(text)' is not an address (\(defaultPort == nil ? "ADDR:PORT or [V6]:PORT" : "ADDR[:PORT]"))"
-                    )
-                    return nil
-                }
-            },
-            write: { "[" + $0.map { quotedConfigString(AddressText.format($0)) }.joined(separator: ", ") + "]" })
-    }
 
     /// Block or allow lists: files, or URLs lockr can fetch.
     private static func lists(

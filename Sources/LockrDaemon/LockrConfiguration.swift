@@ -19,7 +19,7 @@ public struct LockrConfiguration: Sendable, Equatable {
     /// lockr's certificate and name for DNS over TLS and HTTPS.
     public var tls = ServingTLSSettings.defaults
     /// Upstream resolvers; empty means the name servers of /etc/resolv.conf.
-    public var upstreams: [Upstream] = []
+    public var upstreams: [UpstreamEntry] = []
     /// Domains whose names go to other servers than the upstreams (`[[forward]]` tables).
     public var forwards: [ForwardRule] = []
     /// The home's own names (`[local]`).

@@ -23,6 +23,8 @@ public struct LoadedPolicy: Sendable {
     /// The default person and then each configured one, checked against the catalogue.
     let people: [LoadedPerson]
     public let upstreams: [Upstream]
+    /// Upstreams written by name that could not be looked up, left out (why, in words).
+    public let unresolvedUpstreams: [String]
     /// The TLS contexts of the `tls://` and `https://` upstreams; nil when there are none.
     public let upstreamTLS: UpstreamTLS?
     /// Wall-clock seconds spent reading lists.
@@ -84,13 +86,14 @@ public enum PolicyLoader {
                 throw LoadError(place + error.description)
             }
         }
-        let upstreams = config.answersDNS ? try upstreams(config) : []
+        let (upstreams, unresolved) = config.answersDNS ? try upstreams(config) : ([], [])
         return LoadedPolicy(
             lists: RuleLists(
                 shared: shared, own: own, localNames: LocalNames(dnsOverHTTPS: try dnsOverHTTPSNames(in: directory)),
                 homeRecords: try localRecords(config.local), safeSearch: try safeSearchProviders(in: directory)),
             reports: reports, unfetched: unfetched, catalogue: catalogue, catalogueDirectory: directory, people: people,
-            upstreams: upstreams, upstreamTLS: try upstreamTLS(for: upstreams, caFile: config.forwarding.caFile),
+            upstreams: upstreams, unresolvedUpstreams: unresolved,
+            upstreamTLS: try upstreamTLS(for: upstreams, caFile: config.forwarding.caFile),
             listLoadSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
@@ -228,21 +231,69 @@ public enum PolicyLoader {
     }
 
     /// The configured upstreams, or else the name servers of /etc/resolv.conf that are not lockr itself.
+    /// The upstreams lockr forwards to, the ones written by name looked up; and why any of those
+    /// was left out. Without any configured: the nameservers of `resolvConf`.
     static func upstreams(
         _ config: LockrConfiguration, resolvConf: String = "/etc/resolv.conf"
-    ) throws(LoadError)
-        -> [Upstream]
-    {
-        if !config.upstreams.isEmpty { return config.upstreams }
+    ) throws(LoadError) -> (upstreams: [Upstream], unresolved: [String]) {
+        guard !config.upstreams.isEmpty else {
+            return (
+                try systemNameservers(config, resolvConf: resolvConf, for: "no upstream configured").map(
+                    Upstream.plain), []
+            )
+        }
+        var upstreams: [Upstream] = []
+        var unresolved: [String] = []
+        var bootstrap: [SocketAddress]?
+        for entry in config.upstreams {
+            switch entry {
+            case .at(let upstream): upstreams.append(upstream)
+            case .named(let named):
+                if bootstrap == nil { bootstrap = try bootstrapServers(config, resolvConf: resolvConf) }
+                do {
+                    upstreams += named.at(try BootstrapLookup.addresses(of: named.host, servers: bootstrap ?? []))
+                } catch {
+                    unresolved.append("\(named): \(error)")
+                }
+            }
+        }
+        guard !upstreams.isEmpty else {
+            throw LoadError(
+                "upstreams: no address found for \(unresolved.joined(separator: "; ")); write the addresses (https://ADDR@HOST/PATH, tls://ADDR@NAME) or set [upstream] bootstrap"
+            )
+        }
+        return (upstreams, unresolved)
+    }
+
+    /// Whom to ask where an upstream written by name is: `[upstream] bootstrap`, else the plain
+    /// upstreams, else the nameservers of `resolvConf`.
+    private static func bootstrapServers(
+        _ config: LockrConfiguration, resolvConf: String
+    ) throws(LoadError) -> [SocketAddress] {
+        if !config.forwarding.bootstrap.isEmpty { return config.forwarding.bootstrap }
+        let plain = config.upstreams.compactMap { entry -> SocketAddress? in
+            guard case .at(let upstream) = entry, !upstream.isEncrypted else { return nil }
+            return upstream.address
+        }
+        if !plain.isEmpty { return plain }
+        return try systemNameservers(config, resolvConf: resolvConf, for: "an upstream is written by name")
+    }
+
+    /// The nameservers of `resolvConf` other than lockr itself.
+    private static func systemNameservers(
+        _ config: LockrConfiguration, resolvConf: String, for reason: String
+    ) throws(LoadError) -> [SocketAddress] {
         let servers: [String]
         do { servers = try ResolvConf.nameservers(path: resolvConf) } catch {
-            throw LoadError("no upstream configured and \(resolvConf) is unusable (\(error)); pass --upstream ADDR")
+            throw LoadError(
+                "\(reason) and \(resolvConf) is unusable (\(error)); pass --upstream ADDR or set [upstream] bootstrap")
         }
         let found = servers.compactMap { AddressText.parse($0, defaultPort: 53) }.filter { !isSelf($0, config.listen) }
         guard !found.isEmpty else {
-            throw LoadError("no upstream configured and \(resolvConf) names only lockr itself; pass --upstream ADDR")
+            throw LoadError(
+                "\(reason) and \(resolvConf) names only lockr itself; pass --upstream ADDR or set [upstream] bootstrap")
         }
-        return found.map(Upstream.plain)
+        return found
     }
 
     /// True when `server` is one of lockr's own listen addresses, or a loopback or interface

@@ -86,7 +86,7 @@ struct ServeOptions: ParsableArguments {
             throw ValidationError("--listen '\(text)' is not ADDR:PORT or [V6]:PORT")
         }
         for text in upstream {
-            do { _ = try Upstream.parse(text) } catch { throw ValidationError("--upstream \(error)") }
+            do { _ = try UpstreamEntry.parse(text) } catch { throw ValidationError("--upstream \(error)") }
         }
         if let control {
             guard let address = AddressText.parse(control, defaultPort: nil) else {
@@ -125,7 +125,7 @@ struct ServeOptions: ParsableArguments {
             result = try ConfigFile.parse(text, path: config)
         }
         if !listen.isEmpty { result.listen = listen.compactMap { AddressText.parse($0, defaultPort: nil) } }
-        if !upstream.isEmpty { result.upstreams = upstream.flatMap { (try? Upstream.parse($0)) ?? [] } }
+        if !upstream.isEmpty { result.upstreams = upstream.flatMap { (try? UpstreamEntry.parse($0)) ?? [] } }
         result.blocklists += blocklist
         result.allowlists += allowlist
         if let stateDir { result.stateDirectory = stateDir }

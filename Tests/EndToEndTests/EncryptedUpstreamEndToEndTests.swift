@@ -12,11 +12,14 @@ import Testing
             unbound.stop()
             authority.remove()
         }
+        // The last is written by name alone: lockr asks the scripted server (its bootstrap) where
+        // dns.test is.
         for upstream in [
             "tls://127.0.0.1:\(unbound.tlsPort)@dns.test#pin-sha256=\(server.pin)",
             "https://127.0.0.1@dns.test:\(unbound.httpsPort)/dns-query",
+            "https://dns.test:\(unbound.httpsPort)/dns-query",
         ] {
-            let config = try configFile(upstreams: [upstream], authority: authority.authority)
+            let config = try configFile(upstreams: [upstream], authority: authority.authority, bootstrap: origin.port)
             defer { try? FileManager.default.removeItem(atPath: config) }
             let lockr = try await LockrProcess(["--config", config])
             try await stoppingAfterwards(lockr) { () async throws in
@@ -127,19 +130,24 @@ import Testing
         let checked = try run(LockrProcess.binary, ["check-config", config])
         #expect(checked.status != 0)
         #expect(checked.output.contains("[upstream] cannot use the CA file /nonexistent/ca.pem"), "\(checked.output)")
-        let unnamed = try configFile(upstreams: ["https://dns.quad9.net/dns-query"], authority: "/nonexistent/ca.pem")
+        // Nothing answers where the bootstrap server should be (port 9 of loopback).
+        let unnamed = try configFile(
+            upstreams: ["https://dns.test/dns-query"], authority: "/nonexistent/ca.pem", bootstrap: 9)
         defer { try? FileManager.default.removeItem(atPath: unnamed) }
         let written = try run(LockrProcess.binary, ["check-config", unnamed])
         #expect(written.status != 0)
-        #expect(written.output.contains("lockr needs the addresses of dns.quad9.net"), "\(written.output)")
+        #expect(
+            written.output.contains("no address found for https://dns.test/dns-query: where dns.test is: 127.0.0.1:"),
+            "\(written.output)")
         let served = try run(LockrProcess.binary, ["serve", "--upstream", "tls://127.0.0.1@bad name"])
         #expect(served.status != 0)
         #expect(served.output.contains("'bad name' is not a server name"), "\(served.output)")
     }
 
+    /// The scripted server's names; dns.test, where unbound listens, for lockr's bootstrap.
     static let records = [
         "example.test.": ["example.test. 300 IN A 192.0.2.1"], "before.test.": ["before.test. 300 IN A 192.0.2.1"],
-        "after.test.": ["after.test. 300 IN A 192.0.2.1"],
+        "after.test.": ["after.test. 300 IN A 192.0.2.1"], "dns.test.": ["dns.test. 300 IN A 127.0.0.1"],
     ]
 
     /// A test authority, a real unbound with its certificate for dns.test (only), and the scripted
@@ -153,7 +161,11 @@ import Testing
         return (authority, server, origin, try UnboundProcess(certificate: server, forwardTo: origin.port))
     }
 
-    private func configFile(upstreams: [String], authority: String, attempts: Int = 3) throws -> String {
+    /// A config with `upstreams`, their certificates from `authority`, and the bootstrap server on
+    /// `bootstrap`, a port of loopback.
+    private func configFile(
+        upstreams: [String], authority: String, attempts: Int = 3, bootstrap: Int? = nil
+    ) throws -> String {
         let path = NSTemporaryDirectory() + "lockr-e2e-encrypted-\(UUID()).toml"
         try """
         upstreams = [\(upstreams.map { "\"\($0)\"" }.joined(separator: ", "))]
@@ -161,6 +173,7 @@ import Testing
         [upstream]
         ca-file = "\(authority)"
         attempts = \(attempts)
+        \(bootstrap.map { "bootstrap = [\"127.0.0.1:\($0)\"]" } ?? "")
         """.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }

@@ -1,4 +1,5 @@
 import DNSProxy
+import DNSTestSupport
 import Foundation
 import NIOCore
 import Testing
@@ -413,6 +414,44 @@ import Testing
         #expect(AddressText.parse("1.2.3.4:70000", defaultPort: nil) == nil)
     }
 
+    /// An upstream written by its name is looked up through the bootstrap servers: each address
+    /// found is an upstream; a name with none is left out, with the reason, while others remain;
+    /// with nothing left, lockr says what to write.
+    @Test func anUpstreamWrittenByNameIsLookedUpThroughTheBootstrapServers() async throws {
+        let bootstrap = try await ScriptedUpstream(records: [
+            "dns.test.": ["dns.test. 300 IN A 127.0.0.9", "dns.test. 300 IN AAAA ::9"]
+        ])
+        defer { Task { await bootstrap.stop() } }
+        var config = LockrConfiguration()
+        config.forwarding.bootstrap = [try SocketAddress(ipAddress: "127.0.0.1", port: bootstrap.port)]
+        config.upstreams = try UpstreamEntry.parse("https://dns.test:8443/dns-query")
+        let found = try PolicyLoader.upstreams(config)
+        #expect(
+            found.upstreams.map(\.description).sorted() == [
+                "https://127.0.0.9@dns.test:8443/dns-query", "https://[::9]@dns.test:8443/dns-query",
+            ])
+        #expect(found.unresolved.isEmpty)
+
+        config.upstreams = try UpstreamEntry.parse("tls://gone.test") + UpstreamEntry.parse("192.0.2.53")
+        let partly = try PolicyLoader.upstreams(config)
+        #expect(partly.upstreams.map(\.description) == ["192.0.2.53:53"])
+        #expect(partly.unresolved.count == 1 && partly.unresolved[0].hasPrefix("tls://gone.test: where gone.test is"))
+
+        // Without [upstream] bootstrap the plain upstreams are asked; a server that is not there refuses.
+        config.forwarding.bootstrap = []
+        config.upstreams =
+            try UpstreamEntry.parse("https://dns.test/dns-query") + UpstreamEntry.parse("127.0.0.1:\(bootstrap.port)")
+        #expect(try PolicyLoader.upstreams(config).upstreams.count == 3)
+        config.forwarding.bootstrap = [try SocketAddress(ipAddress: "127.0.0.1", port: 9)]
+        config.upstreams = try UpstreamEntry.parse("https://dns.test/dns-query")
+        #expect {
+            _ = try PolicyLoader.upstreams(config)
+        } throws: { error in
+            "\(error)".contains("no address found for https://dns.test/dns-query")
+                && "\(error)".contains("set [upstream] bootstrap")
+        }
+    }
+
     @Test func upstreamsFromResolvConfSkipLockrItself() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("resolv-\(UUID()).conf").path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -420,9 +459,9 @@ import Testing
             toFile: path, atomically: true, encoding: .utf8)
         var config = LockrConfiguration()
         config.listen = [try SocketAddress(ipAddress: "0.0.0.0", port: 53)]
-        #expect(try PolicyLoader.upstreams(config, resolvConf: path).map(\.description) == ["192.0.2.53:53"])
+        #expect(try PolicyLoader.upstreams(config, resolvConf: path).upstreams.map(\.description) == ["192.0.2.53:53"])
         config.listen = [try SocketAddress(ipAddress: "127.0.0.1", port: 5335)]
-        #expect(try PolicyLoader.upstreams(config, resolvConf: path).count == 2)
+        #expect(try PolicyLoader.upstreams(config, resolvConf: path).upstreams.count == 2)
         try "nameserver 127.0.0.1\n".write(toFile: path, atomically: true, encoding: .utf8)
         config.listen = [try SocketAddress(ipAddress: "127.0.0.1", port: 53)]
         #expect(throws: LoadError.self) { try PolicyLoader.upstreams(config, resolvConf: path) }

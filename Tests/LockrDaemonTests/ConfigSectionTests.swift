@@ -31,9 +31,11 @@ import Testing
         config.listen = [try! SocketAddress(ipAddress: "127.0.0.1", port: 5399)]
         config.upstreams =
             [
-                .plain(try! SocketAddress(ipAddress: "192.0.2.1", port: 53)),
-                .plain(try! SocketAddress(ipAddress: "2001:db8::1", port: 5353)),
-            ] + (try! Upstream.parse("tls://9.9.9.9@dns.quad9.net")) + (try! Upstream.parse("https://[::1]:8443/q"))
+                .at(.plain(try! SocketAddress(ipAddress: "192.0.2.1", port: 53))),
+                .at(.plain(try! SocketAddress(ipAddress: "2001:db8::1", port: 5353))),
+            ] + (try! UpstreamEntry.parse("tls://9.9.9.9@dns.quad9.net"))
+            + (try! UpstreamEntry.parse("https://[::1]:8443/q"))
+            + (try! UpstreamEntry.parse("https://dns.quad9.net/dns-query"))
         config.stateDirectory = "/srv/lockr"
         config.blocklists = ["/etc/lockr/ads.txt"]
         config.allowlists = ["/etc/lockr/ok.txt"]
@@ -65,6 +67,7 @@ import Testing
         config.forwarding.attempts = 2
         config.forwarding.staleAnswerTimeout = .milliseconds(900)
         config.forwarding.caFile = "/etc/lockr/ca.pem"
+        config.forwarding.bootstrap = [try! SocketAddress(ipAddress: "9.9.9.9", port: 53)]
         config.listenTLS = [try! SocketAddress(ipAddress: "192.168.1.2", port: 853)]
         config.listenHTTPS = [try! SocketAddress(ipAddress: "::", port: 8443)]
         config.tls = ServingTLSSettings(

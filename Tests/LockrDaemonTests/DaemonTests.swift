@@ -24,7 +24,7 @@ import Testing
         config.listen = [try SocketAddress(ipAddress: "127.0.0.1", port: 0)]
         config.control = try SocketAddress(ipAddress: "127.0.0.1", port: 0)
         config.web = try SocketAddress(ipAddress: "127.0.0.1", port: 0)
-        config.upstreams = [.plain(try SocketAddress(ipAddress: "127.0.0.1", port: 9))]
+        config.upstreams = [.at(.plain(try SocketAddress(ipAddress: "127.0.0.1", port: 9)))]
         config.threads = 1
         config.stateDirectory = NSTemporaryDirectory() + "lockr-daemon-\(UUID())"
         return config

@@ -17,7 +17,7 @@ import Testing
     func configuration(mode: Mode = .hourly) throws -> LockrConfiguration {
         var config = LockrConfiguration()
         config.catalogueDirectory = catalogue
-        config.upstreams = try Upstream.parse("127.0.0.1")
+        config.upstreams = try UpstreamEntry.parse("127.0.0.1")
         config.guarded = ["tiktok"]
         config.policy = PolicySettings(mode: mode, calendar: DayCalendar(timeZone: TimeZone(identifier: "UTC")!))
         return config

@@ -27,11 +27,28 @@ public enum DoHRequestReader {
     public static func read(
         method: String, target: String, contentType: String?, body: [UInt8]
     ) -> Result<Request, Refusal> {
-        let (pathPart, query) = split(target)
-        guard pathPart == path || pathPart.hasPrefix(path + "/") else { return .failure(.notFound()) }
+        var target = target
+        return target.withUTF8 { read(method: method, target: $0, contentType: contentType, body: body) }
+    }
+
+    private static let pathBytes = Array(path.utf8)
+    private static let parameterName = Array("dns=".utf8)
+    private static let question = UInt8(ascii: "?")
+    private static let ampersand = UInt8(ascii: "&")
+    private static let slash = UInt8(ascii: "/")
+
+    /// The same on the target's bytes, as requests come.
+    private static func read(
+        method: String, target: UnsafeBufferPointer<UInt8>, contentType: String?, body: [UInt8]
+    ) -> Result<Request, Refusal> {
+        let mark = target.firstIndex(of: question) ?? target.endIndex
+        let pathPart = target[..<mark]
+        guard pathPart.starts(with: pathBytes), pathPart.count == pathBytes.count || pathPart[pathBytes.count] == slash
+        else { return .failure(.notFound()) }
         var clientID: String?
-        if pathPart.count > path.count + 1 {
-            guard let id = ClientID.read(pathPart.dropFirst(path.count + 1)) else {
+        if pathPart.count > pathBytes.count + 1 {
+            let written = String(decoding: pathPart.dropFirst(pathBytes.count + 1), as: UTF8.self)
+            guard let id = ClientID.read(written[...]) else {
                 return .failure(Refusal(status: 404, reason: "not a ClientID: letters, digits and hyphens, up to 63"))
             }
             clientID = id
@@ -39,15 +56,14 @@ public enum DoHRequestReader {
         let message: [UInt8]
         switch method {
         case "GET":
-            guard let encoded = parameter("dns", in: query) else {
+            guard let encoded = parameter(in: target[mark...].dropFirst()) else {
                 return .failure(Refusal(status: 400, reason: "no dns parameter"))
             }
-            guard encoded.utf8.count <= (maxMessage * 4 + 2) / 3 else {
+            guard encoded.count <= (maxMessage * 4 + 2) / 3 else {
                 return .failure(Refusal(status: 414, reason: "the dns parameter is too long"))
             }
             guard
-                let decoded = try? Base64.decode(
-                    string: String(encoded), options: [.base64UrlAlphabet, .omitPaddingCharacter])
+                let decoded = try? Base64.decode(bytes: encoded, options: [.base64UrlAlphabet, .omitPaddingCharacter])
             else { return .failure(Refusal(status: 400, reason: "the dns parameter is not base64url")) }
             message = decoded
         case "POST":
@@ -63,15 +79,14 @@ public enum DoHRequestReader {
         return .success(Request(message: message, clientID: clientID))
     }
 
-    private static func split(_ target: String) -> (Substring, Substring) {
-        guard let mark = target.firstIndex(of: "?") else { return (target[...], "") }
-        return (target[..<mark], target[target.index(after: mark)...])
-    }
-
-    private static func parameter(_ name: String, in query: Substring) -> Substring? {
-        for pair in query.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            if parts.count == 2, parts[0] == name { return parts[1] }
+    /// The value of the first `dns=` pair of a query string.
+    private static func parameter(in query: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>>? {
+        var rest = query
+        while !rest.isEmpty {
+            let end = rest.firstIndex(of: ampersand) ?? rest.endIndex
+            let pair = rest[..<end]
+            if pair.starts(with: parameterName) { return pair.dropFirst(parameterName.count) }
+            rest = rest[end...].dropFirst()
         }
         return nil
     }

@@ -173,6 +173,7 @@ final class DoHConnectionHandler: ChannelInboundHandler {
     }
 
     private func write(_ response: DoHResponse, on stream: HTTP2StreamID, _ channelContext: ChannelHandlerContext) {
+        // content-length too: dig reads the body by it.
         let headers: HPACKHeaders = [
             ":status": "\(response.status)", "content-type": response.contentType,
             "content-length": "\(response.body.count)",
