@@ -16,11 +16,13 @@ harness's nsd upstream, with the same certificate, on loopback. Measured:
 Results go to bench/results/encrypted-STAMP.md. Everything runs on 127.0.0.1 and stops by itself.
 """
 import argparse
+import base64
 import os
 import re
 import socket
 import ssl
 import statistics
+import struct
 import subprocess
 import sys
 import time
@@ -40,6 +42,10 @@ TLS_DIR = os.path.join(rb.RUN, "tls")
 # What dnsperf asks: names blocked or cached, as fast as it can, and over DoH also blocked names at
 # a fixed rate both servers keep up with.
 SCENARIOS = [("dot", "blocked"), ("dot", "allowed"), ("doh", "blocked"), ("doh", "allowed"), ("doh", "blocked-rate")]
+# DoH under h2load, an HTTP/2 client that keeps its connections full (dnsperf's DoH client leaves
+# them idle at times, and dnsdist's frontend loses its first queries to it): names blocked or
+# cached, with 1 or 8 requests in flight on each of 8 connections.
+H2LOAD_SCENARIOS = [("blocked", 1), ("blocked", 8), ("allowed", 8)]
 
 
 def certificate():
@@ -106,6 +112,39 @@ def dnsperf_on(server, transport, qfile, pid, seconds, rate=None):
                                    "doh-method=GET", *load, "-t", "3", "-l", str(seconds)], pid)
 
 
+def doh_urls(port, qfile, count=5000):
+    """A file of `count` DoH GET URLs for h2load, one per name of `qfile`, at lockr's or dnsdist's port."""
+    path = os.path.join(rb.RUN, f"urls-{port}-{qfile}")
+    lines = []
+    with open(os.path.join(rb.DATA, qfile)) as names:
+        for line in names:
+            name = line.split()[0].rstrip(".")
+            question = b"".join(bytes([len(label)]) + label.encode() for label in name.split(".")) + b"\0"
+            message = struct.pack(">HHHHHH", 0, 0x0100, 1, 0, 0, 0) + question + struct.pack(">HH", 1, 1)
+            lines.append(f"https://127.0.0.1:{port}/dns-query?dns="
+                         + base64.urlsafe_b64encode(message).decode().rstrip("="))
+            if len(lines) == count:
+                break
+    return rb.write(path, "\n".join(lines) + "\n")
+
+
+def h2load_on(server, qfile, pid, streams, requests):
+    """DoH GET under h2load (nghttp2-client): 8 connections with `streams` requests in flight on
+    each, `requests` in all; requests a second and server CPU per request."""
+    doh = PORTS[server][2]
+    c0 = rb.cpu_ticks(pid)
+    out = subprocess.run(["h2load", "-n", str(requests), "-c", "8", "-m", str(streams), "-t", "1",
+                          "-i", doh_urls(doh, qfile)], capture_output=True, text=True, timeout=300).stdout
+    c1 = rb.cpu_ticks(pid)
+    rate = re.search(r"finished in [\d.]+s, ([\d.]+) req/s", out)
+    done = re.search(r"(\d+) succeeded, (\d+) failed", out)
+    if not rate or not done:
+        return {"qps": "", "us_per_query": "", "failed": ""}
+    succeeded = int(done.group(1))
+    return {"qps": round(float(rate.group(1))), "failed": int(done.group(2)),
+            "us_per_query": round(1e6 * (c1 - c0) / rb.CLK / max(1, succeeded), 2)}
+
+
 def handshakes(port, pid, seconds):
     """New TLS connections per second (openssl s_time, one client) and server CPU ms per one."""
     c0 = rb.cpu_ticks(pid)
@@ -144,6 +183,7 @@ def main():
     ap.add_argument("--dur", type=int, default=10, help="seconds per dnsperf run")
     ap.add_argument("--lat-qps", type=int, default=2000, help="rate of the upstream-latency runs")
     ap.add_argument("--doh-qps", type=int, default=3000, help="rate of the fixed-rate DoH runs")
+    ap.add_argument("--h2load-requests", type=int, default=300000, help="requests of each h2load run")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     checking = "--check-arguments" in sys.argv
     if checking:
@@ -183,6 +223,15 @@ def main():
                                qps=r["qps"], lost=r["lost"], server_cpu_pct=r["server_cpu_pct"],
                                us_per_query=round(10_000 * r["server_cpu_pct"] / max(1.0, float(r["qps"] or 0)), 2),
                                rcodes=r["rcodes"])
+                    rows.append(row)
+                    print(row, flush=True)
+            for scenario, streams in H2LOAD_SCENARIOS:
+                for name in (("lockr", "dnsdist") if rep % 2 == 0 else ("dnsdist", "lockr")):
+                    if scenario == "allowed":
+                        rb.warm(PORTS[name][0], servers[name].pid)
+                    rb.wait_quiet(60, 15.0)
+                    row = dict(kind="h2load", server=name, scenario=scenario, streams=streams, rep=rep,
+                               **h2load_on(name, qfile[scenario], servers[name].pid, streams, a.h2load_requests))
                     rows.append(row)
                     print(row, flush=True)
             for name in ("lockr", "dnsdist"):
@@ -239,6 +288,14 @@ def summary(rows, path):
                  and r["scenario"] == scenario and r["server"] == server]
             lines.append(f"| {transport} | {scenario} | {server} | {median(r['qps'] for r in q):.0f} | "
                          f"{median(r['us_per_query'] for r in q):.2f} | {median(r['lost'] for r in q):.0f} |")
+    lines += ["", "DoH under h2load (8 connections):", "",
+              "| scenario | in flight per connection | server | requests/s | CPU us/request |", "|---|---|---|---|---|"]
+    for scenario, streams in H2LOAD_SCENARIOS:
+        for server in ("lockr", "dnsdist"):
+            h = [r for r in rows if r["kind"] == "h2load" and r["scenario"] == scenario and r["streams"] == streams
+                 and r["server"] == server]
+            lines.append(f"| {scenario} | {streams} | {server} | {median(r['qps'] for r in h):.0f} | "
+                         f"{median(r['us_per_query'] for r in h):.2f} |")
     lines += ["", "| server | handshakes/s | server CPU ms/handshake | KiB per DoT connection | KiB per DoH connection |",
               "|---|---|---|---|---|"]
     for server in ("lockr", "dnsdist"):

@@ -3,7 +3,8 @@ import NIOPosix
 
 /// A listener of connections (plain TCP, DNS over TLS, DNS over HTTPS): each connection from a
 /// source the access rules refuse is closed at once; the rest must get a slot of `table`, shared by
-/// all of them, before `configure` sets the connection up with its loop's context.
+/// all of them, before `configure` sets the connection up with its loop's context, after a
+/// `PromptAcknowledgement`.
 enum StreamListener {
     static func bind(
         _ address: SocketAddress, table: TCPConnectionTable, contexts: [LoopContext],
@@ -23,7 +24,10 @@ enum StreamListener {
                 guard table.admit(channel, from: remote.ipAddress ?? "", activity: activity) else {
                     return channel.close()
                 }
-                return channel.eventLoop.makeCompletedFuture { try configure(channel, context, activity) }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(PromptAcknowledgement())
+                    try configure(channel, context, activity)
+                }
             }
             .bind(to: address)
             .get()

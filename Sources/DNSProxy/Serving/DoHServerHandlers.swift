@@ -191,8 +191,6 @@ final class DoHConnectionHandler: ChannelInboundHandler {
         if pendingFlush {
             pendingFlush = false
             channelContext.flush()
-        } else {
-            PromptAcknowledgement.request(on: channelContext.channel)
         }
         channelContext.fireChannelReadComplete()
     }
