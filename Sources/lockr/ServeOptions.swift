@@ -16,7 +16,7 @@ struct ServeOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Upstream resolver (repeatable): ADDR[:PORT] (plain, port 53), tls://ADDR@NAME or https://ADDR@HOST/dns-query.",
+            "Upstream resolver (repeatable): ADDR[:PORT] (plain, port 53), tls://NAME, tls://ADDR@NAME, https://HOST/dns-query or https://ADDR@HOST/dns-query.",
             valueName: "UPSTREAM")
     )
     var upstream: [String] = []
