@@ -208,7 +208,6 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// An upstream written wrongly: what was written, and what is wrong with it.
 /// One entry of `upstreams` as written: an upstream at an address it gives (several addresses make
 /// several entries), or an encrypted one named by its host alone.
 public enum UpstreamEntry: Hashable, Sendable, CustomStringConvertible {
@@ -257,6 +256,7 @@ public struct NamedUpstream: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+/// An upstream written wrongly: what was written, and what is wrong with it.
 public struct UpstreamSyntaxError: Error, CustomStringConvertible {
     public let text: String
     public let reason: String

@@ -230,7 +230,6 @@ public enum PolicyLoader {
         do { return try UpstreamTLS(caFile: caFile) } catch { throw LoadError("[upstream] \(error)") }
     }
 
-    /// The configured upstreams, or else the name servers of /etc/resolv.conf that are not lockr itself.
     /// The upstreams lockr forwards to, the ones written by name looked up; and why any of those
     /// was left out. Without any configured: the nameservers of `resolvConf`.
     static func upstreams(
