@@ -29,6 +29,7 @@ struct CheckConfig: ParsableCommand {
             print("catalogue: \(loaded.catalogue.apps.count) apps (\(loaded.catalogueDirectory ?? "not found"))")
             if config.answersDNS {
                 print("upstreams: \(loaded.upstreams.map(\.description).joined(separator: ", "))")
+                for problem in loaded.unresolvedUpstreams { print("warning: upstream left out: \(problem)") }
             } else {
                 print(
                     "upstreams: none (lockr answers no DNS; backends: \(config.backends.map(\.name).joined(separator: ", ")))"

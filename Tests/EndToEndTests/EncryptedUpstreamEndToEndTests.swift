@@ -139,6 +139,16 @@ import Testing
         #expect(
             written.output.contains("no address found for https://dns.test/dns-query: where dns.test is: 127.0.0.1:"),
             "\(written.output)")
+        // Beside a plain upstream, the name not found is left out, and check-config says so.
+        let beside = try configFile(
+            upstreams: ["https://dns.test/dns-query", "192.0.2.53"], authority: "/nonexistent/ca.pem", bootstrap: 9)
+        defer { try? FileManager.default.removeItem(atPath: beside) }
+        let partly = try run(LockrProcess.binary, ["check-config", beside])
+        #expect(partly.status == 0)
+        #expect(
+            partly.output.contains("upstreams: 192.0.2.53:53")
+                && partly.output.contains("warning: upstream left out: https://dns.test/dns-query: where dns.test is"),
+            "\(partly.output)")
         let served = try run(LockrProcess.binary, ["serve", "--upstream", "tls://127.0.0.1@bad name"])
         #expect(served.status != 0)
         #expect(served.output.contains("'bad name' is not a server name"), "\(served.output)")
