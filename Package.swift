@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // The C library, wrapped once. Only DNSWire imports it (tests use it as an oracle).
@@ -151,6 +152,30 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // lockr as the primary of Response Policy Zones: each person's block set as a zone that
+        // resolvers (unbound, BIND, PowerDNS Recursor) transfer and apply.
+        .target(
+            name: "LockrRPZ",
+            dependencies: [
+                "DNSFilter", "DNSProxy", "DNSWire", "LockrAdapters", "LockrStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // dnstap in: Frame Streams from resolvers lockr does not stand in front of, each client
+        // question handed on for metering. The protobuf code is generated from dnstap.proto by
+        // scripts/generate-dnstap and committed.
+        .target(
+            name: "LockrDnstap",
+            dependencies: [
+                "ConfigKit", "DNSProxy", "DNSWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            exclude: ["dnstap.proto"]
+        ),
         // Block and allow lists given by URL: fetched, kept in the state directory, kept up to date.
         .target(
             name: "LockrLists",
@@ -186,7 +211,7 @@ let package = Package(
                 "ConfigKit", "CTOMLReader", "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles",
                 "LockrStore",
                 "LockrAPI", "LockrControl", "LockrLists",
-                "LockrAdapters", "LockrSpeech", "LockrWeb",
+                "LockrAdapters", "LockrDnstap", "LockrRPZ", "LockrSpeech", "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -243,12 +268,32 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(
+            name: "LockrRPZTests",
+            dependencies: [
+                "LockrRPZ", "LockrAdapters", "LockrStore", "DNSProxy", "DNSWire", "CLdns", "DNSTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "LockrDnstapTests",
+            dependencies: [
+                "LockrDnstap", "DNSProxy",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]
+        ),
         .testTarget(name: "DNSWireTests", dependencies: ["DNSWire", "CLdns", "DNSTestSupport", "AllocationCounter"]),
         .testTarget(name: "DNSFilterTests", dependencies: ["DNSFilter", "DNSTestSupport"]),
         .testTarget(
             name: "DNSProxyTests",
             dependencies: [
                 "DNSProxy", "DNSWire", "DNSFilter", "DNSTestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -312,8 +357,9 @@ if Context.environment["LOCKR_FUZZ"] != nil {
             dependencies: [
                 "LockrFuzzDriver", "DNSWire", "DNSFilter", "DNSProxy", "LockrPuzzles", "LockrSpeech", "LockrAPI",
                 "LockrControl",
-                "LockrDaemon", "LockrLists", "LockrWeb",
+                "LockrDaemon", "LockrDnstap", "LockrLists", "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Fuzz/Harness"
         ))

@@ -9,6 +9,11 @@ enum FuzzTarget: String, CaseIterable {
     /// A DNS-over-HTTPS request: the first byte picks GET or POST and the content type, then the
     /// target (path and query) up to a newline, then the body.
     case dohRequest = "doh-request"
+    /// A secondary's request on the zone-transfer port (SOA, AXFR, IXFR), or its answer to a NOTIFY.
+    case zoneRequest = "zone-request"
+    /// A resolver's dnstap connection: Frame Streams (control frames, data frames), each data
+    /// frame read as a dnstap message.
+    case dnstapStream = "dnstap-stream"
     /// An upstream as the config writes it (`tls://...`, `https://...`, an address).
     case upstream
     /// A block or allow list (hosts, plain, adblock), then names matched against it.
@@ -36,6 +41,8 @@ enum FuzzTarget: String, CaseIterable {
         case .ednsOptions: WireTargets.ednsOptions(bytes)
         case .upstreamAnswer: WireTargets.upstreamAnswer(bytes)
         case .dohRequest: WireTargets.dohRequest(bytes)
+        case .zoneRequest: WireTargets.zoneRequest(bytes)
+        case .dnstapStream: WireTargets.dnstapStream(bytes)
         case .upstream: WireTargets.upstream(bytes)
         case .ruleList: ListTargets.ruleList(bytes)
         case .config: ListTargets.config(bytes)

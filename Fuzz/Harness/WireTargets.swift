@@ -1,5 +1,7 @@
 import DNSProxy
 import DNSWire
+import LockrDnstap
+import NIOCore
 
 /// The DNS wire format: what clients and upstreams send.
 enum WireTargets {
@@ -49,6 +51,57 @@ enum WireTargets {
         else { return }
         query(request.message)
     }
+
+    /// A message on the zone-transfer port, answered over UDP and TCP from a small zone.
+    static func zoneRequest(_ bytes: [UInt8]) {
+        _ = try? ZoneMessage(packet: bytes)
+        for overTCP in [false, true] {
+            _ = ZoneResponder.answer(bytes, zones: servedZone, overTCP: overTCP, now: 1_800_000_000).messages
+            _ =
+                ZoneResponder.answer(bytes, zones: servedZone, overTCP: overTCP, signing: signing, now: 1_800_000_000)
+                .messages
+        }
+        _ = try? TSIGRecord.find(in: bytes)
+    }
+
+    /// A dnstap connection's bytes read as the listener reads them: frames through the handshake
+    /// until the stream ends or breaks, each data frame read as a message (before START too, which
+    /// the listener refuses, so that the fuzzer reaches the message's parser sooner).
+    static func dnstapStream(_ bytes: [UInt8]) {
+        var buffer = ByteBuffer(bytes: bytes)
+        var session = FrameStreamSession()
+        while let frame = try? FrameStreamFrame.read(from: &buffer) {
+            switch frame {
+            case .control(let control):
+                guard let step = try? session.receive(control), !step.close else { return }
+            case .data(let payload):
+                _ = try? DnstapSighting.read(payload)
+            }
+        }
+    }
+
+    private static let signing = ZoneSigning(
+        key: TSIGKey(name: "lockr-rpz", secret: "c2VjcmV0IGtleSBmb3IgZnV6emluZyBvbmx5IQ=="), required: true)
+
+    /// A zone in its second version, so that an IXFR from the first gets the change between them.
+    private static let servedZone: ServedZones = {
+        let zones = ServedZones()
+        let origin = WireName.wire(fromPresentation: "default.rpz.lockr")!
+        for (serial, names) in [(UInt32(1), ["tiktok.com"]), (2, ["instagram.com"])] {
+            let triggers = names.map {
+                ResourceRecord(
+                    owner: WireName.wire(fromPresentation: "\($0).default.rpz.lockr")!, type: RecordType.cname, ttl: 30,
+                    rdata: [0])
+            }
+            zones.serve(
+                ServedZone(
+                    origin: origin,
+                    soa: StartOfAuthority(
+                        primary: [0], mailbox: [0], serial: serial, refresh: 1, retry: 1, expire: 1, minimum: 1),
+                    soaTTL: 30, records: triggers))
+        }
+        return zones
+    }()
 
     /// An upstream written in the config, read and written back.
     static func upstream(_ bytes: [UInt8]) {

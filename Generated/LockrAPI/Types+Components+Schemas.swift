@@ -577,25 +577,116 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/HouseholdStatusBody/clock_warning`.
             public var clockWarning: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HouseholdStatusBody/dnstap`.
+            public var dnstap: Components.Schemas.DnstapBody?
             /// Creates a new `HouseholdStatusBody`.
             ///
             /// - Parameters:
             ///   - people: The default person first.
             ///   - backends: Other blockers lockr drives (empty when lockr only answers DNS itself).
             ///   - clockWarning: Set when policy time and this machine's clock disagree by more than a minute, and why.
+            ///   - dnstap:
             public init(
                 people: [Components.Schemas.StatusBody],
                 backends: [Components.Schemas.BackendBody],
-                clockWarning: Swift.String? = nil
+                clockWarning: Swift.String? = nil,
+                dnstap: Components.Schemas.DnstapBody? = nil
             ) {
                 self.people = people
                 self.backends = backends
                 self.clockWarning = clockWarning
+                self.dnstap = dnstap
             }
             public enum CodingKeys: String, CodingKey {
                 case people
                 case backends
                 case clockWarning = "clock_warning"
+                case dnstap
+            }
+        }
+        /// Set when [dnstap] is configured: what lockr took from resolvers' dnstap since it started (see docs/fleet.md).
+        ///
+        /// - Remark: Generated from `#/components/schemas/DnstapBody`.
+        public struct DnstapBody: Codable, Hashable, Sendable {
+            /// Where it listens (unix:PATH, ADDR:PORT); empty while it cannot.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DnstapBody/listening`.
+            public var listening: [Swift.String]
+            /// Why it does not listen (it tries again every 30 s).
+            ///
+            /// - Remark: Generated from `#/components/schemas/DnstapBody/problem`.
+            public var problem: Swift.String?
+            /// Resolvers connected now.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DnstapBody/connected`.
+            public var connected: Swift.Int
+            /// dnstap messages read.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DnstapBody/messages`.
+            public var messages: Swift.Int64
+            /// Client questions for a guarded app's name, metered.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DnstapBody/metered`.
+            public var metered: Swift.Int64
+            /// Messages skipped: no dnstap, or a client message without address or question.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DnstapBody/malformed`.
+            public var malformed: Swift.Int64
+            /// Connections cut off for breaking Frame Streams (garbage, another content type, no START in time).
+            ///
+            /// - Remark: Generated from `#/components/schemas/DnstapBody/broken`.
+            public var broken: Swift.Int64
+            /// Connections turned away: not in allow-from, or over max-connections.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DnstapBody/refused`.
+            public var refused: Swift.Int64
+            /// When the last message came (ISO 8601).
+            ///
+            /// - Remark: Generated from `#/components/schemas/DnstapBody/last_message`.
+            public var lastMessage: Swift.String?
+            /// Creates a new `DnstapBody`.
+            ///
+            /// - Parameters:
+            ///   - listening: Where it listens (unix:PATH, ADDR:PORT); empty while it cannot.
+            ///   - problem: Why it does not listen (it tries again every 30 s).
+            ///   - connected: Resolvers connected now.
+            ///   - messages: dnstap messages read.
+            ///   - metered: Client questions for a guarded app's name, metered.
+            ///   - malformed: Messages skipped: no dnstap, or a client message without address or question.
+            ///   - broken: Connections cut off for breaking Frame Streams (garbage, another content type, no START in time).
+            ///   - refused: Connections turned away: not in allow-from, or over max-connections.
+            ///   - lastMessage: When the last message came (ISO 8601).
+            public init(
+                listening: [Swift.String],
+                problem: Swift.String? = nil,
+                connected: Swift.Int,
+                messages: Swift.Int64,
+                metered: Swift.Int64,
+                malformed: Swift.Int64,
+                broken: Swift.Int64,
+                refused: Swift.Int64,
+                lastMessage: Swift.String? = nil
+            ) {
+                self.listening = listening
+                self.problem = problem
+                self.connected = connected
+                self.messages = messages
+                self.metered = metered
+                self.malformed = malformed
+                self.broken = broken
+                self.refused = refused
+                self.lastMessage = lastMessage
+            }
+            public enum CodingKeys: String, CodingKey {
+                case listening
+                case problem
+                case connected
+                case messages
+                case metered
+                case malformed
+                case broken
+                case refused
+                case lastMessage = "last_message"
             }
         }
         /// - Remark: Generated from `#/components/schemas/DeviceBody`.

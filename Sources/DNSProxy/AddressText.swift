@@ -61,3 +61,27 @@ extension Setting {
             write: { "[" + $0.map { quotedConfigString(AddressText.format($0)) }.joined(separator: ", ") + "]" })
     }
 }
+
+extension Setting {
+    /// `key`: a list of networks in CIDR form; an empty list means `whenEmpty`.
+    public static func networks(
+        _ key: String, _ path: WritableKeyPath<Section, AccessControl> & Sendable, whenEmpty: AccessControl,
+        restartOnly: Bool = false, _ summary: String
+    ) -> Setting {
+        Setting(
+            key, path, restartOnly: restartOnly, summary,
+            read: { reader, key in
+                guard let list = reader.strings(key) else { return nil }
+                let networks = list.compactMap { entry in
+                    if let network = IPNetwork(entry) { return network }
+                    reader.problem(key, "'\(entry)' is not a network (CIDR such as 192.168.0.0/16)")
+                    return nil
+                }
+                return list.isEmpty ? whenEmpty : AccessControl(networks: networks)
+            },
+            write: {
+                $0 == whenEmpty
+                    ? "[]" : "[" + $0.networks.map { quotedConfigString("\($0)") }.joined(separator: ", ") + "]"
+            })
+    }
+}

@@ -18,10 +18,18 @@ public struct ListenError: Error, CustomStringConvertible, Sendable {
         self.reason = reason
     }
 
+    /// A place given in words (a unix socket's path, or an address already formatted).
+    public init(place: String, transport: String, reason: String) {
+        address = place
+        self.transport = transport
+        self.reason = reason
+    }
+
     public var description: String {
         var text = "cannot listen on \(address) (\(transport)): \(reason)"
         if reason == Self.text(errno: EADDRINUSE) {
-            let setting = ["tls": "listen-tls", "https": "listen-https"][transport] ?? "--listen"
+            let setting =
+                ["tls": "listen-tls", "https": "listen-https", "dnstap TCP": "[dnstap] listen"][transport] ?? "--listen"
             text += " (another DNS server, or another lockr, holds it: pick another \(setting) port or stop it)"
         } else if reason == Self.text(errno: EACCES) {
             text += " (ports below 1024 need root or CAP_NET_BIND_SERVICE)"

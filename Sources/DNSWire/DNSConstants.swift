@@ -30,6 +30,8 @@ public enum ResponseCode: UInt16, Sendable {
     case nameError = 3
     case notImplemented = 4
     case refused = 5
+    /// NOTAUTH: a transaction signature that does not verify (RFC 8945).
+    case notAuthorized = 9
     case badVersion = 16
 }
 

@@ -101,6 +101,19 @@ public final class LdnsPacket {
         }
     }
 
+    /// A record in wire form (its names uncompressed) as a zone file's line, as ldns writes it;
+    /// nil when ldns cannot read it.
+    static func presentation(ofRecord wire: [UInt8]) -> String? {
+        var record: UnsafeMutablePointer<ldns_rr>?
+        var position = 0
+        let status = wire.withUnsafeBufferPointer {
+            ldns_wire2rr(&record, $0.baseAddress, $0.count, &position, LDNS_SECTION_ANSWER)
+        }
+        guard status == LDNS_STATUS_OK, let record else { return nil }
+        defer { ldns_rr_free(record) }
+        return string(ldns_rr2str(record)).trimmingSuffix("\n")
+    }
+
     private static func string(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
         guard let pointer else { return "" }
         defer { free(pointer) }

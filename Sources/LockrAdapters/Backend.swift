@@ -57,7 +57,7 @@ extension Backend {
 
 /// Which kind of blocker a backend is.
 public enum BackendKind: String, Sendable, CaseIterable {
-    case pihole6, pihole5, adguardhome, nextdns, webhook
+    case pihole6, pihole5, adguardhome, nextdns, webhook, rpz
 }
 
 /// One configured backend: its name, how long a request may take, and its kind's own settings.
@@ -74,6 +74,7 @@ public struct BackendSettings: Sendable, Equatable {
         case adguardhome(AdGuardHomeSettings)
         case nextdns(NextDNSSettings)
         case webhook(WebhookSettings)
+        case rpz(RPZSettings)
     }
 
     public var kind: BackendKind {
@@ -83,6 +84,7 @@ public struct BackendSettings: Sendable, Equatable {
         case .adguardhome: .adguardhome
         case .nextdns: .nextdns
         case .webhook: .webhook
+        case .rpz: .rpz
         }
     }
 
@@ -91,7 +93,7 @@ public struct BackendSettings: Sendable, Equatable {
         switch endpoint {
         case .pihole6(let settings): settings.clients
         case .adguardhome(let settings): settings.clients
-        case .pihole5, .nextdns, .webhook: []
+        case .pihole5, .nextdns, .webhook, .rpz: []
         }
     }
 
@@ -103,6 +105,7 @@ public struct BackendSettings: Sendable, Equatable {
         case .adguardhome(let settings): [settings.password].compactMap { $0 }
         case .nextdns(let settings): [settings.apiKey]
         case .webhook(let settings): [settings.token, settings.eventsToken].compactMap { $0 }
+        case .rpz(let settings): [settings.tsigSecret].compactMap { $0 }
         }
     }
 
@@ -114,6 +117,7 @@ public struct BackendSettings: Sendable, Equatable {
         case .adguardhome(let settings): settings.url
         case .nextdns(let settings): settings.url
         case .webhook(let settings): settings.url
+        case .rpz(let settings): settings.listen.map { "dns://\($0)" }.joined(separator: " ")
         }
     }
 }

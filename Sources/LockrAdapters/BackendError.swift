@@ -33,4 +33,6 @@ public struct SyncReport: Sendable, Equatable {
     /// the household's own that lockr must not override (Pi-hole's blocking turned off, an allow
     /// entry covering a guarded domain). Empty when the blocks hold.
     public var notEnforcing: [String] = []
+
+    public init(writes: Int = 0) { self.writes = writes }
 }

@@ -12,6 +12,13 @@ extension BackendKind {
         case .nextdns: ["url", "profile", "api-key-file", "api-key-env"]
         case .webhook:
             ["url", "token-file", "token-env", "events", "events-url", "events-token-file", "events-token-env"]
+        case .rpz:
+            [
+                "listen", "zone-files", "zone-suffix", "secondaries", "allow-transfer", "ttl", "refresh", "retry",
+                "expire",
+                "tsig-key",
+                "tsig-secret-file", "tsig-secret-env", "tsig-required",
+            ]
         }
     }
 }
@@ -20,8 +27,8 @@ extension BackendKind {
     /// The reference's `backends` and `meter-from`.
     public static let listReference = """
         # Who enforces the policy: "dns" (lockr answers DNS itself) and other blockers lockr drives,
-        # "pihole6", "pihole5", "adguardhome", "nextdns", "webhook" (each needs its section below), or a
-        # name of your own whose section says its kind (see "Two of a kind" in backends.md).
+        # "pihole6", "pihole5", "adguardhome", "nextdns", "webhook", "rpz" (each needs its section
+        # below), or a name of your own whose section says its kind (see "Two of a kind" in backends.md).
         backends = ["dns"]
         # Meter time-mode usage from this backend's query log instead of the DNS lockr answers.
         meter-from = "dns"
@@ -62,6 +69,21 @@ extension BackendKind {
         # events-url = "https://ntfy.home.lan/lockr"       # where they go (default: url)
         # events-token-file = "/etc/lockr/ntfy.token"     # for events-url only; or:
         # events-token-env = "NTFY_TOKEN"
+        #
+        # [rpz]                                           # Response Policy Zones for resolvers (fleet.md)
+        # listen = ["0.0.0.0:5300"]                       # where resolvers transfer the zones from
+        # zone-files = "/run/lockr"                       # and/or: each zone written there (Knot Resolver)
+        # zone-suffix = "rpz.lockr"                       # zones alice.rpz.lockr, ..., default.rpz.lockr
+        # secondaries = ["192.168.1.3"]                   # NOTIFY on every change; may transfer
+        # allow-transfer = ["192.168.1.0/24"]             # more sources that may transfer
+        # ttl = "30s"                                     # how long resolvers may cache a block
+        # refresh = "5m"                                  # how often they look when no NOTIFY came
+        # retry = "1m"
+        # expire = "7d"                                   # how long the last zones hold while lockr is away
+        # tsig-key = "lockr-rpz"                          # TSIG (HMAC-SHA256) with the secondaries
+        # tsig-secret-file = "/etc/lockr/rpz.secret"      # its base64 secret, or:
+        # tsig-secret-env = "LOCKR_RPZ_SECRET"
+        # tsig-required = true                            # false: unsigned requests too (unbound)
         """
 }
 
@@ -127,7 +149,9 @@ extension ConfigReader {
         if let value = string("meter-from") {
             if value == "dns" {
                 meterFrom = nil
-            } else if let backend = backends.first(where: { $0.name == value }), backend.kind != .webhook {
+            } else if let backend = backends.first(where: { $0.name == value }),
+                ![.webhook, .rpz].contains(backend.kind)
+            {
                 meterFrom = backend.name
             } else {
                 problem("meter-from", "expected dns or a backend with a query log listed in backends, not '\(value)'")
@@ -172,6 +196,7 @@ extension ConfigReader {
         case .adguardhome: endpoint = adGuardHome(section).map { .adguardhome($0) }
         case .nextdns: endpoint = nextDNS(section).map { .nextdns($0) }
         case .webhook: endpoint = webhook(section).map { .webhook($0) }
+        case .rpz: endpoint = rpz(section).map { .rpz($0) }
         }
         return endpoint.map { BackendSettings(name: section, endpoint: $0) }
     }
@@ -234,6 +259,65 @@ extension ConfigReader {
             problem(
                 "\(section).events-token-file",
                 "an events token goes with events-url (without it, events use token-file)")
+        }
+        return settings
+    }
+
+    /// `[rpz]`: its addresses as written (the daemon, which knows addresses, checks them) and the
+    /// zones' timers.
+    private mutating func rpz(_ section: String) -> RPZSettings? {
+        let listen = strings("\(section).listen") ?? []
+        let zoneFiles = string("\(section).zone-files")
+        guard !listen.isEmpty || zoneFiles != nil else {
+            problem(
+                section,
+                "[\(section)] needs listen, where resolvers transfer the zones from (\"0.0.0.0:5300\"), or zone-files, "
+                    + "a directory to write them into (for Knot Resolver)")
+            return nil
+        }
+        var settings = RPZSettings(listen: listen)
+        if let zoneFiles {
+            if zoneFiles.hasPrefix("/") {
+                settings.zoneFiles = zoneFiles
+            } else {
+                problem(
+                    "\(section).zone-files", "expected an absolute directory such as /run/lockr, not '\(zoneFiles)'")
+            }
+        }
+        if let written = string("\(section).zone-suffix") {
+            var suffix = written.lowercased()
+            if suffix.hasSuffix(".") { suffix.removeLast() }
+            let labels = suffix.split(separator: ".", omittingEmptySubsequences: false)
+            let nameBytes: (Character) -> Bool = {
+                $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_")
+            }
+            if suffix.isEmpty || suffix.count > 180
+                || labels.contains(where: { $0.isEmpty || $0.count > 63 || !$0.allSatisfy(nameBytes) })
+            {
+                problem("\(section).zone-suffix", "expected a domain name such as \"rpz.lockr\", not '\(written)'")
+            } else {
+                settings.zoneSuffix = suffix
+            }
+        }
+        if let secondaries = strings("\(section).secondaries") { settings.secondaries = secondaries }
+        if let sources = strings("\(section).allow-transfer") { settings.allowTransfer = sources }
+        let timers: [(String, WritableKeyPath<RPZSettings, Int>, ClosedRange<Int>, String, String)] = [
+            ("ttl", \.ttl, 0...86_400, "30s", "0 seconds to 1 day"),
+            ("refresh", \.refresh, 10...86_400, "5m", "10 seconds to 1 day"),
+            ("retry", \.retry, 10...86_400, "1m", "10 seconds to 1 day"),
+            ("expire", \.expire, 3600...(365 * 86_400), "7d", "1 hour to 365 days"),
+        ]
+        for (key, path, range, example, spoken) in timers {
+            if let seconds = duration("\(section).\(key)", seconds: range, example: example, spokenRange: spoken) {
+                settings[keyPath: path] = seconds
+            }
+        }
+        guard let secret = secret(section, "tsig-secret", required: false) else { return nil }
+        settings.tsigKey = string("\(section).tsig-key")
+        settings.tsigSecret = secret
+        if let required = bool("\(section).tsig-required") { settings.tsigRequired = required }
+        if (settings.tsigKey == nil) != (secret == nil) {
+            problem(section, "tsig-key and tsig-secret-file (or tsig-secret-env) go together")
         }
         return settings
     }

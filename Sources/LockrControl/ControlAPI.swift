@@ -54,7 +54,9 @@ struct ControlAPI<Policy: PolicyAccess>: APIProtocol {
         return .ok(
             .init(
                 body: .json(
-                    .init(people: people, backends: policy.backends(), clockWarning: policy.clockDrift()))))
+                    .init(
+                        people: people, backends: policy.backends(), clockWarning: policy.clockDrift(),
+                        dnstap: policy.dnstap()))))
     }
 
     func getApps(_ input: Operations.GetApps.Input) async throws -> Operations.GetApps.Output {

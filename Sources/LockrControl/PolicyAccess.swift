@@ -81,6 +81,9 @@ public protocol PolicyAccess: Sendable {
     /// The backends lockr drives and how each is doing.
     func backends() -> [Components.Schemas.BackendBody]
 
+    /// What lockr took from resolvers' dnstap, when `[dnstap]` is configured.
+    func dnstap() -> Components.Schemas.DnstapBody?
+
     /// A warning when policy time and the wall clock disagree by more than a minute, else nil.
     func clockDrift() -> String?
 

@@ -3,6 +3,7 @@ import DNSFilter
 import DNSProxy
 import LockrAdapters
 import LockrPolicy
+import LockrRPZ
 import NIOCore
 
 /// Walks the config file's table, one known key at a time, collecting problems.
@@ -56,6 +57,14 @@ extension ConfigReader {
         readBackends(
             answersDNS: &config.answersDNS, backends: &config.backends, meterFrom: &config.meterFrom,
             requestTimeout: config.adapterTiming.requestTimeout, reserved: Self.topLevel)
+        for backend in config.backends {
+            guard case .rpz(let settings) = backend.endpoint else { continue }
+            do throws(RPZAddressProblems) {
+                _ = try RPZEndpoints(settings)
+            } catch {
+                for wrong in error.problems { problem("\(backend.name).\(wrong.key)", wrong.text) }
+            }
+        }
         for found in config.policy.problems() { problem("policy", found) }
         config.schedules = schedules(under: "") ?? []
         config.profiles = profiles(under: "")

@@ -102,6 +102,8 @@ struct ControlAccess: PolicyAccess {
         }
     }
 
+    func dnstap() -> Components.Schemas.DnstapBody? { parts.dnstap?.body() }
+
     func clockDrift() -> String? {
         let drift = parts.clock.drift()
         guard abs(drift.milliseconds) > 60_000 else { return nil }

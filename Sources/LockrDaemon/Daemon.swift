@@ -4,6 +4,7 @@ import Foundation
 import LockrAdapters
 import LockrControl
 import LockrLists
+import LockrRPZ
 import LockrSpeech
 import LockrStore
 import LockrWeb
@@ -104,8 +105,8 @@ public final class Daemon: Sendable {
         }
         let dnsAddresses = dns?.server.boundAddresses ?? []
         parts.doctor.serve(
-            dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, upstreamTLS: loaded.upstreamTLS,
-            forwards: config.forwards,
+            dnsAddresses: dnsAddresses, upstreams: loaded.upstreams, unresolvedUpstreams: loaded.unresolvedUpstreams,
+            upstreamTLS: loaded.upstreamTLS, forwards: config.forwards,
             answersDNS: config.answersDNS,
             installation: installation(loaded, config, speechProblem: speechProblem))
         let http = try httpServices(
@@ -117,7 +118,7 @@ public final class Daemon: Sendable {
                     [], []
                 ),
                 control: control, logger: logger)
-            serviceManager?.send("READY=1\nSTATUS=answering")
+            serviceManager?.send("READY=1\nSTATUS=answering", patience: ServiceManagerNotifier.stateChangePatience)
         }
         // The group stops services in the reverse of this order: the HTTP services before the
         // speech threads they hear sentences with; the policy's clock and the watchdog before the
@@ -163,7 +164,7 @@ public final class Daemon: Sendable {
     /// Stops every service gracefully: queries and requests under way are answered, state is saved.
     /// The service manager hears of it first.
     public func stop() async {
-        _ = serviceManager?.send("STOPPING=1")
+        _ = serviceManager?.send("STOPPING=1", patience: ServiceManagerNotifier.stateChangePatience)
         await services.triggerGracefulShutdown()
     }
 
@@ -259,8 +260,8 @@ public final class Daemon: Sendable {
             }
             parts.reload(config: config, loaded: loaded)
             parts.doctor.serve(
-                upstreams: loaded.upstreams, upstreamTLS: loaded.upstreamTLS, forwards: config.forwards,
-                answersDNS: running.answersDNS,
+                upstreams: loaded.upstreams, unresolvedUpstreams: loaded.unresolvedUpstreams,
+                upstreamTLS: loaded.upstreamTLS, forwards: config.forwards, answersDNS: running.answersDNS,
                 installation: installation(
                     loaded, config, speechProblem: SpeechModel(directory: running.speechModel).problem.map { "\($0)" }))
             keeper?.reload(
@@ -287,6 +288,10 @@ public final class Daemon: Sendable {
                 case .adguardhome(let own): AdGuardHomeBackend(name: name, settings: own, timeout: timeout)
                 case .nextdns(let own): NextDNSBackend(name: name, settings: own, timeout: timeout, memory: outbox)
                 case .webhook(let own): WebhookBackend(name: name, settings: own, timeout: timeout)
+                case .rpz(let own):
+                    RPZBackend(
+                        name: name, settings: own, action: RPZAction(config.blockAnswer), memory: outbox,
+                        group: MultiThreadedEventLoopGroup.singleton, logger: logger)
                 }
             return (backend, settings.kind)
         }

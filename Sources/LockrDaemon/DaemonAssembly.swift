@@ -68,6 +68,11 @@ extension Daemon {
         }
     }
 
+    /// Reads lockr's certificate and key as `serve` would (`check-config`): throws what is wrong.
+    public static func checkCertificate(_ config: LockrConfiguration) throws(LoadError) {
+        _ = try encryptedServing(config)
+    }
+
     /// lockr's certificate, read for `listen-tls` and `listen-https`; nil when neither is set.
     static func encryptedServing(_ config: LockrConfiguration) throws(LoadError) -> EncryptedServing? {
         guard !config.listenTLS.isEmpty || !config.listenHTTPS.isEmpty else { return nil }
@@ -138,6 +143,10 @@ extension Daemon {
                     }
                 }
             })
+        if let dnstap = parts.dnstap {
+            services.append(
+                RepeatingService(description: "dnstap") { await dnstap.run(meter: parts.meter, logger: logger) })
+        }
         if let hub = parts.propagation.publisher?.hub {
             parts.propagation.publish()
             services.append(

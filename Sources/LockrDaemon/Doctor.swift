@@ -28,6 +28,7 @@ final class Doctor: Sendable {
     struct Running: Sendable {
         var dnsAddresses: [SocketAddress] = []
         var upstreams: [Upstream] = []
+        var unresolvedUpstreams: [UnresolvedUpstream] = []
         var upstreamTLS: UpstreamTLS?
         var forwards: [ForwardRule] = []
         var answersDNS = true
@@ -52,13 +53,14 @@ final class Doctor: Sendable {
 
     /// Takes what the daemon serves (at start and on each reload).
     func serve(
-        dnsAddresses: [SocketAddress]? = nil, upstreams: [Upstream], upstreamTLS: UpstreamTLS?, forwards: [ForwardRule],
-        answersDNS: Bool,
+        dnsAddresses: [SocketAddress]? = nil, upstreams: [Upstream], unresolvedUpstreams: [UnresolvedUpstream],
+        upstreamTLS: UpstreamTLS?, forwards: [ForwardRule], answersDNS: Bool,
         installation: Installation
     ) {
         running.withLock { running in
             if let dnsAddresses { running.dnsAddresses = dnsAddresses }
             running.upstreams = upstreams
+            running.unresolvedUpstreams = unresolvedUpstreams
             running.upstreamTLS = upstreamTLS
             running.forwards = forwards
             running.answersDNS = answersDNS
@@ -74,6 +76,7 @@ final class Doctor: Sendable {
         var checks: [Components.Schemas.DoctorCheckBody] = []
         if running.answersDNS {
             checks += await upstreamChecks(running.upstreams, tls: running.upstreamTLS, forwards: running.forwards)
+            checks += running.unresolvedUpstreams.map(Self.leftOutCheck)
         }
         checks += installationChecks(running.installation)
         checks.append(clockCheck(drift: clockDrift))
@@ -137,6 +140,16 @@ final class Doctor: Sendable {
             }
             return Components.Schemas.DoctorCheckBody(name: probe.name, ok: false, detail: problem, fix: probe.fix)
         }
+    }
+
+    /// An upstream written by name that lockr could not find, and so does not ask.
+    private static func leftOutCheck(_ unresolved: UnresolvedUpstream) -> Components.Schemas.DoctorCheckBody {
+        Components.Schemas.DoctorCheckBody(
+            name: "upstream \(unresolved.upstream)", ok: false,
+            detail: "left out, its address not found: \(unresolved.reason)",
+            fix:
+                "set [upstream] bootstrap to a server that answers, or write the address (https://ADDR@HOST/PATH, tls://ADDR@NAME); lockr looks it up again on reload"
+        )
     }
 
     /// The app catalogue and the speech model, which an install puts beside the program.

@@ -2,6 +2,7 @@ import ConfigKit
 import DNSProxy
 import DNSWire
 import LockrAdapters
+import LockrDnstap
 import LockrLists
 import LockrPolicy
 import NIOCore
@@ -23,7 +24,7 @@ extension LockrConfiguration {
             SectionDeclaration("local", \.local),
             SectionDeclaration("access", access), SectionDeclaration("tcp", \.tcp),
             SectionDeclaration("query-log", \.queryLog), SectionDeclaration("notify", notify),
-        ] + policy + [SectionDeclaration("adapters", \.adapterTiming)]
+        ] + policy + [SectionDeclaration("adapters", \.adapterTiming), SectionDeclaration("dnstap", \.dnstap)]
     }()
 
     /// The reference of docs/configuration.md: every section with its defaults, and the tables of
@@ -191,22 +192,10 @@ extension LockrConfiguration {
     ]
 
     static let access: [Setting<LockrConfiguration>] = [
-        Setting(
-            "allow", \.access,
-            "Networks allowed to query (CIDR). Empty: loopback, 10/8, 172.16/12, 192.168/16, 100.64/10, 169.254/16, fc00::/7, fe80::/10.",
-            read: { reader, key in
-                guard let list = reader.strings(key) else { return nil }
-                let networks = list.compactMap { entry in
-                    if let network = IPNetwork(entry) { return network }
-                    reader.problem(key, "'\(entry)' is not a network (CIDR such as 192.168.0.0/16)")
-                    return nil
-                }
-                return list.isEmpty ? AccessControl() : AccessControl(networks: networks)
-            },
-            write: {
-                $0 == AccessControl()
-                    ? "[]" : "[" + $0.networks.map { quotedConfigString("\($0)") }.joined(separator: ", ") + "]"
-            })
+        .networks(
+            "allow", \.access, whenEmpty: AccessControl(),
+            "Networks allowed to query (CIDR). Empty: loopback, 10/8, 172.16/12, 192.168/16, 100.64/10, 169.254/16, fc00::/7, fe80::/10."
+        )
     ]
 
     static let notify: [Setting<LockrConfiguration>] = [

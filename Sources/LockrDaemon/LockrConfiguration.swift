@@ -2,6 +2,7 @@ import DNSProxy
 import DNSWire
 import Foundation
 import LockrAdapters
+import LockrDnstap
 import LockrLists
 import LockrPolicy
 import Logging
@@ -110,6 +111,8 @@ public struct LockrConfiguration: Sendable, Equatable {
     /// The backend whose query log meters usage, or nil when lockr meters the DNS it answers.
     public var meterFrom: String?
     public var adapterTiming = AdapterTiming()
+    /// Where resolvers lockr does not stand in front of send their dnstap, to meter use.
+    public var dnstap = DnstapSettings()
     /// The query log: whether it is kept, for how long, and how much of the default person's queries
     /// (a person's `[people.NAME.query-log] privacy` overrides the level).
     public var queryLog = QueryLogSettings()
@@ -124,12 +127,14 @@ public struct LockrConfiguration: Sendable, Equatable {
         var warnings = people.filter(\.devices.isEmpty).map { person in
             "person \(person.name) has no devices: no query is theirs until `devices` lists some"
         }
-        guard !answersDNS, meterFrom == nil else { return warnings }
-        let logs = backends.filter { $0.kind != .webhook }.map(\.name)
+        guard !answersDNS, meterFrom == nil, !dnstap.enabled else { return warnings }
+        let logs = backends.filter { ![.webhook, .rpz].contains($0.kind) }.map(\.name)
         warnings.append(
             "nothing meters use: lockr answers no DNS (no \"dns\" in backends) and meter-from is \"dns\", "
                 + "so time mode never spends a budget and open-on-first-query never opens a window"
-                + (logs.isEmpty ? "" : "; set meter-from = \"\(logs[0])\" to meter from its query log"))
+                + (logs.isEmpty
+                    ? "; resolvers lockr does not answer for can send it dnstap ([dnstap])"
+                    : "; set meter-from = \"\(logs[0])\" to meter from its query log"))
         return warnings
     }
 

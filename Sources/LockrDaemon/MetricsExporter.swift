@@ -1,6 +1,7 @@
 import CoreMetrics
 import DNSProxy
 import Foundation
+import LockrDnstap
 import LockrLists
 import LockrPolicy
 import Prometheus
@@ -18,6 +19,7 @@ actor MetricsExporter {
     private let propagation: PolicyPropagation
     private let queryLog: QueryLog?
     private let devices: DeviceSightings
+    private let dnstap: DnstapIntake?
     private var sources: DNSSources?
     private var quotas: [WatchedQuota] = []
     private var lists: ListSubscriptions?
@@ -38,16 +40,18 @@ actor MetricsExporter {
         var refused: [String: Int] = [:]
         var tcp = TCPConnectionCounts()
         var devices = DeviceSightings.Counts()
+        var dnstap: DnstapCounters.Snapshot?
     }
 
     static let latencyLabel = "lockr_dns_upstream_latency_seconds"
 
     init(
         household: Household, clock: PolicyClock, propagation: PolicyPropagation, queryLog: QueryLog?,
-        devices: DeviceSightings
+        devices: DeviceSightings, dnstap: DnstapIntake?
     ) {
         self.household = household
         self.devices = devices
+        self.dnstap = dnstap
         self.clock = clock
         self.propagation = propagation
         self.queryLog = queryLog
@@ -94,6 +98,7 @@ actor MetricsExporter {
         exportQueryLog()
         exportQuotas()
         exportDevices()
+        exportDnstap()
         if let lists { exportLists(await lists.statuses()) }
         return registry.emitToString()
     }
@@ -211,6 +216,25 @@ actor MetricsExporter {
                 by: Int64(refused - exported.refused[watched.label, default: 0]))
             exported.refused[watched.label] = refused
         }
+    }
+
+    /// What dnstap brought and what was lost on lockr's side, when `[dnstap]` is configured.
+    private func exportDnstap() {
+        guard let dnstap else { return }
+        let figures = dnstap.figures
+        gauge("lockr_dnstap_up").record(figures == nil ? 0 : 1)
+        guard let figures else { return }
+        gauge("lockr_dnstap_connected").record(figures.connected)
+        let before = exported.dnstap
+        let counts: [(String, KeyPath<DnstapCounters.Snapshot, Int>)] = [
+            ("lockr_dnstap_messages_total", \.messages), ("lockr_dnstap_metered_total", \.metered),
+            ("lockr_dnstap_malformed_total", \.malformed), ("lockr_dnstap_connections_broken_total", \.broken),
+            ("lockr_dnstap_connections_refused_total", \.refused),
+        ]
+        for (label, path) in counts {
+            counter(label).increment(by: Int64(figures[keyPath: path] - (before?[keyPath: path] ?? 0)))
+        }
+        exported.dnstap = figures
     }
 
     private func exportQueryLog() {

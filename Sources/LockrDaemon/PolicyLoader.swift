@@ -23,8 +23,8 @@ public struct LoadedPolicy: Sendable {
     /// The default person and then each configured one, checked against the catalogue.
     let people: [LoadedPerson]
     public let upstreams: [Upstream]
-    /// Upstreams written by name that could not be looked up, left out (why, in words).
-    public let unresolvedUpstreams: [String]
+    /// Upstreams written by name that could not be looked up, left out.
+    public let unresolvedUpstreams: [UnresolvedUpstream]
     /// The TLS contexts of the `tls://` and `https://` upstreams; nil when there are none.
     public let upstreamTLS: UpstreamTLS?
     /// Wall-clock seconds spent reading lists.
@@ -234,7 +234,7 @@ public enum PolicyLoader {
     /// was left out. Without any configured: the nameservers of `resolvConf`.
     static func upstreams(
         _ config: LockrConfiguration, resolvConf: String = "/etc/resolv.conf"
-    ) throws(LoadError) -> (upstreams: [Upstream], unresolved: [String]) {
+    ) throws(LoadError) -> (upstreams: [Upstream], unresolved: [UnresolvedUpstream]) {
         guard !config.upstreams.isEmpty else {
             return (
                 try systemNameservers(config, resolvConf: resolvConf, for: "no upstream configured").map(
@@ -242,7 +242,7 @@ public enum PolicyLoader {
             )
         }
         var upstreams: [Upstream] = []
-        var unresolved: [String] = []
+        var unresolved: [UnresolvedUpstream] = []
         var bootstrap: [SocketAddress]?
         for entry in config.upstreams {
             switch entry {
@@ -252,13 +252,13 @@ public enum PolicyLoader {
                 do {
                     upstreams += named.at(try BootstrapLookup.addresses(of: named.host, servers: bootstrap ?? []))
                 } catch {
-                    unresolved.append("\(named): \(error)")
+                    unresolved.append(UnresolvedUpstream(upstream: "\(named)", reason: "\(error)"))
                 }
             }
         }
         guard !upstreams.isEmpty else {
             throw LoadError(
-                "upstreams: no address found for \(unresolved.joined(separator: "; ")); write the addresses (https://ADDR@HOST/PATH, tls://ADDR@NAME) or set [upstream] bootstrap"
+                "upstreams: no address found for \(unresolved.map(\.description).joined(separator: "; ")); write the addresses (https://ADDR@HOST/PATH, tls://ADDR@NAME) or set [upstream] bootstrap"
             )
         }
         return (upstreams, unresolved)
@@ -384,4 +384,14 @@ public enum PolicyLoader {
             FileManager.default.fileExists(atPath: $0)
         }
     }
+}
+
+/// An upstream written by name whose address was not found, and so left out until a reload.
+public struct UnresolvedUpstream: Sendable, CustomStringConvertible {
+    /// The upstream as written ("https://dns.quad9.net/dns-query").
+    public let upstream: String
+    /// Why its address was not found, in words.
+    public let reason: String
+
+    public var description: String { "\(upstream): \(reason)" }
 }

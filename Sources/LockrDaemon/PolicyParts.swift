@@ -17,7 +17,9 @@ struct PolicyParts: Sendable {
     let propagation: PolicyPropagation
     let gate: DNSGate
     let ticker: PolicyTicker
-    let meter: BackendMeter
+    let meter: UseMeter
+    /// The dnstap listener, when `[dnstap]` is configured.
+    let dnstap: DnstapIntake?
     /// The query log, when it is kept.
     let queryLog: QueryLog?
     /// Everyone's live events: windows, countdowns, locks, protection, settings.
@@ -64,13 +66,15 @@ struct PolicyParts: Sendable {
             saver: PolicySaver(store: store, liveEvents: liveEvents, logger: logger),
             publisher: publisher)
         gate = DNSGate(household: household, clock: clock, meters: config.meterFrom == nil)
+        dnstap = config.dnstap.enabled ? DnstapIntake(config.dnstap) : nil
         metrics = MetricsExporter(
-            household: household, clock: clock, propagation: propagation, queryLog: queryLog, devices: watch.sightings)
+            household: household, clock: clock, propagation: propagation, queryLog: queryLog, devices: watch.sightings,
+            dnstap: dnstap)
         doctor = Doctor(household: household, store: store, propagation: propagation)
         self.queryLog = queryLog
         ticker = PolicyTicker(
             household: household, clock: clock, watch: watch, propagation: propagation, liveEvents: liveEvents)
-        meter = BackendMeter(household: household, clock: clock, propagation: propagation, backends: config.backends)
+        meter = UseMeter(household: household, clock: clock, propagation: propagation, backends: config.backends)
         homeRecords = try HomeRecords(
             store: HomeRecordStore(sharing: store), configured: loaded.lists.homeRecords, settings: config.local)
         self.store = store

@@ -23,9 +23,12 @@ struct ServiceManagerNotifier: Sendable {
         watchdogInterval = forUs ? environment["WATCHDOG_USEC"].flatMap(Int64.init).map { .microseconds($0) } : nil
     }
 
-    /// Sends `state` ("READY=1", "STATUS=..."); false when it could not be sent.
+    /// Sends `state` ("READY=1", "STATUS=..."); false when it could not be sent. While the
+    /// manager's queue is full, it tries again for up to `patience` (for a change of state, which
+    /// the manager must hear), then drops the message: a manager that does not read holds lockr up,
+    /// its shutdown included, no longer than that.
     @discardableResult
-    func send(_ state: String) -> Bool {
+    func send(_ state: String, patience: Duration = .zero) -> Bool {
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
@@ -41,13 +44,25 @@ struct ServiceManagerNotifier: Sendable {
         }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + path.count)
         let message = Array(state.utf8)
-        let sent = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                message.withUnsafeBytes { bytes in
-                    sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), socketAddress, length)
+        let deadline = ContinuousClock.now + patience
+        while true {
+            let sent = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                    message.withUnsafeBytes { bytes in
+                        sendto(
+                            descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT),
+                            socketAddress, length)
+                    }
                 }
             }
+            if sent == message.count { return true }
+            guard sent < 0, errno == EAGAIN || errno == EWOULDBLOCK, ContinuousClock.now < deadline else {
+                return false
+            }
+            usleep(20_000)
         }
-        return sent == message.count
     }
+
+    /// How long a change of state (ready, stopping) waits for room in a full queue.
+    static let stateChangePatience = Duration.seconds(2)
 }

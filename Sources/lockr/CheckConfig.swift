@@ -4,7 +4,7 @@ import LockrDaemon
 struct CheckConfig: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
-        abstract: "Validate a config file and the lists it names; every error names its line and key."
+        abstract: "Validate a config file and the lists and certificate it names; every error names its line and key."
     )
 
     @Argument(help: ArgumentHelp("The TOML config file.", valueName: "FILE"))
@@ -16,6 +16,7 @@ struct CheckConfig: ParsableCommand {
         do {
             let config = try options.resolve()
             let loaded = try PolicyLoader.load(config)
+            try Daemon.checkCertificate(config)
             var warnings = 0
             for (path, report) in loaded.reports {
                 guard !loaded.unfetched.contains(path) else {

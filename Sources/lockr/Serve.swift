@@ -10,7 +10,9 @@ struct Serve: AsyncParsableCommand {
             that the other verbs use listens on 127.0.0.1:5380; state is kept in --state-dir. \
             SIGHUP reloads the config file and lists without dropping queries; SIGTERM stops cleanly. \
             With `backends` in the config file, lockr also pushes its decisions to Pi-hole, AdGuard Home, \
-            NextDNS or a webhook (their passwords and keys come from files or the environment only).
+            NextDNS or a webhook (their passwords and keys come from files or the environment only), or \
+            serves them as Response Policy Zones to resolvers such as unbound ([rpz]); with [dnstap], it \
+            meters use from the client queries such resolvers log by dnstap (see docs/fleet.md).
             """
     )
 

@@ -29,7 +29,27 @@ struct StatusCommand: AsyncParsableCommand {
         if !household.backends.isEmpty { lines.append("Backends:") }
         let nameWidth = max(12, (household.backends.map(\.name.count).max() ?? 0) + 2)
         for backend in household.backends { lines.append("  " + Self.text(backend, nameWidth: nameWidth)) }
+        if let dnstap = household.dnstap { lines.append(text(dnstap)) }
         return lines.joined(separator: "\n")
+    }
+
+    /// The dnstap line: where it listens, who is connected, what it took and what it turned away.
+    static func text(_ dnstap: Components.Schemas.DnstapBody) -> String {
+        guard dnstap.problem == nil || !dnstap.listening.isEmpty else {
+            return "dnstap: NOT LISTENING: \(dnstap.problem ?? "?") (trying again every 30 s)"
+        }
+        var parts = [
+            "listening on \(dnstap.listening.joined(separator: ", "))",
+            "\(dnstap.connected) resolver\(dnstap.connected == 1 ? "" : "s") connected",
+            "\(dnstap.messages) messages, \(dnstap.metered) metered",
+        ]
+        var lost: [String] = []
+        if dnstap.malformed > 0 { lost.append("\(dnstap.malformed) malformed") }
+        if dnstap.broken > 0 { lost.append("\(dnstap.broken) connections cut off for bad framing") }
+        if dnstap.refused > 0 { lost.append("\(dnstap.refused) turned away") }
+        if !lost.isEmpty { parts.append(lost.joined(separator: ", ")) }
+        if let last = dnstap.lastMessage { parts.append("last at \(last)") }
+        return "dnstap: " + parts.joined(separator: "; ")
     }
 
     /// One person's part.

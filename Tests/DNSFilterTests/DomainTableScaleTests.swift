@@ -38,4 +38,39 @@ import Testing
         #expect(falseHits == 0)
         #expect(set.memoryFootprint < listed.count * 64)
     }
+
+    /// Against a plain search over every suffix, on names made of few labels so that listed names
+    /// nest in each other: the match is always the most specific entry whose coverage fits.
+    @Test func theMostSpecificCoveringEntryAsAPlainSearchFindsIt() {
+        var generator = SplitMix64.forTest()
+        let labels = ["a", "b", "c", "Dd"]
+        func randomName() -> [String] {
+            (0..<Int.random(in: 1...5, using: &generator)).map { _ in labels.randomElement(using: &generator)! }
+        }
+        let coverages: [Coverage] = [.name, .subdomains, .nameAndSubdomains]
+        var listed: [String: Coverage] = [:]
+        var builder = DomainTableBuilder()
+        for _ in 0..<60 {
+            let name = randomName().joined(separator: ".")
+            let coverage = coverages.randomElement(using: &generator)!
+            listed[name.lowercased(), default: []].formUnion(coverage)
+            Array(name.utf8).withUnsafeBufferPointer {
+                _ = builder.add(presentation: $0, coverage: coverage, source: 0)
+            }
+        }
+        let table = DomainTable(builder)
+        for _ in 0..<2_000 {
+            let query = randomName()
+            let expected = query.indices.first { start in
+                let suffix = query[start...].joined(separator: ".").lowercased()
+                return listed[suffix]?.contains(start == 0 ? .name : .subdomains) == true
+            }
+            let wire: [UInt8] = query.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) } + [0]
+            let match = wire.withUnsafeBufferPointer { table.match(wireName: $0) }
+            let name = query.joined(separator: ".")
+            let expectedName = expected.map { query[$0...].joined(separator: ".").lowercased() }
+            #expect(match.map { table.name(of: $0) } == expectedName, "\(name)")
+            #expect(match?.isExact == expected.map { $0 == 0 }, "\(name)")
+        }
+    }
 }

@@ -30,7 +30,8 @@ import Testing
             // make: the stream is tested in WatchEndToEndTests, the voice in VoiceEndToEndTests.
             let arguments = [
                 "run", Self.document, "--url", "http://\(address)", "-H", "Authorization: Bearer \(token)",
-                "--checks", "not_a_server_error,response_schema_conformance,content_type_conformance,status_code_conformance",
+                "--checks",
+                "not_a_server_error,response_schema_conformance,content_type_conformance,status_code_conformance",
                 "--exclude-path", "/api/v1/events", "--exclude-path", "/api/v1/gate/voice",
                 "--phases", "examples,coverage,fuzzing", "--max-examples", "10", "--workers", "1",
                 "--request-timeout", "20",
@@ -48,8 +49,8 @@ import Testing
             print("schemathesis:\(summary ?? "")")
             // The daemon is still up and answers DNS.
             #expect(lockr.process.isRunning)
-            #expect(try lockr.cli("status").status == 0)
-            #expect(try PolicyEndToEndTests().address("news.example.", lockr) == "192.0.2.24")
+            #expect(try await lockr.cli("status").status == 0)
+            await #expect(try PolicyEndToEndTests().address("news.example.", lockr) == "192.0.2.24")
         }
     }
 }

@@ -68,34 +68,36 @@ import Testing
         await server.stop()
     }
 
-    func status(_ lockr: LockrProcess) throws -> [String: Any] {
-        let output = try lockr.cli("status", "--json").output
+    func status(_ lockr: LockrProcess) async throws -> [String: Any] {
+        let output = try await lockr.cli("status", "--json").output
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
     }
 
-    func backend(_ lockr: LockrProcess) throws -> [String: Any] {
-        (try status(lockr)["backends"] as? [[String: Any]])?.first ?? [:]
+    func backend(_ lockr: LockrProcess) async throws -> [String: Any] {
+        (try await status(lockr)["backends"] as? [[String: Any]])?.first ?? [:]
     }
 
     @Test func aPiHoleThatDoesNotEnforceIsReportedNotOk() async throws {
         try await withPiHole(mode: "hourly") { lockr, fake, _ in
-            #expect(try await eventually { try backend(lockr)["state"] as? String == "ok" })
+            #expect(try await eventually { try await backend(lockr)["state"] as? String == "ok" })
             fake.setBlocking(false, for: 600)
-            #expect(try await eventually { try backend(lockr)["state"] as? String == "not_enforcing" })
-            let text = try lockr.cli("status").output
+            #expect(try await eventually { try await backend(lockr)["state"] as? String == "not_enforcing" })
+            let text = try await lockr.cli("status").output
             #expect(
                 text.contains("pihole6") && text.contains("NOT ENFORCING: blocking is disabled on Pi-hole (until "),
                 "\(text)")
             fake.setBlocking(true)
+            // Each change on its own: a reconcile may read blocking and the lists at different moments.
+            #expect(try await eventually { try await backend(lockr)["state"] as? String == "ok" })
             fake.addUserDomain("tiktok.com", type: "allow")
             #expect(
                 try await eventually {
-                    (try backend(lockr)["not_enforcing"] as? [String]) == [
+                    (try await backend(lockr)["not_enforcing"] as? [String]) == [
                         "allow entry \"tiktok.com\" keeps tiktok open"
                     ]
                 })
             fake.deleteDomain("tiktok.com")
-            #expect(try await eventually { try backend(lockr)["state"] as? String == "ok" })
+            #expect(try await eventually { try await backend(lockr)["state"] as? String == "ok" })
             // Logged once per episode, not on every reconcile.
             #expect(lockr.log.components(separatedBy: "backend NOT ENFORCING").count - 1 == 2, "\(lockr.log)")
             #expect(lockr.log.contains("backend enforcing lockr's blocks again"))
@@ -123,10 +125,10 @@ import Testing
             #expect(!fake.blocks("tiktok.com", client: "192.168.1.23"), "other devices are the default person's")
             #expect(fake.groups.contains { $0.name == "lockr-alice" })
             // Her window opens her apps alone.
-            #expect(try lockr.cli("unlock", "tiktok", "--person", "alice").status == 0)
+            #expect(try await lockr.cli("unlock", "tiktok", "--person", "alice").status == 0)
             #expect(await eventually { !fake.blocks("tiktok.com", client: "192.168.1.50") })
             #expect(fake.blocks("youtube.com", client: "192.168.1.50"))
-            #expect(try backend(lockr)["state"] as? String == "ok")
+            #expect(try await backend(lockr)["state"] as? String == "ok")
         }
     }
 
@@ -140,8 +142,8 @@ import Testing
             let ours = fake.domains.filter { $0.comment?.hasPrefix("lockr:") == true }
             #expect(!ours.isEmpty && ours.allSatisfy(\.enabled))
 
-            #expect(try lockr.cli("unlock", "tiktok").status == 0)
-            let opened = Date()
+            #expect(try await lockr.cli("unlock", "tiktok").status == 0)
+            let windowEnds = try #require(try await lockr.policyClock("tiktok").windowEnds)
             #expect(await eventually(8) { !fake.blocks("tiktok.com") })
             #expect(
                 await eventually(8) {
@@ -150,14 +152,18 @@ import Testing
                 }, "disabled, not deleted")
             #expect(fake.blocks("www.youtube.com"))
 
-            // The 10-minute window ends after 10 real seconds; the rule is enabled again.
+            // The 10-minute window ends after 10 real seconds; the rule is enabled again. Judged in
+            // policy time: not before the window's end, within a few polls (minutes of policy time) after.
             #expect(await eventually(25) { fake.blocks("tiktok.com") })
-            let closedAfter = Date().timeIntervalSince(opened)
-            #expect(closedAfter > 8.5 && closedAfter < 20, "closed after \(closedAfter) s")
+            let enabledAt = try await lockr.policyClock("tiktok").now
+            #expect(
+                enabledAt >= windowEnds && enabledAt < windowEnds.addingTimeInterval(10 * 60),
+                "enabled at \(enabledAt), the window ended at \(windowEnds)")
             #expect(
                 fake.domains.contains { $0.domain == "ads.example" && $0.comment == "mine" && $0.enabled },
                 "the user's rule is untouched")
-            #expect(try await eventually(3) { try lockr.cli("status").output.contains("pihole6     ok, in sync") })
+            #expect(
+                try await eventually(3) { try await lockr.cli("status").output.contains("pihole6     ok, in sync") })
         }
     }
 
@@ -167,7 +173,7 @@ import Testing
             fake.deleteDomain("(\\.|^)tiktok\\.com$")
             #expect(!fake.blocks("tiktok.com"))
             #expect(await eventually(5) { fake.blocks("tiktok.com") })
-            #expect(try await eventually(3) { try backend(lockr)["repairs"] as? Int ?? 0 >= 1 })
+            #expect(try await eventually(3) { try await backend(lockr)["repairs"] as? Int ?? 0 >= 1 })
         }
     }
 
@@ -176,13 +182,13 @@ import Testing
             (lockr, fake, server) async throws in
             #expect(await eventually { fake.blocks("tiktok.com") })
             await server.stop()
-            #expect(try lockr.cli("unlock", "tiktok").status == 0)
-            let failing = try await eventually(5) {
-                let state = try backend(lockr)
+            #expect(try await lockr.cli("unlock", "tiktok").status == 0)
+            let failing = try await eventually(20) {
+                let state = try await backend(lockr)
                 return state["state"] as? String == "failing" && state["pending"] as? Int == 1
             }
             #expect(failing)
-            let down = try lockr.cli("status").output
+            let down = try await lockr.cli("status").output
             #expect(down.contains("FAILING: unreachable") && down.contains("1 change waiting"), "\(down)")
             #expect(fake.blocks("tiktok.com"), "nothing reached the backend yet")
 
@@ -190,7 +196,7 @@ import Testing
             #expect(await eventually(10) { !fake.blocks("tiktok.com") })
             #expect(
                 try await eventually(3) {
-                    let state = try backend(lockr)
+                    let state = try await backend(lockr)
                     return state["state"] as? String == "ok" && state["pending"] as? Int == 0
                 })
             #expect(fake.blocks("www.youtube.com"))
@@ -219,10 +225,10 @@ import Testing
                 mode: "hourly", sections: section, backends: #"["dns", "pihole6", "upstairs"]"#
             ) { (lockr, fake, _) async throws in
                 #expect(await eventually { fake.blocks("tiktok.com") && second.blocks("tiktok.com") })
-                #expect(try lockr.cli("unlock", "tiktok").status == 0)
+                #expect(try await lockr.cli("unlock", "tiktok").status == 0)
                 #expect(await eventually(5) { !fake.blocks("tiktok.com") && !second.blocks("tiktok.com") })
                 #expect(fake.blocks("www.youtube.com") && second.blocks("www.youtube.com"))
-                let text = try lockr.cli("status").output
+                let text = try await lockr.cli("status").output
                 #expect(text.contains("pihole6     ok") && text.contains("upstairs    ok"), "\(text)")
             }
         } catch {
@@ -242,7 +248,7 @@ import Testing
             meterFrom: "pihole6"
         ) { (lockr, fake, _) async throws in
             #expect(lockr.log.contains("not answering DNS"))
-            #expect(try await eventually { try backend(lockr)["state"] as? String == "ok" })
+            #expect(try await eventually { try await backend(lockr)["state"] as? String == "ok" })
             #expect(!fake.blocks("tiktok.com"), "an app with budget left is not blocked on the backend")
             // A device uses TikTok: a query every 0.1 s (6 policy seconds) for up to 12 s. Budgets are
             // per app, so YouTube stays open.
@@ -257,7 +263,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(100))
             }
             let app = try #require(
-                (try lockr.status()["apps"] as? [[String: Any]])?.first { $0["id"] as? String == "tiktok" })
+                (try await lockr.status()["apps"] as? [[String: Any]])?.first { $0["id"] as? String == "tiktok" })
             #expect((app["used_seconds"] as? Int ?? 0) >= 280, "\(app)")
             #expect(app["open"] as? Bool == false)
             let after = try #require(blockedAfter, "the spent budget blocks tiktok on the backend")

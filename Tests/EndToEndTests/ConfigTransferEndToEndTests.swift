@@ -19,8 +19,8 @@ import Testing
 
         """
 
-    func export(_ lockr: LockrProcess) throws -> String {
-        let exported = try lockr.cli("config", "export")
+    func export(_ lockr: LockrProcess) async throws -> String {
+        let exported = try await lockr.cli("config", "export")
         #expect(exported.status == 0, "\(exported.output)")
         return exported.output
     }
@@ -35,7 +35,8 @@ import Testing
     func edited(_ text: String, _ edit: (inout [String: Any]) -> Void) throws -> String {
         var document = try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         edit(&document)
-        return String(decoding: try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]), as: UTF8.self)
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]), as: UTF8.self)
     }
 
     /// Changes person `name`'s object in a document.
@@ -52,9 +53,11 @@ import Testing
         let state = LockrProcess.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: state) }
         var afterImport = ""
-        try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.household, stateDirectory: state, timeScale: 1) {
+        try await PolicyEndToEndTests().withLockr(
+            mode: "hourly", sections: Self.household, stateDirectory: state, timeScale: 1
+        ) {
             lockr, _ in
-            let first = try export(lockr)
+            let first = try await export(lockr)
             let document = try #require(JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
             #expect(document["version"] as? Int == 1)
             let people = document["people"] as? [[String: Any]] ?? []
@@ -65,9 +68,9 @@ import Testing
 
             let same = try file(first)
             defer { try? FileManager.default.removeItem(atPath: same) }
-            let unchanged = try lockr.cli("config", "import", same)
+            let unchanged = try await lockr.cli("config", "import", same)
             #expect(unchanged.status == 0 && unchanged.output.contains("alice:\n  No change."), "\(unchanged.output)")
-            #expect(try export(lockr) == first, "export, import, export gives the same document")
+            #expect(try await export(lockr) == first, "export, import, export gives the same document")
 
             // Everything tightens: it applies at once, DNS included.
             let tighter = try file(
@@ -79,70 +82,90 @@ import Testing
                         var gate = alice["gate"] as! [String: Any]
                         gate["hourly"] = ["puzzle"]
                         alice["gate"] = gate
-                        alice["profiles"] = [["name": "work", "block": ["video"]], ["name": "homework", "block": ["guarded"]]]
+                        alice["profiles"] = [
+                            ["name": "work", "block": ["video"]], ["name": "homework", "block": ["guarded"]],
+                        ]
                     }))
             defer { try? FileManager.default.removeItem(atPath: tighter) }
-            let checked = try lockr.cli("config", "import", "--check", tighter)
+            let checked = try await lockr.cli("config", "import", "--check", tighter)
             #expect(checked.status == 0 && checked.output.contains("Checked; nothing changed"), "\(checked.output)")
-            #expect(try export(lockr) == first, "--check changes nothing")
-            let imported = try lockr.cli("config", "import", tighter)
+            #expect(try await export(lockr) == first, "--check changes nothing")
+            let imported = try await lockr.cli("config", "import", tighter)
             #expect(imported.status == 0, "\(imported.output)")
             #expect(imported.output.contains("Now: policy.mode: hourly → extreme"), "\(imported.output)")
             #expect(imported.output.contains("Now: guard instagram: not guarded → guarded"), "\(imported.output)")
-            afterImport = try export(lockr)
-            let alice = try lockr.status(of: "alice")
+            afterImport = try await export(lockr)
+            let alice = try await lockr.status(of: "alice")
             #expect(alice["mode"] as? String == "extreme", "\(alice)")
-            let explained = try lockr.cli("explain", "instagram.com", "--person", "alice")
+            let explained = try await lockr.cli("explain", "instagram.com", "--person", "alice")
             #expect(explained.output.contains("blocked"), "\(explained.output)")
-            let defaults = try lockr.status()
+            let defaults = try await lockr.status()
             #expect(defaults["mode"] as? String == "hourly", "the default person is left as they were")
         }
         // A restart keeps what was imported, the gate and the profiles included.
-        try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.household, stateDirectory: state, timeScale: 1) {
+        try await PolicyEndToEndTests().withLockr(
+            mode: "hourly", sections: Self.household, stateDirectory: state, timeScale: 1
+        ) {
             lockr, _ in
-            let restarted = try export(lockr)
+            let restarted = try await export(lockr)
             #expect(restarted == afterImport)
         }
     }
 
     @Test func aBadImportChangesNothingAndNamesTheField() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.household, timeScale: 1) { lockr, _ in
-            let first = try export(lockr)
+            let first = try await export(lockr)
             let bad: [(String, (inout [String: Any]) -> Void, String)] = [
-                ("a window lockr does not take", person("alice") { $0["hourly"] = ["window_minutes": 7] },
-                 "people.alice.hourly.window_minutes: must be 5, 10 or 15, not 7"),
-                ("an unknown key", person("alice") { $0["hourly"] = ["window_minutes": 5, "windw": 1] },
-                 "people.alice.hourly.windw: unknown key"),
+                (
+                    "a window lockr does not take", person("alice") { $0["hourly"] = ["window_minutes": 7] },
+                    "people.alice.hourly.window_minutes: must be 5, 10 or 15, not 7"
+                ),
+                (
+                    "an unknown key", person("alice") { $0["hourly"] = ["window_minutes": 5, "windw": 1] },
+                    "people.alice.hourly.windw: unknown key"
+                ),
                 ("a missing key", person("alice") { $0.removeValue(forKey: "gate") }, "people.alice.gate: required"),
-                ("an unknown mode", person("alice") { $0["mode"] = "strict" },
-                 "people.alice.mode: 'strict' is not one of time, hourly, extreme"),
+                (
+                    "an unknown mode", person("alice") { $0["mode"] = "strict" },
+                    "people.alice.mode: 'strict' is not one of time, hourly, extreme"
+                ),
                 ("an unknown app", person("alice") { $0["guard"] = ["tiktok", "snapface"] }, "people.alice: "),
-                ("other devices", person("alice") { $0["devices"] = ["127.0.0.3"] },
-                 "people.alice.devices: devices are changed in the config file"),
+                (
+                    "other devices", person("alice") { $0["devices"] = ["127.0.0.3"] },
+                    "people.alice.devices: devices are changed in the config file"
+                ),
                 ("an unknown person", person("alice") { $0["name"] = "carol" }, "people.carol: no such person"),
                 ("a later version", { $0["version"] = 2 }, "version: this lockr reads version 1, not 2"),
-                ("a bad schedule time", person("alice") { alice in
-                    var schedules = alice["schedules"] as! [[String: Any]]
-                    schedules[0]["to"] = "25:00"
-                    alice["schedules"] = schedules
-                }, "people.alice.schedules.0.to: '25:00' is no time"),
+                (
+                    "a bad schedule time",
+                    person("alice") { alice in
+                        var schedules = alice["schedules"] as! [[String: Any]]
+                        schedules[0]["to"] = "25:00"
+                        alice["schedules"] = schedules
+                    }, "people.alice.schedules.0.to: '25:00' is no time"
+                ),
             ]
             // The default person's part is good and would change something: it must not change either.
             let defaultTightens = person("default") { $0["mode"] = "extreme" }
             for (what, spoil, said) in bad {
-                let path = try file(try edited(first) { defaultTightens(&$0); spoil(&$0) })
+                let path = try file(
+                    try edited(first) {
+                        defaultTightens(&$0); spoil(&$0)
+                    })
                 defer { try? FileManager.default.removeItem(atPath: path) }
-                let refused = try lockr.cli("config", "import", path)
+                let refused = try await lockr.cli("config", "import", path)
                 #expect(refused.status == 1, "\(what): \(refused.output)")
                 #expect(refused.output.contains(said), "\(what): \(refused.output)")
-                #expect(try export(lockr) == first, "\(what) changed something")
+                #expect(try await export(lockr) == first, "\(what) changed something")
             }
             // The daemon checks as strictly as the CLI does.
-            let body = try edited(first) { defaultTightens(&$0); person("alice") { $0["mode"] = "strict" }(&$0) }
-            let answer = try PolicyEndToEndTests().api(lockr, "POST", "config", body)
+            let body = try edited(first) {
+                defaultTightens(&$0); person("alice") { $0["mode"] = "strict" }(&$0)
+            }
+            let answer = try await PolicyEndToEndTests().api(lockr, "POST", "config", body)
             #expect(answer.status == 400 && answer.json["code"] as? String == "invalid_configuration", "\(answer)")
             #expect((answer.json["error"] as? String ?? "").hasPrefix("people.alice.mode: 'strict'"), "\(answer)")
-            #expect(try export(lockr) == first)
+            #expect(try await export(lockr) == first)
         }
     }
 }

@@ -19,12 +19,12 @@ import Testing
         return (directory, path)
     }
 
-    @Test func theUnitVerifiesAndItsHardeningScoresOK() throws {
+    @Test func theUnitVerifiesAndItsHardeningScoresOK() async throws {
         let unit = try unitHere()
         defer { try? FileManager.default.removeItem(atPath: unit.directory) }
-        let verified = try run("systemd-analyze", ["verify", unit.path])
+        let verified = try await runAwaited("systemd-analyze", ["verify", unit.path])
         #expect(verified.status == 0 && verified.output.isEmpty, "systemd-analyze verify: \(verified.output)")
-        let scored = try run("systemd-analyze", ["security", "--offline=true", unit.path])
+        let scored = try await runAwaited("systemd-analyze", ["security", "--offline=true", unit.path])
         let line = try #require(scored.output.split(separator: "\n").last { $0.contains("Overall exposure level") })
         let score = try #require(line.firstMatch(of: /level for lockr\.service: (\d+\.\d+) (\w+)/))
         #expect(Double(score.1)! <= 2.0 && score.2 == "OK", "exposure: \(line)")
@@ -53,8 +53,9 @@ import Testing
         #expect(files.isExecutableFile(atPath: root + "/bin/lockr"))
         #expect(files.fileExists(atPath: root + "/share/lockr/blocklists/README.md"), "the catalogue")
         #expect(files.fileExists(atPath: root + "/share/doc/lockr/README.md"))
-        #expect(files.fileExists(atPath: root + "/share/doc/lockr/docs/configuration.md"), "the docs the README links to")
-        let manual = try run("gzip", ["-dc", root + "/share/man/man1/lockr.1.gz"]).output
+        #expect(
+            files.fileExists(atPath: root + "/share/doc/lockr/docs/configuration.md"), "the docs the README links to")
+        let manual = try await runAwaited("gzip", ["-dc", root + "/share/man/man1/lockr.1.gz"]).output
         #expect(manual.contains(".Dt LOCKR 1") && manual.contains(".It Em unlock"), "the manual page")
         let unit = try String(contentsOfFile: stage + "/etc/systemd/system/lockr.service", encoding: .utf8)
         #expect(unit.contains("ExecStart=\(prefix)/bin/lockr serve --config /etc/lockr/lockr.toml"), "\(unit)")
@@ -127,7 +128,8 @@ import Testing
                 ["--root=\(root)", "--force-script-chrootless", "--force-depends", "--log=/dev/null"] + arguments)
         }
         // Without VERSION the package carries the version `lockr --version` prints.
-        let version = try run(LockrProcess.binary, ["--version"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let version = try await runAwaited(LockrProcess.binary, ["--version"]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(version.wholeMatch(of: /\d+\.\d+\.\d+/) != nil, "\(version)")
         let unversioned = try await runAwaited(
             "env",
@@ -137,9 +139,9 @@ import Testing
             ])
         #expect(unversioned.output.contains("/lockr_\(version)_"), "\(unversioned.output)")
         let first = try await package("0.1.0")
-        let info = try run("dpkg-deb", ["--info", first]).output
+        let info = try await runAwaited("dpkg-deb", ["--info", first]).output
         #expect(info.contains("Package: lockr") && info.contains("Depends: ") && info.contains("libldns3"), "\(info)")
-        let contents = try run("dpkg-deb", ["--contents", first]).output
+        let contents = try await runAwaited("dpkg-deb", ["--contents", first]).output
         for path in [
             "./usr/bin/lockr", "./usr/share/lockr/blocklists/README.md", "./usr/lib/systemd/system/lockr.service",
             "./etc/lockr/lockr.toml", "./usr/share/doc/lockr/copyright", "./usr/share/doc/lockr/changelog.gz",
@@ -160,8 +162,10 @@ import Testing
         #expect(FileManager.default.createFile(atPath: root + "/var/lib/lockr/state.sqlite", contents: Data()))
         let purged = try await dpkg(["--purge", "lockr"])
         #expect(purged.status == 0, "\(purged.output)")
-        let left = try run("find", [root, "-path", root + "/var/lib/dpkg", "-prune", "-o", "-type", "f", "-print"])
-            .output
+        let left = try await runAwaited(
+            "find", [root, "-path", root + "/var/lib/dpkg", "-prune", "-o", "-type", "f", "-print"]
+        )
+        .output
         #expect(left.isEmpty, "nothing of lockr is left: \(left)")
     }
 }

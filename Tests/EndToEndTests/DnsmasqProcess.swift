@@ -19,7 +19,7 @@ final class DnsmasqProcess {
     /// with `namespace`, in that network namespace, where `port` may be given (53: a resolver as
     /// devices name it). A free port picked for it may be taken by another test before dnsmasq
     /// binds it (dnsmasq then exits with status 2): it is tried again on another, up to 5 times.
-    init(lines: [String], namespace: String? = nil, port: Int? = nil) throws {
+    init(lines: [String], namespace: String? = nil, port: Int? = nil) async throws {
         guard let binary = Self.binary else {
             throw LockrProcess.Failure("dnsmasq is not installed (apt-get install dnsmasq-base)")
         }
@@ -29,7 +29,7 @@ final class DnsmasqProcess {
             let chosen = try port ?? freeLoopbackPort()
             let path = NSTemporaryDirectory() + "lockr-e2e-dnsmasq-\(UUID()).conf"
             do {
-                pid = try Self.start(binary, lines: lines, port: chosen, configPath: path, namespace: namespace)
+                pid = try await Self.start(binary, lines: lines, port: chosen, configPath: path, namespace: namespace)
                 (self.port, configPath) = (chosen, path)
                 return
             } catch is AddressTaken {
@@ -45,7 +45,7 @@ final class DnsmasqProcess {
     /// Starts dnsmasq on `port` and waits until it answers; returns its PID.
     private static func start(
         _ binary: String, lines: [String], port: Int, configPath: String, namespace: String?
-    ) throws -> pid_t {
+    ) async throws -> pid_t {
         let config =
             [
                 "port=\(port)", "listen-address=127.0.0.1", "bind-interfaces", "no-resolv", "no-hosts",
@@ -69,9 +69,9 @@ final class DnsmasqProcess {
             }
             let probe = ["@127.0.0.1", "-p", "\(port)", "+tries=1", "+time=1", "lockr-probe.invalid"]
             let digCommand = namespace.map { ["ip", "netns", "exec", $0, "dig"] } ?? ["dig"]
-            let answered = try? run(digCommand[0], Array(digCommand.dropFirst()) + probe)
+            let answered = try? await runAwaited(digCommand[0], Array(digCommand.dropFirst()) + probe)
             if answered?.output.contains("status:") == true { return pid }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
         kill(pid, SIGTERM)
         var status: Int32 = 0
@@ -123,9 +123,30 @@ private let closeFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_act
         symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
 }()
 
-/// A loopback port that was free a moment ago.
+/// A loopback port that was free for TCP and UDP a moment ago. It is picked at random below the
+/// kernel's ephemeral range (32768 and up), which the system hands to every outgoing socket of the
+/// tests running side by side: a port from there was sometimes taken again before the server the
+/// test started could bind it.
 func freeLoopbackPort() throws -> Int {
-    let held = try HeldTCPPort()
-    defer { held.close() }
-    return held.port
+    for _ in 0..<200 {
+        let port = Int.random(in: 10_000...32_000)
+        if canBind(port, Int32(SOCK_STREAM.rawValue)) && canBind(port, Int32(SOCK_DGRAM.rawValue)) { return port }
+    }
+    throw LockrProcess.Failure("no free loopback port found between 10000 and 32000")
+}
+
+/// Whether a socket of `type` can be bound to 127.0.0.1:`port` now.
+private func canBind(_ port: Int, _ type: Int32) -> Bool {
+    let descriptor = socket(AF_INET, type, 0)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
+    }
 }

@@ -6,10 +6,10 @@ import Testing
 /// and, in a network namespace of its own (whose /etc/resolv.conf `ip netns exec` puts in
 /// place), a system resolver that goes through lockr and one that bypasses it.
 @Suite struct DoctorEndToEndTests {
-    @Test func aStoppedDaemonIsTheFirstLineAndItsFix() throws {
+    @Test func aStoppedDaemonIsTheFirstLineAndItsFix() async throws {
         let empty = LockrProcess.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: empty) }
-        let doctor = try run(LockrProcess.binary, ["doctor", "--state-dir", empty])
+        let doctor = try await runAwaited(LockrProcess.binary, ["doctor", "--state-dir", empty])
         #expect(doctor.status == 1)
         #expect(doctor.output.hasPrefix("FAIL daemon: no lockr daemon found"), "\(doctor.output)")
         #expect(doctor.output.contains("fix: start it: lockr serve"))
@@ -22,7 +22,7 @@ import Testing
             "--upstream", "127.0.0.1:\(upstream.port)", "--upstream", "127.0.0.1:9", "--guard", "tiktok",
         ])
         try await stoppingAfterwards(lockr, upstream) {
-            let doctor = try lockr.cli("doctor")
+            let doctor = try await lockr.cli("doctor")
             #expect(doctor.status == 1, "a dead upstream fails the whole")
             let lines = doctor.output.split(separator: "\n").map(String.init)
             #expect(lines.first == "ok   daemon: answers")
@@ -36,7 +36,7 @@ import Testing
                 "\(doctor.output)")
             #expect(lines.contains("ok   speech model: installed"), "\(doctor.output)")
             #expect(lines.contains { $0.hasPrefix("ok   clock: ") || $0.hasPrefix("FAIL clock: ") })
-            let json = try lockr.cli("doctor", "--json")
+            let json = try await lockr.cli("doctor", "--json")
             let checks = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]] ?? []
             #expect(checks.first { $0["name"] as? String == "upstream 127.0.0.1:9" }?["ok"] as? Bool == false)
         }
@@ -60,14 +60,14 @@ import Testing
             ["--listen", "127.0.0.1:53", "--upstream", "127.0.0.1:9"], namespace: network.router)
         defer { _ = lockr.stop() }
 
-        let through = try lockr.cli("doctor")
+        let through = try await lockr.cli("doctor")
         #expect(through.output.contains("ok   system resolver: goes through lockr"), "\(through.output)")
         #expect(through.output.contains("ok   DNS on 127.0.0.1:53: answers"))
 
         // The machine's resolver names another server: lockr is bypassed.
         try "nameserver 127.0.0.2\noptions timeout:1 attempts:1\n".write(
             toFile: resolvConf, atomically: true, encoding: .utf8)
-        let bypassed = try lockr.cli("doctor")
+        let bypassed = try await lockr.cli("doctor")
         #expect(bypassed.status == 1)
         #expect(
             bypassed.output.contains(

@@ -24,19 +24,62 @@ import Testing
             let lockr = try await LockrProcess(["--config", config])
             try await stoppingAfterwards(lockr) { () async throws in
                 #expect(
-                    try dig(lockr.port, "www.unbound.test", "+short").contains("192.0.2.80"), "unbound's own answer")
-                #expect(try dig(lockr.port, "example.test", "+short").contains("192.0.2.1"), "\(upstream)")
+                    try await dig(lockr.port, "www.unbound.test", "+short").contains("192.0.2.80"),
+                    "unbound's own answer")
+                #expect(try await dig(lockr.port, "example.test", "+short").contains("192.0.2.1"), "\(upstream)")
                 #expect(origin.queries(for: "example.test.") >= 1, "asked through unbound")
-                for index in 0..<20 { _ = try dig(lockr.port, "n\(index).test", "+short") }
+                for index in 0..<20 { _ = try await dig(lockr.port, "n\(index).test", "+short") }
                 let port = upstream.hasPrefix("tls") ? unbound.tlsPort : unbound.httpsPort
-                let connections = try run("ss", ["-Htn", "state", "established", "( dport = :\(port) )"]).output
+                let connections = try await runAwaited("ss", ["-Htn", "state", "established", "( dport = :\(port) )"])
+                    .output
                     .split(separator: "\n").count
                 #expect(connections == 1, "one kept connection for 22 questions over \(upstream)")
-                let doctor = try lockr.cli("doctor").output
+                let doctor = try await lockr.cli("doctor").output
                 #expect(doctor.contains("ok   upstream \(upstream.prefix(5))"), "\(doctor)")
             }
         }
         await origin.stop()
+    }
+
+    /// unbound's origin falls silent: lockr gives the query up after its timeout and resets the
+    /// query's HTTP/2 stream, while names unbound answers itself keep coming back on the same
+    /// connection, which goes on answering once the origin is back.
+    @Test func aQueryGivenUpOnOverHTTP2EndsItsStreamAndTheConnectionGoesOn() async throws {
+        let (authority, _, origin, unbound) = try await unboundWithItsOrigin()
+        defer {
+            unbound.stop()
+            authority.remove()
+        }
+        let config = try configFile(
+            upstreams: ["https://127.0.0.1@dns.test:\(unbound.httpsPort)/dns-query"], authority: authority.authority,
+            attempts: 1)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let lockr = try await LockrProcess(["--config", config])
+        try await stoppingAfterwards(lockr, origin) { () async throws in
+            #expect(try await dig(lockr.port, "example.test", "+short").contains("192.0.2.1"))
+            origin.mode = .silent
+            let port = lockr.port
+            let asked = Date()
+            let lost = Task {
+                let dig = try await runAwaited(
+                    "dig", ["@127.0.0.1", "-p", "\(port)", "+tries=1", "+time=5", "lost.test"])
+                return (dig.output, Date().timeIntervalSince(asked))
+            }
+            for index in 0..<10 {
+                // Answered by unbound itself (NXDOMAIN), each a name lockr has not cached.
+                #expect(try await dig(lockr.port, "n\(index).unbound.test").contains("status: NXDOMAIN"))
+                try await Task.sleep(for: .milliseconds(150))
+            }
+            let (answer, waited) = try await lost.value
+            #expect(answer.contains("status: SERVFAIL"), "\(answer)")
+            #expect(waited > 0.9, "given up by lockr's 1 s timeout, not sooner by unbound: \(waited) s")
+            origin.mode = .answer
+            #expect(try await dig(lockr.port, "before.test", "+short").contains("192.0.2.1"))
+            let connections = try await runAwaited(
+                "ss", ["-Htn", "state", "established", "( dport = :\(unbound.httpsPort) )"]
+            ).output.split(separator: "\n").count
+            #expect(connections == 1, "the connection was kept")
+        }
     }
 
     @Test func aDoHServerThatSpeaksOnlyHTTP1GetsQueriesInTurnOnOneKeptConnection() async throws {
@@ -83,9 +126,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: config) }
         let lockr = try await LockrProcess(["--config", config])
         try await stoppingAfterwards(lockr, plain, origin) { () async throws in
-            #expect(try dig(lockr.port, "example.test", "+short").contains("192.0.2.1"))
+            #expect(try await dig(lockr.port, "example.test", "+short").contains("192.0.2.1"))
             #expect(origin.queries(for: "example.test.") == 0, "nothing went through a refused upstream")
-            let doctor = try lockr.cli("doctor").output
+            let doctor = try await lockr.cli("doctor").output
             for (upstream, reason) in refused {
                 #expect(doctor.contains("FAIL upstream \(upstream): \(reason)"), "\(doctor)")
             }
@@ -96,8 +139,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: untrusting) }
         let second = try await LockrProcess(["--config", untrusting])
         try await stoppingAfterwards(second) { () async throws in
-            #expect(try dig(second.port, "example.test").contains("status: SERVFAIL"))
-            let doctor = try second.cli("doctor").output
+            #expect(try await dig(second.port, "example.test").contains("status: SERVFAIL"))
+            let doctor = try await second.cli("doctor").output
             #expect(doctor.contains("certificate not trusted"), "\(doctor)")
         }
     }
@@ -116,25 +159,25 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: config) }
         let lockr = try await LockrProcess(["--config", config])
         try await stoppingAfterwards(lockr, origin) { () async throws in
-            #expect(try dig(lockr.port, "before.test", "+short").contains("192.0.2.1"))
+            #expect(try await dig(lockr.port, "before.test", "+short").contains("192.0.2.1"))
             unbound.kill9()
             try unbound.start()
-            #expect(try dig(lockr.port, "after.test", "+short").contains("192.0.2.1"), "\(lockr.log)")
+            #expect(try await dig(lockr.port, "after.test", "+short").contains("192.0.2.1"), "\(lockr.log)")
             #expect(origin.queries(for: "after.test.") >= 1)
         }
     }
 
-    @Test func aCAFileThatCannotBeReadStopsLockrWithTheReason() throws {
+    @Test func aCAFileThatCannotBeReadStopsLockrWithTheReason() async throws {
         let config = try configFile(upstreams: ["tls://127.0.0.1:853@dns.test"], authority: "/nonexistent/ca.pem")
         defer { try? FileManager.default.removeItem(atPath: config) }
-        let checked = try run(LockrProcess.binary, ["check-config", config])
+        let checked = try await runAwaited(LockrProcess.binary, ["check-config", config])
         #expect(checked.status != 0)
         #expect(checked.output.contains("[upstream] cannot use the CA file /nonexistent/ca.pem"), "\(checked.output)")
         // Nothing answers where the bootstrap server should be (port 9 of loopback).
         let unnamed = try configFile(
             upstreams: ["https://dns.test/dns-query"], authority: "/nonexistent/ca.pem", bootstrap: 9)
         defer { try? FileManager.default.removeItem(atPath: unnamed) }
-        let written = try run(LockrProcess.binary, ["check-config", unnamed])
+        let written = try await runAwaited(LockrProcess.binary, ["check-config", unnamed])
         #expect(written.status != 0)
         #expect(
             written.output.contains("no address found for https://dns.test/dns-query: where dns.test is: 127.0.0.1:"),
@@ -143,13 +186,23 @@ import Testing
         let beside = try configFile(
             upstreams: ["https://dns.test/dns-query", "192.0.2.53"], authority: "/nonexistent/ca.pem", bootstrap: 9)
         defer { try? FileManager.default.removeItem(atPath: beside) }
-        let partly = try run(LockrProcess.binary, ["check-config", beside])
+        let partly = try await runAwaited(LockrProcess.binary, ["check-config", beside])
         #expect(partly.status == 0)
         #expect(
             partly.output.contains("upstreams: 192.0.2.53:53")
                 && partly.output.contains("warning: upstream left out: https://dns.test/dns-query: where dns.test is"),
             "\(partly.output)")
-        let served = try run(LockrProcess.binary, ["serve", "--upstream", "tls://127.0.0.1@bad name"])
+        // The daemon starts with the one it has, and lockr doctor names the one left out.
+        let lockr = try await LockrProcess(["--config", beside])
+        try await stoppingAfterwards(lockr) { () async throws in
+            let doctor = try await lockr.cli("doctor").output
+            #expect(
+                doctor.contains(
+                    "FAIL upstream https://dns.test/dns-query: left out, its address not found: where dns.test is"),
+                "\(doctor)")
+            #expect(doctor.contains("set [upstream] bootstrap to a server that answers"), "\(doctor)")
+        }
+        let served = try await runAwaited(LockrProcess.binary, ["serve", "--upstream", "tls://127.0.0.1@bad name"])
         #expect(served.status != 0)
         #expect(served.output.contains("'bad name' is not a server name"), "\(served.output)")
     }

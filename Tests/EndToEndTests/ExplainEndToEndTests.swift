@@ -32,8 +32,8 @@ import Testing
 
         """
 
-    func explain(_ lockr: LockrProcess, _ arguments: String...) throws -> [String: Any] {
-        let output = try lockr.cli(["explain", "--json"] + arguments)
+    func explain(_ lockr: LockrProcess, _ arguments: String...) async throws -> [String: Any] {
+        let output = try await lockr.cli(["explain", "--json"] + arguments)
         #expect(output.status == 0, "\(output.output)")
         return try JSONSerialization.jsonObject(with: Data(output.output.utf8)) as? [String: Any] ?? [:]
     }
@@ -41,53 +41,53 @@ import Testing
     @Test func eachKindOfReason() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.sections) { lockr, _ in
             // A rule of Bob's own list.
-            let rule = try explain(lockr, "www.ads.example", "--person", "bob")
+            let rule = try await explain(lockr, "www.ads.example", "--person", "bob")
             #expect(rule["verdict"] as? String == "blocked" && rule["rule"] as? String == "||ads.example^")
             #expect((rule["list"] as? String)?.hasSuffix("lockr-e2e-explain-list.txt") == true)
             #expect(rule["answer"] as? String == "0.0.0.0, TTL 60 s")
 
-            let canary = try explain(lockr, "use-application-dns.net", "--person", "default")
+            let canary = try await explain(lockr, "use-application-dns.net", "--person", "default")
             #expect(canary["answer"] as? String == "NXDOMAIN, TTL 60 s")
             #expect((canary["reason"] as? String)?.contains("anti-bypass") == true)
 
-            let locked = try explain(lockr, "tiktok.com", "--type", "AAAA", "--person", "default")
+            let locked = try await explain(lockr, "tiktok.com", "--type", "AAAA", "--person", "default")
             #expect(locked["verdict"] as? String == "blocked" && locked["code"] as? String == "locked")
             #expect(locked["app"] as? String == "tiktok" && locked["mode"] as? String == "hourly")
             #expect(locked["answer"] as? String == "::, TTL 5 s")
 
-            #expect(try lockr.cli("unlock", "instagram", "--person", "default").status == 0)
-            let open = try explain(lockr, "instagram.com", "--person", "default")
+            #expect(try await lockr.cli("unlock", "instagram", "--person", "default").status == 0)
+            let open = try await explain(lockr, "instagram.com", "--person", "default")
             #expect(open["verdict"] as? String == "app_open" && open["ttl_cap_seconds"] as? Int != nil)
 
             // Alice is in time mode with budget left: open, and asking changes nothing.
-            for _ in 0..<20 { _ = try explain(lockr, "tiktok.com", "--client", "127.0.0.2") }
-            let budget = try explain(lockr, "tiktok.com", "--client", "127.0.0.2")
+            for _ in 0..<20 { _ = try await explain(lockr, "tiktok.com", "--client", "127.0.0.2") }
+            let budget = try await explain(lockr, "tiktok.com", "--client", "127.0.0.2")
             #expect(budget["person"] as? String == "alice" && budget["verdict"] as? String == "app_open")
-            let apps = try lockr.status(of: "alice")["apps"] as? [[String: Any]] ?? []
+            let apps = try await lockr.status(of: "alice")["apps"] as? [[String: Any]] ?? []
             #expect(
                 !apps.isEmpty && apps.allSatisfy { ($0["used_seconds"] as? Int) == 0 },
                 "explain meters nothing: \(apps)")
 
-            let scheduled = try explain(lockr, "www.youtube.com", "--person", "bob")
+            let scheduled = try await explain(lockr, "www.youtube.com", "--person", "bob")
             #expect(scheduled["code"] as? String == "schedule")
 
-            #expect(try lockr.cli("profile", "activate", "focus", "--person", "alice").status == 0)
-            let profiled = try explain(lockr, "instagram.com", "--person", "alice")
+            #expect(try await lockr.cli("profile", "activate", "focus", "--person", "alice").status == 0)
+            let profiled = try await explain(lockr, "instagram.com", "--person", "alice")
             #expect(profiled["code"] as? String == "profile", "\(profiled)")
 
-            let free = try explain(lockr, "news.example", "--person", "bob")
+            let free = try await explain(lockr, "news.example", "--person", "bob")
             #expect(free["verdict"] as? String == "allowed" && free["reason"] as? String == "no rule blocks it")
 
-            let text = try lockr.cli("explain", "tiktok.com", "--person", "default")
+            let text = try await lockr.cli("explain", "tiktok.com", "--person", "default")
             #expect(text.output.contains("tiktok.com A, for default in hourly mode"))
             #expect(text.output.contains("  blocked: ") && text.output.contains("[locked]"))
             // The web pages' own name is lockr's, not an allowed one (the CLI knows every verdict).
-            let pages = try lockr.cli("explain", "lockr.lan", "--person", "default")
+            let pages = try await lockr.cli("explain", "lockr.lan", "--person", "default")
             #expect(pages.output.contains("  answered by lockr: the name of lockr's web pages"), "\(pages.output)")
             #expect(!pages.output.contains("allowed"), "\(pages.output)")
-            let bad = try lockr.cli("explain", "tiktok.com", "--type", "BOGUS", "--person", "default")
+            let bad = try await lockr.cli("explain", "tiktok.com", "--type", "BOGUS", "--person", "default")
             #expect(bad.status == 1 && bad.output.contains("'BOGUS' is not a record type"))
-            let badName = try lockr.cli("explain", "bad..name", "--person", "default")
+            let badName = try await lockr.cli("explain", "bad..name", "--person", "default")
             #expect(badName.status == 1 && badName.output.contains("is not a domain name"))
         }
     }

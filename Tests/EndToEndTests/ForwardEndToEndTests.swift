@@ -6,7 +6,7 @@ import Testing
 /// hand out, and a public upstream that counts what it is asked.
 @Suite struct ForwardEndToEndTests {
     @Test func theRoutersNamesComeFromTheRouterAndNeverReachThePublicUpstream() async throws {
-        let router = try DnsmasqProcess(lines: ["host-record=printer.lan,192.168.1.20", "local=/lan/"])
+        let router = try await DnsmasqProcess(lines: ["host-record=printer.lan,192.168.1.20", "local=/lan/"])
         defer { router.stop() }
         let upstream = try await ScriptedUpstream()
         let config = NSTemporaryDirectory() + "lockr-e2e-forward-\(UUID()).toml"
@@ -23,15 +23,16 @@ import Testing
         let lockr = try await LockrProcess(["--config", config, "--upstream", "127.0.0.1:\(upstream.port)"])
         try await stoppingAfterwards(lockr, upstream) { () async throws in
             #expect(
-                try dig(lockr.port, "printer.lan", "+short").trimmingCharacters(in: .whitespacesAndNewlines)
+                try await dig(lockr.port, "printer.lan", "+short").trimmingCharacters(in: .whitespacesAndNewlines)
                     == "192.168.1.20")
-            #expect(try drill(lockr.port, "-x", "192.168.1.20").contains("printer.lan."))
+            #expect(try await drill(lockr.port, "-x", "192.168.1.20").contains("printer.lan."))
             #expect(
-                try dig(lockr.port, "nothing.lan").contains("status: NXDOMAIN"), "the router's word on its own domain")
-            #expect(try dig(lockr.port, "www.test", "+short").contains("192.0.2.1"))
-            #expect(try dig(lockr.port, "-x", "10.0.0.5").contains("status: NXDOMAIN"), "no forward covers 10/8")
-            #expect(try dig(lockr.port, "-x", "fd00::1").contains("status: NXDOMAIN"))
-            #expect(try dig(lockr.port, "phone.local").contains("status: NXDOMAIN"))
+                try await dig(lockr.port, "nothing.lan").contains("status: NXDOMAIN"),
+                "the router's word on its own domain")
+            #expect(try await dig(lockr.port, "www.test", "+short").contains("192.0.2.1"))
+            #expect(try await dig(lockr.port, "-x", "10.0.0.5").contains("status: NXDOMAIN"), "no forward covers 10/8")
+            #expect(try await dig(lockr.port, "-x", "fd00::1").contains("status: NXDOMAIN"))
+            #expect(try await dig(lockr.port, "phone.local").contains("status: NXDOMAIN"))
             let private_ = [
                 "5.0.0.10.in-addr.arpa.", "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.d.f.ip6.arpa.",
                 "phone.local.",
@@ -40,10 +41,10 @@ import Testing
                 #expect(upstream.queries(for: name) == 0, "\(name) never leaves the home")
             }
             #expect(upstream.queries(for: "www.test.") == 1)
-            let doctor = try lockr.cli("doctor").output
+            let doctor = try await lockr.cli("doctor").output
             #expect(doctor.contains("ok   forward lan to 127.0.0.1:\(router.port): answers"), "\(doctor)")
             #expect(doctor.contains("FAIL forward corp.example to 127.0.0.1:9: no answer within 2 s"), "\(doctor)")
-            let explained = try lockr.cli("explain", "printer.lan", "--person", "default")
+            let explained = try await lockr.cli("explain", "printer.lan", "--person", "default")
             #expect(
                 explained.output.contains("the answer of 127.0.0.1:\(router.port) ([[forward]] lan)"),
                 "\(explained.output)")
@@ -57,7 +58,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: config) }
         let lockr = try await LockrProcess(["--config", config, "--upstream", "127.0.0.1:\(upstream.port)"])
         try await stoppingAfterwards(lockr, upstream) { () async throws in
-            _ = try dig(lockr.port, "-x", "10.0.0.5")
+            _ = try await dig(lockr.port, "-x", "10.0.0.5")
             #expect(upstream.queries(for: "5.0.0.10.in-addr.arpa.") == 1)
         }
     }
@@ -74,13 +75,13 @@ import Testing
         let internet = try network.addBeyondRouter("i", address: "10.78.0.2")
         let asked = NSTemporaryDirectory() + "lockr-e2e-public-\(UUID()).log"
         defer { try? FileManager.default.removeItem(atPath: asked) }
-        let publicDNS = try DnsmasqProcess(
+        let publicDNS = try await DnsmasqProcess(
             lines: [
                 "listen-address=10.78.0.2", "address=/www.example/192.0.2.1", "log-queries", "log-facility=\(asked)",
             ], namespace: internet)
         defer { publicDNS.stop() }
         // The router's DNS, holding the names its DHCP handed out (and their reverse lookups).
-        let routerDNS = try DnsmasqProcess(
+        let routerDNS = try await DnsmasqProcess(
             lines: ["listen-address=10.77.0.1", "host-record=printer.lan,10.77.0.20", "local=/lan/"],
             namespace: network.router)
         defer { routerDNS.stop() }

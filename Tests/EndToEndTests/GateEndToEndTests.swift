@@ -20,9 +20,9 @@ extension PolicyEndToEndTests {
     /// A control API call with curl, `body` given as curl's data arguments: the status and the JSON.
     func curlAPI(
         _ lockr: LockrProcess, _ method: String, _ path: String, type: String = "application/json", body: [String]
-    ) throws -> (status: Int, json: [String: Any]) {
+    ) async throws -> (status: Int, json: [String: Any]) {
         let (token, address) = try controlEndpoint(lockr)
-        let answer = try run(
+        let answer = try await runAwaited(
             "curl",
             [
                 "-s", "-w", "\n%{http_code}", "-X", method, "-H", "Authorization: Bearer \(token)", "-H",
@@ -37,10 +37,10 @@ extension PolicyEndToEndTests {
     /// A JSON call to the control API.
     func api(
         _ lockr: LockrProcess, _ method: String, _ path: String, _ body: String = ""
-    ) throws -> (
+    ) async throws -> (
         status: Int, json: [String: Any]
     ) {
-        try curlAPI(lockr, method, path, body: ["--data-raw", body])
+        try await curlAPI(lockr, method, path, body: ["--data-raw", body])
     }
 
     @Test func theCLIDrawsTheBoardAndAWrongMoveCostsAMissAndAnotherPuzzle() async throws {
@@ -67,40 +67,42 @@ extension PolicyEndToEndTests {
             terminal.type("\u{04}")
             let end = await terminal.finish()
             #expect(end.status == 1 && end.output.contains("nothing answered"), "\(end.output)")
-            #expect(try gateMisses(lockr) == 1)
-            #expect(try address("instagram.com.", lockr) == "0.0.0.0")
+            #expect(try await gateMisses(lockr) == 1)
+            #expect(try await address("instagram.com.", lockr) == "0.0.0.0")
         }
     }
 
+    /// At the wall clock's pace: a puzzle has 2 minutes, which a faster policy clock would spend
+    /// while a loaded machine starts the CLI.
     @Test func aPuzzleSolvedThroughTheAPIOpensTheAppAndAnAnswerCountsOnce() async throws {
-        try await withLockr(mode: "hourly", sections: Self.chessGate) { lockr, _ in
-            let gate = try api(lockr, "GET", "gate?app=instagram")
+        try await withLockr(mode: "hourly", sections: Self.chessGate, timeScale: 1) { lockr, _ in
+            let gate = try await api(lockr, "GET", "gate?app=instagram")
             #expect(
                 gate.status == 200 && gate.json["puzzles_to_solve"] as? Int == 1
                     && gate.json["difficulty"] as? String == "easy")
-            let refused = try lockr.cli("unlock", "instagram")
+            let refused = try await lockr.cli("unlock", "instagram")
             #expect(refused.status == 1 && refused.output.contains("puzzle"), "\(refused.output)")
-            let issued = try api(lockr, "POST", "gate/challenges", #"{"app":"instagram"}"#)
+            let issued = try await api(lockr, "POST", "gate/challenges", #"{"app":"instagram"}"#)
             let challenge = try #require((issued.json["challenges"] as? [[String: Any]])?.first)
             let id = try #require(challenge["id"] as? String)
             let position = try ChessPosition(fen: try #require(challenge["position"] as? String))
             #expect(
                 challenge["kind"] as? String == "chess"
                     && (challenge["expires"] as? [String: Any])?["in_seconds"] as? Int == 120)
-            let garbage = try api(lockr, "POST", "gate/challenges/\(id)", #"{"answer":"hello"}"#)
+            let garbage = try await api(lockr, "POST", "gate/challenges/\(id)", #"{"answer":"hello"}"#)
             #expect(garbage.status == 400 && garbage.json["code"] as? String == "unreadable_answer")
             let mate = try #require(position.matingMoves().first)
-            let solved = try api(lockr, "POST", "gate/challenges/\(id)", #"{"answer":"\#(position.san(mate))"}"#)
+            let solved = try await api(lockr, "POST", "gate/challenges/\(id)", #"{"answer":"\#(position.san(mate))"}"#)
             #expect(solved.status == 200, "\(solved.json)")
-            let replayed = try api(lockr, "POST", "gate/challenges/\(id)", #"{"answer":"\#(mate.uci)"}"#)
+            let replayed = try await api(lockr, "POST", "gate/challenges/\(id)", #"{"answer":"\#(mate.uci)"}"#)
             #expect(replayed.status == 410 && replayed.json["code"] as? String == "challenge_closed")
-            let unlock = try lockr.cli("unlock", "instagram")
+            let unlock = try await lockr.cli("unlock", "instagram")
             #expect(unlock.status == 0 && unlock.output.contains("instagram: open until"), "\(unlock.output)")
-            #expect(try address("instagram.com.", lockr) == "192.0.2.23")
-            let log = try lockr.cli("log").output
+            #expect(try await address("instagram.com.", lockr) == "192.0.2.23")
+            let log = try await lockr.cli("log").output
             #expect(log.contains("gate_pass") && log.contains("chess easy solved in"), "\(log)")
             // Each entry names the action that wrote it.
-            let logged = try JSONSerialization.jsonObject(with: Data(try lockr.cli("log", "--json").output.utf8))
+            let logged = try JSONSerialization.jsonObject(with: Data(try await lockr.cli("log", "--json").output.utf8))
             let events = (logged as? [String: Any])?["events"] as? [[String: Any]] ?? []
             let actions = events.map { "\($0["type"] ?? "")/\($0["action"] ?? "-")" }
             #expect(actions.contains("gate_pass/answer-challenge") && actions.contains("unlock/unlock"), "\(actions)")

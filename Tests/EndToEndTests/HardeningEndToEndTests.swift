@@ -18,17 +18,17 @@ import Testing
     }
 
     /// Whether lockr still answers DNS.
-    func answers(_ lockr: LockrProcess) throws -> Bool {
-        try dig(lockr.port, "www.test", "+short").contains("192.0.2.1")
+    func answers(_ lockr: LockrProcess) async throws -> Bool {
+        try await dig(lockr.port, "www.test", "+short").contains("192.0.2.1")
     }
 
     @Test func numbersFromOutsideAreCheckedAndTheDaemonKeepsRunning() async throws {
         try await withLockr { lockr, _ in
-            let since = try lockr.cli("log", "--since", "10000000000000000s")
+            let since = try await lockr.cli("log", "--since", "10000000000000000s")
             #expect(since.status != 0 && since.output.contains("--since"), "\(since.output)")
-            let budget = try lockr.cli("mode", "time", "--budget", "1000000000000000m")
+            let budget = try await lockr.cli("mode", "time", "--budget", "1000000000000000m")
             #expect(budget.status != 0 && budget.output.contains("--budget must be whole minutes from 5m to 3h"))
-            let longer = try lockr.cli("mode", "time", "--budget", "1h30m").output
+            let longer = try await lockr.cli("mode", "time", "--budget", "1h30m").output
             #expect(longer.contains("#1 time.budget-minutes: 30 min → 1 h 30 min — pending, applies at"), "\(longer)")
             // The same numbers straight to the API, as anything holding the token could send them.
             let token = try String(contentsOfFile: lockr.stateDirectory + "/control.token", encoding: .utf8)
@@ -41,7 +41,7 @@ import Testing
                 ("PUT", "mode", #"{"mode":"time","budget_minutes":-5}"#),
                 ("PUT", "mode", #"{"mode":"time","budget_minutes":30.5}"#),
             ] {
-                let answer = try run(
+                let answer = try await runAwaited(
                     "curl",
                     [
                         "-s", "-X", method, "-H", "Authorization: Bearer \(token)", "-H",
@@ -49,27 +49,27 @@ import Testing
                     ])
                 #expect(answer.output.contains("\"code\""), "\(path) \(body): \(answer.output)")
             }
-            #expect(try answers(lockr))
+            #expect(try await answers(lockr))
             #expect(lockr.process.isRunning)
         }
     }
 
     @Test func appIdsAreForgivingAndListed() async throws {
         try await withLockr { lockr, _ in
-            let listed = try lockr.cli("apps", "tik")
+            let listed = try await lockr.cli("apps", "tik")
             #expect(listed.status == 0)
             #expect(
                 listed.output.contains("tiktok") && listed.output.contains("TikTok")
                     && listed.output.contains("guarded"))
-            #expect(try lockr.cli("apps").output.split(separator: "\n").count >= 30)
-            let typo = try lockr.cli("guard", "add", "instagrm")
+            #expect(try await lockr.cli("apps").output.split(separator: "\n").count >= 30)
+            let typo = try await lockr.cli("guard", "add", "instagrm")
             #expect(typo.status == 1 && typo.output.contains("did you mean instagram?"), "\(typo.output)")
-            let cased = try lockr.cli("guard", "add", "Instagram")
+            let cased = try await lockr.cli("guard", "add", "Instagram")
             #expect(cased.status == 0 && cased.output.contains("Guarding"), "\(cased.output)")
-            let sneaky = try lockr.cli("guard", "remove", "../status")
+            let sneaky = try await lockr.cli("guard", "remove", "../status")
             #expect(sneaky.status == 1 && sneaky.output.contains("no app '../status'"), "\(sneaky.output)")
-            _ = try lockr.cli("guard", "remove", "tiktok")
-            let log = try lockr.cli("log").output
+            _ = try await lockr.cli("guard", "remove", "tiktok")
+            let log = try await lockr.cli("log").output
             // Dates, and event names in full.
             #expect(
                 log.range(of: #"\d{4}-\d{2}-\d{2} \d{2}:\d{2}  change_pending"#, options: .regularExpression) != nil,
@@ -79,7 +79,7 @@ import Testing
 
     @Test func aSecondDaemonOnTheSameStateDirectoryIsRefused() async throws {
         try await withLockr { lockr, upstream in
-            let second = try run(
+            let second = try await runAwaited(
                 LockrProcess.binary,
                 [
                     "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream",
@@ -91,14 +91,14 @@ import Testing
                     "another lockr daemon (pid \(lockr.process.processIdentifier)) is using the state directory"),
                 "\(second.output)")
             // The first one still answers and can still be driven.
-            #expect(try answers(lockr))
-            #expect(try lockr.cli("status").status == 0)
+            #expect(try await answers(lockr))
+            #expect(try await lockr.cli("status").status == 0)
         }
     }
 
     @Test func aTakenPortIsNamedAndACleanStopLogsNoError() async throws {
         try await withLockr { lockr, upstream in
-            let clash = try run(
+            let clash = try await runAwaited(
                 LockrProcess.binary,
                 [
                     "serve", "--listen", "127.0.0.1:\(lockr.port)", "--control", "127.0.0.1:0", "--web", "off",
@@ -111,7 +111,7 @@ import Testing
                     && clash.output.contains("): address already in use"),
                 "\(clash.output)")
             #expect(!clash.output.contains("descriptor"))
-            let loud = try run(LockrProcess.binary, ["serve", "--log-level", "loud"])
+            let loud = try await runAwaited(LockrProcess.binary, ["serve", "--log-level", "loud"])
             #expect(loud.status != 0 && loud.output.contains("--log-level must be one of"))
 
             lockr.signal(SIGTERM)
@@ -126,20 +126,21 @@ import Testing
     /// Port 0 picks a port no UDP socket holds, not one that sharing sockets (SO_REUSEADDR and
     /// SO_REUSEPORT, as another lockr's) hold: in a namespace whose only free-to-pick port such a
     /// socket holds, lockr says it cannot listen rather than share it.
-    @Test(.disabled(if: NetworkNamespaces.unavailable != nil)) func portZeroNeverSharesAnotherDaemonsPort() throws {
+    @Test(.disabled(if: NetworkNamespaces.unavailable != nil)) func portZeroNeverSharesAnotherDaemonsPort() async throws
+    {
         let namespace = "lkr-port-\(UUID().uuidString.prefix(6).lowercased())"
-        _ = try run(NetworkNamespaces.ip, ["netns", "add", namespace])
+        _ = try await runAwaited(NetworkNamespaces.ip, ["netns", "add", namespace])
         defer {
             let pids =
                 (try? run(NetworkNamespaces.ip, ["netns", "pids", namespace]))?.output.split(separator: "\n") ?? []
             for pid in pids.compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
             _ = try? run(NetworkNamespaces.ip, ["netns", "del", namespace])
         }
-        func inside(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            try run(NetworkNamespaces.ip, ["netns", "exec", namespace] + arguments)
+        func inside(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+            try await runAwaited(NetworkNamespaces.ip, ["netns", "exec", namespace] + arguments)
         }
-        _ = try inside(["ip", "link", "set", "lo", "up"])
-        _ = try inside(["sysctl", "-w", "net.ipv4.ip_local_port_range=40000 40000"])
+        _ = try await inside(["ip", "link", "set", "lo", "up"])
+        _ = try await inside(["sysctl", "-w", "net.ipv4.ip_local_port_range=40000 40000"])
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: NetworkNamespaces.ip)
         holder.arguments = [
@@ -161,7 +162,7 @@ import Testing
         _ = held.fileHandleForReading.availableData  // "held"
         let state = LockrProcess.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let refused = try inside([
+        let refused = try await inside([
             LockrProcess.binary, "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off",
             "--upstream",
             "127.0.0.1:9", "--state-dir", state,
@@ -173,18 +174,18 @@ import Testing
 
     @Test func theClientFindsTheDaemonWithoutNeedingAGoodConfig() async throws {
         try await withLockr { lockr, _ in
-            let viaEnvironment = try run(
+            let viaEnvironment = try await runAwaited(
                 "env", ["LOCKR_STATE_DIR=\(lockr.stateDirectory)", LockrProcess.binary, "status"])
             #expect(viaEnvironment.status == 0, "\(viaEnvironment.output)")
             let config = NSTemporaryDirectory() + "lockr-e2e-client-\(UUID()).toml"
             defer { try? FileManager.default.removeItem(atPath: config) }
             try "state-dir = \"\(lockr.stateDirectory)\"\n[cache]\nsize = \"big\"\n".write(
                 toFile: config, atomically: true, encoding: .utf8)
-            let viaConfig = try run(LockrProcess.binary, ["status", "--config", config])
+            let viaConfig = try await runAwaited(LockrProcess.binary, ["status", "--config", config])
             #expect(viaConfig.status == 0, "\(viaConfig.output)")
             #expect(viaConfig.output.contains("Now: 2") && viaConfig.output.contains("Mode: time"))
             // Someone else's user cannot read a root daemon's directory: said in words.
-            let stranger = try run(
+            let stranger = try await runAwaited(
                 "setpriv",
                 [
                     "--reuid=65534", "--regid=65534", "--clear-groups", LockrProcess.binary, "status",
@@ -203,7 +204,7 @@ import Testing
         let own = home + "/.local/state/lockr"
         try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
         try await withLockr(stateDirectory: own) { lockr, _ in
-            let found = try run(
+            let found = try await runAwaited(
                 "env", ["-u", "LOCKR_STATE_DIR", "-u", "XDG_STATE_HOME", "HOME=\(home)", LockrProcess.binary, "status"])
             #expect(found.status == 0, "\(found.output)")
             #expect(found.output.contains("tiktok"), "\(found.output)")
@@ -235,9 +236,9 @@ import Testing
         try await withLockr(["--start-at", "2026-06-02T10:00:00Z"], stateDirectory: demo) { lockr, _ in
             // Saved with the first tick of the policy's clock.
             let logged = try await eventually(10) {
-                try lockr.cli("log").output.contains("policy time moved forward by ")
+                try await lockr.cli("log").output.contains("policy time moved forward by ")
             }
-            let log = try lockr.cli("log").output
+            let log = try await lockr.cli("log").output
             #expect(logged, "\(log)")
             #expect(!lockr.log.contains("behind this machine's clock"), "a demo's clock is apart on purpose")
         }
@@ -248,7 +249,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: shared) }
         chown(shared, 65534, 65534)
         chmod(shared, 0o777)
-        let refused = try run(
+        let refused = try await runAwaited(
             LockrProcess.binary,
             [
                 "serve", "--listen", "127.0.0.1:0", "--control", "127.0.0.1:0", "--web", "off", "--upstream",
@@ -267,15 +268,15 @@ import Testing
             // A control address someone else could have written gets no token.
             let address = lockr.stateDirectory + "/control.address"
             chmod(address, 0o666)
-            let client = try lockr.cli("status")
+            let client = try await lockr.cli("status")
             #expect(client.status == 1)
             #expect(client.output.contains("refusing to send the control token"), "\(client.output)")
             chmod(address, 0o644)
-            #expect(try lockr.cli("status").status == 0)
+            #expect(try await lockr.cli("status").status == 0)
         }
     }
 
-    @Test func aBinaryWithoutItsCatalogueSaysSoAtStart() throws {
+    @Test func aBinaryWithoutItsCatalogueSaysSoAtStart() async throws {
         // A copy of the binary outside the checkout finds no blocklists/ above it.
         let directory = NSTemporaryDirectory() + "lockr-no-catalogue-\(UUID())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -300,7 +301,7 @@ import Testing
         process.waitUntilExit()
         #expect(log.contains("warning lockr: [LockrDaemon] no app catalogue found"), "\(log)")
         // Asking to guard an app then says why there is none.
-        let refused = try run(
+        let refused = try await runAwaited(
             directory + "/lockr", ["serve", "--guard", "tiktok", "--state-dir", directory + "/other"])
         #expect(refused.status == 1 && refused.output.contains("none was found"), "\(refused.output)")
     }
@@ -312,7 +313,7 @@ import Testing
         try await withLockr(["--start-at", tomorrow], stateDirectory: state) { _, _ in }
         try await withLockr(stateDirectory: state) { lockr, _ in
             #expect(lockr.log.contains("ahead of this machine's clock"), "\(lockr.log)")
-            let status = try lockr.cli("status").output
+            let status = try await lockr.cli("status").output
             #expect(status.contains("WARNING: policy time") && status.contains("ahead of this machine's clock"))
         }
     }

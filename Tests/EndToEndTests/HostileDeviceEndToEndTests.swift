@@ -20,9 +20,11 @@ import Testing
     }
 
     /// Whether DNS answers a name it has not cached, over UDP and over TCP.
-    static func dnsAnswers(_ port: Int) throws -> Bool {
+    static func dnsAnswers(_ port: Int) async throws -> Bool {
         let name = "n\(UInt32.random(in: 0...UInt32.max)).test"
-        return try dig(port, name).contains("status: NXDOMAIN") && dig(port, name, "+tcp").contains("status: NXDOMAIN")
+        let overUDP = try await dig(port, name)
+        let overTCP = try await dig(port, name, "+tcp")
+        return overUDP.contains("status: NXDOMAIN") && overTCP.contains("status: NXDOMAIN")
     }
 
     static func openFiles(of pid: Int32) -> Int {
@@ -66,8 +68,8 @@ import Testing
             #expect(streams + more == 128, "128 streams in all, got \(streams + more)")
             #expect(fromMany.contains(503))
             #expect(Self.openFiles(of: lockr.process.processIdentifier) < 1_024 - 256, "a reserve stays free")
-            #expect(try Self.dnsAnswers(lockr.port))
-            #expect(try lockr.cli("status").status == 0, "the control API has descriptors of its own")
+            #expect(try await Self.dnsAnswers(lockr.port))
+            #expect(try await lockr.cli("status").status == 0, "the control API has descriptors of its own")
             // Bare connections that never ask: one address keeps 32 of them.
             let bare = (0..<40).compactMap { _ in DNSClient.openTCP(port: web, from: "127.0.8.1") }
             held += bare
@@ -78,7 +80,7 @@ import Testing
             if let fd = page.fd { close(fd) }
             #expect(page.status == 200, "a new device's page loads")
             let (token, address) = try PolicyEndToEndTests().controlEndpoint(lockr)
-            let metrics = try run(
+            let metrics = try await runAwaited(
                 "curl", ["-s", "-H", "Authorization: Bearer \(token)", "http://\(address)/metrics"]
             ).output
             #expect(metrics.contains(#"lockr_connections_open{kind="events"} 128"#), "\(metrics)")
@@ -127,13 +129,17 @@ import Testing
         let lockr = try await LockrProcess(["--upstream", "127.0.0.1:\(upstream.port)"], stateDirectory: state)
         try await stoppingAfterwards(lockr, upstream) {
             try await Self.askFromManyAddresses(20_000, port: lockr.port, name: "www.test")
-            #expect(try dig(lockr.port, "www.test", "-b", "127.200.0.1").contains("192.0.2.1"))
+            // Asked again while lockr may still be answering the flood on a loaded machine.
+            #expect(
+                try await eventually(20) {
+                    try await dig(lockr.port, "www.test", "-b", "127.200.0.1").contains("192.0.2.1")
+                })
             let listed = try await eventually(10) {
-                try lockr.cli("devices").output.contains("127.200.0.1 ")
+                try await lockr.cli("devices").output.contains("127.200.0.1 ")
             }
             #expect(listed, "the new device is listed")
             let (token, address) = try PolicyEndToEndTests().controlEndpoint(lockr)
-            let metrics = try run(
+            let metrics = try await runAwaited(
                 "curl", ["-s", "-H", "Authorization: Bearer \(token)", "http://\(address)/metrics"]
             ).output
             let evicted = metrics.firstMatch(of: /lockr_devices_evicted_total (\d+)/).map { Int($0.1)! } ?? 0
@@ -144,7 +150,7 @@ import Testing
         let upstream2 = try await ScriptedUpstream()
         let again = try await LockrProcess(["--upstream", "127.0.0.1:\(upstream2.port)"], stateDirectory: state)
         try await stoppingAfterwards(again, upstream2) {
-            let devices = try again.cli("devices").output
+            let devices = try await again.cli("devices").output
             #expect(devices.contains("127.200.0.1 "), "kept across the restart")
             #expect(devices.split(separator: "\n").count > 10_000)
         }
@@ -196,9 +202,9 @@ import Testing
             // The file and its write-ahead log, which a checkpoint cuts back once queries are trimmed.
             let kept = try await eventually(10) { bytes(database) + bytes(database + "-wal") <= 1_200_000 }
             #expect(kept, "queries.sqlite is \(bytes(database)) bytes, its WAL \(bytes(database + "-wal"))")
-            let newest = try lockr.cli("queries", "--limit", "1").output
+            let newest = try await lockr.cli("queries", "--limit", "1").output
             #expect(newest.contains(".flood.test"), "\(newest)")
-            #expect(try dig(lockr.port, "www.test", "+short").contains("192.0.2.1"))
+            #expect(try await dig(lockr.port, "www.test", "+short").contains("192.0.2.1"))
         }
     }
 
@@ -262,7 +268,7 @@ import Testing
         do {
             let lockr = try await LockrProcess(["--upstream", "127.0.0.1:\(upstream.port)"], stateDirectory: state)
             try await stoppingAfterwards(lockr, upstream) {
-                _ = try dig(lockr.port, "www.test")
+                _ = try await dig(lockr.port, "www.test")
                 let logged = try await eventually(10) {
                     FileManager.default.fileExists(atPath: state + "/queries.sqlite-wal")
                 }
@@ -337,11 +343,11 @@ struct SmallDisk {
             ["--upstream", "127.0.0.1:\(upstream.port)", "--guard", "tiktok"], stateDirectory: state)
         try await stoppingAfterwards(lockr, upstream) {
             disk.fill()
-            let guarded = try lockr.cli("guard", "add", "instagram")
+            let guarded = try await lockr.cli("guard", "add", "instagram")
             #expect(guarded.status != 0, "\(guarded.output)")
             #expect(guarded.output.contains("full"), "\(guarded.output)")
             let (token, address) = try PolicyEndToEndTests().controlEndpoint(lockr)
-            let mode = try run(
+            let mode = try await runAwaited(
                 "curl",
                 [
                     "-s", "-w", "\n%{http_code}", "-X", "PUT", "-H", "Authorization: Bearer \(token)", "-H",
@@ -350,17 +356,17 @@ struct SmallDisk {
                 ]
             ).output
             #expect(mode.hasSuffix("\n500") && mode.contains(#""code":"storage""#), "\(mode)")
-            let status = try lockr.cli("status").output
+            let status = try await lockr.cli("status").output
             #expect(!status.contains("instagram") && status.contains("Mode: time"), "nothing changed: \(status)")
-            #expect(try dig(lockr.port, "www.test", "+short").contains("192.0.2.1"), "DNS goes on")
+            #expect(try await dig(lockr.port, "www.test", "+short").contains("192.0.2.1"), "DNS goes on")
             disk.makeRoom()
-            let again = try lockr.cli("guard", "add", "instagram")
+            let again = try await lockr.cli("guard", "add", "instagram")
             #expect(again.status == 0, "\(again.output)")
         }
         let upstream2 = try await ScriptedUpstream()
         let restarted = try await LockrProcess(["--upstream", "127.0.0.1:\(upstream2.port)"], stateDirectory: state)
         try await stoppingAfterwards(restarted, upstream2) {
-            let status = try restarted.cli("status").output
+            let status = try await restarted.cli("status").output
             #expect(status.contains("instagram") && status.contains("Mode: time"), "\(status)")
         }
     }

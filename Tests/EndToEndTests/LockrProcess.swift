@@ -97,6 +97,15 @@ final class LockrProcess {
         log.firstMatch(of: /address=(\S+) \[LockrDaemon\] web pages/).map { String($0.1) }
     }
 
+    /// The port it listens on for `transport` ("tls", "https"), as it logged when ready: a test
+    /// gives it port 0, so no other test can take the port between a choice and lockr's bind.
+    func listeningPort(_ transport: String) throws -> Int {
+        for match in log.matches(of: /address=127\.0\.0\.1:(\d+) transport=(\S+)/) where match.2 == transport {
+            return Int(match.1)!
+        }
+        throw Failure("lockr listens for no \(transport): \(log)")
+    }
+
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
     /// Kills it with SIGKILL: no chance to save anything.
@@ -106,19 +115,38 @@ final class LockrProcess {
     }
 
     /// Runs a CLI verb against this daemon: `cli("unlock", "tiktok")`.
-    func cli(_ arguments: String...) throws -> (status: Int32, output: String) { try cli(arguments) }
+    func cli(_ arguments: String...) async throws -> (status: Int32, output: String) { try await cli(arguments) }
 
-    func cli(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    func cli(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         let command = Self.launcher(namespace)
-        return try run(command[0], Array(command.dropFirst()) + arguments + ["--state-dir", stateDirectory])
+        return try await runAwaited(
+            command[0], Array(command.dropFirst()) + arguments + ["--state-dir", stateDirectory])
     }
 
     /// `lockr status --json`: where `person` stands (the default person unless named).
-    func status(of person: String = "default") throws -> [String: Any] {
-        let output = try cli("status", "--json").output
+    func status(of person: String = "default") async throws -> [String: Any] {
+        let output = try await cli("status", "--json").output
         let household = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
         let people = household?["people"] as? [[String: Any]] ?? []
         return people.first { $0["person"] as? String == person } ?? [:]
+    }
+
+    /// `lockr status --json`'s dnstap figures (empty without `[dnstap]`).
+    func dnstapFigures() async throws -> [String: Any] {
+        let output = try await cli("status", "--json").output
+        let household = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+        return household?["dnstap"] as? [String: Any] ?? [:]
+    }
+
+    /// Policy time by the daemon's status, and when `app`'s window ends (nil when none is open).
+    /// Time-scaled behaviour is judged by it: the real seconds a loaded machine takes to start or
+    /// poll a process do not enter.
+    func policyClock(_ app: String) async throws -> (now: Date, windowEnds: Date?) {
+        let status = try await status()
+        let apps = status["apps"] as? [[String: Any]] ?? []
+        let state = apps.first { $0["id"] as? String == app }?["state"] as? [String: Any]
+        let now = try #require(apiInstant(status["now"]), "\(status)")
+        return (now, apiInstant((state?["until"] as? [String: Any])?["at"]))
     }
 
     /// Stops with SIGTERM and waits for it to exit without holding one of Swift's concurrency
@@ -193,16 +221,25 @@ func stoppingAfterwards(
     try await stoppingAfterwards(lockr, upstream, body: body)
 }
 
+/// An ISO 8601 time of the API (with milliseconds when it has any).
+func apiInstant(_ text: Any?) -> Date? {
+    let text = text as? String ?? ""
+    return (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+        ?? (try? Date.ISO8601FormatStyle().parse(text))
+}
+
 /// `dig` against lockr; fails the test when dig itself is missing.
-func dig(_ port: Int, _ arguments: String...) throws -> String {
-    let result = try run("dig", ["@127.0.0.1", "-p", "\(port)", "+tries=1", "+time=3"] + arguments)
+func dig(_ port: Int, _ arguments: String...) async throws -> String { try await dig(port, arguments) }
+
+func dig(_ port: Int, _ arguments: [String]) async throws -> String {
+    let result = try await runAwaited("dig", ["@127.0.0.1", "-p", "\(port)", "+tries=1", "+time=3"] + arguments)
     if result.status == 127 { throw LockrProcess.Failure("dig is not installed (apt-get install bind9-dnsutils)") }
     return result.output
 }
 
 /// `drill` against lockr; fails the test when drill itself is missing.
-func drill(_ port: Int, _ arguments: String...) throws -> String {
-    let result = try run("drill", ["-p", "\(port)"] + arguments + ["@127.0.0.1"])
+func drill(_ port: Int, _ arguments: String...) async throws -> String {
+    let result = try await runAwaited("drill", ["-p", "\(port)"] + arguments + ["@127.0.0.1"])
     if result.status == 127 { throw LockrProcess.Failure("drill is not installed (apt-get install ldnsutils)") }
     return result.output
 }

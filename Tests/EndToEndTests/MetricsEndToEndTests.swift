@@ -17,9 +17,9 @@ import Testing
     }
 
     /// Scrapes with `token` (none: without one); the status and the samples the parser read.
-    private func scrape(_ lockr: LockrProcess, token: String?) throws -> (status: Int, samples: [Sample]) {
+    func scrape(_ lockr: LockrProcess, token: String?) async throws -> (status: Int, samples: [Sample]) {
         let address = try PolicyEndToEndTests().controlEndpoint(lockr).address
-        let text = try run(
+        let text = try await runAwaited(
             "curl",
             [
                 "-s", "-w", "\n%{content_type}\n%{http_code}", "-H", "Authorization: Bearer \(token ?? "")",
@@ -35,7 +35,7 @@ import Testing
         let input = NSTemporaryDirectory() + "lockr-metrics-\(UUID()).txt"
         try body.write(toFile: input, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: input) }
-        let parsed = try run("sh", ["-c", "python3 '\(Self.parser)' < '\(input)'"])
+        let parsed = try await runAwaited("sh", ["-c", "python3 '\(Self.parser)' < '\(input)'"])
         guard parsed.status == 0 else { throw LockrProcess.Failure("\(parsed.output)\n\(body)") }
         let samples = parsed.output.split(separator: "\n").compactMap { line -> Sample? in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
@@ -48,20 +48,20 @@ import Testing
         return (status, samples)
     }
 
-    private func value(_ samples: [Sample], _ name: String, _ labels: [String: String] = [:]) -> Double? {
+    func value(_ samples: [Sample], _ name: String, _ labels: [String: String] = [:]) -> Double? {
         samples.first { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }?
             .value
     }
 
     @Test func queriesCacheUpstreamsAndUseAreCountedAndParse() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "time") { lockr, _ in
-            for _ in 0..<3 { _ = try dig(lockr.port, "news.example", "A", "+short") }
-            _ = try dig(lockr.port, "news.example", "AAAA", "+short")
-            for _ in 0..<2 { _ = try dig(lockr.port, "tiktok.com", "A", "+short") }
+            for _ in 0..<3 { _ = try await dig(lockr.port, "news.example", "A", "+short") }
+            _ = try await dig(lockr.port, "news.example", "AAAA", "+short")
+            for _ in 0..<2 { _ = try await dig(lockr.port, "tiktok.com", "A", "+short") }
             // Firefox's canary: lockr blocks it, so that DNS over HTTPS stays off.
-            _ = try dig(lockr.port, "use-application-dns.net", "A", "+short")
+            _ = try await dig(lockr.port, "use-application-dns.net", "A", "+short")
             let (token, _) = try PolicyEndToEndTests().controlEndpoint(lockr)
-            let (status, samples) = try scrape(lockr, token: token)
+            let (status, samples) = try await scrape(lockr, token: token)
             #expect(status == 200)
             // news.example and tiktok (guarded, open in time mode) forwarded once each, then cached.
             #expect(value(samples, "lockr_dns_queries_total", ["outcome": "forwarded", "type": "A"]) == 2)
@@ -86,13 +86,13 @@ import Testing
             #expect(value(samples, "lockr_app_open", ["person": "default", "app": "tiktok"]) == 1)
 
             // Scraped again, counters move on by what is new only.
-            _ = try dig(lockr.port, "news.example", "A", "+short")
-            let again = try scrape(lockr, token: token).samples
+            _ = try await dig(lockr.port, "news.example", "A", "+short")
+            let again = try await scrape(lockr, token: token).samples
             #expect(value(again, "lockr_dns_queries_total", ["outcome": "cached", "type": "A"]) == 4)
             #expect(value(again, "lockr_dns_upstream_latency_seconds_count", ["upstream": upstream]) == 3)
 
-            #expect(try scrape(lockr, token: "wrong").status == 401)
-            #expect(try scrape(lockr, token: nil).status == 401)
+            #expect(try await scrape(lockr, token: "wrong").status == 401)
+            #expect(try await scrape(lockr, token: nil).status == 401)
         }
     }
 }

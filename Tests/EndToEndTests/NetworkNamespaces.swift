@@ -76,10 +76,38 @@ final class NetworkNamespaces {
         return name
     }
 
-    /// Takes a client off the network: its namespace goes, and its veth with it.
-    func removeClient(_ name: String) throws {
+    /// Adds a namespace behind `parent` on a link of their own (`network`, a /24 such as
+    /// "10.81.0"): the parent is `network.1`, the new namespace `network.2`; returns its name. A
+    /// client of a resolver that runs in `parent`.
+    @discardableResult
+    func addBehind(_ parent: String, _ label: String, network: String) throws -> String {
+        let name = "lkr-\(suffix)-\(label)"
+        try command(["netns", "add", name])
+        clients.append(name)
+        try command([
+            "link", "add", "b\(suffix)\(label)", "netns", parent, "type", "veth", "peer", "name", "eth0", "netns", name,
+        ])
+        try inside(parent, ["ip", "addr", "add", "\(network).1/24", "dev", "b\(suffix)\(label)"])
+        try inside(parent, ["ip", "link", "set", "b\(suffix)\(label)", "up"])
+        try inside(name, ["ip", "link", "set", "lo", "up"])
+        try inside(name, ["ip", "addr", "add", "\(network).2/24", "dev", "eth0"])
+        try inside(name, ["ip", "link", "set", "eth0", "up"])
+        return name
+    }
+
+    /// Takes a client off the network: its namespace goes, and its veth with it. The kernel tears a
+    /// namespace down in the background, and under load its stack still answers ARP for a while:
+    /// this returns once the router's end of its veth is gone.
+    func removeClient(_ name: String) async throws {
+        let label = String(name.dropFirst("lkr-\(suffix)-".count))
         try command(["netns", "del", name])
         clients.removeAll { $0 == name }
+        let deadline = Date().addingTimeInterval(20)
+        while (try? await runAwaited(Self.ip, ["-n", router, "link", "show", "v\(suffix)\(label)"]))?.status == 0,
+            Date() < deadline
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// Runs `arguments` in namespace `name`; throws when it fails.

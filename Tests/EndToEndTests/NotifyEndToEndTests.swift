@@ -46,7 +46,7 @@ import Testing
             // The server owns its name, then starts lockr notify, which has until the first warning
             // (6 s after the unlock) to follow the events.
             try await Task.sleep(for: .seconds(1))
-            #expect(try lockr.cli("unlock", "tiktok").status == 0)
+            #expect(try await lockr.cli("unlock", "tiktok").status == 0)
             let shown = try await notifications(in: log, count: 3)
             #expect(
                 shown.map { $0["summary"] as? String } == [
@@ -60,7 +60,7 @@ import Testing
             let lock = shown[2]["body"] as? String ?? ""
             #expect(lock.hasPrefix("Hourly window used, next at 11:00."), "\(lock)")
             #expect(lock.hasSuffix("Meanwhile: Water the plants."), "\(lock)")
-            #expect(try run("pkill", ["-INT", "-f", notifyCommand]).status == 0)
+            #expect(try await runAwaited("pkill", ["-INT", "-f", notifyCommand]).status == 0)
             session.waitUntilExit()
             #expect(session.terminationStatus == 0, "lockr notify ends cleanly on Ctrl-C")
         }
@@ -94,7 +94,7 @@ import Testing
             "--start-at", "2026-06-01T10:00:00Z",
         ])
         try await stoppingAfterwards(lockr, upstream) {
-            #expect(try lockr.cli("unlock", "tiktok").status == 0)
+            #expect(try await lockr.cli("unlock", "tiktok").status == 0)
             let deadline = Date().addingTimeInterval(30)
             // A push whose answer came after the timeout is sent again (at least once): on a loaded
             // machine the service may see one twice in a row, which it shows once.

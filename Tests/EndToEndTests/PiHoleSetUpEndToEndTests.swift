@@ -7,8 +7,8 @@ import Testing
 /// not the upstream's, so that a relock reaches them as soon as through lockr's own DNS.
 @Suite struct PiHoleSetUpEndToEndTests {
     /// The TTL of the first A record in dig's answer for `name` through `port`, and its address.
-    func answer(_ name: String, _ port: Int) throws -> (ttl: Int, address: String)? {
-        let output = try dig(port, name, "A", "+noall", "+answer")
+    func answer(_ name: String, _ port: Int) async throws -> (ttl: Int, address: String)? {
+        let output = try await dig(port, name, "A", "+noall", "+answer")
         guard let line = output.split(separator: "\n").first(where: { $0.contains("\tA\t") }) else { return nil }
         let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
         guard fields.count >= 5, let ttl = Int(fields[1]) else { return nil }
@@ -25,25 +25,28 @@ import Testing
         try await stoppingAfterwards(lockr, upstream) {
             let everything = "server=127.0.0.1#\(upstream.port)"
             // As Pi-hole is: the upstream's TTL reaches the client.
-            let plain = try DnsmasqProcess(lines: [everything])
+            let plain = try await DnsmasqProcess(lines: [everything])
             defer { plain.stop() }
-            #expect(try answer("tiktok.com", plain.port)?.ttl == 300)
+            #expect(try await answer("tiktok.com", plain.port)?.ttl == 300)
             // Capped: no answer lives longer than 30 s in a client.
-            let capped = try DnsmasqProcess(lines: [everything, "max-ttl=30"])
+            let capped = try await DnsmasqProcess(lines: [everything, "max-ttl=30"])
             defer { capped.stop() }
-            #expect(try answer("tiktok.com", capped.port).map { $0.ttl <= 30 && $0.address == "192.0.2.21" } == true)
+            #expect(
+                try await answer("tiktok.com", capped.port).map { $0.ttl <= 30 && $0.address == "192.0.2.21" } == true)
             // The app's domains forwarded to lockr: lockr's clamp, and lockr's relock.
-            let forwarded = try DnsmasqProcess(lines: ["server=/tiktok.com/127.0.0.1#\(lockr.port)", everything])
+            let forwarded = try await DnsmasqProcess(lines: ["server=/tiktok.com/127.0.0.1#\(lockr.port)", everything])
             defer { forwarded.stop() }
-            let open = try #require(try answer("tiktok.com", forwarded.port))
+            let open = try #require(try await answer("tiktok.com", forwarded.port))
             #expect(open.address == "192.0.2.21" && open.ttl <= 3, "\(open)")
-            #expect(try lockr.cli("mode", "extreme").status == 0)
+            #expect(try await lockr.cli("mode", "extreme").status == 0)
             let locked = Date()
-            while try answer("tiktok.com", forwarded.port)?.address != "0.0.0.0", Date().timeIntervalSince(locked) < 60 {
+            while try await answer("tiktok.com", forwarded.port)?.address != "0.0.0.0",
+                Date().timeIntervalSince(locked) < 60
+            {
                 try await Task.sleep(for: .milliseconds(100))
             }
             let seconds = Date().timeIntervalSince(locked)
-            #expect(try answer("tiktok.com", forwarded.port)?.address == "0.0.0.0")
+            #expect(try await answer("tiktok.com", forwarded.port)?.address == "0.0.0.0")
             // The cached open answer lives at most lockr's 3 s; the rest is slack for a loaded machine
             // (each check spawns dig, the whole suite runs beside), still far below the upstream's 300 s
             // that dnsmasq would keep without lockr's clamp.

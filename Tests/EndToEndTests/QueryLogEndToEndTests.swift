@@ -27,15 +27,15 @@ import Testing
         """
 
     /// The queries the log counted today, for everyone (`lockr stats`).
-    func answeredToday(_ lockr: LockrProcess) throws -> Int {
-        let body = try JSONSerialization.jsonObject(with: Data(try lockr.cli("stats", "--json").output.utf8))
+    func answeredToday(_ lockr: LockrProcess) async throws -> Int {
+        let body = try JSONSerialization.jsonObject(with: Data(try await lockr.cli("stats", "--json").output.utf8))
         let people = (body as? [String: Any])?["people"] as? [[String: Any]] ?? []
         return people.compactMap { ($0["days"] as? [[String: Any]])?.last?["queries"] as? [String: Int] }
             .flatMap(\.values).reduce(0, +)
     }
 
-    func entries(_ lockr: LockrProcess, _ arguments: String...) throws -> [[String: Any]] {
-        let output = try lockr.cli(["queries", "--json"] + arguments)
+    func entries(_ lockr: LockrProcess, _ arguments: String...) async throws -> [[String: Any]] {
+        let output = try await lockr.cli(["queries", "--json"] + arguments)
         let body = try JSONSerialization.jsonObject(with: Data(output.output.utf8)) as? [String: Any]
         return body?["entries"] as? [[String: Any]] ?? []
     }
@@ -43,18 +43,18 @@ import Testing
     /// Waits until the log holds `count` entries (written a quarter second apart, in batches).
     func waitForEntries(_ count: Int, _ lockr: LockrProcess) async throws -> [[String: Any]] {
         for _ in 0..<50 {
-            let found = try entries(lockr)
+            let found = try await entries(lockr)
             if found.count >= count { return found }
             try await Task.sleep(for: .milliseconds(100))
         }
-        return try entries(lockr)
+        return try await entries(lockr)
     }
 
     @Test func queriesAreLoggedAsEachPersonsPrivacyAllowsAndCanBeFiltered() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: Self.people) { lockr, _ in
             for source in ["127.0.0.2", "127.0.0.3", "127.0.0.4"] {
-                _ = try dig(lockr.port, "-b", source, "news.example", "A")
-                _ = try dig(lockr.port, "-b", source, "tiktok.com", "AAAA")
+                _ = try await dig(lockr.port, "-b", source, "news.example", "A")
+                _ = try await dig(lockr.port, "-b", source, "tiktok.com", "AAAA")
             }
             let logged = try await waitForEntries(3, lockr)
             let lines = logged.map { entry in
@@ -72,22 +72,22 @@ import Testing
                 (logged[1]["reason"] as? String)?.hasPrefix("tiktok") == true && logged[1]["app"] as? String == "tiktok"
             )
 
-            #expect(try entries(lockr, "--person", "kid").map { $0["name"] as? String } == ["tiktok.com"])
-            #expect(try entries(lockr, "--person", "guest").isEmpty)
-            #expect(try entries(lockr, "--client", "127.0.0.2").count == 2)
-            #expect(try entries(lockr, "--blocked").count == 2)
-            #expect(try entries(lockr, "--since", "1h").count == 3)
-            #expect(try entries(lockr, "--limit", "1").map { $0["person"] as? String } == ["kid"])
+            #expect(try await entries(lockr, "--person", "kid").map { $0["name"] as? String } == ["tiktok.com"])
+            #expect(try await entries(lockr, "--person", "guest").isEmpty)
+            #expect(try await entries(lockr, "--client", "127.0.0.2").count == 2)
+            #expect(try await entries(lockr, "--blocked").count == 2)
+            #expect(try await entries(lockr, "--since", "1h").count == 3)
+            #expect(try await entries(lockr, "--limit", "1").map { $0["person"] as? String } == ["kid"])
 
             // The human form: one line per query, the person named when the household has several.
-            let text = try lockr.cli("queries", "--blocked")
+            let text = try await lockr.cli("queries", "--blocked")
             #expect(text.status == 0)
             let human = text.output.split(separator: "\n")
             #expect(human.count == 2)
             #expect(
                 human[0].contains("127.0.0.2") && human[0].contains("alice")
                     && human[0].contains("tiktok.com  AAAA  blocked (tiktok"))
-            let bad = try lockr.cli("queries", "--since", "yesterday")
+            let bad = try await lockr.cli("queries", "--since", "yesterday")
             #expect(bad.status != 0 && bad.output.contains("--since must be a duration"))
 
             // Following, as tail -f: the newest entries, then each query as it is logged.
@@ -108,7 +108,7 @@ import Testing
             }
             // Following once it has printed what the log held (the news.example entry).
             #expect(await eventually(10) { printed.withLock { $0.contains("news.example") } })
-            _ = try dig(lockr.port, "-b", "127.0.0.2", "instagram.com", "A")
+            _ = try await dig(lockr.port, "-b", "127.0.0.2", "instagram.com", "A")
             let deadline = Date().addingTimeInterval(10)
             while Date() < deadline, !printed.withLock({ $0.contains("instagram.com") }) {
                 try await Task.sleep(for: .milliseconds(100))
@@ -127,19 +127,19 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: state) }
         let names = (1...5).map { "n\($0).news.example" }
         try await PolicyEndToEndTests().withLockr(mode: "hourly", stateDirectory: state) { lockr, _ in
-            for name in names { _ = try dig(lockr.port, name, "A") }
+            for name in names { _ = try await dig(lockr.port, name, "A") }
             #expect(await lockr.stop(sending: SIGTERM, within: 15) == 0)
             #expect(!lockr.finalLog.contains("query log entries dropped"), "\(lockr.finalLog)")
         }
         try await PolicyEndToEndTests().withLockr(mode: "hourly", stateDirectory: state) { lockr, _ in
-            let logged = try entries(lockr).compactMap { $0["name"] as? String }
+            let logged = try await entries(lockr).compactMap { $0["name"] as? String }
             #expect(logged == names)
         }
     }
 
     @Test func aLockedDatabaseCostsEntriesNotAnswers() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "hourly") { lockr, _ in
-            _ = try dig(lockr.port, "news.example", "A")
+            _ = try await dig(lockr.port, "news.example", "A")
             _ = try await waitForEntries(1, lockr)
             // Another program holds the query log's write lock until its input closes.
             let holder = Process()
@@ -163,22 +163,23 @@ import Testing
             try holder.run()
             #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self).contains("locked"))
             for _ in 0..<5 {
-                #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("0.0.0.0"))
+                #expect(try await dig(lockr.port, "tiktok.com", "A", "+short").contains("0.0.0.0"))
             }
             // The writer gives up on each batch after its busy timeout and counts the entries.
             var dropped = 0
             for _ in 0..<100 where dropped < 5 {
-                let body = try JSONSerialization.jsonObject(with: Data(try lockr.cli("queries", "--json").output.utf8))
+                let body = try JSONSerialization.jsonObject(
+                    with: Data(try await lockr.cli("queries", "--json").output.utf8))
                 dropped = (body as? [String: Any])?["dropped"] as? Int ?? 0
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(dropped == 5)
             try input.fileHandleForWriting.close()
             holder.waitUntilExit()
-            _ = try dig(lockr.port, "instagram.com", "A")
+            _ = try await dig(lockr.port, "instagram.com", "A")
             let after = try await waitForEntries(2, lockr)
             #expect(after.map { $0["name"] as? String } == ["news.example", "instagram.com"])
-            let text = try lockr.cli("queries")
+            let text = try await lockr.cli("queries")
             #expect(
                 text.output.contains("(5 entries dropped since lockr started: the log could not be written)"),
                 "\(text.output)")
@@ -190,7 +191,7 @@ import Testing
         let configPath = NSTemporaryDirectory() + "lockr-e2e-querylog-reload-\(UUID()).toml"
         defer { try? FileManager.default.removeItem(atPath: configPath) }
         try await PolicyEndToEndTests().withLockr(mode: "hourly", configPath: configPath) { lockr, _ in
-            _ = try dig(lockr.port, "news.example", "A")
+            _ = try await dig(lockr.port, "news.example", "A")
             _ = try await waitForEntries(1, lockr)
             let before = lockr.log.components(separatedBy: "reloaded").count
             let text = """
@@ -212,18 +213,18 @@ import Testing
             #expect(lockr.log.contains("settings=query-log.enabled"), "\(lockr.log)")
             // Still a log (enabled waits for a restart), but the default person is now only counted:
             // once the writer has counted the query, it has written no entry of it.
-            let counted = try answeredToday(lockr)
-            _ = try dig(lockr.port, "instagram.com", "A")
-            #expect(try await eventually(10) { try answeredToday(lockr) > counted })
-            #expect(try entries(lockr).map { $0["name"] as? String } == ["news.example"])
+            let counted = try await answeredToday(lockr)
+            _ = try await dig(lockr.port, "instagram.com", "A")
+            #expect(try await eventually(10) { try await answeredToday(lockr) > counted })
+            #expect(try await entries(lockr).map { $0["name"] as? String } == ["news.example"])
         }
     }
 
     @Test func aLogThatIsOffSaysSo() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "hourly", sections: "[query-log]\nenabled = false\n") {
             lockr, _ in
-            _ = try dig(lockr.port, "news.example", "A")
-            let answer = try lockr.cli("queries")
+            _ = try await dig(lockr.port, "news.example", "A")
+            let answer = try await lockr.cli("queries")
             #expect(answer.status == 1 && answer.output.contains("The query log is off"))
             #expect(!FileManager.default.fileExists(atPath: lockr.stateDirectory + "/queries.sqlite"))
         }

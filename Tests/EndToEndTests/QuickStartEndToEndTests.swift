@@ -43,7 +43,7 @@ import Testing
                 #expect(!ran.output.contains("pending"), "\(command.joined(separator: " ")): \(ran.output)")
             }
             if commands.contains(where: { $0.starts(with: ["lockr", "unlock", "tiktok"]) }) {
-                #expect(try dig(lockr.port, "tiktok.com", "+short").contains("192.0.2.21"))
+                #expect(try await dig(lockr.port, "tiktok.com", "+short").contains("192.0.2.21"))
             }
         }
     }

@@ -12,12 +12,12 @@ import Testing
     static let rules = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("deploy/nftables/lockr.nft").path
 
-    @Test func theRulesFileChecks() throws {
+    @Test func theRulesFileChecks() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft") else {
             Issue.record("nftables is not installed (apt-get install nftables)")
             return
         }
-        let checked = try run("/usr/sbin/nft", ["-c", "-f", Self.rules])
+        let checked = try await runAwaited("/usr/sbin/nft", ["-c", "-f", Self.rules])
         #expect(checked.status == 0, "\(checked.output)")
     }
 
@@ -69,7 +69,7 @@ import Testing
             (rogue, ["ip", "route", "add", "default", "via", "fd78::1"]),
         ]
         for (device, command) in ipv6 { try network.inside(device, command) }
-        let resolver = try DnsmasqProcess(
+        let resolver = try await DnsmasqProcess(
             lines: ["listen-address=10.78.0.2,fd78::2", "address=/tiktok.com/203.0.113.66"], namespace: rogue, port: 53)
         defer { resolver.stop() }
         // Something listening, on every address, where DNS over TLS and HTTPS would be, and on

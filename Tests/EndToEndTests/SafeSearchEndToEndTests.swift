@@ -40,8 +40,10 @@ import Testing
     }
 
     /// The answer section dig prints for `name` of `type` asked from `source`, one "TYPE DATA" a line.
-    func answers(_ name: String, _ type: String = "A", from source: String, _ lockr: LockrProcess) throws -> [String] {
-        try dig(lockr.port, "-b", source, name, type, "+noall", "+answer").split(separator: "\n").map { line in
+    func answers(
+        _ name: String, _ type: String = "A", from source: String, _ lockr: LockrProcess
+    ) async throws -> [String] {
+        try await dig(lockr.port, "-b", source, name, type, "+noall", "+answer").split(separator: "\n").map { line in
             line.split(whereSeparator: { $0 == " " || $0 == "\t" }).suffix(2).joined(separator: " ")
         }
     }
@@ -59,42 +61,44 @@ import Testing
             ])
         try await stoppingAfterwards(lockr, upstream) {
             #expect(
-                try answers("www.google.com", from: "127.0.0.2", lockr) == [
+                try await answers("www.google.com", from: "127.0.0.2", lockr) == [
                     "CNAME forcesafesearch.google.com.", "A 216.239.38.120",
                 ])
             #expect(
-                try answers("WWW.Google.COM", "AAAA", from: "127.0.0.2", lockr) == [
+                try await answers("WWW.Google.COM", "AAAA", from: "127.0.0.2", lockr) == [
                     "CNAME forcesafesearch.google.com.", "AAAA 2001:4860:4802:32::78",
                 ])
             #expect(
-                try answers("www.youtube.com", from: "127.0.0.2", lockr) == [
+                try await answers("www.youtube.com", from: "127.0.0.2", lockr) == [
                     "CNAME restrict.youtube.com.", "A 216.239.38.120",
                 ])
             // Yandex publishes an address, answered here; it has no IPv6 one.
-            #expect(try answers("yandex.ru", from: "127.0.0.2", lockr) == ["A 213.180.193.56"])
-            #expect(try answers("yandex.ru", "AAAA", from: "127.0.0.2", lockr).isEmpty)
+            #expect(try await answers("yandex.ru", from: "127.0.0.2", lockr) == ["A 213.180.193.56"])
+            #expect(try await answers("yandex.ru", "AAAA", from: "127.0.0.2", lockr).isEmpty)
             #expect(upstream.queries(for: "yandex.ru.") == 0)
             // The parent, and every other device, gets the names as they are.
-            #expect(try answers("www.google.com", from: "127.0.0.3", lockr) == ["A 192.0.2.80"])
-            #expect(try answers("www.youtube.com", from: "127.0.0.1", lockr) == ["A 192.0.2.22"])
+            #expect(try await answers("www.google.com", from: "127.0.0.3", lockr) == ["A 192.0.2.80"])
+            #expect(try await answers("www.youtube.com", from: "127.0.0.1", lockr) == ["A 192.0.2.22"])
             // ... and the kid again, now from the cache, and still not the parent's cached answer.
             #expect(
-                try answers("www.google.com", from: "127.0.0.2", lockr).first == "CNAME forcesafesearch.google.com.")
+                try await answers("www.google.com", from: "127.0.0.2", lockr).first
+                    == "CNAME forcesafesearch.google.com.")
             #expect(upstream.queries(for: "www.google.com.") == 1)
 
-            let explained = try lockr.cli("explain", "www.google.com", "--person", "kid").output
+            let explained = try await lockr.cli("explain", "www.google.com", "--person", "kid").output
             #expect(
                 explained.contains("safe search (search engines, YouTube strict): Google's strict mode"),
                 "\(explained)")
             #expect(
-                try lockr.cli("explain", "www.google.com", "--person", "parent").output.contains("no rule blocks it"))
-            let kid = try lockr.cli("status", "--person", "kid").output
+                try await lockr.cli("explain", "www.google.com", "--person", "parent").output.contains(
+                    "no rule blocks it"))
+            let kid = try await lockr.cli("status", "--person", "kid").output
             #expect(kid.contains("Safe search: search engines, YouTube strict."), "\(kid)")
-            #expect(try !lockr.cli("status", "--person", "parent").output.contains("Safe search"))
+            #expect(try await !lockr.cli("status", "--person", "parent").output.contains("Safe search"))
             var logged = ""
             for _ in 0..<60 where !logged.contains("safe search: Google") {
                 try await Task.sleep(for: .milliseconds(100))
-                logged = try lockr.cli("queries", "--limit", "20").output
+                logged = try await lockr.cli("queries", "--limit", "20").output
             }
             #expect(logged.contains("safe search: Google, forcesafesearch.google.com"), "\(logged)")
 
@@ -106,11 +110,12 @@ import Testing
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(lockr.log.components(separatedBy: "reloaded").count > before, "no reload: \(lockr.log)")
-            let pending = try lockr.cli("pending", "list", "--person", "kid").output
+            let pending = try await lockr.cli("pending", "list", "--person", "kid").output
             #expect(
                 pending.contains("safe-search: on → off") && pending.contains("youtube: strict → off"), "\(pending)")
             #expect(
-                try answers("www.google.com", from: "127.0.0.2", lockr).first == "CNAME forcesafesearch.google.com.")
+                try await answers("www.google.com", from: "127.0.0.2", lockr).first
+                    == "CNAME forcesafesearch.google.com.")
         }
     }
 }

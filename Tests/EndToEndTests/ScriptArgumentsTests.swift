@@ -18,7 +18,9 @@ import Testing
             return FileManager.default.fileExists(atPath: checkout + "/" + path, isDirectory: &isDirectory)
                 && !isDirectory.boolValue && FileManager.default.isExecutableFile(atPath: checkout + "/" + path)
         }
-        return executable.sorted() + ["bench/run", "bench/fuzz", "bench/soak", "bench/lists", "bench/encrypted"]
+        return executable.sorted() + [
+            "bench/run", "bench/fuzz", "bench/soak", "bench/lists", "bench/encrypted", "bench/rpz", "bench/dnstap",
+        ]
     }()
 
     /// Commands that would change something; each stand-in appends its name to `called` and fails.

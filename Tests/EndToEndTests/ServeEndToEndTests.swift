@@ -24,7 +24,7 @@ import Testing
     /// True once `name` is answered 0.0.0.0, polled for up to 5 s (a reload runs in the background).
     func becomesBlocked(_ name: String, on lockr: LockrProcess) async throws -> Bool {
         for _ in 0..<100 {
-            if try dig(lockr.port, name, "+short").contains("0.0.0.0") { return true }
+            if try await dig(lockr.port, name, "+short").contains("0.0.0.0") { return true }
             try await Task.sleep(for: .milliseconds(50))
         }
         return false
@@ -32,21 +32,23 @@ import Testing
 
     @Test func blockedAndAllowedNamesWithDigAndDrill() async throws {
         try await withLockr { lockr, upstream, _ in
-            let blocked = try dig(lockr.port, "x.ads.test", "A")
+            let blocked = try await dig(lockr.port, "x.ads.test", "A")
             #expect(blocked.contains("status: NOERROR"))
             #expect(blocked.contains("x.ads.test.\t\t60\tIN\tA\t0.0.0.0"))
             #expect(blocked.contains("EDE: 15 (Blocked): (blocked by ||ads.test^"))
             #expect(
-                try dig(lockr.port, "tracker.test", "AAAA", "+short").trimmingCharacters(in: .whitespacesAndNewlines)
+                try await dig(lockr.port, "tracker.test", "AAAA", "+short").trimmingCharacters(
+                    in: .whitespacesAndNewlines)
                     == "::")
             #expect(
-                try dig(lockr.port, "www.test", "+short").trimmingCharacters(in: .whitespacesAndNewlines) == "192.0.2.1"
+                try await dig(lockr.port, "www.test", "+short").trimmingCharacters(in: .whitespacesAndNewlines)
+                    == "192.0.2.1"
             )
-            let viaDrill = try drill(lockr.port, "www.test", "AAAA")
+            let viaDrill = try await drill(lockr.port, "www.test", "AAAA")
             #expect(viaDrill.contains("2001:db8::1"))
-            #expect(try drill(lockr.port, "ads.test", "A").contains("0.0.0.0"))
+            #expect(try await drill(lockr.port, "ads.test", "A").contains("0.0.0.0"))
             #expect(upstream.queries(for: "ads.test.") == 0)
-            let canary = try dig(lockr.port, "use-application-dns.net")
+            let canary = try await dig(lockr.port, "use-application-dns.net")
             #expect(canary.contains("status: NXDOMAIN"))
         }
     }
@@ -54,8 +56,8 @@ import Testing
     @Test(arguments: [("nxdomain", "status: NXDOMAIN"), ("refused", "status: REFUSED"), ("192.0.2.99", "\t192.0.2.99")])
     func blockModes(mode: String, expected: String) async throws {
         try await withLockr(extra: ["--block-mode", mode]) { lockr, _, _ in
-            let blocked = try dig(lockr.port, "ads.test")
-            let allowed = try dig(lockr.port, "www.test", "+short")
+            let blocked = try await dig(lockr.port, "ads.test")
+            let allowed = try await dig(lockr.port, "www.test", "+short")
             #expect(blocked.contains(expected))
             #expect(allowed.contains("192.0.2.1"))
         }
@@ -66,8 +68,8 @@ import Testing
         try "x.ads.test\n".write(toFile: allowPath, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: allowPath) }
         try await withLockr(extra: ["--allowlist", allowPath]) { lockr, _, _ in
-            let allowed = try dig(lockr.port, "x.ads.test", "+short")
-            let blocked = try dig(lockr.port, "ok.ads.test", "+short")
+            let allowed = try await dig(lockr.port, "x.ads.test", "+short")
+            let blocked = try await dig(lockr.port, "ok.ads.test", "+short")
             #expect(allowed.contains("192.0.2.4"))
             #expect(blocked.contains("0.0.0.0"))
         }
@@ -76,18 +78,20 @@ import Testing
     @Test func answersOnIPv6() async throws {
         try await withLockr(extra: ["--listen", "[::1]:0"]) { lockr, _, _ in
             let port = try #require(lockr.log.firstMatch(of: /address=\[::1\]:(\d+)/).map { String($0.1) })
-            let blocked = try run("dig", ["@::1", "-p", port, "+tries=1", "+time=3", "ads.test", "AAAA", "+short"])
+            let blocked = try await runAwaited(
+                "dig", ["@::1", "-p", port, "+tries=1", "+time=3", "ads.test", "AAAA", "+short"])
             #expect(blocked.output.trimmingCharacters(in: .whitespacesAndNewlines) == "::")
-            let allowed = try run("dig", ["@::1", "-p", port, "+tries=1", "+time=3", "+tcp", "www.test", "+short"])
+            let allowed = try await runAwaited(
+                "dig", ["@::1", "-p", port, "+tries=1", "+time=3", "+tcp", "www.test", "+short"])
             #expect(allowed.output.contains("192.0.2.1"))
         }
     }
 
     @Test func tcpAndTruncation() async throws {
         try await withLockr { lockr, upstream, _ in
-            #expect(try dig(lockr.port, "www.test", "+tcp", "+short").contains("192.0.2.1"))
-            #expect(try drill(lockr.port, "-t", "www.test").contains("192.0.2.1"))
-            let big = try dig(lockr.port, "big.test", "+bufsize=1232")
+            #expect(try await dig(lockr.port, "www.test", "+tcp", "+short").contains("192.0.2.1"))
+            #expect(try await drill(lockr.port, "-t", "www.test").contains("192.0.2.1"))
+            let big = try await dig(lockr.port, "big.test", "+bufsize=1232")
             #expect(big.contains("Truncated, retrying in TCP mode"))
             #expect(big.contains("ANSWER: 100"))
             #expect(upstream.tcpQueries >= 1)
@@ -98,11 +102,11 @@ import Testing
         try await withLockr { lockr, upstream, _ in
             upstream.mode = .silent
             let started = Date()
-            let answer = try dig(lockr.port, "app.test", "+time=10")
+            let answer = try await dig(lockr.port, "app.test", "+time=10")
             #expect(answer.contains("status: SERVFAIL"))
             #expect(Date().timeIntervalSince(started) < 5, "3 attempts of 1 s, then SERVFAIL")
             upstream.mode = .answer
-            #expect(try dig(lockr.port, "app.test", "+short").contains("192.0.2.6"))
+            #expect(try await dig(lockr.port, "app.test", "+short").contains("192.0.2.6"))
         }
     }
 
@@ -114,7 +118,7 @@ import Testing
             _ = try DNSClient.udp(twoQuestions, port: lockr.port)
             _ = try? DNSClient.udp([UInt8](repeating: 0xC0, count: 40), port: lockr.port, seconds: 0.2)
             #expect(DNSClient.tcpClosesAfter([0xFF, 0xFF, 1, 2], port: lockr.port, seconds: 3))
-            #expect(try dig(lockr.port, "www.test", "+short").contains("192.0.2.1"))
+            #expect(try await dig(lockr.port, "www.test", "+short").contains("192.0.2.1"))
         }
     }
 
@@ -145,7 +149,7 @@ import Testing
 
     @Test func sighupReloadsListsAndSigtermStopsCleanly() async throws {
         try await withLockr { lockr, _, listPath in
-            #expect(try dig(lockr.port, "app.test", "+short").contains("192.0.2.6"))
+            #expect(try await dig(lockr.port, "app.test", "+short").contains("192.0.2.6"))
             try "ads.test\napp.test\n".write(toFile: listPath, atomically: true, encoding: .utf8)
             lockr.signal(SIGHUP)
             #expect(try await becomesBlocked("app.test", on: lockr))
@@ -154,7 +158,7 @@ import Testing
             try FileManager.default.removeItem(atPath: listPath)
             lockr.signal(SIGHUP)
             #expect(await eventually(10) { lockr.log.contains("reload failed") })
-            #expect(try dig(lockr.port, "app.test", "+short").contains("0.0.0.0"))
+            #expect(try await dig(lockr.port, "app.test", "+short").contains("0.0.0.0"))
             try "".write(toFile: listPath, atomically: true, encoding: .utf8)
             #expect(lockr.stop() == 0)
         }

@@ -109,7 +109,7 @@ import Testing
         try #require(
             FileManager.default.isExecutableFile(atPath: Self.staticBinary),
             "no \(Self.staticBinary): build it with `CONFIGURATION=debug scripts/build-static`")
-        let linked = try run("ldd", [Self.staticBinary]).output
+        let linked = try await runAwaited("ldd", [Self.staticBinary]).output
         #expect(
             !linked.contains("libswift") && !linked.contains("/opt/swift"), "the Swift runtime is linked in: \(linked)")
 
@@ -119,7 +119,7 @@ import Testing
 
         // The package, with the program stripped as a release is.
         let program = work + "/lockr"
-        #expect(try run("strip", ["-o", program, Self.staticBinary]).status == 0)
+        #expect(try await runAwaited("strip", ["-o", program, Self.staticBinary]).status == 0)
         let built = try await runAwaited(
             "env",
             [
@@ -136,7 +136,7 @@ import Testing
             ])
         let nextPackage = try #require(
             next.output.split(separator: "\n").last { $0.hasSuffix(".deb") }.map(String.init))
-        let depends = try run("dpkg-deb", ["--field", package, "Depends"]).output
+        let depends = try await runAwaited("dpkg-deb", ["--field", package, "Depends"]).output
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")[0] }
 
         // A minimal Debian of this machine's release, with systemd, a DNS client, curl and

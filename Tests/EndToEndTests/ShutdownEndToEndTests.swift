@@ -16,8 +16,8 @@ import Testing
         ])
         #expect(lockr.log.contains("web pages not served"), "\(lockr.log)")
         // The rest runs: DNS answers and the CLI reaches the control API.
-        #expect(try dig(lockr.port, "www.test", "+short").contains("192.0.2.1"))
-        #expect(try lockr.cli("status").status == 0)
+        #expect(try await dig(lockr.port, "www.test", "+short").contains("192.0.2.1"))
+        #expect(try await lockr.cli("status").status == 0)
         let status = await lockr.stop(sending: signal, within: 15)
         #expect(status == 0, "lockr did not stop on signal \(signal): \(lockr.finalLog)")
     }
@@ -52,7 +52,7 @@ import Testing
         let lockr = try await LockrProcess([
             "--config", directory + "/lockr.toml", "--upstream", "127.0.0.1:\(upstream.port)",
         ])
-        #expect(try lockr.cli("unlock", "tiktok").status == 0)
+        #expect(try await lockr.cli("unlock", "tiktok").status == 0)
         let failed = await eventually(20) {
             lockr.log.contains("backend=pihole6 error=unreachable")
                 && lockr.log.contains("backend=webhook error=unreachable")

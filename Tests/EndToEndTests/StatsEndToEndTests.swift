@@ -12,7 +12,7 @@ import Testing
         ) { lockr, _ in
             // 60 lookups 0.1 s apart: 1 s of policy time apart, an app in use.
             for _ in 0..<60 {
-                _ = try dig(lockr.port, "tiktok.com", "A", "+short")
+                _ = try await dig(lockr.port, "tiktok.com", "A", "+short")
                 try await Task.sleep(for: .milliseconds(100))
             }
             // Every lookup counted, give or take one a loaded machine lost: waited for, not slept on.
@@ -22,8 +22,8 @@ import Testing
                 let day = (person?["days"] as? [[String: Any]])?.first
                 return (day?["queries"] as? [String: Int])?.values.reduce(0, +) ?? 0
             }
-            _ = try await eventually(10) { queries(try lockr.cli("stats", "--json").output) >= 55 }
-            let output = try lockr.cli("stats", "--json")
+            _ = try await eventually(10) { queries(try await lockr.cli("stats", "--json").output) >= 55 }
+            let output = try await lockr.cli("stats", "--json")
             #expect(output.status == 0, "\(output.output)")
             let body = try JSONSerialization.jsonObject(with: Data(output.output.utf8)) as? [String: Any]
             let person = try #require((body?["people"] as? [[String: Any]])?.first)
@@ -37,15 +37,15 @@ import Testing
             let streaks = person["streaks"] as? [String: [String: Int]]
             #expect(streaks?["held_limits"]?["current"] == 1)
 
-            let text = try lockr.cli("stats")
+            let text = try await lockr.cli("stats")
             #expect(text.status == 0)
             #expect(text.output.contains("budget      █"), "\(text.output)")
             #expect(text.output.contains("TikTok") && text.output.contains("1 open"))
             #expect(text.output.contains("streaks: limits held 1 day (best 1 day)"))
             #expect(!text.output.contains("\u{1B}["), "no colour when not a terminal")
-            let week = try lockr.cli("stats", "--week")
+            let week = try await lockr.cli("stats", "--week")
             #expect(week.status == 0 && week.output.contains("1 day"))
-            let bad = try lockr.cli("stats", "--week", "--month")
+            let bad = try await lockr.cli("stats", "--week", "--month")
             #expect(bad.status != 0 && bad.output.contains("give one of --day, --week and --month"))
         }
     }

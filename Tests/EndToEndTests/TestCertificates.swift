@@ -69,6 +69,22 @@ final class UnboundProcess {
 
     static let binary = "/usr/sbin/unbound"
 
+    /// The `server:` lines of an unbound a test runs: in the foreground as the test's user, logging
+    /// nothing, answering loopback, asking upstreams on loopback, serving the names under test.
+    static let inTheForeground = """
+          do-daemonize: no
+          username: ""
+          chroot: ""
+          pidfile: ""
+          use-syslog: no
+          logfile: "/dev/null"
+          verbosity: 0
+          directory: "\(NSTemporaryDirectory())"
+          access-control: 127.0.0.0/8 allow
+          do-not-query-localhost: no
+          local-zone: "test." nodefault
+        """
+
     init(certificate: TestCertificates.Server, forwardTo: Int) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw LockrProcess.Failure("unbound is not installed (apt-get install unbound)")
@@ -92,18 +108,8 @@ final class UnboundProcess {
           https-port: \(httpsPort)
           tls-service-key: "\(certificate.key)"
           tls-service-pem: "\(certificate.certificate)"
-          do-daemonize: no
-          username: ""
-          chroot: ""
-          pidfile: ""
-          use-syslog: no
-          logfile: "/dev/null"
-          verbosity: 0
-          directory: "\(NSTemporaryDirectory())"
-          access-control: 127.0.0.0/8 allow
+        \(Self.inTheForeground)
           module-config: "iterator"
-          do-not-query-localhost: no
-          local-zone: "test." nodefault
           local-zone: "unbound.test." static
           local-data: "www.unbound.test. 60 IN A 192.0.2.80"
         forward-zone:

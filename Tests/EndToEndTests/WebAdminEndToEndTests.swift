@@ -41,8 +41,10 @@ extension WebEndToEndTests {
             #expect(forged.status == 403)
             // A device of nobody's asks lockr, so the overview lists it with its assign form; Alice's,
             // which the config file names, is listed without one.
-            _ = try run("dig", ["-b", "127.0.0.2", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
-            _ = try run("dig", ["-b", "127.0.0.1", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
+            _ = try await runAwaited(
+                "dig", ["-b", "127.0.0.2", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
+            _ = try await runAwaited(
+                "dig", ["-b", "127.0.0.1", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
             let lists = try ListServer()
             let listURL = lists.url("/hosts.txt")
             let walked = try report(
@@ -78,12 +80,13 @@ extension WebEndToEndTests {
             #expect(
                 entries == [["blocklist", listURL, "trackers"], ["deny", "|games.example^", "homework first"]],
                 "\(entries)")
-            #expect(try dig(lockr.port, "-b", "127.0.0.1", "v1.tracker.test", "A", "+short").contains("0.0.0.0"))
-            #expect(try !dig(lockr.port, "-b", "127.0.0.2", "v1.tracker.test", "A", "+short").contains("0.0.0.0"))
-            #expect(try dig(lockr.port, "-b", "127.0.0.1", "games.example", "A", "+short").contains("0.0.0.0"))
-            #expect(try !dig(lockr.port, "-b", "127.0.0.1", "www.games.example", "A", "+short").contains("0.0.0.0"))
+            #expect(try await dig(lockr.port, "-b", "127.0.0.1", "v1.tracker.test", "A", "+short").contains("0.0.0.0"))
+            #expect(try await !dig(lockr.port, "-b", "127.0.0.2", "v1.tracker.test", "A", "+short").contains("0.0.0.0"))
+            #expect(try await dig(lockr.port, "-b", "127.0.0.1", "games.example", "A", "+short").contains("0.0.0.0"))
+            #expect(
+                try await !dig(lockr.port, "-b", "127.0.0.1", "www.games.example", "A", "+short").contains("0.0.0.0"))
             #expect(walked["records"] as? [[String]] == [["nas.home.arpa A 192.168.1.5", "the NAS"]], "\(walked)")
-            #expect(try dig(lockr.port, "nas.home.arpa", "A", "+short") == "192.168.1.5\n")
+            #expect(try await dig(lockr.port, "nas.home.arpa", "A", "+short") == "192.168.1.5\n")
             // The dashboard counts the two queries of news.example: drawn (24 hours and 7 days of
             // bars) and in its tables.
             let dashboard = walked["dashboard"] as? [String: Any] ?? [:]
@@ -97,8 +100,8 @@ extension WebEndToEndTests {
             #expect((walked["query_url"] as? String ?? "").contains("blocked=on"))
             #expect(walked["after_sign_out"] as? Bool == true, "signed out, the PIN is asked again")
             // The profile the admin switched on is in force for alice's DNS.
-            #expect(try dig(lockr.port, "instagram.com", "A", "+short").contains("0.0.0.0"))
-            #expect(try lockr.cli("log").output.contains("work"))
+            #expect(try await dig(lockr.port, "instagram.com", "A", "+short").contains("0.0.0.0"))
+            #expect(try await lockr.cli("log").output.contains("work"))
         }
     }
 
@@ -113,14 +116,15 @@ extension WebEndToEndTests {
                 ["pin", "set"], answering: [("New PIN", "2468\r"), ("Again", "2468\r")], lockr)
             #expect(set.status == 0, "\(set.output)")
             // A new device asks lockr: it is the default person's.
-            _ = try run("dig", ["-b", "127.0.0.2", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
+            _ = try await runAwaited(
+                "dig", ["-b", "127.0.0.2", "@127.0.0.1", "-p", "\(lockr.port)", "news.example", "+short"])
             #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>Your apps</h1>"))
             let admin = try formToken(address, page: "/admin")
             defer { try? FileManager.default.removeItem(atPath: admin.jar) }
             let signedIn = try post(
                 "http://\(address)/admin/login", ["pin": "2468", "csrf": admin.token], jar: admin.jar)
             #expect(signedIn.status == 303)
-            let overview = try run("curl", ["-s", "-b", admin.jar, "http://\(address)/admin"]).output
+            let overview = try await runAwaited("curl", ["-s", "-b", admin.jar, "http://\(address)/admin"]).output
             #expect(overview.contains("value=\"127.0.0.2\""), "the new device is listed to be assigned: \(overview)")
 
             let assigned = try post(
@@ -128,7 +132,7 @@ extension WebEndToEndTests {
                 jar: admin.jar)
             #expect(assigned.status == 303, "\(assigned.body)")
             #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>alice</h1>"), "alice's now")
-            #expect(try lockr.cli("log", "--person", "alice").output.contains("device 127.0.0.2 assigned"))
+            #expect(try await lockr.cli("log", "--person", "alice").output.contains("device 127.0.0.2 assigned"))
             // Back to the default person, who has no bedtime: that loosens, so it waits as Alice's
             // changes wait (her day's end in time mode), and the device stays hers meanwhile.
             let back = try post(
@@ -136,9 +140,10 @@ extension WebEndToEndTests {
                 jar: admin.jar)
             #expect(back.status == 303, "\(back.body)")
             #expect(try fetch("http://\(address)/", from: "127.0.0.2").body.contains("<h1>alice</h1>"), "still hers")
-            let waiting = try lockr.cli("pending", "list", "--person", "alice").output
+            let waiting = try await lockr.cli("pending", "list", "--person", "alice").output
             #expect(waiting.contains("device 127.0.0.2: alice → default"), "\(waiting)")
-            let herPage = try run("curl", ["-s", "-b", admin.jar, "http://\(address)/admin/people/alice"]).output
+            let herPage = try await runAwaited("curl", ["-s", "-b", admin.jar, "http://\(address)/admin/people/alice"])
+                .output
             #expect(herPage.contains("device 127.0.0.2: alice → default"), "her page lists it: \(herPage)")
             // A schedule added from alice's page; one with a time that is none is refused, saying why.
             let school = try post(
@@ -149,7 +154,7 @@ extension WebEndToEndTests {
                 ],
                 jar: admin.jar)
             #expect(school.status == 303, "\(school.body)")
-            #expect(try lockr.cli("schedule", "list", "--person", "alice").output.contains("school"))
+            #expect(try await lockr.cli("schedule", "list", "--person", "alice").output.contains("school"))
             let late = try post(
                 "http://\(address)/admin/people/alice/schedules",
                 ["name": "late", "from": "25:00", "to": "07:00", "block": "tiktok", "csrf": admin.token], jar: admin.jar

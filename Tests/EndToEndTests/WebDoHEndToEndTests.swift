@@ -15,10 +15,9 @@ extension WebEndToEndTests {
         let upstream = try await ScriptedUpstream(records: [
             "allowed.test.": ["allowed.test. 300 IN A 127.0.0.2"], "tiktok.com.": ["tiktok.com. 300 IN A 127.0.0.2"],
         ])
-        let httpsPort = try freeLoopbackPort()
         let config = NSTemporaryDirectory() + "lockr-e2e-doh-browser-\(UUID()).toml"
         try """
-        listen-https = ["127.0.0.1:\(httpsPort)"]
+        listen-https = ["127.0.0.1:0"]
         guard = ["tiktok"]
         [tls]
         certificate = "\(certificate.certificate)"
@@ -35,9 +34,12 @@ extension WebEndToEndTests {
         """.write(toFile: config, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let lockr = try await LockrProcess(["--config", config, "--upstream", "127.0.0.1:\(upstream.port)"])
+        let httpsPort = try lockr.listeningPort("https")
         let policies = "/etc/chromium/policies/managed"
         try FileManager.default.createDirectory(atPath: policies, withIntermediateDirectories: true)
-        let policy = policies + "/lockr-e2e-doh-\(UUID()).json"
+        // One fixed name: a run killed before its clean-up leaves a file the next run overwrites. Two
+        // files setting the same policy would leave Chromium to pick one, perhaps a dead template.
+        let policy = policies + "/lockr-e2e-doh.json"
         defer { try? FileManager.default.removeItem(atPath: policy) }
         let allowed = "http://allowed.test:\(pages.port)/"
         let blocked = "http://tiktok.com:\(pages.port)/"
@@ -60,7 +62,7 @@ extension WebEndToEndTests {
                         report[blocked]?["error"]?.contains("ERR_CONNECTION_REFUSED") == true, "\(device): \(report)")
                 }
             }
-            let devices = try lockr.cli("devices").output
+            let devices = try await lockr.cli("devices").output
             #expect(devices.contains("id:alice-phone") && devices.contains("id:bob-laptop"), "\(devices)")
         }
     }

@@ -49,22 +49,23 @@ import Testing
             #expect(!page.body.contains("http://") && !page.body.contains("https://"), "nothing from elsewhere")
 
             // The pages' name, answered by lockr with their address (A), no data for AAAA, no EDE.
-            let named = try dig(lockr.port, "LoCkR.lan", "A")
+            let named = try await dig(lockr.port, "LoCkR.lan", "A")
             #expect(
                 named.contains("status: NOERROR") && named.contains("127.0.0.1") && !named.contains("EDE"), "\(named)")
-            let six = try dig(lockr.port, "lockr.lan", "AAAA")
+            let six = try await dig(lockr.port, "lockr.lan", "AAAA")
             #expect(six.contains("status: NOERROR") && six.contains("ANSWER: 0"), "\(six)")
-            #expect(try lockr.cli("explain", "lockr.lan").output.contains("the name of lockr's web pages"))
+            #expect(try await lockr.cli("explain", "lockr.lan").output.contains("the name of lockr's web pages"))
 
             let other = try fetch("http://\(address)/", from: "127.0.0.2")
-            #expect(other.body.contains("<h1>Your apps</h1>"), "any other device is the default person's: \(other.body)")
+            #expect(
+                other.body.contains("<h1>Your apps</h1>"), "any other device is the default person's: \(other.body)")
             let style = try fetch("http://\(address)/static/lockr.css")
             #expect(style.status == 200 && style.headers.lowercased().contains("content-type: text/css"))
             #expect(style.body.contains("prefers-color-scheme: dark"))
             let missing = try fetch("http://\(address)/no/such/page")
             #expect(missing.status == 404 && missing.body.contains("Not here"))
 
-            #expect(try lockr.cli("unlock", "tiktok", "--person", "alice").status == 0)
+            #expect(try await lockr.cli("unlock", "tiktok", "--person", "alice").status == 0)
             let open = try fetch("http://\(address)/")
             #expect(open.body.contains("badge-open") && open.body.contains(" left</span>"), "\(open.body)")
             #expect(
@@ -139,7 +140,7 @@ import Testing
     @Test func aPhoneTypesTheSentenceAndTheAppsDNSAnswerChangesWhileAFormWithoutItsTokenIsRefused() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: Self.household, timeScale: 1) { lockr, _ in
             let address = try #require(lockr.webAddress)
-            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("0.0.0.0"), "locked before")
+            #expect(try await dig(lockr.port, "tiktok.com", "A", "+short").contains("0.0.0.0"), "locked before")
 
             // Another site's form, without the browser's token: refused, nothing opens.
             let forged = try post(
@@ -153,7 +154,9 @@ import Testing
                 "http://\(address)/apps/tiktok/open", ["action": "unlock", "phrase": sentence, "csrf": other.token],
                 jar: other.jar, from: "127.0.0.2")
             #expect(unlocked.status == 303, "the default person's own unlock")
-            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("0.0.0.0"), "alice's tiktok still locked")
+            #expect(
+                try await dig(lockr.port, "tiktok.com", "A", "+short").contains("0.0.0.0"),
+                "alice's tiktok still locked")
 
             // The app's page with its sentence form, in every view, through axe-core too.
             let views = try await runAwaited(
@@ -170,7 +173,8 @@ import Testing
             #expect(gate["before"] as? String == "locked")
             #expect(gate["after"] as? String == "open", "\(gate)")
             #expect((gate["chip"] as? String ?? "").hasSuffix("left"))
-            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"), "open now, for dig too")
+            #expect(
+                try await dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"), "open now, for dig too")
         }
     }
 
@@ -178,7 +182,7 @@ import Testing
         let ends = PolicyEndToEndTests()
         try await ends.withLockr(mode: "time", sections: "[time]\nbudget-minutes = 5\n" + Self.household) { lockr, _ in
             let address = try #require(lockr.webAddress)
-            #expect(try ends.useUntilBlocked("tiktok.com.", lockr) != nil, "alice spends her budget")
+            #expect(try await ends.useUntilBlocked("tiktok.com.", lockr) != nil, "alice spends her budget")
             let page = try fetch("http://\(address)/apps/tiktok")
             #expect(page.body.contains("daily budget spent (5/5 min)"), "why: \(page.body)")
             #expect(page.body.contains("value=\"snooze\"") && page.body.contains("value=\"extend\""), "the ways out")
@@ -189,11 +193,11 @@ import Testing
             let snoozed = try post(
                 "http://\(address)/apps/tiktok/open", ["action": "snooze", "csrf": browser.token], jar: browser.jar)
             #expect(snoozed.status == 303)
-            #expect(try ends.address("tiktok.com.", lockr) == "192.0.2.21", "open for the snooze")
+            #expect(try await ends.address("tiktok.com.", lockr) == "192.0.2.21", "open for the snooze")
             let extended = try post(
                 "http://\(address)/apps/tiktok/open", ["action": "extend", "csrf": browser.token], jar: browser.jar)
             #expect(extended.status == 303)
-            #expect(try lockr.cli("status", "--person", "alice").output.contains("extended"), "the budget grew")
+            #expect(try await lockr.cli("status", "--person", "alice").output.contains("extended"), "the budget grew")
             let again = try post(
                 "http://\(address)/apps/tiktok/open", ["action": "extend", "csrf": browser.token], jar: browser.jar)
             #expect(again.status == 429 && again.body.contains("today&#39;s extension is used"), "\(again.body)")

@@ -50,7 +50,7 @@ extension WebEndToEndTests {
             #expect(solved["pressed"] as? String == "true", "the chosen piece shows as chosen")
             #expect(solved["typed_by_clicks"] as? String == solved["move"] as? String, "two clicks make the move")
             #expect(solved["before"] as? String == "locked" && solved["after"] as? String == "open", "\(solved)")
-            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
+            #expect(try await dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
 
             let held = try await webApp("hold", address, app: "youtube")
             #expect(held["error"] == nil, "\(held)")
@@ -59,8 +59,8 @@ extension WebEndToEndTests {
             #expect(letGo.wholeMatch(of: /let go after [23] s of 8 s: nothing granted/) != nil, "\(held)")
             #expect(held["badge_after_3s"] as? String == "locked")
             #expect(held["badge_after_8s"] as? String == "open")
-            #expect(try dig(lockr.port, "www.youtube.com", "A", "+short").contains("192.0.2.22"))
-            let status = try lockr.cli("status", "--person", "alice", "--json").output
+            #expect(try await dig(lockr.port, "www.youtube.com", "A", "+short").contains("192.0.2.22"))
+            let status = try await lockr.cli("status", "--person", "alice", "--json").output
             let people = try #require(
                 (try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any])?["people"]
                     as? [[String: Any]])
@@ -80,8 +80,8 @@ extension WebEndToEndTests {
                 first["difficulty"] as? String == "easy" && second["difficulty"] as? String == "medium", "\(answered)")
             #expect((answered["after_wrong"] as? String)?.contains("wrong: ") == true, "\(answered)")
             #expect(answered["before"] as? String == "locked" && answered["after"] as? String == "open", "\(answered)")
-            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
-            let log = try lockr.cli("log", "--person", "alice").output
+            #expect(try await dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
+            let log = try await lockr.cli("log", "--person", "alice").output
             #expect(log.contains("arithmetic easy failed") && log.contains("arithmetic medium solved"), "\(log)")
         }
     }
@@ -97,7 +97,7 @@ extension WebEndToEndTests {
             #expect((typed["waiting"] as? String)?.hasPrefix("You may type it instead in ") == true, "\(typed)")
             #expect(Date().timeIntervalSince(asked) >= 15, "one cooldown step further along: 15 s")
             #expect(typed["before"] as? String == "locked" && typed["after"] as? String == "open", "\(typed)")
-            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
+            #expect(try await dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
         }
     }
 
@@ -108,7 +108,8 @@ extension WebEndToEndTests {
             #expect(followed["error"] == nil, "\(followed)")
             #expect(followed["status_before"] as? String == "locked" && followed["status_after"] as? String == "open")
             #expect(
-                try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"), "opened from the page (hourly)"
+                try await dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"),
+                "opened from the page (hourly)"
             )
         }
     }
@@ -117,20 +118,20 @@ extension WebEndToEndTests {
         let clip = NSTemporaryDirectory() + "lockr-e2e-web-voice-\(UUID().uuidString).wav"
         defer { try? FileManager.default.removeItem(atPath: clip) }
         let sentence = "I am stupid enough to waste more time. Please give me another 15 minutes."
-        #expect(try run("flite", ["-voice", "slt", "-t", sentence, "-o", clip]).status == 0)
-        let seconds = try run("soxi", ["-D", clip]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await runAwaited("flite", ["-voice", "slt", "-t", sentence, "-o", clip]).status == 0)
+        let seconds = try await runAwaited("soxi", ["-D", clip]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         let sections = Self.household + PolicyEndToEndTests.voiceGate
         try await PolicyEndToEndTests().withLockr(mode: "extreme", sections: sections, timeScale: 1) { lockr, _ in
             let address = try #require(lockr.webAddress)
             let sent = try await webApp("voice", address, app: "tiktok", [clip, "file"])
             #expect(sent["error"] == nil && sent["after"] as? String == "open", "a recording: \(sent)")
-            #expect(try dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
+            #expect(try await dig(lockr.port, "tiktok.com", "A", "+short").contains("192.0.2.21"))
             // Chromium's fake microphone plays the clip once.
             let recorded = try await webApp("voice", address, app: "youtube", [clip + "%noloop", "record", seconds])
             #expect(recorded["record_shown"] as? Bool == true, "127.0.0.1 is a secure context: the page records")
             #expect(recorded["error"] == nil && recorded["after"] as? String == "open", "the microphone: \(recorded)")
-            #expect(try dig(lockr.port, "www.youtube.com", "A", "+short").contains("192.0.2.22"))
-            #expect(try lockr.cli("log").output.contains("sentence spoken: heard"))
+            #expect(try await dig(lockr.port, "www.youtube.com", "A", "+short").contains("192.0.2.22"))
+            #expect(try await lockr.cli("log").output.contains("sentence spoken: heard"))
         }
     }
 }

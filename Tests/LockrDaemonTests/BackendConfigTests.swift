@@ -163,4 +163,72 @@ import Testing
         #expect(throws: BackendError.self) { try SecretSource.file(path + ".none").read() }
         #expect("\(SecretSource.file(path))" == "file \(path)")
     }
+
+    @Test func anRPZSectionWithItsTimersAndKey() throws {
+        let config = try ConfigFile.parse(
+            """
+            backends = ["dns", "rpz"]
+
+            [rpz]
+            listen = ["0.0.0.0:5300", "[::]:5300"]
+            zone-suffix = "Policy.Example."
+            secondaries = ["192.168.1.3", "192.168.1.4:5353"]
+            allow-transfer = ["10.0.0.0/8"]
+            ttl = "1m"
+            refresh = "2m"
+            retry = "30s"
+            expire = "2d"
+            tsig-key = "lockr-rpz"
+            tsig-secret-env = "RPZ_SECRET"
+            tsig-required = false
+            """, path: "rpz.toml")
+        guard case .rpz(let rpz) = config.backends.first?.endpoint else {
+            Issue.record("no rpz backend: \(config.backends)")
+            return
+        }
+        #expect(rpz.listen == ["0.0.0.0:5300", "[::]:5300"] && rpz.zoneSuffix == "policy.example")
+        #expect(rpz.secondaries == ["192.168.1.3", "192.168.1.4:5353"] && rpz.allowTransfer == ["10.0.0.0/8"])
+        #expect([rpz.ttl, rpz.refresh, rpz.retry, rpz.expire] == [Int]([60, 120, 30, 172_800]))
+        #expect(
+            rpz.tsigKey == "lockr-rpz" && rpz.tsigSecret == SecretSource.environment("RPZ_SECRET") && !rpz.tsigRequired)
+        #expect(config.backends.first?.secrets == [SecretSource.environment("RPZ_SECRET")])
+    }
+
+    @Test func anRPZSectionThatCannotWorkSaysWhy() {
+        let found = issues(
+            """
+            backends = ["rpz"]
+            meter-from = "rpz"
+            [rpz]
+            listen = ["127.0.0.1:5300", "nowhere"]
+            zone-suffix = "bad..suffix"
+            allow-transfer = ["10.0.0.0/33"]
+            tsig-key = "lockr-rpz"
+            retry = "1s"
+            """)
+        for expected in [
+            "meter-from", "'nowhere' is not an address", "zone-suffix", "'10.0.0.0/33' is not an address or network",
+            "tsig-key and tsig-secret-file", "rpz.retry",
+        ] {
+            #expect(found.contains { $0.contains(expected) }, "\(expected): \(found)")
+        }
+        #expect(
+            issues("backends = [\"rpz\"]\n[rpz]\nzone-suffix = \"x\"").contains {
+                $0.contains("needs listen") && $0.contains("or zone-files")
+            })
+        #expect(
+            issues("backends = [\"rpz\"]\n[rpz]\nzone-files = \"rpz\"").contains {
+                $0.contains("'rpz.zone-files': expected an absolute directory")
+            })
+    }
+
+    @Test func zoneFilesAloneAreEnough() throws {
+        let config = try ConfigFile.parse(
+            "backends = [\"rpz\"]\n[rpz]\nzone-files = \"/run/lockr\"", path: "knot.toml")
+        guard case .rpz(let rpz) = config.backends.first?.endpoint else {
+            Issue.record("no rpz backend: \(config.backends)")
+            return
+        }
+        #expect(rpz.listen.isEmpty && rpz.zoneFiles == "/run/lockr")
+    }
 }

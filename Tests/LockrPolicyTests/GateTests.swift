@@ -62,6 +62,13 @@ import Testing
         ) {
             try engine.answerChallenge(challenge.id, answer: String(challenge.puzzle.answer!), at: start + .seconds(13))
         }
+        // Still closed, not unknown, once the puzzle's own time is over.
+        #expect(
+            throws: PolicyRefusal.challengeClosed(
+                "puzzle \(challenge.id) was answered, withdrawn or expired: ask for a new one")
+        ) {
+            try engine.answerChallenge(challenge.id, answer: "1", at: start + .seconds(600))
+        }
         #expect(throws: PolicyRefusal.notFound("no puzzle 0123 (`lockr unlock` asks for them)")) {
             try engine.answerChallenge("0123", answer: "1", at: start)
         }

@@ -150,6 +150,10 @@ public final class MemoryPolicy: PolicyAccess {
 
     public func clockDrift() -> String? { nil }
 
+    public let dnstapBody = Mutex<Components.Schemas.DnstapBody?>(nil)
+
+    public func dnstap() -> Components.Schemas.DnstapBody? { dnstapBody.withLock { $0 } }
+
     public func devices() -> [Components.Schemas.DeviceBody] { [] }
     /// What `queries` was last asked.
     public let queryRequests = Mutex<[QueryLogRequest]>([])

@@ -17,11 +17,11 @@ public func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32,
 
 /// Waits up to `seconds` for `condition`, looking every 50 ms without holding a thread of Swift's
 /// concurrency, and once more after the deadline (a loaded machine may wake this task late).
-public func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) async rethrows -> Bool {
+public func eventually(_ seconds: Double = 30, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = Date() + seconds
     while Date() < deadline {
-        if try condition() { return true }
+        if try await condition() { return true }
         try? await Task.sleep(for: .milliseconds(50))
     }
-    return try condition()
+    return try await condition()
 }

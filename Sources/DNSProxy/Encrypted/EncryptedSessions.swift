@@ -151,84 +151,153 @@ final class HTTP1ReplyHandler: ChannelInboundHandler {
     func errorCaught(context: ChannelHandlerContext, error: Error) { context.close(promise: nil) }
 }
 
-/// One DNS-over-HTTPS query on its own HTTP/2 stream.
-final class HTTP2StreamHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTP2Frame.FramePayload
-    typealias OutboundOut = HTTP2Frame.FramePayload
-    private let query: UpstreamQuery
+/// DNS over HTTPS with HTTP/2: each query a stream of its own, every stream of the connection in
+/// this one handler after NIO's `NIOHTTP2Handler` (which keeps the protocol's state, limits and
+/// flow control), with no channel per stream. Confined to the connection's event loop.
+final class HTTP2Session: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// A query sent, and what came back of its answer so far.
+    private struct Exchange {
+        let query: UpstreamQuery
+        var status: Int?
+        var contentType: String?
+        var body: [UInt8] = []
+    }
+
     private let request: DoHRequest
     private let heard: @Sendable () -> Void
-    private var status: Int?
-    private var contentType: String?
-    private var body: [UInt8] = []
+    private var channelContext: ChannelHandlerContext?
+    /// The next stream's number: a client's streams are odd and count up.
+    private var nextStream: Int32 = 1
+    private var exchanges: [HTTP2StreamID: Exchange] = [:]
 
-    init(query: UpstreamQuery, request: DoHRequest, heard: @escaping @Sendable () -> Void) {
-        self.query = query
+    init(request: DoHRequest, heard: @escaping @Sendable () -> Void) {
         self.request = request
         self.heard = heard
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { sendRequest(context: context) }
-    }
+    func handlerAdded(context: ChannelHandlerContext) { channelContext = context }
 
-    func channelActive(context: ChannelHandlerContext) {
-        sendRequest(context: context)
-        context.fireChannelActive()
-    }
-
-    private var sent = false
-
-    private func sendRequest(context: ChannelHandlerContext) {
-        guard !sent else { return }
-        sent = true
+    func send(_ query: UpstreamQuery) {
+        guard let channelContext else { return query.fail("the connection is closed") }
+        guard exchanges.count < EncryptedUpstreamConnection.maxInFlight else {
+            return query.fail("too many queries waiting on this connection")
+        }
+        guard nextStream < Int32.max - 1 else {
+            // Stream numbers are spent: the next query opens a new connection.
+            query.fail("this connection's HTTP/2 streams are used up")
+            return channelContext.close(promise: nil)
+        }
+        let stream = HTTP2StreamID(nextStream)
+        nextStream += 2
+        exchanges[stream] = Exchange(query: query)
+        query.streamID = stream
         let headers: HPACKHeaders = [
             ":method": "POST", ":scheme": "https", ":authority": request.authority, ":path": request.path,
             "content-type": DoHRequest.mediaType, "accept": DoHRequest.mediaType,
             "content-length": "\(query.message.count)",
         ]
-        context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
-        let data = context.channel.allocator.buffer(bytes: withZeroID(query.message))
-        context.writeAndFlush(wrapOutboundOut(.data(.init(data: .byteBuffer(data), endStream: true))), promise: nil)
+        let opened = channelContext.eventLoop.makePromise(of: Void.self)
+        channelContext.write(
+            wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers)))), promise: opened)
+        let body = channelContext.channel.allocator.buffer(bytes: withZeroID(query.message))
+        channelContext.writeAndFlush(
+            wrapOutboundOut(
+                HTTP2Frame(streamID: stream, payload: .data(.init(data: .byteBuffer(body), endStream: true)))),
+            promise: nil)
+        let bound = NIOLoopBound(self, eventLoop: channelContext.eventLoop)
+        opened.futureResult.whenFailure { error in
+            bound.value.end(stream)?.fail("cannot open an HTTP/2 stream: \(error)")
+        }
+    }
+
+    /// Gives up on a query: its stream is reset, so that unanswered ones do not pile up.
+    func forget(_ query: UpstreamQuery) {
+        guard let stream = query.streamID, exchanges[stream]?.query === query, let channelContext else { return }
+        exchanges[stream] = nil
+        channelContext.writeAndFlush(
+            wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .rstStream(.cancel))), promise: nil)
+    }
+
+    func failAll(_ reason: String) {
+        let queries = exchanges.values.map(\.query)
+        exchanges = [:]
+        for query in queries { query.fail(reason) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var ended = false
-        switch unwrapInboundIn(data) {
+        let frame = unwrapInboundIn(data)
+        let stream = frame.streamID
+        switch frame.payload {
         case .headers(let headers):
             heard()
+            guard var exchange = exchanges[stream] else { return }
             if let code = headers.headers.first(name: ":status").flatMap({ Int($0) }) {
-                status = code
-                contentType = headers.headers.first(name: "content-type")
+                exchange.status = code
+                exchange.contentType = headers.headers.first(name: "content-type")
             }
-            ended = headers.endStream
-        case .data(let frame):
+            exchanges[stream] = exchange
+            if headers.endStream { complete(stream) }
+        case .data(let payload):
             heard()
-            if case .byteBuffer(var buffer) = frame.data {
-                guard body.count + buffer.readableBytes <= DoHRequest.maxAnswer else {
-                    query.fail("answer larger than a DNS message")
-                    context.close(promise: nil)
+            guard var exchange = exchanges.removeValue(forKey: stream) else { return }
+            if case .byteBuffer(let buffer) = payload.data {
+                guard exchange.body.count + buffer.readableBytes <= DoHRequest.maxAnswer else {
+                    exchange.query.fail("answer larger than a DNS message")
+                    context.writeAndFlush(
+                        wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .rstStream(.cancel))), promise: nil)
                     return
                 }
-                body += buffer.readBytes(length: buffer.readableBytes) ?? []
+                exchange.body += buffer.readableBytesView
             }
-            ended = frame.endStream
-        default: break
-        }
-        if ended {
-            DoHAnswer.complete(query, status: status ?? 0, contentType: contentType, body: body)
-            context.close(promise: nil)
+            exchanges[stream] = exchange
+            if payload.endStream { complete(stream) }
+        default:
+            break
         }
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let closed as StreamClosedEvent:
+            let why = closed.reason.map { " (\($0))" } ?? ""
+            end(closed.streamID)?.fail("the HTTP/2 stream closed before an answer\(why)")
+        case let window as NIOHTTP2WindowUpdatedEvent:
+            if let update = HTTP2ConnectionWindow.refill(after: window) {
+                context.writeAndFlush(wrapOutboundOut(update), promise: nil)
+            }
+        default:
+            break
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
-        query.fail("the HTTP/2 stream closed before an answer")
+        failAll("the server closed the connection")
+        channelContext = nil
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        query.fail("HTTP/2 error: \(error)")
+        // A stream's error (a reset, a flow-control fault) ends that stream only.
+        if let streamError = error as? NIOHTTP2Errors.StreamError {
+            end(streamError.streamID)?.fail("HTTP/2 error: \(streamError.baseError)")
+            return
+        }
         context.close(promise: nil)
+    }
+
+    private func complete(_ stream: HTTP2StreamID) {
+        guard let exchange = exchanges.removeValue(forKey: stream) else { return }
+        DoHAnswer.complete(
+            exchange.query, status: exchange.status ?? 0, contentType: exchange.contentType, body: exchange.body)
+    }
+
+    /// The query on `stream`, taken out; nil when it was answered or given up on already.
+    private func end(_ stream: HTTP2StreamID) -> UpstreamQuery? {
+        exchanges.removeValue(forKey: stream)?.query
     }
 }
 

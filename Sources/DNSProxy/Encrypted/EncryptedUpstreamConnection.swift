@@ -39,7 +39,7 @@ final class EncryptedUpstreamConnection: @unchecked Sendable {
     /// How queries travel once the connection is up.
     private enum Session {
         case dot(DoTSession)
-        case http2(NIOHTTP2Handler.StreamMultiplexer)
+        case http2(HTTP2Session)
         case http1(HTTP1Session)
     }
 
@@ -103,10 +103,12 @@ final class EncryptedUpstreamConnection: @unchecked Sendable {
     private func timedOut(_ query: UpstreamQuery, after timeout: TimeAmount) {
         guard !query.isFinished else { return }
         query.fail("no answer within \(timeout.nanoseconds / 1_000_000) ms")
-        // A stream given up on is closed, so that unanswered ones do not pile up on the connection.
-        query.stream?.close(promise: nil)
         if case .open(let channel, let session) = state {
-            if case .dot(let dot) = session { dot.forget(query) }
+            switch session {
+            case .dot(let dot): dot.forget(query)
+            case .http2(let http2): http2.forget(query)
+            case .http1: break
+            }
             // Nothing came back since this query went out: the connection is hung. Start afresh.
             if lastHeard < query.sentAt { channel.close(promise: nil) }
         }
@@ -131,7 +133,8 @@ final class EncryptedUpstreamConnection: @unchecked Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(handler, HandshakeWatcher(handshake: handshake))
+                    try channel.pipeline.syncOperations.addHandlers(
+                        handler, WriteCoalescing(), HandshakeWatcher(handshake: handshake))
                 }
             }
             .connect(to: upstream.address)
@@ -204,10 +207,9 @@ final class EncryptedUpstreamConnection: @unchecked Sendable {
             let request = DoHRequest(
                 authority: peer.serverName ?? Self.authority(upstream.address), path: path)
             if protocolName == "h2" {
-                let multiplexer = try pipeline.configureHTTP2Pipeline(
-                    mode: .client, connectionConfiguration: .init(), streamConfiguration: .init(),
-                    inboundStreamInitializer: { $0.close() })
-                return .http2(multiplexer)
+                let session = HTTP2Session(request: request, heard: heard)
+                try pipeline.addHandlers(NIOHTTP2Handler(mode: .client), session)
+                return .http2(session)
             }
             let session = HTTP1Session(channel: channel, request: request, heard: heard)
             try pipeline.addHTTPClientHandlers()
@@ -221,17 +223,7 @@ final class EncryptedUpstreamConnection: @unchecked Sendable {
         switch session {
         case .dot(let dot): dot.send(query)
         case .http1(let http1): http1.send(query)
-        case .http2(let multiplexer):
-            guard case .https(let peer, let path) = upstream.transport else { return }
-            let request = DoHRequest(authority: peer.serverName ?? Self.authority(upstream.address), path: path)
-            let heard: @Sendable () -> Void = { [weak self] in self?.lastHeard = .now() }
-            multiplexer.createStreamChannel { stream in
-                stream.eventLoop.makeCompletedFuture {
-                    query.stream = stream
-                    try stream.pipeline.syncOperations.addHandler(
-                        HTTP2StreamHandler(query: query, request: request, heard: heard))
-                }
-            }.whenFailure { error in query.fail("cannot open an HTTP/2 stream: \(error)") }
+        case .http2(let http2): http2.send(query)
         }
     }
 
@@ -250,7 +242,7 @@ final class EncryptedUpstreamConnection: @unchecked Sendable {
             switch session {
             case .dot(let dot): dot.failAll("the server closed the connection")
             case .http1(let http1): http1.failAll("the server closed the connection")
-            case .http2: break  // each stream fails as its channel closes
+            case .http2(let http2): http2.failAll("the server closed the connection")
             }
         default: break
         }
@@ -278,7 +270,7 @@ final class UpstreamQuery: @unchecked Sendable {
     /// The id it carries on a DNS-over-TLS connection.
     var wireID: UInt16 = 0
     /// Its HTTP/2 stream, over DNS over HTTPS with HTTP/2.
-    var stream: Channel?
+    var streamID: HTTP2StreamID?
     var sentAt = NIODeadline.uptimeNanoseconds(0)
     private(set) var isFinished = false
 

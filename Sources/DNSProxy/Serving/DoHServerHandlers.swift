@@ -56,7 +56,6 @@ final class DoHConnectionHandler: ChannelInboundHandler {
 
     /// What a stream's window starts at.
     static let initialStreamWindow = DoHRequestReader.maxMessage + 1
-    private static let connectionWindow = 65_535
 
     /// A request whose body is being read.
     private struct PartialRequest {
@@ -68,6 +67,8 @@ final class DoHConnectionHandler: ChannelInboundHandler {
 
     private let context: LoopContext
     private let idleness: ConnectionIdleness
+    /// The client's address, read once: the handler comes after TLS, on a connected channel.
+    private var source: SocketAddress?
     private var newestStream = HTTP2StreamID.rootStream
     private var reading: [HTTP2StreamID: PartialRequest] = [:]
     /// Streams whose answer waits for the upstreams.
@@ -78,6 +79,10 @@ final class DoHConnectionHandler: ChannelInboundHandler {
     init(context: LoopContext, idleness: ConnectionIdleness) {
         self.context = context
         self.idleness = idleness
+    }
+
+    func handlerAdded(context channelContext: ChannelHandlerContext) {
+        source = channelContext.channel.remoteAddress
     }
 
     func channelRead(context channelContext: ChannelHandlerContext, data: NIOAny) {
@@ -127,13 +132,9 @@ final class DoHConnectionHandler: ChannelInboundHandler {
         case let closed as StreamClosedEvent:
             if !reading.isEmpty { reading[closed.streamID] = nil }
             if !waiting.isEmpty, waiting.remove(closed.streamID) != nil { idleness.ended() }
-        case let window as NIOHTTP2WindowUpdatedEvent where window.streamID == .rootStream:
-            if let size = window.inboundWindowSize, size <= Self.connectionWindow / 2 {
-                let increment = Self.connectionWindow - size
-                channelContext.writeAndFlush(
-                    wrapOutboundOut(
-                        HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))),
-                    promise: nil)
+        case let window as NIOHTTP2WindowUpdatedEvent:
+            if let update = HTTP2ConnectionWindow.refill(after: window) {
+                channelContext.writeAndFlush(wrapOutboundOut(update), promise: nil)
             }
         default:
             break
@@ -142,7 +143,7 @@ final class DoHConnectionHandler: ChannelInboundHandler {
     }
 
     private func answer(_ partial: PartialRequest, on stream: HTTP2StreamID, _ channelContext: ChannelHandlerContext) {
-        guard let source = channelContext.channel.remoteAddress else { return channelContext.close(promise: nil) }
+        guard let source else { return channelContext.close(promise: nil) }
         idleness.touched()
         let request = DoHRequestReader.read(
             method: partial.method, target: partial.target, contentType: partial.contentType, body: partial.body)
@@ -173,11 +174,10 @@ final class DoHConnectionHandler: ChannelInboundHandler {
     }
 
     private func write(_ response: DoHResponse, on stream: HTTP2StreamID, _ channelContext: ChannelHandlerContext) {
-        // content-length too: dig reads the body by it.
-        let headers: HPACKHeaders = [
-            ":status": "\(response.status)", "content-type": response.contentType,
-            "content-length": "\(response.body.count)",
-        ]
+        var headers: HPACKHeaders = [":status": "\(response.status)", "content-type": response.contentType]
+        // content-length too (dig reads the body by it), kept out of HPACK's table: each length
+        // would take a place there, and every later header's lookup would pass over them all.
+        headers.add(name: "content-length", value: "\(response.body.count)", indexing: .nonIndexable)
         channelContext.write(
             wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers)))), promise: nil)
         let body = channelContext.channel.allocator.buffer(bytes: response.body)

@@ -64,7 +64,7 @@ enum EncryptedListeners {
         case .tls:
             let clientID = serverName.flatMap { ClientID.inServerName($0, under: serving.name) }
             try sync.addHandlers(
-                NIOSSLServerHandler(context: serving.certificate.dot), deadline,
+                NIOSSLServerHandler(context: serving.certificate.dot), WriteCoalescing(), deadline,
                 MessageToByteHandler(DNSFrameEncoder()),
                 ByteToMessageHandler(DNSFrameDecoder(maxMessageSize: listeners.maxTCPQuerySize)),
                 TCPQueryHandler(
@@ -72,7 +72,7 @@ enum EncryptedListeners {
                     idleness: ConnectionIdleness(channel: channel, idleTimeout: idle, activity: activity),
                     transport: .tls, clientID: clientID))
         case .https:
-            try sync.addHandlers(NIOSSLServerHandler(context: serving.certificate.doh), deadline)
+            try sync.addHandlers(NIOSSLServerHandler(context: serving.certificate.doh), WriteCoalescing(), deadline)
             try sync.addHandler(
                 ApplicationProtocolNegotiationHandler { result, channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -84,6 +84,8 @@ enum EncryptedListeners {
                                 // lower case, pseudo-headers first): a request is read by its
                                 // :method, :path and content-type alone, each checked by
                                 // DoHRequestReader, and the check cost a tenth of each answer.
+                                // Nor is a body's length checked against its content-length:
+                                // DoHConnectionHandler bounds what it gathers itself.
                                 NIOHTTP2Handler(
                                     mode: .server,
                                     initialSettings: [
@@ -92,7 +94,7 @@ enum EncryptedListeners {
                                         HTTP2Setting(
                                             parameter: .initialWindowSize,
                                             value: DoHConnectionHandler.initialStreamWindow),
-                                    ], headerBlockValidation: .disabled),
+                                    ], headerBlockValidation: .disabled, contentLengthValidation: .disabled),
                                 DoHConnectionHandler(context: context, idleness: idleness))
                         default:
                             try channel.pipeline.syncOperations.configureHTTPServerPipeline()

@@ -100,7 +100,7 @@ extension GateState {
         }
         let needed = requirement(for: app, rules: rules, day: day, at: now).puzzlesToSolve
         guard needed > 0 else { throw .nothingToDo("the puzzles are solved: go on (they keep for 5 min)") }
-        for withdrawn in challenges { spent[withdrawn.id] = withdrawn.expires }
+        for withdrawn in challenges { spend(withdrawn) }
         var generator = SeededGenerator(seed: seed)
         let difficulty = Self.nextDifficulty(for: app, rules: rules, day: day, at: now)
         let kinds = rules.settings.puzzles.kinds
@@ -129,7 +129,7 @@ extension GateState {
         let verdict = challenge.puzzle.check(answer)
         if case .unreadable(let how) = verdict { throw .unreadableAnswer(how) }
         challenges.remove(at: index)
-        spent[id] = challenge.expires
+        spend(challenge)
         let kind = "\(challenge.puzzle.kind.rawValue) \(challenge.puzzle.difficulty.rawValue)"
         let took = now - challenge.issued
         guard case .wrong(let why) = verdict else {

@@ -24,18 +24,22 @@ public struct GatePass: Sendable, Equatable, Codable {
 public struct GateState: Sendable, Equatable, Codable {
     public var challenges: [Challenge] = []
     public var passes: [GatePass] = []
-    /// Ids answered or expired lately, until they would have expired: answering one again is refused.
+    /// Ids answered, withdrawn or expired lately, each until an hour after it would have expired:
+    /// answering one again is refused as closed, not as unknown.
     public var spent: [String: Instant] = [:]
     /// When a typed sentence is taken where it must be spoken; nil until the fallback was asked for.
     public var typedFallbackFrom: Instant?
 
     public init() {}
 
+    /// Remembers `challenge` as answered, withdrawn or expired.
+    mutating func spend(_ challenge: Challenge) {
+        spent[challenge.id] = challenge.expires + .seconds(3600)
+    }
+
     /// Drops what expired by `now`.
     mutating func expire(at now: Instant) {
-        for challenge in challenges where challenge.expires <= now {
-            spent[challenge.id] = challenge.expires + .seconds(3600)
-        }
+        for challenge in challenges where challenge.expires <= now { spend(challenge) }
         challenges.removeAll { $0.expires <= now }
         passes.removeAll { $0.expires <= now }
         spent = spent.filter { $0.value > now }
