@@ -20,7 +20,9 @@ import Testing
             let seconds = try await policy.secondsUntilBlocked("v1.tracker.test", lockr, limit: 60)
             #expect(seconds != nil, "the list was not swapped in: \(lockr.log)")
             #expect(try await policy.address("www.ads.example.test", lockr) == "0.0.0.0", "subdomains too")
-            #expect(lockr.log.contains("list fetched") && lockr.log.contains("lists swapped in"))
+            // The log is read from a pipe: its line may come a moment after the answers change.
+            #expect(
+                await eventually(10) { lockr.log.contains("list fetched") && lockr.log.contains("lists swapped in") })
 
             let shown = try await lockr.cli("lists")
             #expect(shown.status == 0)
@@ -29,7 +31,8 @@ import Testing
             let updated = try await lockr.cli("lists", "update")
             #expect(updated.status == 0 && updated.output.contains("[1/1] fetching \(url)"), "\(updated.output)")
             #expect(
-                try await policy.secondsUntilBlocked("v2.tracker.test", lockr, limit: 60) != nil, "the new copy is in force")
+                try await policy.secondsUntilBlocked("v2.tracker.test", lockr, limit: 60) != nil,
+                "the new copy is in force")
             let json = try await lockr.cli("lists", "--json")
             let lists = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
             let first = (lists?["lists"] as? [[String: Any]])?.first
