@@ -78,7 +78,9 @@ let package = Package(
         // Puzzles for the gate: arithmetic, and chess mates checked by lockr's own move generator. Pure.
         .target(name: "LockrPuzzles", dependencies: ["ConfigKit"]),
         // Modes, metering, windows and gates: pure, no I/O, time comes in as a parameter.
-        .target(name: "LockrPolicy", dependencies: ["ConfigKit", "LockrPuzzles"]),
+        // Dates and time zones from the system's TZif files, without ICU: civil dates, offsets, wall clocks.
+        .target(name: "CivilTime"),
+        .target(name: "LockrPolicy", dependencies: ["CivilTime", "ConfigKit", "LockrPuzzles"]),
         // The query pipeline, cache, upstream forwarding (plain, TLS, HTTPS) and the listeners (SwiftNIO).
         .target(
             name: "DNSProxy",
@@ -298,7 +300,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LockrDaemonTests",
-            dependencies: ["LockrAPI", "LockrDaemon", "DNSProxy", "DNSTestSupport"]
+            dependencies: ["CivilTime", "LockrAPI", "LockrDaemon", "DNSProxy", "DNSTestSupport"]
         ),
         .testTarget(
             name: "LockrListsTests",
@@ -307,12 +309,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "LockrPolicyTests", dependencies: ["LockrPolicy", "LockrPuzzles"]),
+        .testTarget(name: "LockrPolicyTests", dependencies: ["CivilTime", "LockrPolicy", "LockrPuzzles"]),
+        .testTarget(name: "CivilTimeTests", dependencies: ["CivilTime"]),
         .testTarget(name: "LockrPuzzlesTests", dependencies: ["LockrPuzzles"]),
         .testTarget(
             name: "LockrWebTests",
             dependencies: [
-                "LockrWeb", "LockrAPI", "LockrControl", "LockrPolicy", "LockrPuzzles", "PolicyFakes",
+                "CivilTime", "LockrWeb", "LockrAPI", "LockrControl", "LockrPolicy", "LockrPuzzles", "PolicyFakes",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
@@ -322,13 +325,15 @@ let package = Package(
         .testTarget(
             name: "LockrStoreTests",
             dependencies: [
-                "DNSWire", "LockrStore", "LockrPolicy", "LockrPuzzles", .product(name: "GRDB", package: "GRDB.swift"),
+                "CivilTime", "DNSWire", "LockrStore", "LockrPolicy", "LockrPuzzles",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Fixtures"]),
         // Each person's engine in memory behind the control API's PolicyAccess, for the control
         // API's and the web pages' in-process tests.
         .target(
-            name: "PolicyFakes", dependencies: ["LockrAPI", "LockrControl", "LockrPolicy"], path: "Tests/PolicyFakes"
+            name: "PolicyFakes", dependencies: ["CivilTime", "LockrAPI", "LockrControl", "LockrPolicy"],
+            path: "Tests/PolicyFakes"
         ),
         .testTarget(
             name: "LockrControlTests",
@@ -355,8 +360,8 @@ if Context.environment["LOCKR_FUZZ"] != nil {
         .executableTarget(
             name: "lockr-fuzz",
             dependencies: [
-                "LockrFuzzDriver", "DNSWire", "DNSFilter", "DNSProxy", "LockrPuzzles", "LockrSpeech", "LockrAPI",
-                "LockrControl",
+                "LockrFuzzDriver", "CivilTime", "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles",
+                "LockrSpeech", "LockrAPI", "LockrControl",
                 "LockrDaemon", "LockrDnstap", "LockrLists", "LockrWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

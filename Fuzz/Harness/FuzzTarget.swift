@@ -29,6 +29,8 @@ enum FuzzTarget: String, CaseIterable {
     case controlBody = "control-body"
     /// A web page's form: the first byte picks the form, the rest is its URL-encoded text.
     case webForm = "web-form"
+    /// A time zone file (TZif) from the system's database, then wall clocks and day starts in it.
+    case tzif
     /// A recorded clip (WAV).
     case wav
     /// Chess: a position (FEN) or a typed move (SAN or UCI); the first byte picks which.
@@ -50,6 +52,7 @@ enum FuzzTarget: String, CaseIterable {
         case .listDownload: ListTargets.listDownload(bytes)
         case .controlBody: RequestTargets.controlBody(bytes)
         case .webForm: RequestTargets.webForm(bytes)
+        case .tzif: ListTargets.tzif(bytes)
         case .wav: PuzzleTargets.wav(bytes)
         case .chess: PuzzleTargets.chess(bytes)
         }

@@ -1,3 +1,4 @@
+import CivilTime
 import DNSFilter
 import DNSWire
 import Foundation
@@ -5,10 +6,28 @@ import LockrDaemon
 
 @testable import DNSProxy
 @testable import LockrLists
+@testable import LockrPolicy
 
 /// Files a household writes or downloads: rule lists, a list server's answer and the configuration.
 enum ListTargets {
     static let probes = ["example.com", "ads.example.com", "a.b.c.example.org", "com", "xn--bcher-kva.example"]
+
+    /// Reads `bytes` as a TZif file, then reads wall clocks, day starts and clock hours in the zone
+    /// across the years a policy meets (1900 to 2100, every 97 days and around each change).
+    static func tzif(_ bytes: [UInt8]) {
+        guard let zone = try? ZoneRules(identifier: "Fuzz/Zone", tzif: bytes) else { return }
+        let calendar = DayCalendar(zone: zone, dayStartMinutes: 150)
+        var seconds: Int64 = -2_208_988_800
+        var steps = 0
+        while seconds < 4_102_444_800, steps < 2_000 {
+            let instant = Instant(milliseconds: seconds * 1_000)
+            _ = calendar.day(containing: instant)
+            _ = calendar.clockHour(containing: instant)
+            _ = calendar.dateTimeText(instant)
+            seconds = zone.nextChange(after: seconds).map { min($0, seconds + 97 * 86_400) } ?? seconds + 97 * 86_400
+            steps += 1
+        }
+    }
 
     /// Parses `bytes` as a block list and as an allow list, builds the set, matches names against it.
     static func ruleList(_ bytes: [UInt8]) {

@@ -33,7 +33,7 @@ extension Components.Schemas.StatusBody {
             person: person,
             now: now.date,
             nowLocal: calendar.dateTimeText(now),
-            timeZone: calendar.timeZone.identifier,
+            timeZone: calendar.zone.identifier,
             mode: status.mode,
             summary: summary,
             safeSearch: safeSearch,

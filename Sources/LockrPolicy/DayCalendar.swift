@@ -1,4 +1,4 @@
-import Foundation
+import CivilTime
 
 /// One policy day: from one day start to the next, in the configured time zone.
 public struct PolicyDay: Hashable, Sendable {
@@ -14,30 +14,26 @@ public struct PolicyDay: Hashable, Sendable {
     }
 }
 
-/// A local calendar date: its first instant and its day of the week (0 is Monday).
+/// A local calendar date and its day of the week (0 is Monday).
 struct LocalDay: Equatable {
-    let midnight: Date
-    let weekday: Int
+    let date: CivilDate
+    var weekday: Int { date.weekday }
 }
 
 /// Days and clock hours in a time zone, with a day that may start at another time than midnight.
 ///
-/// All arithmetic goes through Foundation's calendar, so days are 23 or 25 hours long across DST
-/// changes and clock hours follow the local clock (a day start that falls in a skipped hour moves to
-/// the first instant after it).
+/// Days are 23 or 25 hours long across DST changes and clock hours follow the local clock: a wall
+/// time the clocks skip is the first instant after the gap, one they repeat its first occurrence.
+/// The zone's rules come from the system's time zone database (`ZoneRules`), not from ICU.
 public struct DayCalendar: Sendable, Equatable, Codable {
-    public let timeZone: TimeZone
+    public let zone: ZoneRules
     /// Minutes after local midnight at which a new day (budget, counters) begins.
     public let dayStartMinutes: Int
-    private let calendar: Calendar
 
-    public init(timeZone: TimeZone, dayStartMinutes: Int = 0) {
+    public init(zone: ZoneRules, dayStartMinutes: Int = 0) {
         precondition((0..<1440).contains(dayStartMinutes), "day start must be within a day")
-        self.timeZone = timeZone
+        self.zone = zone
         self.dayStartMinutes = dayStartMinutes
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        self.calendar = calendar
     }
 
     private enum CodingKeys: String, CodingKey { case timeZone, dayStartMinutes }
@@ -45,95 +41,91 @@ public struct DayCalendar: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let identifier = try container.decode(String.self, forKey: .timeZone)
-        guard let zone = TimeZone(identifier: identifier) else {
-            throw DecodingError.dataCorruptedError(forKey: .timeZone, in: container, debugDescription: "unknown time zone")
+        let zone: ZoneRules
+        do {
+            zone = try ZoneDatabase().zone(identifier)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .timeZone, in: container, debugDescription: "\(error)")
         }
         let minutes = try container.decode(Int.self, forKey: .dayStartMinutes)
         guard (0..<1440).contains(minutes) else {
-            throw DecodingError.dataCorruptedError(forKey: .dayStartMinutes, in: container, debugDescription: "not in a day")
+            throw DecodingError.dataCorruptedError(
+                forKey: .dayStartMinutes, in: container, debugDescription: "not in a day")
         }
-        self.init(timeZone: zone, dayStartMinutes: minutes)
+        self.init(zone: zone, dayStartMinutes: minutes)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(timeZone.identifier, forKey: .timeZone)
+        try container.encode(zone.identifier, forKey: .timeZone)
         try container.encode(dayStartMinutes, forKey: .dayStartMinutes)
-    }
-
-    public static func == (lhs: DayCalendar, rhs: DayCalendar) -> Bool {
-        lhs.timeZone.identifier == rhs.timeZone.identifier && lhs.dayStartMinutes == rhs.dayStartMinutes
     }
 
     /// The policy day that contains `instant`.
     public func day(containing instant: Instant) -> PolicyDay {
-        let date = instant.date
-        let localDay = calendar.startOfDay(for: date)
-        var start = dayStart(onLocalDay: localDay)
-        if start > date {
-            start = dayStart(onLocalDay: calendar.date(byAdding: .day, value: -1, to: localDay)!)
+        var startDay = wallClock(instant).date
+        var start = dayStart(on: startDay)
+        if start > instant {
+            startDay = CivilDate(daysSinceEpoch: startDay.daysSinceEpoch - 1)
+            start = dayStart(on: startDay)
         }
-        let startDay = calendar.startOfDay(for: start)
-        let next = dayStart(onLocalDay: calendar.date(byAdding: .day, value: 1, to: startDay)!)
-        let parts = calendar.dateComponents([.year, .month, .day], from: startDay)
-        let key = String(format: "%04d-%02d-%02d", parts.year!, parts.month!, parts.day!)
-        return PolicyDay(key: key, start: Instant(start), end: Instant(next))
+        var next = dayStart(on: CivilDate(daysSinceEpoch: startDay.daysSinceEpoch + 1))
+        if next <= instant {
+            // The clocks went back across midnight (St. John's before 2011): the next date's day began
+            // at its first midnight, though the wall clock reads the date before again.
+            startDay = CivilDate(daysSinceEpoch: startDay.daysSinceEpoch + 1)
+            start = next
+            next = dayStart(on: CivilDate(daysSinceEpoch: startDay.daysSinceEpoch + 1))
+        }
+        return PolicyDay(key: startDay.description, start: start, end: next)
     }
 
     /// Start and end of the local clock hour that contains `instant`.
     public func clockHour(containing instant: Instant) -> (start: Instant, end: Instant) {
-        let interval = calendar.dateInterval(of: .hour, for: instant.date)!
-        return (Instant(interval.start), Instant(interval.end))
+        let seconds = instant.wholeSeconds
+        let local = seconds + Int64(zone.offset(at: seconds))
+        let intoHour = (local % 3_600 + 3_600) % 3_600
+        let start = Instant(milliseconds: (seconds - intoHour) * 1_000)
+        return (start, start + .seconds(3_600))
     }
 
     /// Local date and time, "2026-11-21 15:00".
     public func dateTimeText(_ instant: Instant) -> String {
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: instant.date)
-        return String(
-            format: "%04d-%02d-%02d %02d:%02d", parts.year!, parts.month!, parts.day!, parts.hour!, parts.minute!)
+        let clock = wallClock(instant)
+        return "\(clock.date) \(CivilDate.padded(clock.hour, 2)):\(CivilDate.padded(clock.minute, 2))"
     }
 
     /// Local wall-clock time, "15:00".
     public func clockText(_ instant: Instant) -> String {
-        let parts = calendar.dateComponents([.hour, .minute], from: instant.date)
-        return String(format: "%02d:%02d", parts.hour!, parts.minute!)
+        let clock = wallClock(instant)
+        return "\(CivilDate.padded(clock.hour, 2)):\(CivilDate.padded(clock.minute, 2))"
     }
 
     /// Minutes after local midnight on the wall clock at `instant` (0-1439).
-    public func wallMinute(of instant: Instant) -> Int {
-        let parts = calendar.dateComponents([.hour, .minute], from: instant.date)
-        return parts.hour! * 60 + parts.minute!
-    }
+    public func wallMinute(of instant: Instant) -> Int { wallClock(instant).secondOfDay / 60 }
 
     /// The local date that contains `instant`.
-    func localDay(containing instant: Instant) -> LocalDay { localDay(calendar.startOfDay(for: instant.date)) }
+    func localDay(containing instant: Instant) -> LocalDay { LocalDay(date: wallClock(instant).date) }
 
-    func localDay(before day: LocalDay) -> LocalDay { localDay(calendar.date(byAdding: .day, value: -1, to: day.midnight)!) }
+    func localDay(before day: LocalDay) -> LocalDay {
+        LocalDay(date: CivilDate(daysSinceEpoch: day.date.daysSinceEpoch - 1))
+    }
 
-    func localDay(after day: LocalDay) -> LocalDay { localDay(calendar.date(byAdding: .day, value: 1, to: day.midnight)!) }
-
-    private func localDay(_ midnight: Date) -> LocalDay {
-        // Foundation counts Sunday as 1; lockr counts Monday as 0.
-        LocalDay(midnight: midnight, weekday: (calendar.component(.weekday, from: midnight) + 5) % 7)
+    func localDay(after day: LocalDay) -> LocalDay {
+        LocalDay(date: CivilDate(daysSinceEpoch: day.date.daysSinceEpoch + 1))
     }
 
     /// The first instant of `day` whose wall time is `minutes` after midnight or later: a time the
     /// clocks skip is the first minute after the gap, one they repeat is its first occurrence.
     /// 1440 is the next day's midnight.
     func instant(atMinute minutes: Int, of day: LocalDay) -> Instant {
-        guard minutes < 1440 else { return Instant(localDay(after: day).midnight) }
-        guard minutes > 0 else { return Instant(day.midnight) }
-        return Instant(
-            calendar.date(
-                bySettingHour: minutes / 60, minute: minutes % 60, second: 0, of: day.midnight,
-                matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward)!)
+        let wall = Int64(day.date.daysSinceEpoch) * 86_400 + Int64(minutes) * 60
+        return Instant(milliseconds: zone.firstInstant(atWallClock: wall) * 1_000)
     }
 
-    private func dayStart(onLocalDay localMidnight: Date) -> Date {
-        let hour = dayStartMinutes / 60
-        let minute = dayStartMinutes % 60
-        if hour == 0, minute == 0 { return localMidnight }
-        return calendar.date(
-            bySettingHour: hour, minute: minute, second: 0, of: localMidnight, matchingPolicy: .nextTime)!
+    private func dayStart(on date: CivilDate) -> Instant {
+        instant(atMinute: dayStartMinutes, of: LocalDay(date: date))
     }
+
+    private func wallClock(_ instant: Instant) -> CivilDateTime { zone.wallClock(at: instant.wholeSeconds) }
 }

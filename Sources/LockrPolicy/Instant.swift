@@ -13,6 +13,9 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
 
     public var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
+    /// Whole seconds since 1970-01-01 UTC, rounded down.
+    public var wholeSeconds: Int64 { milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000 }
+
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.milliseconds < rhs.milliseconds }
 
     public static func + (lhs: Instant, rhs: Duration) -> Instant {

@@ -1,3 +1,4 @@
+import CivilTime
 import ConfigKit
 import Foundation
 
@@ -25,16 +26,20 @@ extension PolicySettings {
     static let policySection: [Setting<PolicySettings>] = [
         .choice("mode", \.mode, "time, hourly or extreme."),
         Setting(
-            "time-zone", "Time zone of days and clock hours. Unset: the system's.",
+            "time-zone",
+            "Time zone of days and clock hours, a name in the system's time zone database (/usr/share/zoneinfo, the tzdata package). Unset: the system's ($TZ, else /etc/localtime).",
             update: { reader, key, policy in
                 guard let name = reader.string(key) else { return }
-                guard let zone = TimeZone(identifier: name) else {
-                    reader.problem(key, "unknown time zone '\(name)' (use a name such as Europe/Berlin)")
+                let zone: ZoneRules
+                do {
+                    zone = try ZoneDatabase().zone(name)
+                } catch {
+                    reader.problem(key, "\(error)")
                     return
                 }
-                policy.calendar = DayCalendar(timeZone: zone, dayStartMinutes: policy.calendar.dayStartMinutes)
+                policy.calendar = DayCalendar(zone: zone, dayStartMinutes: policy.calendar.dayStartMinutes)
             },
-            write: { "\"\($0.calendar.timeZone.identifier)\"" }, same: { $0.calendar.timeZone == $1.calendar.timeZone }
+            write: { "\"\($0.calendar.zone.identifier)\"" }, same: { $0.calendar.zone == $1.calendar.zone }
         ).shown(as: "\"Europe/Berlin\""),
         Setting(
             "day-start", "When a new day (budget, counters) begins, HH:MM local time.",
@@ -44,7 +49,7 @@ extension PolicySettings {
                     reader.problem(key, "expected a time of day HH:MM, not '\(text)'")
                     return
                 }
-                policy.calendar = DayCalendar(timeZone: policy.calendar.timeZone, dayStartMinutes: minutes)
+                policy.calendar = DayCalendar(zone: policy.calendar.zone, dayStartMinutes: minutes)
             },
             write: { "\"\(Schedule.clock($0.calendar.dayStartMinutes))\"" },
             same: { $0.calendar.dayStartMinutes == $1.calendar.dayStartMinutes }),

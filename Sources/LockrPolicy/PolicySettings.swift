@@ -1,3 +1,4 @@
+import CivilTime
 import ConfigKit
 import Foundation
 
@@ -118,7 +119,7 @@ public struct ExtremeSettings: Sendable, Equatable, Codable {
 /// Everything the policy engine needs to decide, apart from state and time.
 public struct PolicySettings: Sendable, Equatable, Codable {
     public var mode = Mode.time
-    public var calendar = DayCalendar(timeZone: .current, dayStartMinutes: 4 * 60)
+    public var calendar = DayCalendar(zone: ZoneDatabase.systemZone, dayStartMinutes: 4 * 60)
     public var time = TimeModeSettings()
     public var hourly = HourlySettings()
     public var extreme = ExtremeSettings()

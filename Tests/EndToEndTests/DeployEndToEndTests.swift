@@ -140,7 +140,9 @@ import Testing
         #expect(unversioned.output.contains("/lockr_\(version)_"), "\(unversioned.output)")
         let first = try await package("0.1.0")
         let info = try await runAwaited("dpkg-deb", ["--info", first]).output
-        #expect(info.contains("Package: lockr") && info.contains("Depends: ") && info.contains("libldns3"), "\(info)")
+        #expect(
+            info.contains("Package: lockr") && info.contains("Depends: ") && info.contains("libldns3")
+                && info.contains(", tzdata"), "\(info)")
         let contents = try await runAwaited("dpkg-deb", ["--contents", first]).output
         for path in [
             "./usr/bin/lockr", "./usr/share/lockr/blocklists/README.md", "./usr/lib/systemd/system/lockr.service",

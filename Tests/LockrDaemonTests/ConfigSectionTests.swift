@@ -1,3 +1,4 @@
+import CivilTime
 import ConfigKit
 import DNSWire
 import Foundation
@@ -79,7 +80,7 @@ import Testing
         config.queryLog.privacy = .apps
         config.queryLog.maximumBytes = 64 << 20
         var policy = PolicySettings(
-            mode: .hourly, calendar: DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 330)
+            mode: .hourly, calendar: DayCalendar(zone: try! ZoneDatabase().zone("Europe/Berlin"), dayStartMinutes: 330)
         )
         policy.maximumTTL = .seconds(20)
         policy.commitmentDelay = .seconds(7200)

@@ -1,3 +1,4 @@
+import CivilTime
 import DNSProxy
 import DNSWire
 import Foundation
@@ -19,7 +20,7 @@ import Testing
         config.catalogueDirectory = catalogue
         config.upstreams = try UpstreamEntry.parse("127.0.0.1")
         config.guarded = ["tiktok"]
-        config.policy = PolicySettings(mode: mode, calendar: DayCalendar(timeZone: TimeZone(identifier: "UTC")!))
+        config.policy = PolicySettings(mode: mode, calendar: DayCalendar(zone: try! ZoneDatabase().zone("UTC")))
         return config
     }
 

@@ -50,7 +50,7 @@ import Testing
         #expect(alice.devices.map(\.description) == ["02:42:ac:11:00:0f", "192.168.1.0/24", "fd00:1::5/128"])
         #expect(alice.guarded == ["instagram", "youtube"] && alice.alwaysAllow == ["x"])
         #expect(alice.policy.mode == .time && alice.policy.time.budget == .seconds(45 * 60))
-        #expect(alice.policy.calendar.timeZone.identifier == "Europe/Berlin")
+        #expect(alice.policy.calendar.zone.identifier == "Europe/Berlin")
         #expect(bob.guarded == ["tiktok"] && bob.alwaysAllow == [] && bob.policy.mode == .hourly)
         #expect(bob.policy.extreme.window == .seconds(300) && bob.policy.time.budget == .seconds(30 * 60))
         #expect(bob.blocklists == ["adult.txt"] && bob.allowlists == ["school.txt"] && alice.blocklists.isEmpty)

@@ -1,5 +1,6 @@
-import DNSProxy
+import CivilTime
 import DNSFilter
+import DNSProxy
 import Foundation
 import Testing
 
@@ -61,7 +62,7 @@ import Testing
         #expect(config.guardBlockTTL == 2)
         let policy = config.policy
         #expect(policy.mode == .extreme)
-        #expect(policy.calendar == DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 330))
+        #expect(policy.calendar == DayCalendar(zone: try! ZoneDatabase().zone("Europe/Berlin"), dayStartMinutes: 330))
         #expect(policy.maximumTTL == .seconds(20))
         #expect(policy.time.budget == .seconds(45 * 60))
         #expect(policy.time.perApp)

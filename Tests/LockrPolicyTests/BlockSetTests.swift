@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 
 /// What the adapters push: the blocked apps, and usage metered from another blocker's query log.
 @Suite struct BlockSetTests {
-    let utc = DayCalendar(timeZone: TimeZone(identifier: "UTC")!)
+    let utc = DayCalendar(zone: try! ZoneDatabase().zone("UTC"))
     let start = Instant(milliseconds: 1_780_308_000_000)  // 2026-06-01 10:00 UTC
 
     func engine(_ mode: Mode, openOnFirstQuery: Bool = false) -> PolicyEngine {

@@ -1,13 +1,14 @@
+import CivilTime
 import Foundation
 import LockrPolicy
 import Testing
 
 @Suite struct DayCalendarTests {
-    let berlin = TimeZone(identifier: "Europe/Berlin")!
-    let newYork = TimeZone(identifier: "America/New_York")!
+    let berlin = try! ZoneDatabase().zone("Europe/Berlin")
+    let newYork = try! ZoneDatabase().zone("America/New_York")
 
     @Test func springForwardDayInBerlinHas23Hours() {
-        let calendar = DayCalendar(timeZone: berlin)
+        let calendar = DayCalendar(zone: berlin)
         let day = calendar.day(containing: at("2026-03-29T12:00:00+02:00"))
         #expect(day.key == "2026-03-29")
         #expect(day.start == at("2026-03-29T00:00:00+01:00"))
@@ -16,14 +17,14 @@ import Testing
     }
 
     @Test func fallBackDayInBerlinHas25Hours() {
-        let calendar = DayCalendar(timeZone: berlin)
+        let calendar = DayCalendar(zone: berlin)
         let day = calendar.day(containing: at("2026-10-25T02:30:00+01:00"))
         #expect(day.key == "2026-10-25")
         #expect(day.end - day.start == .seconds(25 * 3600))
     }
 
     @Test func dayStartAfterMidnightBelongsToThePreviousDate() {
-        let calendar = DayCalendar(timeZone: newYork, dayStartMinutes: 4 * 60)
+        let calendar = DayCalendar(zone: newYork, dayStartMinutes: 4 * 60)
         // 03:59 local (EDT, the clocks sprang forward at 02:00) on March 8 is still March 7's day.
         let early = calendar.day(containing: at("2026-03-08T03:59:00-04:00"))
         #expect(early.key == "2026-03-07")
@@ -36,13 +37,13 @@ import Testing
     }
 
     @Test func dayStartInsideTheSkippedHourMovesToTheHourAfter() {
-        let calendar = DayCalendar(timeZone: berlin, dayStartMinutes: 2 * 60 + 30)
+        let calendar = DayCalendar(zone: berlin, dayStartMinutes: 2 * 60 + 30)
         let day = calendar.day(containing: at("2026-03-29T12:00:00+02:00"))
         #expect(day.start == at("2026-03-29T03:00:00+02:00"))
     }
 
     @Test func clockHoursFollowTheLocalClockAcrossDST() {
-        let calendar = DayCalendar(timeZone: berlin)
+        let calendar = DayCalendar(zone: berlin)
         // 01:30 CET on the spring day: the next clock hour starts at 03:00 CEST, 30 real minutes later.
         let spring = calendar.clockHour(containing: at("2026-03-29T01:30:00+01:00"))
         #expect(spring.end == at("2026-03-29T03:00:00+02:00"))
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func halfHourTimeZonesHaveHoursOnTheHalfHourOfUTC() {
-        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Kolkata")!)
+        let calendar = DayCalendar(zone: try! ZoneDatabase().zone("Asia/Kolkata"))
         let hour = calendar.clockHour(containing: at("2026-06-01T10:10:00Z"))
         #expect(hour.start == at("2026-06-01T09:30:00Z"))
     }

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import Testing
 
@@ -93,7 +94,7 @@ import Testing
     }
 
     @Test func windowsFollowLocalClockHoursAcrossTheSpringDSTChange() throws {
-        let berlin = DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!)
+        let berlin = DayCalendar(zone: try! ZoneDatabase().zone("Europe/Berlin"))
         let start = at("2026-03-29T01:55:00+01:00")
         var policy = engine(settings(.hourly, calendar: berlin), now: start)
         let window = try policy.unlock("tiktok", phrase: nil, at: start).opened[0]
@@ -104,7 +105,7 @@ import Testing
     }
 
     @Test func theRepeatedAutumnHourIsItsOwnHour() throws {
-        let berlin = DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!)
+        let berlin = DayCalendar(zone: try! ZoneDatabase().zone("Europe/Berlin"))
         let first = at("2026-10-25T02:40:00+02:00")
         var policy = engine(settings(.hourly, calendar: berlin), now: first)
         _ = try policy.unlock("tiktok", phrase: nil, at: first)

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import Testing
 
@@ -20,7 +21,7 @@ import Testing
         #expect(
             wording.sentence("tiktok", cooling, at: start + .seconds(15), text: text)
                 == "tiktok: cooldown 30 s after 3 wrong answers")
-        let berlin = AccessText(calendar: DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!))
+        let berlin = AccessText(calendar: DayCalendar(zone: try! ZoneDatabase().zone("Europe/Berlin")))
         wording.forget()
         #expect(
             wording.sentence("tiktok", used, at: start, text: berlin) == "tiktok: hourly window used, next at 13:00")

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import LockrPuzzles
 import Testing
@@ -13,9 +14,9 @@ import Testing
         ("policy.mode", { $0.mode = .time }, { $0.mode = .extreme }),
         (
             "policy.time-zone",
-            { $0.calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Tokyo")!, dayStartMinutes: 240) }, nil
+            { $0.calendar = DayCalendar(zone: try! ZoneDatabase().zone("Asia/Tokyo"), dayStartMinutes: 240) }, nil
         ),
-        ("policy.day-start", { $0.calendar = DayCalendar(timeZone: $0.calendar.timeZone, dayStartMinutes: 300) }, nil),
+        ("policy.day-start", { $0.calendar = DayCalendar(zone: $0.calendar.zone, dayStartMinutes: 300) }, nil),
         ("policy.max-ttl", { $0.maximumTTL = .seconds(60) }, { $0.maximumTTL = .seconds(10) }),
         (
             "policy.commitment-delay", { $0.commitmentDelay = .seconds(3600) },
@@ -56,7 +57,7 @@ import Testing
     /// The base everything is compared with: hourly mode, 10-minute windows, a one-day delay.
     static let base: PolicySettings = {
         var settings = PolicySettings(
-            mode: .hourly, calendar: DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 240)
+            mode: .hourly, calendar: DayCalendar(zone: try! ZoneDatabase().zone("Europe/Berlin"), dayStartMinutes: 240)
         )
         settings.commitmentDelay = .seconds(86_400)
         settings.extreme.window = .seconds(600)

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 
 @testable import LockrPolicy
@@ -11,7 +12,7 @@ func at(_ text: String) -> Instant {
 
 let testApps = ["instagram": "Instagram", "tiktok": "TikTok", "youtube": "YouTube", "whatsapp": "WhatsApp"]
 
-let utc = DayCalendar(timeZone: TimeZone(identifier: "UTC")!, dayStartMinutes: 0)
+let utc = DayCalendar(zone: try! ZoneDatabase().zone("UTC"), dayStartMinutes: 0)
 
 func settings(
     _ mode: Mode, calendar: DayCalendar = utc, _ change: (inout PolicySettings) -> Void = { _ in }

@@ -1,10 +1,11 @@
+import CivilTime
 import Foundation
 import Testing
 
 @testable import LockrPolicy
 
 let testGroups = ["instagram": "social", "tiktok": "video", "youtube": "video", "whatsapp": "messaging"]
-let berlin = DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 4 * 60)
+let berlin = DayCalendar(zone: try! ZoneDatabase().zone("Europe/Berlin"), dayStartMinutes: 4 * 60)
 
 func schedule(_ name: String, _ days: String, _ from: String, _ to: String, block: [String]) -> Schedule {
     Schedule(

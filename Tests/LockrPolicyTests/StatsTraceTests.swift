@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// what each day's record holds for statistics (use, opens, blocked queries, budgets, allowances)
 /// and the streaks they make.
 @Suite struct StatsTraceTests {
-    let berlin = DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 4 * 60)
+    let berlin = DayCalendar(zone: try! ZoneDatabase().zone("Europe/Berlin"), dayStartMinutes: 4 * 60)
 
     /// Scrolling: a lookup every 5 s for `minutes`.
     func scroll(_ policy: inout PolicyEngine, _ app: String, from start: String, minutes: Int) {

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import Testing
 
@@ -133,7 +134,7 @@ import Testing
     }
 
     @Test func theDayResetsAtTheConfiguredLocalTimeAcrossDST() {
-        let berlin = DayCalendar(timeZone: TimeZone(identifier: "Europe/Berlin")!, dayStartMinutes: 4 * 60)
+        let berlin = DayCalendar(zone: try! ZoneDatabase().zone("Europe/Berlin"), dayStartMinutes: 4 * 60)
         let evening = at("2026-10-24T22:00:00+02:00")
         var policy = engine(fiveMinutes { $0.calendar = berlin }, now: evening)
         policy.query("instagram", from: evening, every: .seconds(2), count: 151)

@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import LockrPuzzles
 import LockrStore
@@ -137,7 +138,7 @@ import Testing
     @Test func anEngineRestoredFromTheStoreDecidesAsBefore() throws {
         let store = try PolicyStore(path: temporaryPath())
         let start = Instant(milliseconds: 1_780_300_000_000)
-        let settings = PolicySettings(mode: .hourly, calendar: DayCalendar(timeZone: TimeZone(identifier: "UTC")!))
+        let settings = PolicySettings(mode: .hourly, calendar: DayCalendar(zone: try! ZoneDatabase().zone("UTC")))
         let apps = ["tiktok": "TikTok"]
         var engine = PolicyEngine(settings: settings, guarded: ["tiktok"], apps: apps, state: nil, now: start)
         _ = try engine.apply(.unlock(app: "tiktok"), at: start)

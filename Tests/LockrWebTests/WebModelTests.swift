@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import LockrAPI
 import LockrControl
@@ -58,7 +59,7 @@ import Testing
     /// A person who guards nothing, under a schedule that blocks their social apps from 04:00 to
     /// 06:00: their page lists the apps the schedule closes, with why and until when.
     @Test func appsASchedulesBlocksShowOnThePageOfAPersonWhoGuardsNothing() throws {
-        let calendar = DayCalendar(timeZone: TimeZone(identifier: "UTC")!, dayStartMinutes: 0)
+        let calendar = DayCalendar(zone: try! ZoneDatabase().zone("UTC"), dayStartMinutes: 0)
         let early = Schedule(
             name: "early", days: Weekdays("daily")!, from: Schedule.minutes("04:00")!, to: Schedule.minutes("06:00")!,
             block: ["social"])
@@ -106,7 +107,7 @@ import Testing
 
     /// A person with safe search on sees it on their page; one without does not.
     @Test func safeSearchShowsOnThePageWhenItIsOn() throws {
-        let calendar = DayCalendar(timeZone: TimeZone(identifier: "UTC")!, dayStartMinutes: 0)
+        let calendar = DayCalendar(zone: try! ZoneDatabase().zone("UTC"), dayStartMinutes: 0)
         let now = Instant(try Date("2026-06-01T10:00:00Z", strategy: .iso8601))
         func page(_ safeSearch: SafeSearch) -> StatusPage {
             let engine = PolicyEngine(
@@ -124,7 +125,7 @@ import Testing
     /// With the day's budget spent, an app's page offers snooze and extend, each saying how long;
     /// a single user's page is headed for them, not "default".
     @Test func snoozeAndExtendSayHowLongAndASingleUsersPageIsTheirs() throws {
-        let calendar = DayCalendar(timeZone: TimeZone(identifier: "UTC")!, dayStartMinutes: 0)
+        let calendar = DayCalendar(zone: try! ZoneDatabase().zone("UTC"), dayStartMinutes: 0)
         var settings = PolicySettings(mode: .time, calendar: calendar)
         settings.time.budget = .seconds(300)
         var now = Instant(try Date("2026-06-01T10:00:00Z", strategy: .iso8601))

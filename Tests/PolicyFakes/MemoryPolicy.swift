@@ -1,3 +1,4 @@
+import CivilTime
 import Foundation
 import LockrAPI
 import NIOCore
@@ -83,7 +84,7 @@ public final class MemoryPolicy: PolicyAccess {
     public let callers = Mutex<[String]>([])
 
     public init(mode: Mode, now: Instant, people: [String] = []) {
-        let settings = PolicySettings(mode: mode, calendar: DayCalendar(timeZone: TimeZone(identifier: "UTC")!))
+        let settings = PolicySettings(mode: mode, calendar: DayCalendar(zone: try! ZoneDatabase().zone("UTC")))
         engines = Mutex(
             ([People.defaultName] + people).map { name in
                 (

@@ -278,17 +278,17 @@ public enum Loosening {
     static let settings: [Setting] = [
         setting("policy.mode", \.mode, text: \.rawValue, looser: modeLoosens),
         Setting(
-            key: "policy.time-zone", text: { $0.calendar.timeZone.identifier },
-            loosens: { $0.calendar.timeZone.identifier != $1.calendar.timeZone.identifier },
+            key: "policy.time-zone", text: { $0.calendar.zone.identifier },
+            loosens: { $0.calendar.zone.identifier != $1.calendar.zone.identifier },
             copy: {
-                $0.calendar = DayCalendar(timeZone: $1.calendar.timeZone, dayStartMinutes: $0.calendar.dayStartMinutes)
+                $0.calendar = DayCalendar(zone: $1.calendar.zone, dayStartMinutes: $0.calendar.dayStartMinutes)
             }),
         Setting(
             key: "policy.day-start",
             text: { String(format: "%02d:%02d", $0.calendar.dayStartMinutes / 60, $0.calendar.dayStartMinutes % 60) },
             loosens: { $0.calendar.dayStartMinutes != $1.calendar.dayStartMinutes },
             copy: {
-                $0.calendar = DayCalendar(timeZone: $0.calendar.timeZone, dayStartMinutes: $1.calendar.dayStartMinutes)
+                $0.calendar = DayCalendar(zone: $0.calendar.zone, dayStartMinutes: $1.calendar.dayStartMinutes)
             }),
         setting("policy.max-ttl", \.maximumTTL, text: minutes, looser: bigger),
         setting("policy.commitment-delay", \.commitmentDelay, text: minutes, looser: { $1 < $0 }),
