@@ -183,7 +183,16 @@ import Testing
         // over the steps in it.
         try await withPiHole(mode: "hourly", sections: "[hourly]\nwindow-minutes = 15\n", timeScale: 10) {
             (lockr, fake, server) async throws in
+            // Stopped only once the first sync is whole (both apps' rules), so that the one change
+            // waiting later is the unlock. (A plain loop: Swift 6.3.1 crashes on this in `eventually`.)
             #expect(await eventually { fake.blocks("tiktok.com") })
+            var synced = false
+            for _ in 0..<100 where !synced {
+                let state = try await backend(lockr)
+                synced = state["state"] as? String == "ok" && state["pending"] as? Int == 0
+                if !synced { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(synced, "the first sync is whole")
             await server.stop()
             #expect(try await lockr.cli("unlock", "tiktok").status == 0)
             let failing = try await eventually(20) {

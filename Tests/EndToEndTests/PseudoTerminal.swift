@@ -64,8 +64,9 @@ final class PseudoTerminal {
     /// Sends `number` to the command, as the terminal does for Ctrl-C (SIGINT).
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
-    /// Waits for the command to end; its exit status and everything it printed.
-    func finish(seconds: Double = 10) async -> (status: Int32, output: String) {
+    /// Waits for the command to end; its exit status and everything it printed. It is given 30 s:
+    /// a PIN's key derivation beside a browser's tests takes a loaded machine more than 10.
+    func finish(seconds: Double = 30) async -> (status: Int32, output: String) {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { await read(until: "\u{0}", seconds: 0.05) }
         if process.isRunning { process.terminate() }
