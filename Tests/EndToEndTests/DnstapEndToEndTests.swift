@@ -8,9 +8,10 @@ import Testing
 struct DnstapEndToEndTests {
     typealias Secondary = RPZEndToEndTests.Secondary
 
-    /// A time-mode lockr guarding TikTok with a 5-minute budget at 60 times real time, its zones on
-    /// `rpzPort` with `secondary` told of changes, taking dnstap on `socket`.
-    static func config(rpzPort: Int, secondary: Int, socket: String) -> String {
+    /// A time-mode lockr guarding TikTok with a 5-minute budget (these tests run it at 60 times real
+    /// time), serving its zones as the `[rpz]` keys in `rpz` say and taking dnstap as those in
+    /// `dnstap` say.
+    static func config(rpz: String, dnstap: String) -> String {
         """
         guard = ["tiktok"]
         backends = ["rpz"]
@@ -19,10 +20,9 @@ struct DnstapEndToEndTests {
         [time]
         budget-minutes = 5
         [rpz]
-        listen = ["127.0.0.1:\(rpzPort)"]
-        secondaries = ["127.0.0.1:\(secondary)"]
+        \(rpz)
         [dnstap]
-        socket = "\(socket)"
+        \(dnstap)
         """
     }
 
@@ -52,8 +52,10 @@ struct DnstapEndToEndTests {
             let (rpzPort, unboundPort) = (try freeLoopbackPort(), try freeLoopbackPort())
             let socket = directory + "/dnstap.sock"
             let config = directory + "/lockr.toml"
-            try Self.config(rpzPort: rpzPort, secondary: unboundPort, socket: socket)
-                .write(toFile: config, atomically: true, encoding: .utf8)
+            try Self.config(
+                rpz: "listen = [\"127.0.0.1:\(rpzPort)\"]\nsecondaries = [\"127.0.0.1:\(unboundPort)\"]",
+                dnstap: "socket = \"\(socket)\""
+            ).write(toFile: config, atomically: true, encoding: .utf8)
             let upstream = try await ScriptedUpstream(records: RPZEndToEndTests.records)
             let state = LockrProcess.makeStateDirectory()
             defer { try? FileManager.default.removeItem(atPath: state) }
@@ -111,9 +113,14 @@ struct DnstapEndToEndTests {
             let socket = directory + "/dnstap.sock"
             let config = directory + "/lockr.toml"
             // BIND transfers with TSIG; this test is about its dnstap, so lockr accepts unsigned too.
-            try (Self.config(rpzPort: rpzPort, secondary: bindPort, socket: socket) + "\n")
-                .replacingOccurrences(of: "[dnstap]", with: "allow-transfer = [\"127.0.0.1\"]\n[dnstap]")
-                .write(toFile: config, atomically: true, encoding: .utf8)
+            try Self.config(
+                rpz: """
+                    listen = ["127.0.0.1:\(rpzPort)"]
+                    secondaries = ["127.0.0.1:\(bindPort)"]
+                    allow-transfer = ["127.0.0.1"]
+                    """,
+                dnstap: "socket = \"\(socket)\""
+            ).write(toFile: config, atomically: true, encoding: .utf8)
             let upstream = try await ScriptedUpstream(records: RPZEndToEndTests.records)
             let lockr = try await LockrProcess(["--config", config, "--time-scale", "60"], answersDNS: false)
             try await stoppingAfterwards(lockr, upstream) {

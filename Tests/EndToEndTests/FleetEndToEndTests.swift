@@ -42,16 +42,16 @@ struct FleetEndToEndTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let resolvers = [
-            (kind: "unbound", address: "10.77.0.11", link: "10.81.0"),
-            (kind: "bind", address: "10.77.0.12", link: "10.82.0"),
-            (kind: "powerdns", address: "10.77.0.13", link: "10.83.0"),
+            (name: "unbound", kind: PolicyZoneResolver.Kind.unbound, address: "10.77.0.11", link: "10.81.0"),
+            (name: "bind", kind: .bind, address: "10.77.0.12", link: "10.82.0"),
+            (name: "powerdns", kind: .powerDNS, address: "10.77.0.13", link: "10.83.0"),
         ]
         var namespaces: [String: (resolver: String, client: String)] = [:]
         for (index, resolver) in resolvers.enumerated() {
             let name = try network.addClient(
-                String(resolver.kind.prefix(1)), address: resolver.address, mac: "02:00:00:77:00:1\(index + 1)")
+                String(resolver.name.prefix(1)), address: resolver.address, mac: "02:00:00:77:00:1\(index + 1)")
             let client = try network.addBehind(name, "c\(index + 1)", network: resolver.link)
-            namespaces[resolver.kind] = (name, client)
+            namespaces[resolver.name] = (name, client)
         }
 
         let upstream = try await DnsmasqProcess(
@@ -60,90 +60,42 @@ struct FleetEndToEndTests {
         defer { upstream.stop() }
         let socket = directory + "/dnstap.sock"
         let config = directory + "/lockr.toml"
-        try """
-        guard = ["tiktok"]
-        backends = ["rpz"]
-        [policy]
-        mode = "time"
-        [time]
-        budget-minutes = 5
-        [rpz]
-        listen = ["10.77.0.1:5300"]
-        secondaries = ["10.77.0.11", "10.77.0.12"]
-        allow-transfer = ["10.77.0.13"]
-        [dnstap]
-        socket = "\(socket)"
-        listen = ["10.77.0.1:6000"]
-        allow-from = ["10.77.0.0/24"]
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try DnstapEndToEndTests.config(
+            rpz: """
+                listen = ["10.77.0.1:5300"]
+                secondaries = ["10.77.0.11", "10.77.0.12"]
+                allow-transfer = ["10.77.0.13"]
+                """,
+            dnstap: """
+                socket = "\(socket)"
+                listen = ["10.77.0.1:6000"]
+                allow-from = ["10.77.0.0/24"]
+                """
+        ).write(toFile: config, atomically: true, encoding: .utf8)
         let lockr = try await LockrProcess(
             ["--config", config, "--time-scale", "60"], answersDNS: false, namespace: network.router)
         defer { lockr.stop() }
 
-        let forward = "10.77.0.1 port \(upstream.port)"
-        try """
-        server:
-          interface: 0.0.0.0
-        \(UnboundProcess.inTheForeground)
-          access-control: 10.0.0.0/8 allow
-          module-config: "respip iterator"
-        rpz:
-          name: "default.rpz.lockr."
-          primary: 10.77.0.1@5300
-          allow-notify: 10.77.0.1
-        forward-zone:
-          name: "."
-          forward-addr: 10.77.0.1@\(upstream.port)
-        dnstap:
-          dnstap-enable: yes
-          dnstap-ip: 10.77.0.1@6000
-          dnstap-tls: no
-          dnstap-log-client-query-messages: yes
-        """.write(toFile: directory + "/unbound.conf", atomically: true, encoding: .utf8)
-        try """
-        options {
-          directory "\(directory)";
-          listen-on port 53 { any; };
-          listen-on-v6 { none; };
-          pid-file none;
-          recursion yes;
-          allow-query { 10.0.0.0/8; };
-          allow-recursion { 10.0.0.0/8; };
-          forwarders { \(forward); };
-          forward only;
-          dnssec-validation no;
-          response-policy { zone "default.rpz.lockr" min-update-interval 0; } qname-wait-recurse no;
-          dnstap { client query; };
-          dnstap-output unix "\(socket)";
-        };
-        controls { };
-        zone "default.rpz.lockr" {
-          type secondary;
-          primaries { 10.77.0.1 port 5300; };
-          file "default.rpz.lockr.db";
-          allow-notify { 10.77.0.1; };
-        };
-        """.write(toFile: directory + "/named.conf", atomically: true, encoding: .utf8)
-        try #"rpzPrimary("10.77.0.1:5300", "default.rpz.lockr.", {refresh=1})"#
-            .write(toFile: directory + "/rpz.lua", atomically: true, encoding: .utf8)
-        try """
-        local-address=0.0.0.0
-        allow-from=10.0.0.0/8
-        forward-zones-recurse=.=10.77.0.1:\(upstream.port)
-        lua-config-file=\(directory)/rpz.lua
-        socket-dir=\(directory)
-        daemon=no
-        write-pid=no
-        dnssec=off
-        disable-packetcache=yes
-        disable-syslog=yes
-        security-poll-suffix=
-        """.write(toFile: directory + "/recursor.conf", atomically: true, encoding: .utf8)
-        let commands = [
-            "unbound": "/usr/sbin/unbound -d -c \(directory)/unbound.conf",
-            "bind": "/usr/sbin/named -g -c \(directory)/named.conf",
-            "powerdns": "/usr/sbin/pdns_recursor --config-dir=\(directory)",
+        let extras: [PolicyZoneResolver.Kind: String] = [
+            .unbound: """
+            dnstap:
+              dnstap-enable: yes
+              dnstap-ip: 10.77.0.1@6000
+              dnstap-tls: no
+              dnstap-log-client-query-messages: yes
+            """,
+            .bind: """
+            dnstap { client query; };
+              dnstap-output unix "\(socket)";
+            """,
         ]
+        let setUps = resolvers.map { resolver in
+            PolicyZoneResolver(
+                kind: resolver.kind, directory: directory, address: "0.0.0.0", clients: "10.0.0.0/8",
+                primary: .init(host: "10.77.0.1", port: 5300), upstream: .init(host: "10.77.0.1", port: upstream.port),
+                extra: extras[resolver.kind] ?? "")
+        }
+        for setUp in setUps { try setUp.writeConfig() }
         var pids: [pid_t] = []
         defer {
             for pid in pids {
@@ -152,15 +104,14 @@ struct FleetEndToEndTests {
                 while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             }
         }
-        for resolver in resolvers {
+        for (resolver, setUp) in zip(resolvers, setUps) {
             pids.append(
                 try Self.start(
-                    in: namespaces[resolver.kind]!.resolver, commands[resolver.kind]!,
-                    log: "\(directory)/\(resolver.kind).log"))
+                    in: namespaces[resolver.name]!.resolver, setUp.command, log: "\(directory)/\(resolver.name).log"))
         }
         func logs() -> String {
             resolvers.map {
-                "\($0.kind): " + ((try? String(contentsOfFile: "\(directory)/\($0.kind).log", encoding: .utf8)) ?? "")
+                "\($0.name): " + ((try? String(contentsOfFile: "\(directory)/\($0.name).log", encoding: .utf8)) ?? "")
             }
             .joined(separator: "\n")
         }
@@ -168,11 +119,11 @@ struct FleetEndToEndTests {
         // Every client gets TikTok's address through its resolver: the budget is not spent. The
         // zones came first (YouTube, never guarded, shows the resolver answers at all).
         for resolver in resolvers {
-            let client = namespaces[resolver.kind]!.client
+            let client = namespaces[resolver.name]!.client
             let answers = await eventually(30) {
                 await Self.ask(client, resolver: resolver.link + ".1", "www.youtube.com") == "192.0.2.22"
             }
-            #expect(answers, "\(resolver.kind) answers its client: \(logs())")
+            #expect(answers, "\(resolver.name) answers its client: \(logs())")
             #expect(await Self.ask(client, resolver: resolver.link + ".1", "tiktok.com") == "192.0.2.21")
         }
         let bothSend = try await eventually(20) {
@@ -188,12 +139,12 @@ struct FleetEndToEndTests {
         var turn = 0
         while blocked.count < 3, Date().timeIntervalSince(start) < 60 {
             let user = resolvers[turn % 2]
-            _ = await Self.ask(namespaces[user.kind]!.client, resolver: user.link + ".1", "tiktok.com", times: 10)
+            _ = await Self.ask(namespaces[user.name]!.client, resolver: user.link + ".1", "tiktok.com", times: 10)
             turn += 1
             for resolver in resolvers {
                 let answer = await Self.ask(
-                    namespaces[resolver.kind]!.client, resolver: resolver.link + ".1", "tiktok.com")
-                if answer == "0.0.0.0" { blocked.insert(resolver.kind) }
+                    namespaces[resolver.name]!.client, resolver: resolver.link + ".1", "tiktok.com")
+                if answer == "0.0.0.0" { blocked.insert(resolver.name) }
             }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -206,7 +157,7 @@ struct FleetEndToEndTests {
         // YouTube, not guarded, is still answered everywhere.
         for resolver in resolvers {
             #expect(
-                await Self.ask(namespaces[resolver.kind]!.client, resolver: resolver.link + ".1", "www.youtube.com")
+                await Self.ask(namespaces[resolver.name]!.client, resolver: resolver.link + ".1", "www.youtube.com")
                     == "192.0.2.22")
         }
     }

@@ -14,126 +14,37 @@ import Testing
         "www.youtube.com.": ["www.youtube.com. 300 IN A 192.0.2.22"],
     ]
 
-    /// A resolver on a loopback port that forwards to `upstream` and applies `default.rpz.lockr.`,
-    /// transferred from lockr on `primary`: unbound and BIND are told of changes by NOTIFY (BIND
-    /// applies each at once: `min-update-interval 0`); PowerDNS Recursor 4.8 takes no NOTIFY for an
-    /// RPZ and asks every second, and its packet cache, which answers without the policy, is off.
-    /// `extra` is added to unbound's config as clauses of their own, to BIND's inside `options`.
+    /// A resolver of `kind` on a loopback port that forwards to `upstream` and applies
+    /// `default.rpz.lockr.`, transferred from lockr on `primary` (BIND's transfers signed with
+    /// `tsigSecret`); `extra` as `PolicyZoneResolver` takes it.
     final class Secondary {
-        enum Kind: String { case unbound, bind, powerDNS = "PowerDNS Recursor" }
+        typealias Kind = PolicyZoneResolver.Kind
 
-        let kind: Kind
-        let port: Int
-        let directory: String
-        private let upstream: Int
-        private let primary: Int
-        private let extra: String
+        let setUp: PolicyZoneResolver
         private var pid: pid_t = 0
 
         init(_ kind: Kind, port: Int, primary: Int, upstream: Int, extra: String = "") async throws {
-            self.kind = kind
-            self.extra = extra
-            self.port = port
-            self.primary = primary
-            self.upstream = upstream
-            directory = NSTemporaryDirectory() + "lockr-e2e-rpz-\(kind)-\(UUID())"
+            let directory = NSTemporaryDirectory() + "lockr-e2e-rpz-\(kind)-\(UUID())"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try writeConfig()
+            setUp = PolicyZoneResolver(
+                kind: kind, directory: directory, port: port, primary: .init(host: "127.0.0.1", port: primary),
+                upstream: .init(host: "127.0.0.1", port: upstream), tsigSecret: RPZEndToEndTests.tsigSecret,
+                extra: extra)
+            try setUp.writeConfig()
             try await start()
         }
 
+        var kind: Kind { setUp.kind }
+        var port: Int { setUp.port }
+        var directory: String { setUp.directory }
         var log: String { (try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? "" }
-
-        private func writeConfig() throws {
-            let (file, text): (String, String)
-            switch kind {
-            case .unbound:
-                (file, text) = (
-                    "unbound.conf",
-                    """
-                    server:
-                      interface: 127.0.0.1@\(port)
-                    \(UnboundProcess.inTheForeground)
-                      module-config: "respip iterator"
-                    rpz:
-                      name: "default.rpz.lockr."
-                      primary: 127.0.0.1@\(primary)
-                      allow-notify: 127.0.0.1
-                    forward-zone:
-                      name: "."
-                      forward-addr: 127.0.0.1@\(upstream)
-                    \(extra)
-                    """
-                )
-            case .bind:
-                (file, text) = (
-                    "named.conf",
-                    """
-                    options {
-                      directory "\(directory)";
-                      listen-on port \(port) { 127.0.0.1; };
-                      listen-on-v6 { none; };
-                      pid-file none;
-                      recursion yes;
-                      allow-query { 127.0.0.0/8; };
-                      allow-recursion { 127.0.0.0/8; };
-                      forwarders { 127.0.0.1 port \(upstream); };
-                      forward only;
-                      dnssec-validation no;
-                      response-policy { zone "default.rpz.lockr" min-update-interval 0; } qname-wait-recurse no;
-                      \(extra)
-                    };
-                    controls { };
-                    key "lockr-rpz" {
-                      algorithm hmac-sha256;
-                      secret "\(RPZEndToEndTests.tsigSecret)";
-                    };
-                    zone "default.rpz.lockr" {
-                      type secondary;
-                      primaries { 127.0.0.1 port \(primary) key "lockr-rpz"; };
-                      file "default.rpz.lockr.db";
-                      allow-notify { 127.0.0.1; };
-                    };
-                    """
-                )
-            case .powerDNS:
-                try """
-                rpzPrimary("127.0.0.1:\(primary)", "default.rpz.lockr.", {refresh=1})
-                """.write(toFile: directory + "/rpz.lua", atomically: true, encoding: .utf8)
-                (file, text) = (
-                    "recursor.conf",
-                    """
-                    local-address=127.0.0.1
-                    local-port=\(port)
-                    allow-from=127.0.0.0/8
-                    forward-zones-recurse=.=127.0.0.1:\(upstream)
-                    lua-config-file=\(directory)/rpz.lua
-                    socket-dir=\(directory)
-                    daemon=no
-                    write-pid=no
-                    dnssec=off
-                    disable-packetcache=yes
-                    disable-syslog=yes
-                    security-poll-suffix=
-                    """
-                )
-            }
-            try text.write(toFile: directory + "/" + file, atomically: true, encoding: .utf8)
-        }
 
         /// Starts it (again, after `stop`, with what it kept on disk) and waits until it answers.
         func start() async throws {
-            let command =
-                switch kind {
-                case .unbound: "exec /usr/sbin/unbound -d -c \(directory)/unbound.conf"
-                case .bind: "exec /usr/sbin/named -g -c \(directory)/named.conf"
-                case .powerDNS: "exec /usr/sbin/pdns_recursor --config-dir=\(directory)"
-                }
-            let binary = command.split(separator: " ")[1]
-            guard FileManager.default.isExecutableFile(atPath: String(binary)) else {
-                throw LockrProcess.Failure("\(binary) is not installed (scripts/setup installs it)")
+            guard FileManager.default.isExecutableFile(atPath: setUp.binary) else {
+                throw LockrProcess.Failure("\(setUp.binary) is not installed (scripts/setup installs it)")
             }
-            pid = try spawnWithDefaultSignals("/bin/sh", ["-c", command + " >>\(directory)/log 2>&1"])
+            pid = try spawnWithDefaultSignals("/bin/sh", ["-c", "exec \(setUp.command) >>\(directory)/log 2>&1"])
             for _ in 0..<200 {
                 if try await addresses("www.youtube.com") == "192.0.2.22" { return }
                 var status: Int32 = 0
