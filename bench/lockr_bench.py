@@ -7,9 +7,12 @@ dnsperf. This script adds lockr to its table of peers and runs it: one run, all 
 client. Arguments are the harness's (see --help); results go to bench/results/.
 """
 import argparse
+import csv
 import os
 import random
+import statistics
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEERS_DIR = os.environ.get("LOCKR_PEERS_DIR", os.path.join(HERE, "..", "..", "shared", "bench", "peers"))
@@ -83,6 +86,120 @@ run_bench.PEERS["lockr-people"] = (
 if BASE:
     run_bench.PEERS["lockr-base"] = (BASE_PORT, lambda size: lockr_argv(size, BASE_PORT, "lockr-base-state", binary=BASE))
 
+# Where lockr's resident memory goes, from /proc/PID/smaps each time the harness reads a lockr's
+# VmRSS (once ready, and after each run under load): one row per category in
+# results/memory-STAMP.csv, the table of medians in results/memory-STAMP.md.
+MEMORY_ROWS = []
+MEMORY_STAMP = None
+LOADED = set()
+
+
+def memory_category(name, anonymous):
+    """The category of one mapping of smaps: what the memory is for, as far as the mapping tells."""
+    base = os.path.basename(name)
+    if name.endswith("/lockr") or name == os.path.realpath(LOCKR):
+        return "lockr's program (code and constants)"
+    if "icu" in base.lower():
+        return "ICU (Unicode data and code)"
+    if base.startswith(("libswift", "libFoundation", "lib_Foundation", "libdispatch", "libBlocksRuntime")):
+        return "Swift runtime and Foundation"
+    if ".so" in base:
+        return "other shared libraries"
+    if name in ("[stack]",) or name.startswith("[stack"):
+        return "main thread's stack"
+    if anonymous or name == "[heap]":
+        return "heap and thread stacks (anonymous)"
+    return "other files mapped"
+
+
+def smaps_breakdown(pid):
+    """Resident kB of `pid` by category (Rss of each mapping)."""
+    totals = {}
+    name, anonymous = "", True
+    with open(f"/proc/{pid}/smaps") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if fields and "-" in fields[0] and len(fields) >= 5 and ":" not in fields[0]:
+                name = fields[5] if len(fields) > 5 else ""
+                anonymous = not name
+            elif fields and fields[0] == "Rss:":
+                category = memory_category(name, anonymous)
+                totals[category] = totals.get(category, 0) + int(fields[1])
+    return totals
+
+
+def lockr_peer(pid):
+    """The name of the lockr peer running as `pid`, or None for another server."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return None
+    if b"serve" not in argv or b"--listen" not in argv:
+        return None
+    port = int(argv[argv.index(b"--listen") + 1].rsplit(b":", 1)[1])
+    return next((peer for peer, (p, _) in run_bench.PEERS.items() if p == port and peer.startswith("lockr")), None)
+
+
+def record_memory(pid, rss_kb):
+    """Notes where a lockr's memory goes beside the harness's reading of its VmRSS."""
+    global MEMORY_STAMP
+    peer = lockr_peer(pid)
+    if peer is None:
+        return
+    argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+    listed = next((a.decode() for a in argv if a.endswith(b".domains")), "")
+    size = listed.rsplit("-", 1)[-1].split(".")[0] if listed else "?"
+    # The harness reads it half a second after ready, or after a run of dnsperf against it.
+    moment = "under load" if pid in LOADED else "ready"
+    MEMORY_STAMP = MEMORY_STAMP or time.strftime("%Y%m%d-%H%M%S")
+    for category, kb in sorted(smaps_breakdown(pid).items()):
+        MEMORY_ROWS.append(dict(pid=pid, peer=peer, size=size, moment=moment, category=category, kb=kb))
+    MEMORY_ROWS.append(dict(pid=pid, peer=peer, size=size, moment=moment, category="total (VmRSS)", kb=rss_kb))
+
+
+def write_memory(out):
+    """results/memory-STAMP.csv (every reading) and .md (medians by peer, size, moment, category)."""
+    if not MEMORY_ROWS:
+        return
+    keys = ["pid", "peer", "size", "moment", "category", "kb"]
+    with open(os.path.join(out, f"memory-{MEMORY_STAMP}.csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, keys)
+        writer.writeheader()
+        writer.writerows(MEMORY_ROWS)
+    groups = {}
+    for row in MEMORY_ROWS:
+        groups.setdefault((row["peer"], row["size"], row["moment"], row["category"]), []).append(row["kb"])
+    lines = ["| peer | list | when | where | resident MiB (median) |", "|---|---|---|---|---|"]
+    for (peer, size, moment, category), values in sorted(groups.items()):
+        lines.append(f"| {peer} | {size} | {moment} | {category} | {statistics.median(values) / 1024:.1f} |")
+    with open(os.path.join(out, f"memory-{MEMORY_STAMP}.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines), flush=True)
+
+
+def measure_memory_too():
+    """Wraps the harness's VmRSS reading so that each reading of a lockr also records its smaps."""
+    read_rss = run_bench.rss_kb
+
+    def rss_and_smaps(pid):
+        rss, hwm = read_rss(pid)
+        try:
+            record_memory(pid, rss)
+        except OSError:
+            pass
+        return rss, hwm
+
+    run_bench.rss_kb = rss_and_smaps
+    run_dnsperf = run_bench.dnsperf
+
+    def dnsperf_noting_load(port, qfile, args, pid, **kwargs):
+        LOADED.add(pid)
+        return run_dnsperf(port, qfile, args, pid, **kwargs)
+
+    run_bench.dnsperf = dnsperf_noting_load
+
+
 def check_arguments_only():
     """`--check-arguments ARGS`: the harness's own parser reads ARGS and the script ends there
     (exit 2 with argparse's message for an unknown one), before bench/run installs or builds."""
@@ -97,9 +214,23 @@ def check_arguments_only():
     run_bench.main()
 
 
+def run_bench_out():
+    """The directory the harness writes its results to (--out DIR or --out=DIR)."""
+    for index, argument in enumerate(sys.argv):
+        if argument == "--out" and index + 1 < len(sys.argv):
+            return sys.argv[index + 1]
+        if argument.startswith("--out="):
+            return argument.split("=", 1)[1]
+    return os.path.join(HERE, "results")
+
+
 if __name__ == "__main__":
     if "--check-arguments" in sys.argv:
         check_arguments_only()
     if not any(a == "--out" or a.startswith("--out=") for a in sys.argv[1:]):
         sys.argv += ["--out", os.path.join(HERE, "results")]
-    run_bench.main()
+    measure_memory_too()
+    try:
+        run_bench.main()
+    finally:
+        write_memory(run_bench_out())

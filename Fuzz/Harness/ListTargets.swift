@@ -38,8 +38,8 @@ enum ListTargets {
         _ = RuleListParser.parse(bytes, role: .allow, source: allowed, into: &builder)
         let rules = builder.build()
         for name in probes {
-            if let hit = rules.hit(name: name) {
-                _ = rules.describe(hit)
+            if let wire = WireName.wire(fromPresentation: name), let hit = rules.hit(name: name) {
+                _ = rules.describe(hit, wireName: wire)
                 _ = rules.domainBlockRule(hit)
             }
         }

@@ -15,61 +15,94 @@ public struct Coverage: OptionSet, Sendable, Hashable {
 
 /// A compact set of domain names with suffix matching, built once and then only read.
 ///
-/// Names live back to back in one byte array as `[coverage][source: 2 bytes][length][wire labels]`;
-/// an open-addressing index of 64-bit slots (32-bit fingerprint, 32-bit offset) finds them. A lookup
-/// hashes every suffix of the query name in one right-to-left pass and probes the index once per
-/// label, so its cost grows with the labels of the query, not with the size of the list.
-/// One million names take about 38 MB.
+/// The table keeps no names. Each listed name is one 64-bit word: 40 bits of its fingerprint (a
+/// 64-bit hash of the name) and 24 of what the rule says (its coverage and its source). The words
+/// are filed in buckets by the fingerprint's top bits, which the word need not repeat, and sorted
+/// within each; a directory gives each bucket's first word. A lookup hashes every suffix of the
+/// query name in one right-to-left pass and looks up each suffix's fingerprint, so its cost grows
+/// with the labels of the query, not with the size of the list. The name behind a match is the
+/// suffix of the query that matched (`DomainMatch.wireLength` says how long it is).
+///
+/// One million names take about 10 MB (8 bytes a name and 1 to 2 of directory). The price of
+/// keeping no names: an unlisted name whose fingerprint agrees with a listed one's in every bit the
+/// table keeps (the bucket's and the 40 stored, about 60 for a million names) is taken for it. Each
+/// word compared agrees by chance once in 2^40 (about 10^12) comparisons, and a lookup compares a
+/// few per label: a home's resolver asking 100,000 names a day would meet one in thousands of years.
 public struct DomainTable: Sendable {
-    private var storage: [UInt8] = []
-    private var slots: [UInt64] = []
-    public private(set) var count = 0
+    /// Each bucket's words, sorted: bucket `b` holds `words[directory[b]..<directory[b + 1]]`.
+    private let words: [UInt64]
+    private let directory: [UInt32]
+    /// How many top bits of a fingerprint pick its bucket.
+    private let bucketBits: Int
 
-    static let maxLoad = 0.7
-    static let entryHeader = 4
+    public var count: Int { words.count }
 
-    /// The table filled with every name added to `builder`; a name added twice gets the union of
-    /// the coverages and keeps its first source.
+    /// Bits of a word that hold the rule: coverage (8) and source (16).
+    static let ruleBits = 24
+    /// A bucket holds 2 to 4 names on average.
+    static let namesPerBucket = 4
+
+    /// The table of every name added to `builder`; a name added twice gets the union of the
+    /// coverages and keeps its first source.
     init(_ builder: consuming DomainTableBuilder) {
-        storage = builder.storage
-        let entries = builder.entryCount
-        let capacity = max(8, Int((Double(entries) / Self.maxLoad).rounded(.up)))
-        slots = [UInt64](repeating: 0, count: capacity)
-        var offset = 0
-        while offset < storage.count {
-            let length = Int(storage[offset + 3])
-            insertIntoIndex(entryAt: offset, length: length)
-            offset += Self.entryHeader + length
+        let fingerprints = builder.fingerprints
+        let rules = builder.rules
+        var bits = 1
+        while 1 << bits < fingerprints.count / Self.namesPerBucket { bits += 1 }
+        bucketBits = bits
+        // A counting sort by bucket keeps the order names were added in, so that the first of two
+        // equal fingerprints is the first added; each bucket is then sorted by what it stores.
+        var starts = [UInt32](repeating: 0, count: (1 << bits) + 1)
+        for fingerprint in fingerprints { starts[Int(fingerprint >> (64 - bits)) + 1] += 1 }
+        for bucket in 0..<1 << bits { starts[bucket + 1] += starts[bucket] }
+        var filed = [UInt64](repeating: 0, count: fingerprints.count)
+        var next = starts
+        for (index, fingerprint) in fingerprints.enumerated() {
+            let bucket = Int(fingerprint >> (64 - bits))
+            filed[Int(next[bucket])] = Self.key(fingerprint, bucketBits: bits) << Self.ruleBits | UInt64(rules[index])
+            next[bucket] += 1
         }
+        // Within each bucket: insertion sort by key (stable, buckets are short), equal keys merged.
+        var kept = 0
+        for bucket in 0..<1 << bits {
+            let first = Int(starts[bucket])
+            let end = Int(starts[bucket + 1])
+            starts[bucket] = UInt32(kept)
+            let bucketStart = kept
+            for index in first..<end {
+                let word = filed[index]
+                var place = kept
+                while place > bucketStart, filed[place - 1] >> Self.ruleBits > word >> Self.ruleBits { place -= 1 }
+                if place > bucketStart, filed[place - 1] >> Self.ruleBits == word >> Self.ruleBits {
+                    filed[place - 1] |= word & Self.coverageMask
+                    continue
+                }
+                var move = kept
+                while move > place {
+                    filed[move] = filed[move - 1]
+                    move -= 1
+                }
+                filed[place] = word
+                kept += 1
+            }
+        }
+        starts[1 << bits] = UInt32(kept)
+        filed.removeLast(filed.count - kept)
+        words = filed
+        directory = starts
     }
 
-    private mutating func insertIntoIndex(entryAt offset: Int, length: Int) {
-        let hash = storage.withUnsafeBufferPointer {
-            NameHash.name($0, start: offset + Self.entryHeader, length: length)
-        }
-        let fingerprint = UInt64(UInt32(truncatingIfNeeded: hash))
-        var index = Int(hash.multipliedFullWidth(by: UInt64(slots.count)).high)
-        while slots[index] != 0 {
-            let slot = slots[index]
-            if slot >> 32 == fingerprint {
-                let other = Int(slot & 0xFFFF_FFFF) - 1
-                if Int(storage[other + 3]) == length,
-                    storage[other + Self.entryHeader..<other + Self.entryHeader + length]
-                        == storage[offset + Self.entryHeader..<offset + Self.entryHeader + length]
-                {
-                    storage[other] |= storage[offset]
-                    return
-                }
-            }
-            index = index + 1 == slots.count ? 0 : index + 1
-        }
-        slots[index] = fingerprint << 32 | UInt64(offset + 1)
-        count += 1
+    /// The bits of `fingerprint` a word stores: the 40 below the bucket's.
+    @inline(__always)
+    private static func key(_ fingerprint: UInt64, bucketBits: Int) -> UInt64 {
+        (fingerprint << bucketBits) >> ruleBits
     }
+
+    private static let coverageMask: UInt64 = 0xFF << 16
 
     /// The most specific entry covering `name`, a wire name (labels and root byte) in any letter case.
     public func match(wireName name: UnsafeBufferPointer<UInt8>) -> DomainMatch? {
-        guard count > 0 else { return nil }
+        guard !words.isEmpty else { return nil }
         var labelStarts: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         return withUnsafeMutableBytes(of: &labelStarts) { raw in
@@ -110,10 +143,10 @@ public struct DomainTable: Sendable {
         while suffix >= 0 {
             let start = labelStarts[suffix]
             hash = NameHash.extend(hash, with: NameHash.label(name, start: start + 1, length: Int(name[start])))
-            if let entry = find(hash: hash, name: name, start: start, length: end - start) {
+            if let index = find(NameHash.fingerprint(hash)) {
                 let needed: Coverage = suffix == 0 ? .name : .subdomains
-                if Coverage(rawValue: storage[entry]).contains(needed) {
-                    best = DomainMatch(entry: entry, isExact: suffix == 0)
+                if Self.coverage(words[index]).contains(needed) {
+                    best = DomainMatch(index: Int32(index), wireLength: UInt8(end - start), isExact: suffix == 0)
                 }
             }
             suffix -= 1
@@ -122,64 +155,54 @@ public struct DomainTable: Sendable {
     }
 
     @inline(__always)
-    private func find(hash: UInt64, name: UnsafeBufferPointer<UInt8>, start: Int, length: Int) -> Int? {
-        let fingerprint = UInt64(UInt32(truncatingIfNeeded: hash))
-        var index = Int(hash.multipliedFullWidth(by: UInt64(slots.count)).high)
-        while true {
-            let slot = slots[index]
-            if slot == 0 { return nil }
-            if slot >> 32 == fingerprint {
-                let entry = Int(slot & 0xFFFF_FFFF) - 1
-                if Int(storage[entry + 3]) == length, namesEqual(entry: entry, name: name, start: start, length: length)
-                {
-                    return entry
+    private func find(_ fingerprint: UInt64) -> Int? {
+        let bucket = Int(fingerprint >> (64 - bucketBits))
+        let key = Self.key(fingerprint, bucketBits: bucketBits)
+        return words.withUnsafeBufferPointer { words in
+            directory.withUnsafeBufferPointer { directory in
+                var index = Int(directory[bucket])
+                let end = Int(directory[bucket + 1])
+                while index < end {
+                    let stored = words[index] >> Self.ruleBits
+                    if stored >= key { return stored == key ? index : nil }
+                    index += 1
                 }
+                return nil
             }
-            index = index + 1 == slots.count ? 0 : index + 1
         }
     }
 
     @inline(__always)
-    private func namesEqual(entry: Int, name: UnsafeBufferPointer<UInt8>, start: Int, length: Int) -> Bool {
-        storage.withUnsafeBufferPointer { stored in
-            // Length bytes (< 64) are never ASCII letters, so lower-casing the whole wire name is safe.
-            let base = entry + Self.entryHeader
-            for index in 0..<length where stored[base + index] != asciiLower(name[start + index]) {
-                return false
-            }
-            return true
-        }
+    private static func coverage(_ word: UInt64) -> Coverage {
+        Coverage(rawValue: UInt8(truncatingIfNeeded: word >> 16))
     }
-
-    /// Length in wire form (labels and root byte) of the listed name behind a match.
-    public func wireLength(of match: DomainMatch) -> Int { Int(storage[match.entry + 3]) }
 
     /// The source index recorded with an entry.
-    public func source(of match: DomainMatch) -> Int {
-        Int(storage[match.entry + 1]) << 8 | Int(storage[match.entry + 2])
-    }
-
-    /// The matched name in presentation form ("example.com").
-    public func name(of match: DomainMatch) -> String {
-        let length = Int(storage[match.entry + 3])
-        let start = match.entry + Self.entryHeader
-        return WireNameText.presentation(storage[start..<start + length])
-    }
+    public func source(of match: DomainMatch) -> Int { Int(words[Int(match.index)] & 0xFFFF) }
 
     /// The coverage recorded for the matched name.
-    public func coverage(of match: DomainMatch) -> Coverage {
-        Coverage(rawValue: storage[match.entry])
-    }
+    public func coverage(of match: DomainMatch) -> Coverage { Self.coverage(words[Int(match.index)]) }
 
-    /// Bytes held by the table (names and index).
-    public var memoryFootprint: Int { storage.count + slots.count * MemoryLayout<UInt64>.stride }
+    /// Bytes held by the table (words and directory).
+    public var memoryFootprint: Int {
+        words.count * MemoryLayout<UInt64>.stride + directory.count * MemoryLayout<UInt32>.stride
+    }
 }
 
-/// A name found in a `DomainTable`.
+/// A name found in a `DomainTable`: a suffix of the name looked up.
 public struct DomainMatch: Sendable, Equatable {
-    let entry: Int
+    let index: Int32
+    /// Length in wire form (labels, without the root byte) of the listed name: the last
+    /// `wireLength + 1` bytes of the wire name looked up.
+    public let wireLength: UInt8
     /// The query name is the listed name itself rather than a subdomain of it.
     public let isExact: Bool
+
+    /// The listed name in presentation form ("example.com"), lower-cased, from `wireName`, the wire
+    /// name (labels and root byte) that was looked up.
+    public func listedName(in wireName: some BidirectionalCollection<UInt8>) -> String {
+        WireName.presentation(of: wireName.suffix(Int(wireLength) + 1))
+    }
 }
 
 /// Why a listed name was not taken.
@@ -192,18 +215,22 @@ public enum NameProblem: Error, Equatable, Sendable {
     case badCharacter(UInt8)
 }
 
-/// Collects names for a `DomainTable`.
+/// Collects names for a `DomainTable`: each name's fingerprint and rule, in the order added.
 public struct DomainTableBuilder: Sendable {
-    fileprivate(set) var storage: [UInt8] = []
-    fileprivate(set) var entryCount = 0
+    fileprivate(set) var fingerprints: [UInt64] = []
+    /// Coverage (bits 16-23) and source (bits 0-15) of each name.
+    fileprivate(set) var rules: [UInt32] = []
 
     public init() {}
 
-    /// Makes room for about `bytes` more bytes of entries.
-    mutating func reserve(bytes: Int) { storage.reserveCapacity(storage.count + bytes) }
+    /// Makes room for about `names` more names.
+    mutating func reserve(names: Int) {
+        fingerprints.reserveCapacity(fingerprints.count + names)
+        rules.reserveCapacity(rules.count + names)
+    }
 
-    /// Validates a presentation name ("Ads.Example.com" or with a final dot), stores it lower-cased in
-    /// wire form, or leaves the builder unchanged and returns the problem.
+    /// Validates a presentation name ("Ads.Example.com" or with a final dot) and takes its
+    /// fingerprint, or leaves the builder unchanged and returns the problem.
     @discardableResult
     mutating func add(
         presentation text: UnsafeBufferPointer<UInt8>,
@@ -214,37 +241,46 @@ public struct DomainTableBuilder: Sendable {
         if end > 0, text[end - 1] == UInt8(ascii: ".") { end -= 1 }
         guard end > 0 else { return .empty }
         guard end < DNSLimits.maxNameLength - 1 else { return .nameTooLong }
-        let mark = storage.count
-        storage.append(coverage.rawValue)
-        storage.append(UInt8(truncatingIfNeeded: source >> 8))
-        storage.append(UInt8(truncatingIfNeeded: source))
-        storage.append(UInt8(end + 1))  // wire labels are one byte longer than the text
-        var labelLengthAt = storage.count
-        storage.append(0)
-        var problem: NameProblem?
-        for index in 0..<end {
-            let byte = text[index]
-            if byte == UInt8(ascii: ".") {
-                let length = storage.count - labelLengthAt - 1
-                if length == 0 { problem = .emptyLabel; break }
-                storage[labelLengthAt] = UInt8(length)
-                labelLengthAt = storage.count
-                storage.append(0)
+        // A name of at most 253 characters has at most 127 labels.
+        let hash = withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 128) { labelHashes -> UInt64? in
+            var labels = 0
+            var labelStart = 0
+            for index in 0...end {
+                if index < end, text[index] != UInt8(ascii: ".") {
+                    guard Self.isNameByte(text[index]) else { return nil }
+                    continue
+                }
+                let length = index - labelStart
+                guard length > 0, length <= DNSLimits.maxLabelLength else { return nil }
+                labelHashes[labels] = NameHash.label(text, start: labelStart, length: length)
+                labels += 1
+                labelStart = index + 1
+            }
+            var hash = NameHash.seed
+            for label in stride(from: labels - 1, through: 0, by: -1) {
+                hash = NameHash.extend(hash, with: labelHashes[label])
+            }
+            return hash
+        }
+        guard let hash else { return Self.problem(text, end: end) }
+        fingerprints.append(NameHash.fingerprint(hash))
+        rules.append(UInt32(coverage.rawValue) << 16 | UInt32(truncatingIfNeeded: source & 0xFFFF))
+        return nil
+    }
+
+    /// The first problem, from the left, of a name that was not taken.
+    private static func problem(_ text: UnsafeBufferPointer<UInt8>, end: Int) -> NameProblem {
+        var labelStart = 0
+        for index in 0...end {
+            if index < end, text[index] != UInt8(ascii: ".") {
+                if !isNameByte(text[index]) { return .badCharacter(text[index]) }
+                if index - labelStart >= DNSLimits.maxLabelLength { return .labelTooLong }
                 continue
             }
-            guard Self.isNameByte(byte) else { problem = .badCharacter(byte); break }
-            storage.append(asciiLower(byte))
-            if storage.count - labelLengthAt - 1 > DNSLimits.maxLabelLength { problem = .labelTooLong; break }
+            if index == labelStart { return .emptyLabel }
+            labelStart = index + 1
         }
-        let lastLength = storage.count - labelLengthAt - 1
-        if problem == nil, lastLength == 0 { problem = .emptyLabel }
-        if let problem {
-            storage.removeSubrange(mark...)
-            return problem
-        }
-        storage[labelLengthAt] = UInt8(lastLength)
-        entryCount += 1
-        return nil
+        return .emptyLabel
     }
 
     @inline(__always)
@@ -256,20 +292,5 @@ public struct DomainTableBuilder: Sendable {
         default:
             return false
         }
-    }
-}
-
-/// Presentation text of stored wire labels.
-enum WireNameText {
-    static func presentation(_ labels: ArraySlice<UInt8>) -> String {
-        var text: [UInt8] = []
-        var cursor = labels.startIndex
-        while cursor < labels.endIndex {
-            let length = Int(labels[cursor])
-            if !text.isEmpty { text.append(UInt8(ascii: ".")) }
-            text.append(contentsOf: labels[(cursor + 1)..<(cursor + 1 + length)])
-            cursor += 1 + length
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

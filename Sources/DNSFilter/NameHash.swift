@@ -24,23 +24,16 @@ enum NameHash {
         return hash
     }
 
-    /// Hash of a whole wire name without its root byte: the value `DomainTable` files it under.
-    static func name(_ bytes: UnsafeBufferPointer<UInt8>, start: Int, length: Int) -> UInt64 {
-        // a name of at most 254 bytes has at most 127 labels
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: 128) { labelStarts in
-            var labels = 0
-            var cursor = start
-            while cursor < start + length {
-                labelStarts[labels] = cursor
-                labels += 1
-                cursor += 1 + Int(bytes[cursor])
-            }
-            var hash = seed
-            for index in stride(from: labels - 1, through: 0, by: -1) {
-                let labelStart = labelStarts[index]
-                hash = extend(hash, with: label(bytes, start: labelStart + 1, length: Int(bytes[labelStart])))
-            }
-            return hash
-        }
+    /// The fingerprint `DomainTable` files a name's hash under: the hash with its bits mixed
+    /// throughout (MurmurHash3's finaliser), so that its top bits pick buckets evenly.
+    @inline(__always)
+    static func fingerprint(_ hash: UInt64) -> UInt64 {
+        var mixed = hash
+        mixed ^= mixed >> 33
+        mixed &*= 0xFF51_AFD7_ED55_8CCD
+        mixed ^= mixed >> 33
+        mixed &*= 0xC4CE_B9FE_1A85_EC53
+        mixed ^= mixed >> 33
+        return mixed
     }
 }

@@ -60,7 +60,7 @@ public enum RuleListParser {
         into builder: inout RuleSetBuilder
     ) -> ListReport {
         var report = ListReport()
-        builder.blocked.reserve(bytes: role == .allow ? 0 : bytes.count + bytes.count / 4)
+        builder.blocked.reserve(names: role == .allow ? 0 : bytes.count / 20)
         bytes.withUnsafeBufferPointer { all in
             var lineNumber = 0
             var start = 0

@@ -84,10 +84,12 @@ public final class RuleSet: Sendable {
     }
 
     /// The rule as a person would write it, and where it came from: `||example.com^ (ads.txt)`.
-    public func describe(_ hit: RuleHit) -> String {
+    /// `wireName` is the name the hit was found for (labels and root byte), which holds the
+    /// listed name.
+    public func describe(_ hit: RuleHit, wireName: some BidirectionalCollection<UInt8>) -> String {
         switch hit {
-        case .blockedByDomain(let match): describe(match, in: blockedDomains, prefix: "")
-        case .allowedByDomain(let match): describe(match, in: allowedDomains, prefix: "@@")
+        case .blockedByDomain(let match): describe(match, in: blockedDomains, prefix: "", wireName: wireName)
+        case .allowedByDomain(let match): describe(match, in: allowedDomains, prefix: "@@", wireName: wireName)
         case .blockedByRegex(let index):
             "/\(blockRegexes[index].regex.pattern)/ (\(sources[blockRegexes[index].source]))"
         case .allowedByRegex(let index):
@@ -106,7 +108,7 @@ public final class RuleSet: Sendable {
         case .name: prefix = "|"
         default: prefix = "||"
         }
-        return (prefix, blockedDomains.wireLength(of: match) + 1, sources[blockedDomains.source(of: match)])
+        return (prefix, Int(match.wireLength) + 1, sources[blockedDomains.source(of: match)])
     }
 
     /// The source number (as `RuleSetBuilder.addSource` returned it) of the rule behind a hit.
@@ -124,8 +126,7 @@ public final class RuleSet: Sendable {
     /// more specific than any listed name.
     public func specificity(of hit: RuleHit) -> Int {
         switch hit {
-        case .blockedByDomain(let match): blockedDomains.wireLength(of: match)
-        case .allowedByDomain(let match): allowedDomains.wireLength(of: match)
+        case .blockedByDomain(let match), .allowedByDomain(let match): Int(match.wireLength)
         case .blockedByRegex, .allowedByRegex: Int.max
         }
     }
@@ -135,8 +136,10 @@ public final class RuleSet: Sendable {
         sources[sourceIndex(of: hit)]
     }
 
-    private func describe(_ match: DomainMatch, in table: DomainTable, prefix: String) -> String {
-        let name = table.name(of: match)
+    private func describe(
+        _ match: DomainMatch, in table: DomainTable, prefix: String, wireName: some BidirectionalCollection<UInt8>
+    ) -> String {
+        let name = match.listedName(in: wireName)
         let rule: String
         switch table.coverage(of: match) {
         case .subdomains: rule = "*.\(name)"

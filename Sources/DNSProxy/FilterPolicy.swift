@@ -279,9 +279,14 @@ public struct FilterPolicy: Sendable {
         return found
     }
 
-    /// Why `reason` blocked a query of `client`, in parts a log can store cheaply: a domain rule
-    /// without formatting it, anything else in the words of its Extended DNS Error.
-    public func explanation(for reason: BlockReason, client: QueryClient) -> BlockExplanation {
+    /// Why `reason` blocked a query of `client` for `wireName` (labels and root byte), in parts a
+    /// log can store cheaply: a domain rule without formatting it, anything else in the words of
+    /// its Extended DNS Error.
+    public func explanation(
+        for reason: BlockReason, client: QueryClient, wireName: ArraySlice<UInt8>
+    )
+        -> BlockExplanation
+    {
         let rule: (prefix: String, listedWireLength: Int, source: String)?
         switch reason {
         case .rule(let hit): rule = rules.domainBlockRule(hit)
@@ -290,22 +295,32 @@ public struct FilterPolicy: Sendable {
         case .guarded(let block): return .text(block.text)
         case .antiBypass(let text): return .text(text)
         }
-        guard let rule else { return .text(extendedError(for: reason, client: client).text) }
+        guard let rule else { return .text(extendedError(for: reason, client: client, wireName: wireName).text) }
         return .domainRule(prefix: rule.prefix, listedWireLength: rule.listedWireLength, source: rule.source)
     }
 
-    /// The Extended DNS Error that explains `reason`, given to `client`.
-    public func extendedError(for reason: BlockReason, client: QueryClient) -> ExtendedError {
+    /// The Extended DNS Error that explains `reason`, given to `client` for `wireName` (labels and
+    /// root byte), the name that was blocked: a domain rule's listed name is its last labels.
+    public func extendedError(
+        for reason: BlockReason, client: QueryClient, wireName: ArraySlice<UInt8>
+    )
+        -> ExtendedError
+    {
         switch reason {
-        case .rule(let hit): ExtendedError(code: .blocked, text: "blocked by \(rules.describe(hit))")
+        case .rule(let hit):
+            ExtendedError(code: .blocked, text: "blocked by \(rules.describe(hit, wireName: wireName))")
         case .personRule(let hit):
             ExtendedError(
                 code: .blocked,
-                text: "blocked by \(filters[filterIndex(client)].lists?.describe(hit) ?? "a list of theirs")")
+                text:
+                    "blocked by \(filters[filterIndex(client)].lists?.describe(hit, wireName: wireName) ?? "a list of theirs")"
+            )
         case .entryRule(let hit):
             ExtendedError(
                 code: .blocked,
-                text: "blocked by \(filters[filterIndex(client)].entries?.describe(hit) ?? "an entry of theirs")")
+                text:
+                    "blocked by \(filters[filterIndex(client)].entries?.describe(hit, wireName: wireName) ?? "an entry of theirs")"
+            )
         case .antiBypass(let text): ExtendedError(code: .blocked, text: text)
         case .guarded(let block): ExtendedError(code: .blocked, text: block.text)
         }

@@ -94,7 +94,7 @@ public struct JournalBatch: Sendable {
     /// Why a blocked query was answered locally, in parts (see `FilterPolicy.explanation`).
     public func explanation(of entry: JournalEntry) -> BlockExplanation? {
         guard case .blocked(let reason) = entry.outcome else { return nil }
-        return policy.explanation(for: reason, client: entry.client)
+        return policy.explanation(for: reason, client: entry.client, wireName: wireName(of: entry))
     }
 }
 
@@ -176,7 +176,8 @@ final class JournalBuffer: @unchecked Sendable {
         entries.append(
             JournalEntry(
                 unixMilliseconds: Self.wallClockMilliseconds(), client: client, type: note.query?.type ?? 0,
-                outcome: outcome, app: note.app, safeSearch: note.safeSearch, upstream: upstream, latencyMicroseconds: latencyMicroseconds,
+                outcome: outcome, app: note.app, safeSearch: note.safeSearch, upstream: upstream,
+                latencyMicroseconds: latencyMicroseconds,
                 kept: kept, nameStart: nameStart, nameLength: nameLength))
         if entries.count >= Self.batchSize { flush(pipeline) }
     }

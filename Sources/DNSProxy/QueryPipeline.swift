@@ -209,7 +209,8 @@ public final class QueryPipeline: Sendable {
         switch policy.decide(query, client: asker) {
         case .answer(let answer, let ttl, let reason):
             if case .guarded(let block) = reason { note.app = block.app }
-            let explanation = query.edns == nil ? nil : policy.extendedError(for: reason, client: asker)
+            let explanation =
+                query.edns == nil ? nil : policy.extendedError(for: reason, client: asker, wireName: query.wireName)
             return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: explanation), .blocked(reason))
         case .pagesName(let answer, let ttl):
             return .reply(Responses.synthesized(answer, to: query, ttl: ttl, reason: nil), .synthesized)

@@ -48,9 +48,9 @@ final class Explainer: Sendable {
         }
         switch policy.decide(query, client: client) {
         case .answer(let answer, let ttl, let reason):
-            let text = policy.extendedError(for: reason, client: client).text
+            let text = policy.extendedError(for: reason, client: client, wireName: query.wireName).text
             let answered = Self.text(of: answer, type: query.type) + ", TTL \(ttl) s"
-            switch (reason, policy.explanation(for: reason, client: client)) {
+            switch (reason, policy.explanation(for: reason, client: client, wireName: query.wireName)) {
             case (.guarded(let block), _):
                 return body(
                     verdict: .blocked, answer: answered, reason: text, app: block.app,
@@ -73,7 +73,7 @@ final class Explainer: Sendable {
             }
             var reason = "no rule blocks it"
             if let hit = policy.rules.hit(name: query.name), !hit.isBlock {
-                reason = "allowed by \(policy.rules.describe(hit))"
+                reason = "allowed by \(policy.rules.describe(hit, wireName: query.wireName))"
             }
             return body(
                 verdict: .allowed, answer: Self.asked(query, dryRun.forwards) + ", or the cache's", reason: reason)

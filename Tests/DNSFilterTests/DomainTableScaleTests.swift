@@ -1,4 +1,5 @@
 import DNSTestSupport
+import DNSWire
 import Testing
 
 @testable import DNSFilter
@@ -36,7 +37,8 @@ import Testing
             if set.hit(name: name) != nil { falseHits += 1 }
         }
         #expect(falseHits == 0)
-        #expect(set.memoryFootprint < listed.count * 64)
+        // 8 bytes a name and at most 2 of directory.
+        #expect(set.memoryFootprint <= listed.count * 10)
     }
 
     /// Against a plain search over every suffix, on names made of few labels so that listed names
@@ -69,8 +71,51 @@ import Testing
             let match = wire.withUnsafeBufferPointer { table.match(wireName: $0) }
             let name = query.joined(separator: ".")
             let expectedName = expected.map { query[$0...].joined(separator: ".").lowercased() }
-            #expect(match.map { table.name(of: $0) } == expectedName, "\(name)")
+            #expect(match.map { $0.listedName(in: wire) } == expectedName, "\(name)")
             #expect(match?.isExact == expected.map { $0 == 0 }, "\(name)")
+        }
+    }
+
+    /// A name listed twice, in any letter case and with or without its final dot, is one entry: the
+    /// union of what the rules cover, with the first rule's source.
+    @Test func aNameListedTwiceIsOneEntryWithBothCoveragesAndItsFirstSource() {
+        var builder = DomainTableBuilder()
+        for (text, coverage, source) in [
+            ("Ads.Example", Coverage.name, 3), ("other.example", .nameAndSubdomains, 4),
+            ("ads.example.", .subdomains, 5),
+        ] {
+            Array(text.utf8).withUnsafeBufferPointer {
+                _ = builder.add(presentation: $0, coverage: coverage, source: source)
+            }
+        }
+        let table = DomainTable(builder)
+        #expect(table.count == 2)
+        for (name, exact) in [("ads.example", true), ("www.ADS.example", false)] {
+            let wire = WireName.wire(fromPresentation: name)!
+            let match = wire.withUnsafeBufferPointer { table.match(wireName: $0) }
+            #expect(match?.isExact == exact, "\(name)")
+            #expect(match.map(table.source(of:)) == 3, "\(name)")
+            #expect(match.map(table.coverage(of:)) == .nameAndSubdomains, "\(name)")
+            #expect(match?.listedName(in: wire) == "ads.example", "\(name)")
+        }
+    }
+
+    /// Names the table refuses, each with its first problem from the left.
+    @Test func aBadNameIsRefusedWithItsFirstProblem() {
+        let long = String(repeating: "a", count: 64)
+        let cases: [(String, NameProblem)] = [
+            ("", .empty), (".", .empty), ("a..b", .emptyLabel), (".a", .emptyLabel), ("a.b..", .emptyLabel),
+            ("a b.c", .badCharacter(UInt8(ascii: " "))), ("\(long).com", .labelTooLong),
+            ("x!.\(long)", .badCharacter(UInt8(ascii: "!"))), ("\(long)!.com", .labelTooLong),
+            ("..a!", .emptyLabel), (String(repeating: "a.", count: 128), .nameTooLong),
+        ]
+        for (text, problem) in cases {
+            var builder = DomainTableBuilder()
+            let found = Array(text.utf8).withUnsafeBufferPointer {
+                builder.add(presentation: $0, coverage: .name, source: 0)
+            }
+            #expect(found == problem, "\(text)")
+            #expect(DomainTable(builder).count == 0, "\(text)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import DNSWire
 import Testing
 
 @testable import DNSFilter
@@ -91,7 +92,7 @@ import Testing
         #expect(blocked(set, "video.example"))
         #expect(!blocked(set, "www.video.example"))
         #expect(!blocked(set, "ok.example") && blocked(set, "www.ok.example"))
-        #expect(set.describe(set.hit(name: "video.example")!) == "|video.example^ (test.txt)")
+        #expect(described(set, "video.example") == "|video.example^ (test.txt)")
         #expect(kept.contains(.regex("^video\\.example$")))
     }
 
@@ -101,7 +102,8 @@ import Testing
             #expect(RuleListParser.problem(inRule: rule) == nil, "\(rule)")
         }
         #expect(RuleListParser.problem(inRule: "# a comment") != nil)
-        #expect(RuleListParser.problem(inRule: "@@||example.com^") == "an exception in a list that only blocks, skipped")
+        #expect(
+            RuleListParser.problem(inRule: "@@||example.com^") == "an exception in a list that only blocks, skipped")
         #expect(RuleListParser.problem(inRule: "a.com\nb.com") == "one rule, on one line")
         #expect(RuleListParser.problem(inRule: "bad_name!.com")?.contains("not allowed") == true)
         #expect(RuleListParser.problem(inRule: "/(/")?.contains("regular expression") == true)
@@ -115,7 +117,7 @@ import Testing
         #expect(blocked(set, "AD22.example.com"))
         #expect(!blocked(set, "ad7.example.com"))
         #expect(!blocked(set, "bad1.example.com"))
-        #expect(set.describe(set.hit(name: "ad1.x")!) == "/^ad[0-9]+\\./ (test.txt)")
+        #expect(described(set, "ad1.x") == "/^ad[0-9]+\\./ (test.txt)")
     }
 
     /// glibc's regcomp copies each repetition, so a short line could ask for gigabytes (a 538-byte
@@ -197,13 +199,13 @@ import Testing
 
     @Test func describesTheRuleAndItsList() {
         let (set, _) = rules("example.com\n*.wild.test\n")
-        #expect(set.describe(set.hit(name: "a.example.com")!) == "||example.com^ (test.txt)")
-        #expect(set.describe(set.hit(name: "a.wild.test")!) == "*.wild.test (test.txt)")
+        #expect(described(set, "a.example.com") == "||example.com^ (test.txt)")
+        #expect(described(set, "a.wild.test") == "*.wild.test (test.txt)")
     }
 
     @Test func theMostSpecificRuleIsReported() {
         let (set, _) = rules("example.com\nads.example.com\n")
-        #expect(set.describe(set.hit(name: "x.ads.example.com")!) == "||ads.example.com^ (test.txt)")
+        #expect(described(set, "x.ads.example.com") == "||ads.example.com^ (test.txt)")
     }
 
     @Test func duplicatesMergeTheirCoverage() {
@@ -217,6 +219,12 @@ import Testing
         let deep = (0..<40).map { "l\($0)" }.joined(separator: ".") + ".deep.test"
         let (set, _) = rules("deep.test\n\(deep)\n")
         #expect(blocked(set, "x." + deep))
-        #expect(set.describe(set.hit(name: "x." + deep)!).hasPrefix("||l0.l1."))
+        #expect(described(set, "x." + deep).hasPrefix("||l0.l1."))
     }
+}
+
+/// The rule that decides `name` in `set`, described; empty when none does.
+private func described(_ set: RuleSet, _ name: String) -> String {
+    guard let hit = set.hit(name: name), let wire = WireName.wire(fromPresentation: name) else { return "" }
+    return set.describe(hit, wireName: wire)
 }

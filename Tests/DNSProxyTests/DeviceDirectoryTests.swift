@@ -25,7 +25,8 @@ import Testing
     }
 
     func query(_ options: [(code: UInt16, data: [UInt8])] = []) throws -> DNSQuery {
-        try DNSQuery(packet: options.isEmpty ? LdnsBuild.query("a.test.") : LdnsBuild.query("a.test.", options: options))
+        try DNSQuery(
+            packet: options.isEmpty ? LdnsBuild.query("a.test.") : LdnsBuild.query("a.test.", options: options))
     }
 
     func macOption(_ mac: MACAddress) -> (code: UInt16, data: [UInt8]) {
@@ -35,12 +36,14 @@ import Testing
     func source(_ address: String) -> SocketAddress { try! SocketAddress(ipAddress: address, port: 5353) }
 
     @Test func aForwardedMACNamesThePersonWhateverTheAddress() throws {
-        let asked = directory.identify(try query([macOption(laptop), (8, [0, 1, 32, 0, 192, 168, 1, 99])]), source: forwarder)
+        let asked = directory.identify(
+            try query([macOption(laptop), (8, [0, 1, 32, 0, 192, 168, 1, 99])]), source: forwarder)
         #expect(asked.person == 2 && asked.mac == laptop && asked.identifiedBy == .forwardedMAC)
         // The address is the forwarded subnet's: a device of nobody's MAC falls back to it.
         #expect(asked.addressText == "192.168.1.99")
         let unknownMAC = MACAddress("0a:00:00:00:00:01")!
-        let other = directory.identify(try query([macOption(unknownMAC), (8, [0, 1, 32, 0, 192, 168, 1, 99])]), source: forwarder)
+        let other = directory.identify(
+            try query([macOption(unknownMAC), (8, [0, 1, 32, 0, 192, 168, 1, 99])]), source: forwarder)
         #expect(other.person == 1 && other.mac == unknownMAC)
     }
 
@@ -53,7 +56,9 @@ import Testing
         // An IPv6 privacy address of Bob's /64, as a /128 or as the /64 itself.
         let v6: [UInt8] = [0, 2, 128, 0, 0xFD, 0, 0, 1, 0, 0, 0, 0, 0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF0]
         #expect(directory.identify(try query([(8, v6)]), source: forwarder).person == 2)
-        #expect(directory.identify(try query([(8, [0, 2, 64, 0, 0xFD, 0, 0, 1, 0, 0, 0, 0])]), source: forwarder).person == 2)
+        #expect(
+            directory.identify(try query([(8, [0, 2, 64, 0, 0xFD, 0, 0, 1, 0, 0, 0, 0])]), source: forwarder).person
+                == 2)
     }
 
     @Test func optionsFromAnyoneButATrustedForwarderAreIgnored() throws {
@@ -92,7 +97,8 @@ import Testing
     let carol = try! SocketAddress(ipAddress: "127.0.0.4", port: 40000)
 
     @Test func anAnswerOneFilterAllowedIsCheckedAgainForAnother() throws {
-        let tiktok = try App(id: "tiktok", name: "TikTok", group: "video", ruleText: Array("tiktok.com\n".utf8), path: "t")
+        let tiktok = try App(
+            id: "tiktok", name: "TikTok", group: "video", ruleText: Array("tiktok.com\n".utf8), path: "t")
         let guarded = GuardSet(apps: [tiktok])
         let freed = GuardSet(apps: [tiktok], overrides: [("always", Array("tiktok.com\n".utf8))])
         let gate = ScriptedGate()
@@ -106,10 +112,16 @@ import Testing
                 (DeviceSpec("127.0.0.2")!, 1), (DeviceSpec("127.0.0.3")!, 2), (DeviceSpec("127.0.0.4")!, 0),
             ]),
             cache: AnswerCache(settings: CacheSettings()))
-        #expect(pipeline.policy.stamp(for: QueryClient(address: 0, person: 2)) == pipeline.policy.stamp(for: QueryClient(address: 0)))
-        #expect(pipeline.policy.stamp(for: QueryClient(address: 0, person: 1)) != pipeline.policy.stamp(for: QueryClient(address: 0)))
+        #expect(
+            pipeline.policy.stamp(for: QueryClient(address: 0, person: 2))
+                == pipeline.policy.stamp(for: QueryClient(address: 0)))
+        #expect(
+            pipeline.policy.stamp(for: QueryClient(address: 0, person: 1))
+                != pipeline.policy.stamp(for: QueryClient(address: 0)))
         let query = LdnsBuild.query("tiktok.com.")
-        guard case .forward(let parsed, _, let verdict) = pipeline.begin(packet: query, client: alice, transport: .udp, now: 0)
+        guard
+            case .forward(let parsed, _, let verdict) = pipeline.begin(
+                packet: query, client: alice, transport: .udp, now: 0)
         else {
             Issue.record("Alice's tiktok.com is resolved")
             return
@@ -119,14 +131,16 @@ import Testing
             parsed, upstream: .success(try CachedAnswer(reply: upstream, toQuery: query, bounds: TTLBounds())),
             stale: nil, verdict: verdict, transport: .udp, now: 0)
         // Alice is served from the cache; Bob and Carol get the block, though the answer is cached.
-        guard case .reply(let cached, .cached) = pipeline.begin(packet: query, client: alice, transport: .udp, now: 1) else {
+        guard case .reply(let cached, .cached) = pipeline.begin(packet: query, client: alice, transport: .udp, now: 1)
+        else {
             Issue.record("Alice's answer comes from the cache")
             return
         }
         #expect(try LdnsPacket(wire: cached).answerRecords.first?.hasSuffix("192.0.2.7") == true)
         for other in [bob, carol] {
-            guard case .reply(let bytes, .blocked(.guarded(let block))) = pipeline.begin(
-                packet: query, client: other, transport: .udp, now: 2)
+            guard
+                case .reply(let bytes, .blocked(.guarded(let block))) = pipeline.begin(
+                    packet: query, client: other, transport: .udp, now: 2)
             else {
                 Issue.record("a blocked name is answered at once")
                 return
@@ -153,10 +167,12 @@ import Testing
         let grown = QueryClient(address: 0)
         let child = QueryClient(address: 0, person: 1)
         func verdict(_ name: String, _ client: QueryClient) throws -> String {
-            switch policy.decide(try DNSQuery(packet: LdnsBuild.query(name)), client: client) {
+            let query = try DNSQuery(packet: LdnsBuild.query(name))
+            switch policy.decide(query, client: client) {
             case .resolve, .resolveEachTime: return "resolve"
             case .pagesName: return "pages"
-            case .answer(_, _, let reason): return policy.extendedError(for: reason, client: client).text
+            case .answer(_, _, let reason):
+                return policy.extendedError(for: reason, client: client, wireName: query.wireName).text
             }
         }
         let expected: [(name: String, grown: String, child: String)] = [

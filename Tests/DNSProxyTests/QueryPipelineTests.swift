@@ -79,7 +79,8 @@ import Testing
             Issue.record("a listed name is blocked by its rule, got \(step)")
             return
         }
-        #expect(pipeline().policy.rules.describe(hit) == "||ads.test^ (list.txt)")
+        let asked = WireName.wire(fromPresentation: "x.ads.test")!
+        #expect(pipeline().policy.rules.describe(hit, wireName: asked) == "||ads.test^ (list.txt)")
         let null = try reply(step)
         #expect(null.answerRecords.first?.hasSuffix("0.0.0.0") == true)
         #expect(null.extendedErrors.first?.text == "blocked by ||ads.test^ (list.txt)")

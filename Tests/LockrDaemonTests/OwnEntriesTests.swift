@@ -1,4 +1,5 @@
 import DNSFilter
+import DNSWire
 import Foundation
 import LockrPolicy
 import Testing
@@ -30,7 +31,8 @@ import Testing
         #expect(rules.hit(name: "tracker.example")?.isBlock == true)
         #expect(rules.hit(name: "school.example")?.isBlock == false)
         #expect(rules.hit(name: "www.school.example") == nil, "the name only")
-        #expect(rules.describe(rules.hit(name: "games.example")!) == "||games.example^ (own entries)")
+        let wire = WireName.wire(fromPresentation: "games.example")!
+        #expect(rules.describe(rules.hit(name: "games.example")!, wireName: wire) == "||games.example^ (own entries)")
         #expect(AppNaming.entryRules([], copies: copies) == nil)
     }
 }
