@@ -37,12 +37,9 @@ let package = Package(
             pkgConfig: "ldns",
             providers: [.apt(["libldns-dev"])]
         ),
-        // Speech recognition on this machine (CMU PocketSphinx), wrapped once. Only LockrSpeech imports it.
-        .systemLibrary(
-            name: "CPocketSphinx",
-            pkgConfig: "pocketsphinx",
-            providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]
-        ),
+        // Speech recognition on this machine (CMU PocketSphinx), loaded with dlopen on first use, not
+        // linked: its functions declared by hand. Only LockrSpeech imports it.
+        .systemLibrary(name: "CPocketSphinx"),
         // The desktop session's bus (libdbus), wrapped once. Only DesktopNotifications imports it.
         .systemLibrary(
             name: "CDBus",

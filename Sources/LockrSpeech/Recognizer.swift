@@ -24,22 +24,52 @@ public struct SpeechModel: Sendable, Equatable {
     }
 }
 
+/// PocketSphinx's functions, from the library loaded (dlopen) the first time a clip is heard:
+/// lockr starts without it, and runs without it where it is not installed.
+enum PocketSphinx {
+    struct Library: @unchecked Sendable {
+        var functions = lockr_ps_library()
+    }
+
+    /// Debian's libpocketsphinx3 (which brings libsphinxbase3).
+    static let file = "libpocketsphinx.so.3"
+
+    /// The functions, or in words why the library could not be loaded.
+    static let library = load(file)
+
+    /// The functions of the library `file`, or in words why it could not be loaded.
+    static func load(_ file: String) -> Result<Library, HearingRefusal> {
+        var library = Library()
+        var reason = [CChar](repeating: 0, count: 512)
+        guard lockr_ps_load(file, &library.functions, &reason, reason.count) == 0 else {
+            let words = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(
+                .unavailable("speech recognition needs PocketSphinx (\(words); apt-get install libpocketsphinx3)"))
+        }
+        return .success(library)
+    }
+}
+
 /// One PocketSphinx decoder: it takes one clip at a time and is used from one thread at a time
 /// (`SpeechPool` hands each to one of its threads, under its lock).
 final class Recognizer: @unchecked Sendable {
+    private var library: lockr_ps_library
     private let decoder: OpaquePointer
 
-    init(model: SpeechModel) throws(ClipProblem) {
-        guard model.problem == nil, let config = lockr_ps_config(model.acousticModel, model.languageModel, model.dictionary),
-            let decoder = ps_init(config)
+    /// A decoder of `model` made with `library`'s functions.
+    init(model: SpeechModel, library: PocketSphinx.Library) throws(ClipProblem) {
+        self.library = library.functions
+        guard model.problem == nil,
+            let config = lockr_ps_configure(&self.library, model.acousticModel, model.languageModel, model.dictionary),
+            let decoder = self.library.ps_init(config)
         else {
             throw .unusable(model.problem ?? "the speech recogniser could not load its model from \(model.directory)")
         }
-        cmd_ln_free_r(config)
+        _ = self.library.cmd_ln_free_r(config)
         self.decoder = decoder
     }
 
-    deinit { ps_free(decoder) }
+    deinit { _ = library.ps_free(decoder) }
 
     /// How much of the mixed language model is the sentence's.
     static let sentenceWeight: Float = 0.7
@@ -52,11 +82,13 @@ final class Recognizer: @unchecked Sendable {
         do {
             try Self.arpa(words).write(toFile: path, atomically: true, encoding: .utf8)
         } catch {
-            ps_set_search(decoder, "_default")
+            _ = library.ps_set_search(decoder, "_default")
             return
         }
         defer { try? FileManager.default.removeItem(atPath: path) }
-        if lockr_ps_bias(decoder, name, path, Self.sentenceWeight) < 0 { ps_set_search(decoder, "_default") }
+        if lockr_ps_bias(&library, decoder, name, path, Self.sentenceWeight) < 0 {
+            _ = library.ps_set_search(decoder, "_default")
+        }
     }
 
     /// A bigram language model in ARPA format in which `words` follow one another.
@@ -89,13 +121,13 @@ final class Recognizer: @unchecked Sendable {
     /// through a language model of the sentence mixed with the general one; other sentences are
     /// still heard as what they are.
     func transcribe(_ clip: AudioClip, expecting sentence: String?) -> String {
-        if let sentence { lean(towards: sentence) } else { ps_set_search(decoder, "_default") }
-        ps_start_utt(decoder)
+        if let sentence { lean(towards: sentence) } else { _ = library.ps_set_search(decoder, "_default") }
+        _ = library.ps_start_utt(decoder)
         clip.samples.withUnsafeBufferPointer { samples in
-            _ = ps_process_raw(decoder, samples.baseAddress, samples.count, 0, 1)
+            _ = library.ps_process_raw(decoder, samples.baseAddress, samples.count, 0, 1)
         }
-        ps_end_utt(decoder)
-        guard let hypothesis = ps_get_hyp(decoder, nil) else { return "" }
+        _ = library.ps_end_utt(decoder)
+        guard let hypothesis = library.ps_get_hyp(decoder, nil) else { return "" }
         return String(cString: hypothesis).split(separator: " ").filter { !$0.hasPrefix("<") && !$0.hasPrefix("[") }
             .joined(separator: " ")
     }

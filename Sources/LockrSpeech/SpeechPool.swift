@@ -58,6 +58,7 @@ public final class SpeechPool: Sendable {
         -> Heard
     {
         if let problem = model.problem { throw .unavailable(problem) }
+        let library = try PocketSphinx.library.get()
         let admitted = books.withLockedValue { books -> HearingRefusal? in
             if books.people.contains(person) { return .busy("a clip of yours is being heard: wait for its answer") }
             if books.inHand >= capacity { return .busy("the recogniser is busy: try again in a few seconds") }
@@ -74,7 +75,7 @@ public final class SpeechPool: Sendable {
         }
         let outcome: Result<Heard, ClipProblem>
         do {
-            outcome = try await pool.runIfActive { [self] in self.recognise(wav, expecting: sentence) }
+            outcome = try await pool.runIfActive { [self] in self.recognise(wav, expecting: sentence, with: library) }
         } catch {
             throw .unavailable("the recogniser is shutting down")
         }
@@ -86,7 +87,9 @@ public final class SpeechPool: Sendable {
     }
 
     /// Runs on a pool thread.
-    private func recognise(_ wav: [UInt8], expecting sentence: String?) -> Result<Heard, ClipProblem> {
+    private func recognise(_ wav: [UInt8], expecting sentence: String?, with library: PocketSphinx.Library)
+        -> Result<Heard, ClipProblem>
+    {
         Result(catching: { () throws(ClipProblem) -> Heard in
             let clip = try AudioClip(wav: wav)
             try ClipCheck.check(clip)
@@ -94,7 +97,7 @@ public final class SpeechPool: Sendable {
             if let idle = books.withLockedValue({ $0.idle.popLast() }) {
                 recognizer = idle
             } else {
-                recognizer = try Recognizer(model: model)
+                recognizer = try Recognizer(model: model, library: library)
             }
             defer { books.withLockedValue { $0.idle.append(recognizer) } }
             let started = ContinuousClock.now
