@@ -40,6 +40,9 @@ let package = Package(
         // Speech recognition on this machine (CMU PocketSphinx), loaded with dlopen on first use, not
         // linked: its functions declared by hand. Only LockrSpeech imports it.
         .systemLibrary(name: "CPocketSphinx"),
+        // Text operations without Foundation's internationalised parts (which bring ICU): trimming,
+        // fixed decimals, hexadecimal, path components.
+        .target(name: "PlainText"),
         // The desktop session's bus (libdbus), wrapped once. Only DesktopNotifications imports it.
         .systemLibrary(
             name: "CDBus",
@@ -53,6 +56,7 @@ let package = Package(
         .target(
             name: "LockrSpeech",
             dependencies: [
+                "PlainText",
                 "CPocketSphinx",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -73,11 +77,19 @@ let package = Package(
         // Rule lists, the compact domain matcher, the app catalogue. Pure Swift, no I/O beyond reading files.
         .target(name: "DNSFilter", dependencies: ["DNSWire"]),
         // Puzzles for the gate: arithmetic, and chess mates checked by lockr's own move generator. Pure.
-        .target(name: "LockrPuzzles", dependencies: ["ConfigKit"]),
+        .target(
+            name: "LockrPuzzles",
+            dependencies: [
+                "PlainText", "ConfigKit",
+            ]),
         // Modes, metering, windows and gates: pure, no I/O, time comes in as a parameter.
         // Dates and time zones from the system's TZif files, without ICU: civil dates, offsets, wall clocks.
         .target(name: "CivilTime"),
-        .target(name: "LockrPolicy", dependencies: ["CivilTime", "ConfigKit", "LockrPuzzles"]),
+        .target(
+            name: "LockrPolicy",
+            dependencies: [
+                "PlainText", "CivilTime", "ConfigKit", "LockrPuzzles",
+            ]),
         // The query pipeline, cache, upstream forwarding (plain, TLS, HTTPS) and the listeners (SwiftNIO).
         .target(
             name: "DNSProxy",
@@ -156,6 +168,7 @@ let package = Package(
         .target(
             name: "LockrRPZ",
             dependencies: [
+                "PlainText",
                 "DNSFilter", "DNSProxy", "DNSWire", "LockrAdapters", "LockrStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -179,6 +192,7 @@ let package = Package(
         .target(
             name: "LockrLists",
             dependencies: [
+                "PlainText",
                 "ConfigKit", "DNSFilter",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -192,6 +206,7 @@ let package = Package(
         .target(
             name: "LockrWeb",
             dependencies: [
+                "PlainText",
                 "LockrAPI", "LockrControl", "LockrPolicy", "LockrPuzzles", "LockrSpeech",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -207,6 +222,7 @@ let package = Package(
         .target(
             name: "LockrDaemon",
             dependencies: [
+                "PlainText",
                 "ConfigKit", "CTOMLReader", "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles",
                 "LockrStore",
                 "LockrAPI", "LockrControl", "LockrLists",
@@ -317,6 +333,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
+        .testTarget(name: "PlainTextTests", dependencies: ["PlainText"]),
         .testTarget(name: "LockrSpeechTests", dependencies: ["LockrSpeech", "LockrPolicy", "DNSTestSupport"]),
         // Fixtures: state databases older versions wrote, for the migrations.
         .testTarget(

@@ -6,6 +6,7 @@ import LockrControl
 import LockrPolicy
 import LockrStore
 import NIOCore
+import PlainText
 
 /// The control API's way into the household: commands run on the named person's engine and are
 /// saved and carried out before they answer; views, the event log, devices and backends are read.
@@ -92,7 +93,7 @@ struct ControlAccess: PolicyAccess {
             Components.Schemas.BackendBody(
                 name: health.name, state: health.state.rawValue, pending: health.pending,
                 lagSeconds: health.oldestPending.map { Int64(max(0, now.timeIntervalSince($0))) } ?? 0,
-                lastSuccess: health.lastSuccess.map { ISO8601DateFormatter().string(from: $0) },
+                lastSuccess: health.lastSuccess.map { $0.formatted(.iso8601) },
                 lastError: health.lastError,
                 retryInSeconds: health.state == .failing
                     ? health.nextRetry.map { Int64(max(0, $0.timeIntervalSince(now)).rounded(.up)) } : nil,
@@ -121,7 +122,7 @@ struct ControlAccess: PolicyAccess {
     }
 
     func assignDevice(_ device: String, to name: String, phrase: String?) throws(ControlFailure) -> PendingChange? {
-        guard let spec = DeviceSpec(device.trimmingCharacters(in: .whitespaces)), spec.isOneDevice else {
+        guard let spec = DeviceSpec(device.trimmed), spec.isOneDevice else {
             throw .refused(.invalidSettings("'\(device)' is no MAC or IP address of one device"))
         }
         guard let target = parts.household.policy(of: name) else {

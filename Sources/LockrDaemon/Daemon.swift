@@ -11,6 +11,7 @@ import LockrWeb
 import Logging
 import NIOCore
 import NIOPosix
+import PlainText
 import ServiceLifecycle
 import UnixSignals
 
@@ -326,7 +327,7 @@ public final class Daemon: Sendable {
                 "blocked-domains": "\(loaded.lists.shared.blockedDomainCount)",
                 "allowed-domains": "\(loaded.lists.shared.allowedDomainCount)",
                 "regexes": "\(loaded.lists.shared.regexCount)",
-                "seconds": "\(String(format: "%.3f", loaded.listLoadSeconds))",
+                "seconds": "\(PlainText.fixed(loaded.listLoadSeconds, decimals: 3))",
                 "apps": "\(loaded.catalogue.apps.count)", "catalogue": "\(loaded.catalogueDirectory ?? "none")",
                 "block-mode": "\(config.blockAnswer)",
             ])

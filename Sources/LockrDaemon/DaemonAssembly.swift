@@ -10,6 +10,7 @@ import LockrWeb
 import Logging
 import NIOCore
 import NIOPosix
+import PlainText
 import ServiceLifecycle
 
 /// The daemon's parts, each built from what it needs (Hummingbird's `buildApplication` shape):
@@ -182,7 +183,7 @@ extension Daemon {
                     }
                     let elapsed = ContinuousClock.now - started
                     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                    logger.notice("lists swapped in", metadata: ["seconds": "\(String(format: "%.3f", seconds))"])
+                    logger.notice("lists swapped in", metadata: ["seconds": "\(PlainText.fixed(seconds, decimals: 3))"])
                 } catch {
                     logger.error("lists not swapped in; the ones before stay", metadata: ["error": "\(error)"])
                 }

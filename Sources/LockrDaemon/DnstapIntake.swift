@@ -57,6 +57,6 @@ final class DnstapIntake: Sendable {
             connected: figures?.connected ?? 0, messages: Int64(figures?.messages ?? 0),
             metered: Int64(figures?.metered ?? 0), malformed: Int64(figures?.malformed ?? 0),
             broken: Int64(figures?.broken ?? 0), refused: Int64(figures?.refused ?? 0),
-            lastMessage: figures?.lastMessage.map { ISO8601DateFormatter().string(from: $0) })
+            lastMessage: figures?.lastMessage.map { $0.formatted(.iso8601) })
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import LockrLists
 import LockrPolicy
 import NIOCore
+import PlainText
 
 /// A configuration that failed to load, with a message for people.
 public struct LoadError: Error, CustomStringConvertible, Sendable {
@@ -115,7 +116,7 @@ public enum PolicyLoader {
             do {
                 text = try String(contentsOfFile: path, encoding: .utf8)
             } catch {
-                throw LoadError("cannot read the hosts file \(path): \(error.localizedDescription)")
+                throw LoadError("cannot read the hosts file \(path): \(error)")
             }
             let read = HostsFile.records(in: text)
             if let problem = read.problems.first {
@@ -340,7 +341,7 @@ public enum PolicyLoader {
         var names: [String] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let name = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
-                .trimmingCharacters(in: .whitespaces).lowercased()
+                .trimmed.lowercased()
             guard !name.isEmpty else { continue }
             guard WireName.wire(fromPresentation: name) != nil, !name.contains(" ") else {
                 throw LoadError("\(path): line \(number + 1): '\(name)' is not a domain name")

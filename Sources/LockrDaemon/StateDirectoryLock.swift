@@ -1,4 +1,5 @@
 import Foundation
+import PlainText
 
 /// An exclusive lock on a state directory (`flock` on its `lock` file, which holds the daemon's
 /// pid), so that a second daemon on the same directory refuses to start instead of overwriting the
@@ -15,7 +16,7 @@ final class StateDirectoryLock: Sendable {
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let holder = (try? String(contentsOfFile: path, encoding: .utf8))?
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+                .trimmed
             close(descriptor)
             throw LoadError(
                 "another lockr daemon\(holder.map { $0.isEmpty ? "" : " (pid \($0))" } ?? "") is using the state "

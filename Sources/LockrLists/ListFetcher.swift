@@ -170,7 +170,7 @@ enum ListAnswer {
     }
 
     private static func value(_ name: String, in headers: [(String, String)]) -> String? {
-        headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 
     /// A validator worth sending back: short, and printable ASCII as HTTP asks.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PlainText
 
 /// Where a block or allow list comes from: a file, or a URL fetched and kept up to date.
 public enum ListSource: Sendable, Hashable {
@@ -36,7 +37,7 @@ public enum ListSource: Sendable, Hashable {
     /// The name the rules it gives are reported under (a file's name, a URL's host and path).
     public var sourceName: String {
         switch self {
-        case .file(let path): (path as NSString).lastPathComponent
+        case .file(let path): PlainText.lastPathComponent(path)
         case .url:
             displayName.replacing(/^[a-zA-Z]+:\/\//, with: "")
         }
@@ -45,7 +46,7 @@ public enum ListSource: Sendable, Hashable {
     /// A URL's file name among the kept copies: the first 16 hex digits of the URL's SHA-256.
     var copyKey: String? {
         guard case .url(let url) = self else { return nil }
-        return SHA256.hash(data: Data(url.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        return PlainText.hex(SHA256.hash(data: Data(url.utf8)).prefix(8))
     }
 }
 

@@ -15,7 +15,12 @@ public enum ListWork {
         // The first task on the thread, so before any list work. Named apart from the DNS event
         // loops ("NIO-ELT-..."), so that whoever counts their CPU does not count this.
         group.next().execute {
-            Thread.current.name = "lockr-lists"
+            // pthread_setname_np is not visible to Swift; the kernel's own file names the thread.
+            let comm = open("/proc/thread-self/comm", O_WRONLY)
+            if comm >= 0 {
+                _ = "lockr-lists".withCString { write(comm, $0, strlen($0)) }
+                close(comm)
+            }
             var parameters = sched_param(sched_priority: 0)
             // Refused only by a kernel without SCHED_IDLE, where list work runs as any other.
             _ = pthread_setschedparam(pthread_self(), idleClass, &parameters)

@@ -6,7 +6,9 @@ import Foundation
 /// ("23 × 7 + 48"); hard: a difference of two products of two-digit numbers ("37 × 24 − 18 × 13").
 public enum Arithmetic {
     /// A question and its answer.
-    public static func make(_ difficulty: Difficulty, using generator: inout some RandomNumberGenerator) -> (
+    public static func make(
+        _ difficulty: Difficulty, using generator: inout some RandomNumberGenerator
+    ) -> (
         prompt: String, answer: Int
     ) {
         func number(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
@@ -27,7 +29,7 @@ public enum Arithmetic {
     /// The number a typed answer gives ("1 234", "-12"), or nil when it is not one.
     static func read(_ text: String) -> Int? {
         let digits = text.filter { !$0.isWhitespace && $0 != "," && $0 != "_" }
-            .replacingOccurrences(of: "−", with: "-")
+            .replacing("−", with: "-")
         return Int(digits)
     }
 }

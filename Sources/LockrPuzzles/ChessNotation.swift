@@ -1,4 +1,5 @@
 import Foundation
+import PlainText
 
 /// Standard algebraic notation (SAN) for moves, and reading a move a person typed in SAN or UCI.
 extension ChessPosition {
@@ -58,7 +59,7 @@ extension ChessPosition {
     /// Reads `text` as SAN (check marks, capture marks and letter case are forgiven where that
     /// leaves one move) or as UCI ("d1h5", "e7e8q").
     public func readMove(_ text: String) -> ReadMove {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed
         let legal = legalMoves()
         let lower = trimmed.lowercased()
         if lower.count >= 4, lower.count <= 5, let from = square(named: lower.prefix(2)),
@@ -88,7 +89,7 @@ extension ChessPosition {
     /// SAN without the marks people add or leave out: check, mate, capture, promotion '=',
     /// annotations; castling written with zeros or letters alike.
     static func bareSAN(_ text: String) -> String {
-        var bare = text.replacingOccurrences(of: "0", with: "O").replacingOccurrences(of: "e.p.", with: "")
+        var bare = text.replacing("0", with: "O").replacing("e.p.", with: "")
         bare.removeAll { "+#!?x:=- ".contains($0) }
         return bare
     }

@@ -1,5 +1,6 @@
 import ConfigKit
 import Foundation
+import PlainText
 
 /// A kind of puzzle.
 public enum PuzzleKind: String, Sendable, Codable, CaseIterable, ChoiceOfWords {
@@ -63,12 +64,12 @@ public struct Puzzle: Sendable, Equatable, Codable {
             }
             switch board.readMove(text) {
             case .notAMove: return .unreadable("write a move in SAN (Qh7) or UCI (d3h7)")
-            case .notLegal: return .wrong("\(text.trimmingCharacters(in: .whitespaces)) is not a legal move here")
+            case .notLegal: return .wrong("\(text.trimmed) is not a legal move here")
             case .ambiguous(let moves):
                 let legal = board.legalMoves()
                 let choices = moves.map { board.san($0, among: legal) }
                 return .unreadable(
-                    "\(text.trimmingCharacters(in: .whitespaces)): which piece? "
+                    "\(text.trimmed): which piece? "
                         + choices.dropLast().joined(separator: ", ") + " or " + choices.last!)
             case .legal(let move):
                 let san = board.san(move)

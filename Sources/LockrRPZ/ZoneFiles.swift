@@ -1,6 +1,7 @@
 import DNSProxy
 import DNSWire
 import Foundation
+import PlainText
 
 /// Each zone written into a directory as a zone file, `<zone>.rpz`, for resolvers that read RPZ
 /// from a file (Knot Resolver's `policy.rpz`, which watches it). A file is written beside its place
@@ -51,7 +52,7 @@ struct ZoneFiles: Sendable {
 
     /// Removes lockr's files (`*.<zoneSuffix>.rpz`) of zones not in `origins`: people gone.
     func removeAllBut(_ origins: Set<[UInt8]>) {
-        let kept = Set(origins.map { (path(of: $0) as NSString).lastPathComponent })
+        let kept = Set(origins.map { PlainText.lastPathComponent(path(of: $0)) })
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for name in names where name.hasSuffix("." + zoneSuffix + ".rpz") && !kept.contains(name) {
             unlink(directory + "/" + name)

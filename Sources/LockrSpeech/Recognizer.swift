@@ -1,5 +1,6 @@
 import CPocketSphinx
 import Foundation
+import PlainText
 
 /// Where the acoustic model, language model and dictionary are: Debian's `pocketsphinx-en-us`
 /// by default.
@@ -78,7 +79,7 @@ final class Recognizer: @unchecked Sendable {
         let words = sentence.lowercased().split { !$0.isLetter && $0 != "'" }.map(String.init)
         guard !words.isEmpty else { return }
         let name = "sentence-" + String(UInt64(bitPattern: Int64(words.joined(separator: " ").hashValue)), radix: 16)
-        let path = NSTemporaryDirectory() + "lockr-\(name)-\(getpid()).arpa"
+        let path = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/lockr-\(name)-\(getpid()).arpa"
         do {
             try Self.arpa(words).write(toFile: path, atomically: true, encoding: .utf8)
         } catch {
@@ -99,7 +100,7 @@ final class Recognizer: @unchecked Sendable {
         for (first, second) in zip(["<s>"] + words, words + ["</s>"]) where !bigrams.contains("\(first) \(second)") {
             bigrams.append("\(first) \(second)")
         }
-        let probability = String(format: "%.4f", -Foundation.log10(Double(unigrams.count)))
+        let probability = PlainText.fixed(-Foundation.log10(Double(unigrams.count)), decimals: 4)
         return """
             \\data\\
             ngram 1=\(unigrams.count)

@@ -1,5 +1,6 @@
 import Foundation
 import LockrAPI
+import PlainText
 
 /// A person's own filter and safe search on their admin page: the entries in force, and the
 /// choices of the forms that change them.
@@ -35,7 +36,7 @@ struct AdminFilters {
 
         /// `value` written as the list line that covers what this says.
         func rule(_ value: String) -> String {
-            let value = value.trimmingCharacters(in: .whitespaces)
+            let value = value.trimmed
             switch self {
             case .domain: return value
             case .name: return "|\(value)^"
@@ -110,7 +111,7 @@ struct AdminListsPage {
 
     /// "2026-06-01 10:00:00", UTC.
     private static func time(_ date: Date) -> String {
-        String(date.formatted(.iso8601).prefix(19)).replacingOccurrences(of: "T", with: " ") + " UTC"
+        String(date.formatted(.iso8601).prefix(19)).replacing("T", with: " ") + " UTC"
     }
 }
 

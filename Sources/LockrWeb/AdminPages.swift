@@ -66,10 +66,10 @@ struct AdminOverview {
                 person: device.person, key: device.clientId.map { "id:" + $0 } ?? device.mac ?? device.address,
                 assignable: !device.fromConfig,
                 choices: names.map { AdminPersonPage.Choice(value: $0, selected: $0 == device.person) },
-                identifiedBy: device.identifiedBy.replacingOccurrences(of: "-", with: " "),
+                identifiedBy: device.identifiedBy.replacing("-", with: " "),
                 lastSeen: device.lastSeen.local,
-                state: device.note.map { "\(device.state.rawValue.replacingOccurrences(of: "_", with: " ")): \($0)" }
-                    ?? device.state.rawValue.replacingOccurrences(of: "_", with: " "))
+                state: device.note.map { "\(device.state.rawValue.replacing("_", with: " ")): \($0)" }
+                    ?? device.state.rawValue.replacing("_", with: " "))
         }
         hasDevices = !devices.isEmpty
         self.backends = backends.map { backend in
@@ -77,7 +77,7 @@ struct AdminOverview {
                 backend.pending == 0 ? "in sync" : "\(backend.pending) changes waiting, \(backend.lagSeconds) s behind"
             if let error = backend.lastError { detail += "; last error: \(error)" }
             return BackendRow(
-                name: backend.name, state: backend.state.replacingOccurrences(of: "_", with: " "), detail: detail)
+                name: backend.name, state: backend.state.replacing("_", with: " "), detail: detail)
         }
         hasBackends = !backends.isEmpty
     }
@@ -232,7 +232,7 @@ struct AdminQueriesPage {
         }
         entries = response.entries.reversed().map { entry in
             Row(
-                at: String(entry.at.formatted(.iso8601).prefix(19)).replacingOccurrences(of: "T", with: " "),
+                at: String(entry.at.formatted(.iso8601).prefix(19)).replacing("T", with: " "),
                 client: entry.client,
                 person: entry.person, name: entry.name, type: entry._type, outcome: entry.outcome.rawValue,
                 reason: entry.reason ?? "")

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import PlainText
 
 /// Why a form was not taken.
 enum FormRefusal: Error {
@@ -40,7 +41,7 @@ struct FormToken {
     /// 32 random bytes from the system's generator, as 64 hex digits.
     static func randomHex() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        return PlainText.hex((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
     var cookie: Cookie { Cookie(name: Self.cookieName, value: value, path: "/", httpOnly: true, sameSite: .strict) }

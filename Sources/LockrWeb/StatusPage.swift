@@ -1,6 +1,7 @@
 import LockrAPI
 import LockrControl
 import LockrPolicy
+import PlainText
 
 /// What the status page shows one person: each guarded app, and each a schedule or profile closes,
 /// with its badge, a countdown chip for an
@@ -65,7 +66,8 @@ struct StatusPage {
             let used = min(status.totalChargedSeconds / 60, budget)
             let share = budget > 0 ? Double(used) / Double(budget) * 100 : 100
             self.budget = BudgetRing(
-                usedMinutes: used, budgetMinutes: budget, dash: String(format: "%.1f %.1f", share, 100 - share),
+                usedMinutes: used, budgetMinutes: budget,
+                dash: PlainText.fixed(share, decimals: 1) + " " + PlainText.fixed(100 - share, decimals: 1),
                 label: "\(used) of \(budget) min used today")
         } else {
             budget = nil

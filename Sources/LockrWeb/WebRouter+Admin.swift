@@ -3,6 +3,7 @@ import Hummingbird
 import LockrAPI
 import LockrControl
 import LockrPolicy
+import PlainText
 
 /// The admin view, behind the household's PIN: every page but the sign-in form needs a session
 /// (`AdminSessions`), every change is a POST with the form token, and the session stands for the
@@ -104,9 +105,9 @@ extension WebRouter {
                 form, person in
                 let schedule = try ControlRouter.schedule(
                     Components.Schemas.ScheduleRequest(
-                        name: form.name.trimmingCharacters(in: .whitespaces), days: form.days, from: form.from,
+                        name: form.name.trimmed, days: form.days, from: form.from,
                         to: form.to,
-                        block: form.block.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                        block: form.block.split(separator: ",").map(\.trimmed)
                             .filter { !$0.isEmpty }))
                 _ = try policy.perform(
                     .addSchedule(schedule),
@@ -177,7 +178,7 @@ extension WebRouter {
 
     /// A form's field of whole minutes: nil when left empty.
     private static func minutes(_ field: String?, _ name: String) throws(ControlFailure) -> Duration? {
-        guard let field = field?.trimmingCharacters(in: .whitespaces), !field.isEmpty else { return nil }
+        guard let field = field?.trimmed, !field.isEmpty else { return nil }
         guard let minutes = Int64(field), (0...1440).contains(minutes) else {
             throw .refused(.invalidSettings("\(name) is a whole number of minutes, 0 to 1440, not '\(field)'"))
         }

@@ -3,6 +3,7 @@ import Hummingbird
 import LockrAPI
 import LockrControl
 import LockrPolicy
+import PlainText
 
 /// The admin view's pages and forms for people's own filters, safe search, the lists given by URL
 /// and the home's own names (see the table in WebRouter+Admin.swift). Every filter change goes
@@ -96,7 +97,7 @@ extension WebRouter {
         admin.post("names") { request, _ in
             guard sessions.isSignedIn(request) else { return toSignIn }
             let form = try await FormToken.checked(RecordForm.self, from: request)
-            let line = [form.name, form.type, form.data].map { $0.trimmingCharacters(in: .whitespaces) }
+            let line = [form.name, form.type, form.data].map(\.trimmed)
                 .joined(separator: " ")
             return try changeRecords(
                 .init(change: .add, record: line, comment: form.comment), csrf: form.csrf, policy: policy, pages: pages)

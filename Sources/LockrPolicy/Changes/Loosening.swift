@@ -285,7 +285,7 @@ public enum Loosening {
             }),
         Setting(
             key: "policy.day-start",
-            text: { String(format: "%02d:%02d", $0.calendar.dayStartMinutes / 60, $0.calendar.dayStartMinutes % 60) },
+            text: { Schedule.clock($0.calendar.dayStartMinutes) },
             loosens: { $0.calendar.dayStartMinutes != $1.calendar.dayStartMinutes },
             copy: {
                 $0.calendar = DayCalendar(zone: $0.calendar.zone, dayStartMinutes: $1.calendar.dayStartMinutes)

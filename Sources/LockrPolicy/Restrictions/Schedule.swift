@@ -1,4 +1,5 @@
 import Foundation
+import PlainText
 
 /// Days of the week.
 public struct Weekdays: OptionSet, Sendable, Hashable, Codable {
@@ -15,7 +16,7 @@ public struct Weekdays: OptionSet, Sendable, Hashable, Codable {
     /// Reads "mon-fri", "sat,sun", "mon,wed-fri", "daily", "weekdays" or "weekends".
     public init?(_ text: String) {
         var days: Weekdays = []
-        for part in text.lowercased().split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        for part in text.lowercased().split(separator: ",").map(\.trimmed) {
             switch part {
             case "daily", "every-day", "all": days.formUnion(.everyDay)
             case "weekdays": days.formUnion(Weekdays(rawValue: 0x1F))
@@ -102,7 +103,9 @@ public struct Schedule: Sendable, Equatable, Codable {
     public var timesText: String { "\(days.description) \(Self.clock(from))-\(Self.clock(to))" }
 
     /// "07:00" for 420 minutes.
-    public static func clock(_ minutes: Int) -> String { String(format: "%02d:%02d", minutes / 60, minutes % 60) }
+    public static func clock(_ minutes: Int) -> String {
+        PlainText.padded(minutes / 60, to: 2) + ":" + PlainText.padded(minutes % 60, to: 2)
+    }
 
     /// Reads "HH:MM" (00:00 to 24:00) into minutes after midnight.
     public static func minutes(_ text: String) -> Int? {
