@@ -139,6 +139,7 @@ let package = Package(
         .target(
             name: "LockrControl",
             dependencies: [
+                "PlainText",
                 "ConfigKit", "DNSFilter", "DNSWire", "LockrAPI", "LockrLists", "LockrPolicy", "LockrSpeech",
                 "OutboundHTTP",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -156,6 +157,7 @@ let package = Package(
         .target(
             name: "LockrAdapters",
             dependencies: [
+                "PlainText",
                 "ConfigKit", "DNSFilter", "LockrPolicy", "LockrStore", "OutboundHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

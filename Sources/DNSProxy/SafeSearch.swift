@@ -19,7 +19,9 @@ public enum SafeSearchTarget: Sendable, Equatable {
             }
         }
         let host = text.hasSuffix(".") ? String(text.dropLast()) : text
-        guard !host.isEmpty, !host.contains(" "), let wire = WireName.wire(fromPresentation: host) else { return nil }
+        guard !host.isEmpty, !host.contains(" " as Character), let wire = WireName.wire(fromPresentation: host) else {
+            return nil
+        }
         self = .host(host, wire: wire)
     }
 
@@ -74,7 +76,7 @@ public struct SafeSearchProvider: Sendable, Equatable {
                 continue
             }
             let name = (line.hasSuffix(".") ? String(line.dropLast()) : line).lowercased()
-            guard !name.contains(" "), WireName.wire(fromPresentation: name) != nil else {
+            guard !name.contains(" " as Character), WireName.wire(fromPresentation: name) != nil else {
                 throw SafeSearchFileError(line: index + 1, "'\(line)' is not a domain name")
             }
             names.append(name)

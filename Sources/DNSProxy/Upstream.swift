@@ -71,7 +71,7 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
     fileprivate static func parse(_ text: String) throws(UpstreamSyntaxError) -> [UpstreamEntry] {
         if text.hasPrefix("tls://") { return try parseTLS(String(text.dropFirst(6)), whole: text) }
         if text.hasPrefix("https://") { return try parseHTTPS(String(text.dropFirst(8)), whole: text) }
-        if text.contains("://") {
+        if text.firstRange(of: "://") != nil {
             throw UpstreamSyntaxError(text, "unknown scheme: use ADDR[:PORT], tls://ADDR[@NAME] or https://HOST/PATH")
         }
         guard let address = address(text, defaultPort: 53) else {
@@ -87,7 +87,7 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
         if let name, !HostName.isValid(name) {
             throw UpstreamSyntaxError(whole, "'\(name)' is not a server name")
         }
-        if name == nil, !parts[0].contains(","), address(parts[0], defaultPort: 853) == nil {
+        if name == nil, !parts[0].contains("," as Character), address(parts[0], defaultPort: 853) == nil {
             let (host, port) = try hostAndPort(parts[0], defaultPort: 853, whole: whole)
             guard HostName.isValid(host) else {
                 throw UpstreamSyntaxError(whole, "'\(host)' is neither an address nor a host name")
@@ -107,7 +107,7 @@ public struct Upstream: Hashable, Sendable, CustomStringConvertible {
             throw UpstreamSyntaxError(whole, "no path: write https://HOST/dns-query")
         }
         let path = String(body[slash...])
-        guard !path.contains("?"), path.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+        guard !path.contains("?" as Character), path.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
             throw UpstreamSyntaxError(whole, "the path must be plain, without ?query")
         }
         var authority = String(body[..<slash])

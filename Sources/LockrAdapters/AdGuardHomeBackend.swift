@@ -85,7 +85,7 @@ public struct AdGuardHomeBackend: Backend {
                 switch rule {
                 case .domain(let name): lines.append("||\(name)^\(modifier)")
                 case .subdomains(let name):
-                    lines.append("/\\.\(name.replacingOccurrences(of: ".", with: "\\."))$/\(modifier)")
+                    lines.append("/\\.\(name.replacing(".", with: "\\."))$/\(modifier)")
                 case .regex(let pattern):
                     guard !pattern.contains("/") else {
                         report.notes.append("\(app.app): regex \(pattern) holds a '/', which AdGuard rules cannot")
@@ -159,18 +159,9 @@ public struct AdGuardHomeBackend: Backend {
     }
 
     static func parseTime(_ text: String?) -> Date? {
+        // With or without fractional seconds (Go writes up to nine digits).
         guard let text else { return nil }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = fractional.date(from: text) { return date }
-        // Go writes up to nine fractional digits; Foundation reads three at most.
-        if let dot = text.firstIndex(of: "."),
-            let zone = text[dot...].firstIndex(where: { $0 == "Z" || $0 == "+" || $0 == "-" })
-        {
-            let digits = text[text.index(after: dot)..<zone].prefix(3)
-            if let date = fractional.date(from: text[..<dot] + "." + digits + text[zone...]) { return date }
-        }
-        return ISO8601DateFormatter().date(from: text)
+        return try? Date.ISO8601FormatStyle().parse(text)
     }
 
     // MARK: HTTP

@@ -4,6 +4,7 @@ import LockrPolicy
 import NIOCore
 import NIOHTTP1
 import OutboundHTTP
+import PlainText
 
 /// A reply from a backend: status and body.
 struct HTTPReply: Sendable {
@@ -77,10 +78,5 @@ struct BackendHTTP: Sendable {
     }
 
     /// Percent-escapes a path segment or query part: everything but unreserved characters.
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    static func escape(_ text: String) -> String { PlainText.percentEncoded(text) }
 }

@@ -139,5 +139,5 @@ extension DomainRule {
         }
     }
 
-    private static func escaped(_ name: String) -> String { name.replacingOccurrences(of: ".", with: "\\.") }
+    private static func escaped(_ name: String) -> String { name.replacing(".", with: "\\.") }
 }

@@ -94,10 +94,9 @@ public struct NextDNSBackend: Backend {
     public func queries(after time: Date) async throws(BackendError) -> [LoggedQuery] {
         var found: [LoggedQuery] = []
         var cursor: String?
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let formatter = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         for _ in 0..<20 {
-            var query = [("from", formatter.string(from: time)), ("limit", "1000"), ("sort", "asc")]
+            var query = [("from", formatter.format(time)), ("limit", "1000"), ("sort", "asc")]
             if let cursor { query.append(("cursor", cursor)) }
             let page = try await get("/profiles/\(profile)/logs", query: query, as: LogPage.self)
             for entry in page.data {

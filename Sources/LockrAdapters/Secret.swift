@@ -1,4 +1,5 @@
 import Foundation
+import PlainText
 
 /// Where a backend's password or key comes from: a file or an environment variable, never the
 /// command line. It is read when needed, so a rotated secret is picked up on the next login.
@@ -23,7 +24,7 @@ public enum SecretSource: Sendable, Equatable, CustomStringConvertible {
             guard let value = environment[name] else { throw .misconfigured("environment variable \(name) is not set") }
             text = value
         }
-        let secret = text.trimmingCharacters(in: .newlines)
+        let secret = text.trimming(while: \.isNewline)
         guard !secret.isEmpty else { throw .misconfigured("the secret in \(self) is empty") }
         return secret
     }

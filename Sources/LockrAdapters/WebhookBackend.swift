@@ -35,7 +35,7 @@ public struct WebhookBackend: Backend {
         var headers: [(String, String)] = []
         if let secret = settings.token { headers.append(("Authorization", "Bearer \(try secret.read())")) }
         let body = WebhookBody(
-            event: change.event, at: ISO8601DateFormatter().string(from: change.at), changed: change.changed,
+            event: change.event, at: change.at.formatted(.iso8601), changed: change.changed,
             blocked: change.snapshot.blocked.map(WebhookBody.App.init),
             people: change.snapshot.people.map { person in
                 WebhookBody.Person(

@@ -2,6 +2,7 @@ import Foundation
 import LockrAPI
 import LockrPolicy
 import OpenAPIRuntime
+import PlainText
 
 /// How the control API is asked for an action, as the CLI sends it: the operation of docs/openapi.yaml
 /// that takes it, called through the generated `Client` with the sentence typed for the gate and the
@@ -168,9 +169,4 @@ extension PolicyAction {
 
 /// `text` as one segment of a URL path or a query's value: every character but unreserved ones
 /// percent-encoded, so an id such as `../status` cannot reach another endpoint.
-public func pathSegment(_ text: String) -> String {
-    text.addingPercentEncoding(
-        withAllowedCharacters: CharacterSet(
-            charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"))
-        ?? ""
-}
+public func pathSegment(_ text: String) -> String { PlainText.percentEncoded(text) }

@@ -1,6 +1,7 @@
 import Foundation
 import LockrAPI
 import LockrPolicy
+import PlainText
 
 extension Components.Schemas.TimeBody {
     /// `dated`: `local` carries the date too ("2026-11-22 04:00"), for moments that may be days away.
@@ -220,6 +221,6 @@ extension Components.Schemas.TimeBody {
     /// "4:05" for `seconds` left (none below zero), as countdowns show it (`lockr watch`, the web page).
     public static func countdown(_ seconds: Int64) -> String {
         let seconds = max(0, seconds)
-        return "\(seconds / 60):" + String(format: "%02d", seconds % 60)
+        return "\(seconds / 60):" + PlainText.padded(Int(seconds % 60), to: 2)
     }
 }

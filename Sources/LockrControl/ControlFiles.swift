@@ -1,4 +1,5 @@
 import Foundation
+import PlainText
 
 /// How the CLI finds the daemon: two files the daemon writes into its state directory, the bearer
 /// token (`control.token`, mode 0600, made at first start and kept) and the address the control API
@@ -12,7 +13,7 @@ public enum ControlFiles {
     public static func token(in directory: String) throws(ControlFilesError) -> String {
         let path = join(directory, tokenFile)
         if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
-            let token = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+            let token = existing.trimmed
             if token.count >= 32 {
                 var info = stat()
                 if stat(path, &info) == 0, info.st_mode & 0o077 != 0 { chmod(path, 0o600) }
@@ -20,7 +21,7 @@ public enum ControlFiles {
             }
         }
         var generator = SystemRandomNumberGenerator()
-        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        let token = PlainText.hex((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
         try write(token + "\n", to: path, mode: 0o600)
         return token
     }
@@ -57,8 +58,8 @@ public enum ControlFiles {
                     + "(run as the daemon's user, e.g. with sudo)")
         }
         return (
-            "http://" + address.trimmingCharacters(in: .whitespacesAndNewlines),
-            token.trimmingCharacters(in: .whitespacesAndNewlines)
+            "http://" + address.trimmed,
+            token.trimmed
         )
     }
 
@@ -139,7 +140,7 @@ public enum PrivateDirectory {
     private static func parentProblems(_ path: String, owner: uid_t?) -> [String?] {
         var problems: [String?] = []
         var info = stat()
-        var parent = (path as NSString).deletingLastPathComponent
+        var parent = PlainText.deletingLastPathComponent(path)
         while !parent.isEmpty {
             if stat(parent, &info) == 0 {
                 if info.st_mode & 0o022 != 0, info.st_mode & S_ISVTX == 0 {
@@ -152,7 +153,7 @@ public enum PrivateDirectory {
                 }
             }
             if parent == "/" { break }
-            parent = (parent as NSString).deletingLastPathComponent
+            parent = PlainText.deletingLastPathComponent(parent)
         }
         return problems
     }

@@ -2,6 +2,7 @@ import DNSFilter
 import LockrAPI
 import LockrLists
 import LockrPolicy
+import PlainText
 
 /// The answers about a person's own filter and safe search, as the API and the web pages give them.
 extension ControlRouter {
@@ -29,14 +30,14 @@ extension ControlRouter {
             }
             guard body.change == .add else {
                 // What is there is removed as it is written, whatever the syntax of the day.
-                let value = (body.value ?? "").trimmingCharacters(in: .whitespaces)
+                let value = (body.value ?? "").trimmed
                 guard !value.isEmpty else {
                     throw Components.Schemas.ErrorBody(error: "value is required", code: .badRequest)
                 }
                 return .remove(kind, value: value)
             }
             let value = try checked(body.value ?? "", kind: kind)
-            let comment = (body.comment ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            let comment = (body.comment ?? "").trimmed
             guard comment.count <= longestComment, !comment.contains(where: \.isNewline) else {
                 throw Components.Schemas.ErrorBody(
                     error: "comment: one line of at most \(longestComment) characters", code: .badRequest)
@@ -50,11 +51,11 @@ extension ControlRouter {
     public static func localRecordChange(
         _ body: Components.Schemas.LocalRecordChangeRequest
     ) throws(Components.Schemas.ErrorBody) -> (record: String, comment: String) {
-        let record = body.record.trimmingCharacters(in: .whitespaces)
+        let record = body.record.trimmed
         guard !record.isEmpty, !record.contains(where: \.isNewline) else {
             throw Components.Schemas.ErrorBody(error: "record: one line, NAME TYPE DATA", code: .badRequest)
         }
-        let comment = (body.comment ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let comment = (body.comment ?? "").trimmed
         guard comment.count <= longestComment, !comment.contains(where: \.isNewline) else {
             throw Components.Schemas.ErrorBody(
                 error: "comment: one line of at most \(longestComment) characters", code: .badRequest)
@@ -65,7 +66,7 @@ extension ControlRouter {
     /// `value` trimmed, when it is a rule (deny, allow) or a list's URL (blocklist, allowlist).
     private static func checked(_ value: String, kind: FilterEntry.Kind) throws(Components.Schemas.ErrorBody) -> String
     {
-        let value = value.trimmingCharacters(in: .whitespaces)
+        let value = value.trimmed
         guard !value.isEmpty else { throw Components.Schemas.ErrorBody(error: "value is required", code: .badRequest) }
         guard kind.isList else {
             if let problem = RuleListParser.problem(inRule: value) {

@@ -3,6 +3,7 @@ import LockrAPI
 import LockrPolicy
 import LockrSpeech
 import NIOCore
+import PlainText
 
 /// The gate's answers, as the API and the web pages give them.
 ///
@@ -27,7 +28,7 @@ extension ControlRouter {
     ) async throws -> Components.Schemas.GatePassedResponse {
         let type =
             request.headers[.contentType]?.split(separator: ";").first?
-            .trimmingCharacters(in: .whitespaces).lowercased() ?? "none"
+            .trimmed.lowercased() ?? "none"
         guard clipTypes.contains(type) else {
             throw HTTPFailure(
                 status: 415, error: "send the clip as audio/wav (PCM WAV), not \(type)", code: .unsupportedAudio)

@@ -143,7 +143,9 @@ extension LockrConfiguration {
             read: { reader, key in
                 guard let value = reader.string(key) else { return nil }
                 if value == "off" { return .some(nil) }
-                guard value.count <= 253, WireName.wire(fromPresentation: value) != nil, !value.contains(" ") else {
+                guard value.count <= 253, WireName.wire(fromPresentation: value) != nil,
+                    !value.contains(" " as Character)
+                else {
                     reader.problem(key, "'\(value)' is not a DNS name (such as lockr.lan) or off")
                     return nil
                 }

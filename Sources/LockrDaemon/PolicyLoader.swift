@@ -343,7 +343,7 @@ public enum PolicyLoader {
             let name = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
                 .trimmed.lowercased()
             guard !name.isEmpty else { continue }
-            guard WireName.wire(fromPresentation: name) != nil, !name.contains(" ") else {
+            guard WireName.wire(fromPresentation: name) != nil, !name.contains(" " as Character) else {
                 throw LoadError("\(path): line \(number + 1): '\(name)' is not a domain name")
             }
             names.append(name)

@@ -99,11 +99,10 @@ struct ListFetcher: Sendable {
     /// A transport error in a few words, without a URL's query.
     private static func describe(_ error: any Error) -> String {
         let text = "\(error)".replacing(/\?[^\s"')]*/, with: "?...")
-        if text.contains("connectionRefused") || text.contains("Connection refused") { return "connection refused" }
-        if text.contains("connectTimeout") { return "connect timeout" }
-        if text.contains("remoteConnectionClosed") || text.contains("unexpected time")
-            || text.contains("invalidEOFState")
-        {
+        let says = { (words: String) in text.firstRange(of: words) != nil }
+        if says("connectionRefused") || says("Connection refused") { return "connection refused" }
+        if says("connectTimeout") { return "connect timeout" }
+        if says("remoteConnectionClosed") || says("unexpected time") || says("invalidEOFState") {
             return "the connection closed before the whole list came"
         }
         return text.count > 160 ? String(text.prefix(160)) + "..." : text

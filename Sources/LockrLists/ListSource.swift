@@ -12,7 +12,7 @@ public enum ListSource: Sendable, Hashable {
     public init(entry: String) throws(ListSourceProblem) {
         let lowered = entry.lowercased()
         guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-            guard !lowered.contains("://") else {
+            guard lowered.firstRange(of: "://") == nil else {
                 throw ListSourceProblem("'\(entry)': only http:// and https:// lists are fetched")
             }
             self = .file(path: entry)

@@ -125,7 +125,7 @@ struct AppPage {
         badge = StatusPage.badge(app)
         why = StatusPage.why(app, opener: "the button below")
         until = app.state.until.flatMap { until in
-            app.open || app.state.code == .cooldown || app.state.text.contains(until.local)
+            app.open || app.state.code == .cooldown || app.state.text.firstRange(of: until.local) != nil
                 ? nil : "until \(until.local)"
         }
         countdown = app.windowEnds.map { Countdown($0, timeScale: timeScale) }

@@ -39,6 +39,35 @@ public enum PlainText {
         return String(decoding: text, as: UTF8.self)
     }
 
+    /// `text` with every byte of its UTF-8 but RFC 3986's unreserved characters (letters, digits,
+    /// `-._~`) written as `%XX`: one segment of a URL's path, or a query's name or value.
+    public static func percentEncoded(_ text: String) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                encoded.append(byte)
+            default:
+                encoded += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
+    }
+
+    /// The directory of a file path ("/a/b.txt" gives "/a", "/a" gives "/", "b" gives ""), as
+    /// `NSString.deletingLastPathComponent` gives it.
+    public static func deletingLastPathComponent(_ path: String) -> String {
+        var end = path.endIndex
+        while end > path.startIndex, path[path.index(before: end)] == "/" { end = path.index(before: end) }
+        if end == path.startIndex { return path.isEmpty ? "" : "/" }
+        guard var cut = path[..<end].lastIndex(of: "/") else { return "" }
+        while cut > path.startIndex, path[path.index(before: cut)] == "/" { cut = path.index(before: cut) }
+        return cut == path.startIndex ? "/" : String(path[..<cut])
+    }
+
     /// The last component of a file path ("/a/b.txt" gives "b.txt", "/a/b/" gives "b", "/" stays
     /// "/"), as `NSString.lastPathComponent` gives it.
     public static func lastPathComponent(_ path: String) -> String {
@@ -52,9 +81,13 @@ public enum PlainText {
 
 extension StringProtocol {
     /// The text without white space (spaces, tabs, line ends: Unicode's White_Space) at either end.
-    public var trimmed: String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace })
-        else { return "" }
+    public var trimmed: String { trimming(while: \.isWhitespace) }
+
+    /// The text without the characters at either end for which `drops` holds.
+    public func trimming(while drops: (Character) -> Bool) -> String {
+        guard let first = firstIndex(where: { !drops($0) }), let last = lastIndex(where: { !drops($0) }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

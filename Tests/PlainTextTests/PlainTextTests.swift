@@ -50,4 +50,23 @@ import Testing
             #expect(text.trimmed == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(text.debugDescription)")
         }
     }
+
+    @Test func percentEncodedAsFoundationEncodesOutsideTheUnreserved() {
+        let unreserved = CharacterSet(
+            charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        for text in ["plain", "../status", "a b&c=d", "Zoë's café ☕", "%41", "", "?#[]@!$'()*+,;"] {
+            #expect(
+                PlainText.percentEncoded(text) == text.addingPercentEncoding(withAllowedCharacters: unreserved),
+                "\(text)")
+        }
+    }
+
+    @Test func deletingLastPathComponentAsNSStringDoes() {
+        for path in ["/a/b.txt", "/a/b/", "/a", "/", "", "/a//b", "a/b", "/var/lib/lockr", "./x"] {
+            #expect(
+                PlainText.deletingLastPathComponent(path) == (path as NSString).deletingLastPathComponent, "\(path)")
+        }
+        // swift-corelibs-foundation 6.3 stops the program on a bare name; Apple's gives "".
+        #expect(PlainText.deletingLastPathComponent("state") == "")
+    }
 }
