@@ -51,7 +51,7 @@ public final class UpstreamTLS: Sendable {
         if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
             return "the certificate is not for this server (\(text))"
         }
-        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+        if text.firstRange(of: "CERTIFICATE_VERIFY_FAILED") != nil {
             return "certificate not trusted (unknown CA, expired or not yet valid)"
         }
         if error is NIOSSLError { return "TLS failed: \(text)" }
