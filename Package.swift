@@ -157,6 +157,7 @@ let package = Package(
         .target(
             name: "LockrAdapters",
             dependencies: [
+                "CivilTime",
                 "PlainText",
                 "ConfigKit", "DNSFilter", "LockrPolicy", "LockrStore", "OutboundHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -87,7 +87,7 @@ public struct AdGuardHomeBackend: Backend {
                 case .subdomains(let name):
                     lines.append("/\\.\(name.replacing(".", with: "\\."))$/\(modifier)")
                 case .regex(let pattern):
-                    guard !pattern.contains("/") else {
+                    guard !pattern.contains("/" as Character) else {
                         report.notes.append("\(app.app): regex \(pattern) holds a '/', which AdGuard rules cannot")
                         continue
                     }

@@ -1,5 +1,7 @@
+import CivilTime
 import DNSFilter
 import Foundation
+import LockrPolicy
 import LockrStore
 import NIOHTTP1
 import Synchronization
@@ -160,9 +162,8 @@ public final class PiHole6Backend: Backend {
         let blocking = try await get("/api/dns/blocking", as: BlockingReply.self)
         if blocking.blocking != "enabled" {
             let until = blocking.timer.map { seconds in
-                let formatter = DateFormatter()
-                formatter.dateFormat = "HH:mm"
-                return "until \(formatter.string(from: Date() + seconds))"
+                let end = ZoneDatabase.systemZone.wallClock(at: Int64((Date() + seconds).timeIntervalSince1970))
+                return "until \(Schedule.clock(end.secondOfDay / 60))"
             }
             problems.append(
                 "blocking is \(blocking.blocking) on Pi-hole (\(until ?? "until someone turns it back on"))")

@@ -45,11 +45,10 @@ extension Components.Schemas.ConfigurationDocument {
     /// Why `data` could not be read as a document (`error`, what decoding it threw), named by its
     /// place: a person by their name, as the document's other problems are.
     public static func problem(in data: Data, _ error: any Error) -> ConfigurationProblem {
-        let tree = try? JSONSerialization.jsonObject(with: data)
-        guard let tree else {
-            return ConfigurationProblem(description: "not JSON: \(error.localizedDescription)")
+        guard let tree = JSONTree.read(data) else {
+            return ConfigurationProblem(description: "not JSON: \(error)")
         }
-        if let version = (tree as? [String: Any])?["version"] as? Int, version != currentVersion {
+        if case .number(let number) = tree["version"], let version = Int(exactly: number), version != currentVersion {
             return ConfigurationProblem(
                 description: "version: this lockr reads version \(currentVersion), not \(version)")
         }
@@ -57,8 +56,8 @@ extension Components.Schemas.ConfigurationDocument {
         func place(_ path: [any CodingKey]) -> String {
             var keys = path.map { $0.intValue.map(String.init) ?? $0.stringValue }
             if keys.count > 1, keys[0] == "people", let index = Int(keys[1]),
-                let people = (tree as? [String: Any])?["people"] as? [Any], people.indices.contains(index),
-                let name = (people[index] as? [String: Any])?["name"] as? String
+                case .array(let people) = tree["people"], people.indices.contains(index),
+                case .string(let name) = people[index]["name"]
             {
                 keys[1] = name
             }

@@ -138,16 +138,16 @@ extension ControlRouter {
     /// The key of the first number in the JSON `data` that is not a whole number an `Int64` holds
     /// (every number the API takes is one).
     static func oddNumberKey(in data: Data) -> String? {
-        func search(_ value: Any, key: String) -> String? {
+        func search(_ value: JSONTree, key: String) -> String? {
             switch value {
-            case let object as [String: Any]:
-                return object.sorted { $0.key < $1.key }.lazy.compactMap { search($0.value, key: $0.key) }.first
-            case let array as [Any]: return array.lazy.compactMap { search($0, key: key) }.first
-            case let number as NSNumber: return Int64(exactly: number.doubleValue) == nil ? key : nil
-            default: return nil
+            case .object(let members):
+                return members.sorted { $0.key < $1.key }.lazy.compactMap { search($0.value, key: $0.key) }.first
+            case .array(let items): return items.lazy.compactMap { search($0, key: key) }.first
+            case .number(let number): return Int64(exactly: number) == nil ? key : nil
+            case .string, .bool, .null: return nil
             }
         }
-        guard let value = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else { return nil }
+        guard let value = JSONTree.read(data) else { return nil }
         return search(value, key: "the body")
     }
 
