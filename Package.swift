@@ -84,7 +84,7 @@ let package = Package(
             ]),
         // Modes, metering, windows and gates: pure, no I/O, time comes in as a parameter.
         // Dates and time zones from the system's TZif files, without ICU: civil dates, offsets, wall clocks.
-        .target(name: "CivilTime"),
+        .target(name: "CivilTime", dependencies: ["PlainText"]),
         .target(
             name: "LockrPolicy",
             dependencies: [
@@ -247,7 +247,7 @@ let package = Package(
             name: "lockr",
             dependencies: [
                 "ConfigKit", "LockrAPI", "LockrDaemon", "LockrControl", "LockrPolicy", "LockrPuzzles",
-                "DesktopNotifications",
+                "DesktopNotifications", "PlainText", "CivilTime",
                 "DNSProxy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,3 +1,5 @@
+import PlainText
+
 /// A date on the proleptic Gregorian calendar, counted in days from 1970-01-01.
 ///
 /// The conversions are Howard Hinnant's `days_from_civil` and `civil_from_days`
@@ -37,7 +39,9 @@ public struct CivilDate: Hashable, Sendable, Comparable, CustomStringConvertible
     public static func weekday(daysSinceEpoch days: Int) -> Int { ((days % 7) + 7 + 3) % 7 }
 
     /// "2026-03-29".
-    public var description: String { "\(Self.padded(year, 4))-\(Self.padded(month, 2))-\(Self.padded(day, 2))" }
+    public var description: String {
+        "\(PlainText.padded(year, to: 4))-\(PlainText.padded(month, to: 2))-\(PlainText.padded(day, to: 2))"
+    }
 
     public static func < (lhs: CivilDate, rhs: CivilDate) -> Bool { lhs.daysSinceEpoch < rhs.daysSinceEpoch }
 
@@ -61,13 +65,6 @@ public struct CivilDate: Hashable, Sendable, Comparable, CustomStringConvertible
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
     }
-
-    /// `value` in decimal, zero-padded to `width` digits (a minus sign before them).
-    public static func padded(_ value: Int, _ width: Int) -> String {
-        let digits = String(value.magnitude)
-        let zeros = String(repeating: "0", count: max(0, width - digits.count))
-        return (value < 0 ? "-" : "") + zeros + digits
-    }
 }
 
 /// A wall-clock reading: a civil date and the seconds since its midnight.
@@ -85,6 +82,16 @@ public struct CivilDateTime: Hashable, Sendable {
 
     public var hour: Int { secondOfDay / 3_600 }
     public var minute: Int { secondOfDay / 60 % 60 }
+    public var second: Int { secondOfDay % 60 }
+
+    /// The clock's time, "15:00", or with `seconds` "15:00:07".
+    public func clockText(seconds: Bool = false) -> String {
+        let minutes = PlainText.padded(hour, to: 2) + ":" + PlainText.padded(minute, to: 2)
+        return seconds ? minutes + ":" + PlainText.padded(second, to: 2) : minutes
+    }
+
+    /// Date and time, "2026-11-21 15:00", or with `seconds` "2026-11-21 15:00:07".
+    public func text(seconds: Bool = false) -> String { "\(date) \(clockText(seconds: seconds))" }
 
     /// Quotient rounded down and a remainder that is never negative.
     static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {

@@ -91,14 +91,12 @@ public struct DayCalendar: Sendable, Equatable, Codable {
 
     /// Local date and time, "2026-11-21 15:00".
     public func dateTimeText(_ instant: Instant) -> String {
-        let clock = wallClock(instant)
-        return "\(clock.date) \(CivilDate.padded(clock.hour, 2)):\(CivilDate.padded(clock.minute, 2))"
+        wallClock(instant).text()
     }
 
     /// Local wall-clock time, "15:00".
     public func clockText(_ instant: Instant) -> String {
-        let clock = wallClock(instant)
-        return "\(CivilDate.padded(clock.hour, 2)):\(CivilDate.padded(clock.minute, 2))"
+        wallClock(instant).clockText()
     }
 
     /// Minutes after local midnight on the wall clock at `instant` (0-1439).

@@ -83,6 +83,12 @@ extension StringProtocol {
     /// The text without white space (spaces, tabs, line ends: Unicode's White_Space) at either end.
     public var trimmed: String { trimming(while: \.isWhitespace) }
 
+    /// The text as a column `width` characters wide: cut, or filled with spaces on the right (as
+    /// `padding(toLength:withPad:startingAt:)` gives it with " ").
+    public func padded(to width: Int) -> String {
+        count >= width ? String(prefix(width)) : String(self) + String(repeating: " ", count: width - count)
+    }
+
     /// The text without the characters at either end for which `drops` holds.
     public func trimming(while drops: (Character) -> Bool) -> String {
         guard let first = firstIndex(where: { !drops($0) }), let last = lastIndex(where: { !drops($0) }) else {

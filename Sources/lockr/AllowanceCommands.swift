@@ -3,6 +3,7 @@ import Foundation
 import LockrAPI
 import LockrControl
 import LockrPolicy
+import PlainText
 
 struct SnoozeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -65,7 +66,7 @@ struct EmergencyCommand: AsyncParsableCommand {
                     (left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 999) / 1000
                 if shown == nil || (counting && shown != seconds) {
                     let line = "Emergency unlock in \(seconds) s... Ctrl-C cancels"
-                    FileHandle.standardOutput.write(Data((counting ? "\r\(line) " : "\(line)\n").utf8))
+                    writeOut(counting ? "\r\(line) " : "\(line)\n")
                     shown = seconds
                 }
                 try await Task.sleep(for: min(left, .milliseconds(250)))
@@ -124,9 +125,9 @@ struct LogCommand: AsyncParsableCommand {
             return log.events.map { event in
                 ([event.local]
                     + (personWidth == 0
-                        ? [] : [event.person.padding(toLength: personWidth, withPad: " ", startingAt: 0)]) + [
-                        event._type.padding(toLength: typeWidth, withPad: " ", startingAt: 0),
-                        (event.app ?? "all").padding(toLength: appWidth, withPad: " ", startingAt: 0), event.detail,
+                        ? [] : [event.person.padded(to: personWidth)]) + [
+                        event._type.padded(to: typeWidth),
+                        (event.app ?? "all").padded(to: appWidth), event.detail,
                     ]).joined(separator: "  ")
             }.joined(separator: "\n")
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import LockrAPI
 import LockrControl
 import LockrPolicy
+import PlainText
 
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,7 +21,7 @@ struct AppsCommand: AsyncParsableCommand {
         let needle = filter?.lowercased()
         let apps = answer.apps.filter { app in
             guard let needle else { return true }
-            return [app.id, app.name.lowercased(), app.group].contains { $0.contains(needle) }
+            return [app.id, app.name.lowercased(), app.group].contains { $0.firstRange(of: needle) != nil }
         }
         client.show(Components.Schemas.AppsResponse(apps: apps)) { listing in
             guard !listing.apps.isEmpty else {
@@ -33,9 +34,9 @@ struct AppsCommand: AsyncParsableCommand {
             let groupWidth = listing.apps.map(\.group.count).max() ?? 0
             return listing.apps.map { app in
                 [
-                    app.id.padding(toLength: idWidth, withPad: " ", startingAt: 0),
-                    app.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0),
-                    app.group.padding(toLength: groupWidth, withPad: " ", startingAt: 0),
+                    app.id.padded(to: idWidth),
+                    app.name.padded(to: nameWidth),
+                    app.group.padded(to: groupWidth),
                     app.guarded ? "guarded" : "",
                 ].joined(separator: "  ").trimmingTrailingSpaces()
             }.joined(separator: "\n")

@@ -12,6 +12,6 @@ enum BoardDrawing {
     static func terminalTakesUTF8(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         let locale = ["LC_ALL", "LC_CTYPE", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? ""
         let lowered = locale.lowercased()
-        return lowered.contains("utf-8") || lowered.contains("utf8")
+        return lowered.firstRange(of: "utf-8") != nil || lowered.firstRange(of: "utf8") != nil
     }
 }

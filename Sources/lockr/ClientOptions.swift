@@ -104,7 +104,7 @@ struct PersonOption: ParsableArguments {
     /// `path` asking for `person` when one was named.
     func path(_ path: String) -> String {
         guard let person else { return path }
-        return path + (path.contains("?") ? "&" : "?") + "person=" + pathSegment(person)
+        return path + (path.contains("?" as Character) ? "&" : "?") + "person=" + pathSegment(person)
     }
 }
 

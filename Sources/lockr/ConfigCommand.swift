@@ -63,7 +63,7 @@ struct ConfigCommand: AsyncParsableCommand {
         func run() async throws {
             let data: Data
             if file == "-" {
-                data = FileHandle.standardInput.readDataToEndOfFile()
+                data = readStandardInput()
             } else {
                 guard let read = FileManager.default.contents(atPath: file) else {
                     client.fail(

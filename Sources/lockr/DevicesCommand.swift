@@ -1,6 +1,7 @@
 import ArgumentParser
 import LockrAPI
 import LockrControl
+import PlainText
 
 struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,8 +27,8 @@ struct DevicesCommand: AsyncParsableCommand {
             let personWidth = max(6, answer.devices.map(\.person.count).max() ?? 0)
             return answer.devices.map { device in
                 [
-                    device.person.padding(toLength: personWidth, withPad: " ", startingAt: 0),
-                    deviceName(device).padding(toLength: width, withPad: " ", startingAt: 0),
+                    device.person.padded(to: personWidth),
+                    deviceName(device).padded(to: width),
                     "by \(device.identifiedBy)", "· " + deviceState(device),
                 ].joined(separator: "  ")
             }.joined(separator: "\n")

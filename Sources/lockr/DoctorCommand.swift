@@ -101,7 +101,7 @@ struct DoctorCommand: AsyncParsableCommand {
     /// "127.0.0.1:5335" or "[::1]:5335".
     static func socketAddress(_ text: String) -> SocketAddress? {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else { return nil }
-        let host = text[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let host = text[..<colon].trimming(while: { $0 == "[" || $0 == "]" })
         return try? SocketAddress(ipAddress: host, port: port)
     }
 }

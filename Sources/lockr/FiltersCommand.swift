@@ -2,6 +2,7 @@ import ArgumentParser
 import LockrAPI
 import LockrControl
 import LockrPolicy
+import PlainText
 
 struct FiltersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -157,7 +158,7 @@ func filterLines(_ answer: Components.Schemas.FiltersResponse) -> [String] {
     let width = answer.entries.map(\.kind.rawValue.count).max() ?? 0
     return [safe]
         + answer.entries.map { entry in
-            let kind = entry.kind.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
+            let kind = entry.kind.rawValue.padded(to: width)
             return "\(kind)  \(entry.value)" + (entry.comment.isEmpty ? "" : "  # \(entry.comment)")
         }
 }

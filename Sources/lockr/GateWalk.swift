@@ -2,6 +2,7 @@ import Foundation
 import LockrAPI
 import LockrControl
 import OpenAPIRuntime
+import PlainText
 
 /// Walks a person through their gate at the terminal, step by step as the daemon asks: the puzzles
 /// (boards drawn, answers read), then the sentence (typed, or after the typed fallback's wait).
@@ -71,7 +72,7 @@ struct GateWalk {
         while true {
             print("> ", terminator: "")
             fflush(nil)
-            guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard let line = readLine(), !line.trimmed.isEmpty else {
                 client.fail(
                     "nothing answered; nothing was sent",
                     body: Components.Schemas.ErrorBody(error: "nothing answered", code: .cancelled))
@@ -129,7 +130,7 @@ struct GateWalk {
         let deadline = ContinuousClock.now + .milliseconds(begun.waitMilliseconds)
         while ContinuousClock.now < deadline {
             let left = Int(((deadline - ContinuousClock.now) / .seconds(1)).rounded(.up))
-            FileHandle.standardOutput.write(Data("\rType it in \(left) s... ".utf8))
+            writeOut("\rType it in \(left) s... ")
             try? await Task.sleep(for: min(deadline - ContinuousClock.now, .milliseconds(250)))
         }
         print("")

@@ -69,7 +69,7 @@ struct ListsCommand: AsyncParsableCommand {
                 fetched = try await client.send(timeout: .seconds(30 * Int64(names.count))) { [name] in
                     try await $0.updateLists(body: .json(.init(name: name))).ok.body.json
                 }.lists
-            } catch ControlClientError.unreachable(let why) where why.contains("no answer in time") {
+            } catch ControlClientError.unreachable(let why) where why.firstRange(of: "no answer in time") != nil {
                 poller.cancel()
                 if !client.json { print("  still fetching; `lockr lists` shows how it ends") }
                 throw ExitCode(1)
@@ -154,8 +154,4 @@ func listLines(_ list: Components.Schemas.ListBody) -> String {
 }
 
 /// "2026-11-27 10:00" from RFC 3339 text, in this machine's time zone.
-private func shortTime(_ date: Date) -> String {
-    let formatter = DateFormatter()
-    formatter.dateFormat = "yyyy-MM-dd HH:mm"
-    return formatter.string(from: date)
-}
+private func shortTime(_ date: Date) -> String { LocalClock.reading(date).text() }

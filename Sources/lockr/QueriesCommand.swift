@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LockrAPI
 import LockrControl
+import PlainText
 
 struct QueriesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -88,14 +89,10 @@ struct QueryLinePrinter {
     let json: Bool
     /// Whether lines name the person (when the household has several and no one was named).
     let showsPerson: Bool
-    private let clock = DateFormatter()
-    private let dated = DateFormatter()
 
     init(json: Bool, showsPerson: Bool) {
         self.json = json
         self.showsPerson = showsPerson
-        clock.dateFormat = "HH:mm:ss"
-        dated.dateFormat = "yyyy-MM-dd HH:mm:ss"
     }
 
     func print(_ entry: Components.Schemas.QueryEntryBody) {
@@ -111,14 +108,15 @@ struct QueryLinePrinter {
 
     /// "14:03:22  192.168.1.20  alice  www.tiktok.com  A  blocked  tiktok: budget spent".
     func line(_ entry: Components.Schemas.QueryEntryBody) -> String {
-        let date = entry.at
-        let time = Calendar.current.isDateInToday(date) ? clock.string(from: date) : dated.string(from: date)
+        let clock = LocalClock.reading(entry.at)
+        let time =
+            clock.date == LocalClock.reading(Date()).date ? clock.clockText(seconds: true) : clock.text(seconds: true)
         var detail = entry.outcome.rawValue
         if let reason = entry.reason { detail += " (\(reason))" }
         if let upstream = entry.upstream { detail += " by \(upstream)" }
-        if let latency = entry.latencyMs { detail += String(format: " in %.1f ms", latency) }
+        if let latency = entry.latencyMs { detail += " in \(PlainText.fixed(latency, decimals: 1)) ms" }
         return
-            ([time, entry.client.padding(toLength: max(15, entry.client.count), withPad: " ", startingAt: 0)]
+            ([time, entry.client.padded(to: 15)]
             + (showsPerson ? [entry.person] : []) + [entry.name.isEmpty ? "-" : entry.name, entry._type, detail])
             .joined(separator: "  ")
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import LockrAPI
 import LockrControl
 import LockrPolicy
+import PlainText
 
 struct ScheduleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -90,7 +91,7 @@ struct ScheduleCommand: AsyncParsableCommand {
 
 /// The entries of "social, tiktok": split at commas, trimmed, empty ones dropped.
 func listEntries(_ text: String) -> [String] {
-    text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    text.split(separator: ",").map { $0.trimmed }.filter { !$0.isEmpty }
 }
 
 /// "bedtime   mon-fri 22:00-07:00  blocks social, tiktok  · in force until 07:00".

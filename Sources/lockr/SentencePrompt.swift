@@ -1,4 +1,5 @@
 import Foundation
+import PlainText
 
 /// Asks for the extreme-mode sentence at the terminal. It must be typed: the terminal is put in
 /// bracketed paste mode, which marks pasted text (`ESC [200~ ... ESC [201~`), and a line holding those
@@ -36,8 +37,8 @@ enum SentencePrompt {
     /// What a line read at the prompt amounts to.
     static func outcome(of line: String?) -> Outcome {
         guard let line else { return .nothing }
-        if line.contains(pasteStart) || line.contains(pasteEnd) { return .pasted }
-        return line.trimmingCharacters(in: .whitespaces).isEmpty ? .nothing : .typed(line)
+        if line.firstRange(of: pasteStart) != nil || line.firstRange(of: pasteEnd) != nil { return .pasted }
+        return line.trimmed.isEmpty ? .nothing : .typed(line)
     }
 
     private static func bracketedPaste(on: Bool) -> String { on ? "\u{1B}[?2004h" : "\u{1B}[?2004l" }

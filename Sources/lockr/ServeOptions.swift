@@ -102,7 +102,7 @@ struct ServeOptions: ParsableArguments {
         if let timeScale, !(1...3600).contains(timeScale) {
             throw ValidationError("--time-scale must be between 1 and 3600")
         }
-        if let startAt, ISO8601DateFormatter().date(from: startAt) == nil {
+        if let startAt, (try? Date.ISO8601FormatStyle().parse(startAt)) == nil {
             throw ValidationError("--start-at '\(startAt)' is not an ISO 8601 time such as 2026-06-01T14:55:00Z")
         }
         if let logLevel, !LockrConfiguration.logLevels.contains(logLevel) {
@@ -135,7 +135,7 @@ struct ServeOptions: ParsableArguments {
         if let control, let address = AddressText.parse(control, defaultPort: nil) { result.control = address }
         if let web { result.web = web == "off" ? nil : AddressText.parse(web, defaultPort: nil) }
         if let timeScale { result.timeScale = timeScale }
-        if let startAt, let date = ISO8601DateFormatter().date(from: startAt) { result.startAt = Instant(date) }
+        if let startAt, let date = try? Date.ISO8601FormatStyle().parse(startAt) { result.startAt = Instant(date) }
         if let testStallDNSAfter { result.testStallDNSAfter = .milliseconds(Int64(testStallDNSAfter * 1000)) }
         return result
     }

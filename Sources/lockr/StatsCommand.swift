@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LockrAPI
 import LockrControl
+import PlainText
 
 struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,7 +59,7 @@ struct BarChart {
     func bar(_ value: Int64, of scale: Int64, over: Bool = false) -> String {
         let eighths = scale <= 0 ? 0 : Int(min(value, scale) * Int64(Self.width * 8) / scale)
         let text = String(repeating: "█", count: eighths / 8) + Self.eighths[eighths % 8]
-        let padded = text.padding(toLength: Self.width, withPad: " ", startingAt: 0)
+        let padded = text.padded(to: Self.width)
         guard colour else { return padded }
         return (over ? "\u{1B}[31m" : "\u{1B}[32m") + padded + "\u{1B}[0m"
     }
@@ -69,7 +70,7 @@ struct BarChart {
         let scale = max(day.budgetSeconds ?? 0, day.apps.map(\.usedSeconds).max() ?? 0, day.usedSeconds, 60)
         if let budget = day.budgetSeconds {
             lines.append(
-                "  " + "budget".padding(toLength: 12, withPad: " ", startingAt: 0)
+                "  " + "budget".padded(to: 12)
                     + bar(day.chargedSeconds, of: budget, over: day.chargedSeconds >= budget)
                     + "  \(Duration.seconds(day.chargedSeconds).spokenAsUse) of \(spoken(seconds: budget))")
         }
@@ -83,7 +84,7 @@ struct BarChart {
             if app.blocked > 0 { detail.append("\(app.blocked) blocked") }
             let over = app.budgetSeconds.map { app.usedSeconds >= $0 } ?? false
             lines.append(
-                "  " + String(app.name.prefix(11)).padding(toLength: 12, withPad: " ", startingAt: 0)
+                "  " + String(app.name.prefix(11)).padded(to: 12)
                     + bar(app.usedSeconds, of: app.budgetSeconds ?? scale, over: over) + "  "
                     + detail.joined(separator: ", "))
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import LockrAPI
 import LockrControl
 import LockrPolicy
+import PlainText
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -63,7 +64,7 @@ struct StatusCommand: AsyncParsableCommand {
         let width = max(8, status.apps.map(\.id.count).max() ?? 0)
         if status.apps.isEmpty { lines.append("No app is guarded: `lockr guard add APP`.") }
         for app in status.apps {
-            var parts = [app.id.padding(toLength: width, withPad: " ", startingAt: 0), app.open ? "open  " : "locked"]
+            var parts = [app.id.padded(to: width), app.open ? "open  " : "locked"]
             let figures = app.budgetSeconds.map { BudgetFigures(app, budgetSeconds: $0) }
             if let ends = app.windowEnds {
                 parts.append("until \(ends.spokenTime)")
@@ -146,7 +147,7 @@ struct StatusCommand: AsyncParsableCommand {
             parts.append(backend.logError.map { "query log UNREADABLE: \($0)" } ?? "meters usage from its query log")
         }
         var line =
-            backend.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + parts.joined(separator: " · ")
+            backend.name.padded(to: nameWidth) + parts.joined(separator: " · ")
         for note in backend.notes { line += "\n      note: \(note)" }
         return line
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LockrAPI
 import LockrControl
+import PlainText
 
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,7 +41,7 @@ struct WatchCommand: AsyncParsableCommand {
                 if let screen {
                     await screen.note(message)
                 } else if !options.json {
-                    print("\(WatchLine.clock.string(from: Date()))  \(message)")
+                    print("\(WatchLine.now)  \(message)")
                     fflush(nil)
                 }
             },
@@ -118,14 +119,11 @@ struct LiveEventFollower {
 
 /// One event as a line: "14:28:01  alice  tiktok: 2 min left (hourly window until 14:30)".
 enum WatchLine {
-    static let clock: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss"
-        return formatter
-    }()
+    /// The machine's clock now, "14:28:01".
+    static var now: String { LocalClock.reading(Date()).clockText(seconds: true) }
 
     static func text(_ event: Components.Schemas.LiveEventBody) -> String {
-        "\(clock.string(from: Date()))  \(event.person)  \(event.message)"
+        "\(now)  \(event.person)  \(event.message)"
     }
 }
 
@@ -176,32 +174,32 @@ actor WatchScreen {
     /// Leaves the alternate screen and shows the cursor again; safe to call from a signal handler's
     /// queue, as it only writes.
     nonisolated func leave() {
-        FileHandle.standardOutput.write(Data("\u{1B}[?25h\u{1B}[?1049l".utf8))
+        writeOut("\u{1B}[?25h\u{1B}[?1049l")
     }
 
     private func draw() {
         if !entered {
             entered = true
-            FileHandle.standardOutput.write(Data("\u{1B}[?1049h\u{1B}[?25l".utf8))
+            writeOut("\u{1B}[?1049h\u{1B}[?25l")
         }
         let elapsed = Int64((ContinuousClock.now - fetched).components.seconds)
-        var lines = ["lockr watch · \(WatchLine.clock.string(from: Date())) · Ctrl-C to stop", ""]
+        var lines = ["lockr watch · \(WatchLine.now) · Ctrl-C to stop", ""]
         if let notice { lines += [notice, ""] }
         for person in status?.people ?? [] {
             lines.append("\(person.person) · \(person.summary)")
             for app in person.apps {
-                let name = app.name.padding(toLength: max(12, app.name.count), withPad: " ", startingAt: 0)
+                let name = app.name.padded(to: max(12, app.name.count))
                 let countdown =
                     app.windowEnds.map { Components.Schemas.TimeBody.countdown($0.inSeconds - elapsed) + " left" } ?? ""
                 lines.append(
-                    "  \(name)  \((app.open ? "open" : "blocked").padding(toLength: 7, withPad: " ", startingAt: 0))  "
-                        + "\(countdown.padding(toLength: 11, withPad: " ", startingAt: 0))  \(app.state.text)")
+                    "  \(name)  \((app.open ? "open" : "blocked").padded(to: 7))  "
+                        + "\(countdown.padded(to: 11))  \(app.state.text)")
             }
             lines.append("")
         }
         if !latest.isEmpty { lines += ["Latest"] + latest.map { "  " + $0 } }
         let text = "\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\r\n") + "\r\n"
-        FileHandle.standardOutput.write(Data(text.utf8))
+        writeOut(text)
     }
 }
 

@@ -3,10 +3,9 @@ import Foundation
 import Testing
 
 /// lockr's own modules stay off Foundation's internationalised parts (which link ICU into the
-/// static program), but for those still being moved, as `scripts/foundation-uses` reads this very
-/// build's objects.
+/// static program), as `scripts/foundation-uses` reads this very build's objects.
 @Suite struct FoundationUsesTests {
-    @Test func onlyTheModulesStillBeingMovedUseFoundationBeyondItsEssentials() async throws {
+    @Test func lockrsOwnModulesUseNoFoundationBeyondItsEssentials() async throws {
         let build = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().path
         let ran = try await runAwaited(
