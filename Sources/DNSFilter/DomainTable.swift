@@ -41,6 +41,8 @@ public struct DomainTable: Sendable {
     static let ruleBits = 24
     /// A bucket holds 2 to 4 names on average.
     static let namesPerBucket = 4
+    /// Longer than this, a bucket is sorted by the standard library and searched by halves.
+    static let longBucket = 16
 
     /// The table of every name added to `builder`; a name added twice gets the union of the
     /// coverages and keeps its first source.
@@ -62,20 +64,21 @@ public struct DomainTable: Sendable {
             filed[Int(next[bucket])] = Self.key(fingerprint, bucketBits: bits) << Self.ruleBits | UInt64(rules[index])
             next[bucket] += 1
         }
-        // Within each bucket: insertion sort by key (stable, buckets are short), equal keys merged.
+        // Within each bucket: an insertion sort by key (stable; buckets are short), equal keys
+        // merged. A long bucket, which only a list made to collide has, is put in order first (by
+        // key, then as added), so that each insertion is at its end.
         var kept = 0
         for bucket in 0..<1 << bits {
             let first = Int(starts[bucket])
             let end = Int(starts[bucket + 1])
             starts[bucket] = UInt32(kept)
             let bucketStart = kept
-            for index in first..<end {
-                let word = filed[index]
+            func file(_ word: UInt64) {
                 var place = kept
                 while place > bucketStart, filed[place - 1] >> Self.ruleBits > word >> Self.ruleBits { place -= 1 }
                 if place > bucketStart, filed[place - 1] >> Self.ruleBits == word >> Self.ruleBits {
                     filed[place - 1] |= word & Self.coverageMask
-                    continue
+                    return
                 }
                 var move = kept
                 while move > place {
@@ -84,6 +87,13 @@ public struct DomainTable: Sendable {
                 }
                 filed[place] = word
                 kept += 1
+            }
+            if end - first > Self.longBucket {
+                let added = Array(filed[first..<end])
+                let order = added.indices.sorted { (added[$0] >> Self.ruleBits, $0) < (added[$1] >> Self.ruleBits, $1) }
+                for index in order { file(added[index]) }
+            } else {
+                for index in first..<end { file(filed[index]) }
             }
         }
         starts[1 << bits] = UInt32(kept)
@@ -161,7 +171,11 @@ public struct DomainTable: Sendable {
         return words.withUnsafeBufferPointer { words in
             directory.withUnsafeBufferPointer { directory in
                 var index = Int(directory[bucket])
-                let end = Int(directory[bucket + 1])
+                var end = Int(directory[bucket + 1])
+                while end - index > Self.longBucket {
+                    let middle = (index + end) / 2
+                    if words[middle] >> Self.ruleBits < key { index = middle + 1 } else { end = middle + 1 }
+                }
                 while index < end {
                     let stored = words[index] >> Self.ruleBits
                     if stored >= key { return stored == key ? index : nil }

@@ -118,4 +118,48 @@ import Testing
             #expect(DomainTable(builder).count == 0, "\(text)")
         }
     }
+
+    /// A list made so that hundreds of its names share one bucket (as one crafted to collide
+    /// would): the table is still built in order and finds every name, the first source of a name
+    /// listed twice kept.
+    @Test func aBucketHundredsLongIsSortedAndSearchedByHalves() {
+        func fingerprint(_ name: String) -> UInt64 {
+            var builder = DomainTableBuilder()
+            Array(name.utf8).withUnsafeBufferPointer { _ = builder.add(presentation: $0, coverage: .name, source: 0) }
+            return builder.fingerprints[0]
+        }
+        let ordinary = (0..<2_000).map { "ordinary\($0).example" }
+        // 2,300 names make buckets of 10 bits; these all have the top 10 bits of zero.
+        var crowded: [String] = []
+        var candidate = 0
+        while crowded.count < 300 {
+            let name = "crowd\(candidate).example"
+            if fingerprint(name) >> 54 == 0 { crowded.append(name) }
+            candidate += 1
+        }
+        var builder = DomainTableBuilder()
+        for (index, name) in (ordinary + crowded).enumerated() {
+            Array(name.utf8).withUnsafeBufferPointer {
+                _ = builder.add(presentation: $0, coverage: .name, source: index % 1_000)
+            }
+        }
+        // The first crowded name again, with another coverage and source.
+        Array(crowded[0].utf8).withUnsafeBufferPointer {
+            _ = builder.add(presentation: $0, coverage: .subdomains, source: 999)
+        }
+        let table = DomainTable(builder)
+        #expect(table.count == 2_300)
+        for (index, name) in (ordinary + crowded).enumerated() {
+            let wire = WireName.wire(fromPresentation: name)!
+            let match = wire.withUnsafeBufferPointer { table.match(wireName: $0) }
+            #expect(match.map(table.source(of:)) == index % 1_000, "\(name)")
+        }
+        let first = WireName.wire(fromPresentation: crowded[0])!
+        let merged = first.withUnsafeBufferPointer { table.match(wireName: $0) }
+        #expect(merged.map(table.coverage(of:)) == .nameAndSubdomains)
+        for name in ["crowd-unlisted.example", "www.crowd1.example", "ordinary.example"] {
+            let wire = WireName.wire(fromPresentation: name)!
+            #expect(wire.withUnsafeBufferPointer { table.match(wireName: $0) } == nil, "\(name)")
+        }
+    }
 }
