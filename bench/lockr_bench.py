@@ -105,11 +105,11 @@ def memory_category(name, anonymous):
         return "Swift runtime and Foundation"
     if ".so" in base:
         return "other shared libraries"
-    if name in ("[stack]",) or name.startswith("[stack"):
+    if name.startswith("[stack"):
         return "main thread's stack"
     if anonymous or name == "[heap]":
         return "heap and thread stacks (anonymous)"
-    return "other files mapped"
+    return "other mappings (files, the kernel's vdso)"
 
 
 def smaps_breakdown(pid):
