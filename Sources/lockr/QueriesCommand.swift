@@ -116,7 +116,7 @@ struct QueryLinePrinter {
         if let upstream = entry.upstream { detail += " by \(upstream)" }
         if let latency = entry.latencyMs { detail += " in \(PlainText.fixed(latency, decimals: 1)) ms" }
         return
-            ([time, entry.client.padded(to: 15)]
+            ([time, entry.client.padded(to: max(15, entry.client.count))]
             + (showsPerson ? [entry.person] : []) + [entry.name.isEmpty ? "-" : entry.name, entry._type, detail])
             .joined(separator: "  ")
     }

@@ -87,6 +87,8 @@ import Testing
             #expect(
                 human[0].contains("127.0.0.2") && human[0].contains("alice")
                     && human[0].contains("tiktok.com  AAAA  blocked (tiktok"))
+            // "14:03:22  " and the client in a column at least 15 wide (longer ones kept whole).
+            #expect(human[0].dropFirst(10).hasPrefix("127.0.0.2        alice  "), "\(human[0])")
             let bad = try await lockr.cli("queries", "--since", "yesterday")
             #expect(bad.status != 0 && bad.output.contains("--since must be a duration"))
 
