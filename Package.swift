@@ -43,12 +43,9 @@ let package = Package(
         // Text operations without Foundation's internationalised parts (which bring ICU): trimming,
         // fixed decimals, hexadecimal, path components.
         .target(name: "PlainText"),
-        // The desktop session's bus (libdbus), wrapped once. Only DesktopNotifications imports it.
-        .systemLibrary(
-            name: "CDBus",
-            pkgConfig: "dbus-1",
-            providers: [.apt(["libdbus-1-dev"])]
-        ),
+        // The desktop session's bus (libdbus), loaded with dlopen on first use, not linked: its
+        // functions declared by hand. Only DesktopNotifications imports it.
+        .systemLibrary(name: "CDBus"),
         // Desktop notifications (org.freedesktop.Notifications over D-Bus), for `lockr notify`.
         .target(name: "DesktopNotifications", dependencies: ["CDBus"]),
         // Hears the sentence: WAV clips read and resampled to 16 kHz mono, silence and noise told
@@ -337,6 +334,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PlainTextTests", dependencies: ["PlainText"]),
+        // libdbus's own headers, to check lockr's declarations of it against (tests only).
+        .systemLibrary(
+            name: "CDBusHeaders", path: "Tests/DBusHeaders", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .testTarget(name: "DesktopNotificationsTests", dependencies: ["DesktopNotifications", "CDBus", "CDBusHeaders"]),
         .testTarget(name: "LockrSpeechTests", dependencies: ["LockrSpeech", "LockrPolicy", "DNSTestSupport"]),
         // Fixtures: state databases older versions wrote, for the migrations.
         .testTarget(
