@@ -250,6 +250,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // The release program laid out for a small memory (bench/README.md, "Lean"): lld packs the
+            // relocations of position-independent code (RELR; otherwise a 4 MB table is read at each
+            // start) and lockr exports none of its own symbols (otherwise a table of 70,000 names is
+            // mapped in for the loader, which has no use for them).
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                    .when(platforms: [.linux], configuration: .release))
             ]
         ),
         // Test helpers: a scripted upstream DNS server built on ldns, a UDP/TCP client.

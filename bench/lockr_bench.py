@@ -19,8 +19,9 @@ PEERS_DIR = os.environ.get("LOCKR_PEERS_DIR", os.path.join(HERE, "..", "..", "sh
 sys.path.insert(0, PEERS_DIR)
 import run_bench  # noqa: E402
 
-# LOCKR_BINARY compares another build (an older commit's, say) under the same harness.
-LOCKR = os.environ.get("LOCKR_BINARY", os.path.join(HERE, "..", ".build", "release", "lockr"))
+# The program as it ships: scripts/build-static's (the Swift runtime linked in, laid out for
+# start-up). LOCKR_BINARY compares another build (an older commit's, say) under the same harness.
+LOCKR = os.environ.get("LOCKR_BINARY", os.path.join(HERE, "..", ".build-static", "release", "lockr"))
 PORT = 5341
 HOUSEHOLD_PORT = 5342
 NO_LOG_PORT = 5343

@@ -7,10 +7,9 @@ import Testing
 /// (`systemd-nspawn --boot`, its own network namespace). A check unit runs once lockr.service has
 /// started, writes what it saw (then upgrades and purges the package), and powers the container off.
 @Suite(.serialized) struct ServiceBootEndToEndTests {
-    /// The program as scripts/build-static links it (debug, for speed), with the Swift runtime in it.
-    static let staticBinary =
-        URL(fileURLWithPath: DeployEndToEndTests.scripts).deletingLastPathComponent().path
-        + "/.build-static/debug/lockr"
+    /// The program as scripts/build-static links it for a release, with the Swift runtime in it.
+    static let staticBinary = checkout + "/.build-static/release/lockr"
+    static let checkout = URL(fileURLWithPath: DeployEndToEndTests.scripts).deletingLastPathComponent().path
 
     /// What the check unit does inside the container; each part is headed "== NAME".
     static let checkScript = #"""
@@ -105,13 +104,43 @@ import Testing
         WantedBy=multi-user.target
         """
 
+    /// What keeps the program's resident memory small at start (bench/README.md, "Lean"): its
+    /// relocations packed (RELR), none of its own symbols exported, and the functions it runs until
+    /// its first answers (scripts/startup-order) laid out together rather than over its 37 MB of code.
+    @Test func theReleaseProgramIsLaidOutForStartUp() async throws {
+        let sections = try await runAwaited("readelf", ["-SW", Self.staticBinary]).output
+        #expect(sections.contains(".relr.dyn"), "no packed relocations")
+        let exported = try await runAwaited("nm", ["-D", "--defined-only", Self.staticBinary]).output
+        #expect(exported.split(separator: "\n").count < 1_000, "lockr's own symbols are exported")
+
+        let order = try String(contentsOfFile: Self.checkout + "/.build-static/startup-order.txt", encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        #expect(order.count > 5_000, "callgrind saw only \(order.count) functions run")
+        var addresses: [String: UInt64] = [:]
+        for line in try await runAwaited("nm", ["--defined-only", Self.staticBinary]).output.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count == 3, "tTwW".contains(fields[1]), let address = UInt64(fields[0], radix: 16) {
+                addresses[String(fields[2])] = address
+            }
+        }
+        let placed = order.compactMap { addresses[$0] }.sorted()
+        #expect(placed.count > order.count * 3 / 4, "only \(placed.count) of \(order.count) ordered functions found")
+        // Nine tenths of them (2-3 MB of functions, with the runtime's larger sections around them) lie
+        // within 12 MB of one another; unordered, they spread over about 35 MB.
+        let tenth = placed.count / 20
+        let span = placed[placed.count - 1 - tenth] - placed[tenth]
+        #expect(span < 12 << 20, "the start-up functions spread over \(span >> 20) MB")
+    }
+
     @Test(.timeLimit(.minutes(10))) func theDebianPackageBootsUnderSystemdWithoutASwiftToolchain() async throws {
         try #require(
             FileManager.default.isExecutableFile(atPath: Self.staticBinary),
-            "no \(Self.staticBinary): build it with `CONFIGURATION=debug scripts/build-static`")
+            "no \(Self.staticBinary): build it with `scripts/build-static`")
         let linked = try await runAwaited("ldd", [Self.staticBinary]).output
         #expect(
             !linked.contains("libswift") && !linked.contains("/opt/swift"), "the Swift runtime is linked in: \(linked)")
+        // PocketSphinx and libdbus are loaded when first used, not at start.
+        #expect(!linked.contains("pocketsphinx") && !linked.contains("dbus"), "\(linked)")
 
         let work = NSTemporaryDirectory() + "lockr-boot-\(UUID())"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
