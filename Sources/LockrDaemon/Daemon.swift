@@ -57,6 +57,7 @@ public final class Daemon: Sendable {
         configuration configure: @escaping ConfigurationSource, logger: Logger,
         shutdownSignals: [UnixSignal] = [.sigterm, .sigint]
     ) async throws -> Daemon {
+        FreedMemory.keepLargeBlocksApart()
         let config = try configure()
         for narrowed in try StateDirectory.prepare(config.stateDirectory) { logger.notice("\(narrowed)") }
         let lock = try StateDirectoryLock(directory: config.stateDirectory)
