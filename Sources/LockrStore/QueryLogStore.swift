@@ -89,6 +89,8 @@ public final class QueryLogStore: Sendable {
     public static let batchLimit = 65_536
     /// The size the write-ahead log is cut back to after a checkpoint.
     static let walSizeLimit = 4 * 1024 * 1024
+    /// SQLite's page cache for the log, in kilobytes.
+    static let pageCacheKilobytes = 256
 
     /// Opens (or creates) the query log at `path`.
     /// - Parameter maximumPages: a cap on the file's size in pages (SQLite's `max_page_count`),
@@ -104,6 +106,9 @@ public final class QueryLogStore: Sendable {
             // once below), and the WAL is cut back to this after each checkpoint.
             try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
             try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
+            // Writes append and reads are a page of the log at a time: a small page cache does
+            // (SQLite's default of 2 MB stayed resident once a start's pruning had filled it).
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKilobytes)")
             if let maximumPages { try db.execute(sql: "PRAGMA max_page_count = \(maximumPages)") }
         }
         do {
