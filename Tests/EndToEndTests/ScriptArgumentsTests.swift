@@ -10,7 +10,7 @@ import Testing
     static let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    /// The scripts of scripts/ and bench/ (run, fuzz, soak, lists), by their path in the checkout.
+    /// The scripts of scripts/ and bench/, by their path in the checkout.
     static let scripts: [String] = {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: checkout + "/scripts")) ?? []
         let executable = names.map { "scripts/" + $0 }.filter { path in
@@ -20,6 +20,7 @@ import Testing
         }
         return executable.sorted() + [
             "bench/run", "bench/fuzz", "bench/soak", "bench/lists", "bench/encrypted", "bench/rpz", "bench/dnstap",
+            "bench/memory",
         ]
     }()
 
