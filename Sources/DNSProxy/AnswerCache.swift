@@ -86,7 +86,6 @@ public final class AnswerCache: Sendable {
 struct CacheTable: Sendable {
     struct Entry: Sendable {
         let hash: UInt64
-        let name: [UInt8]
         let type: UInt16
         let flags: UInt8
         let answer: CachedAnswer
@@ -112,6 +111,7 @@ struct CacheTable: Sendable {
         while size < capacity * 2 { size <<= 1 }
         index = [UInt32](repeating: 0, count: size)
         indexMask = size - 1
+        entries.reserveCapacity(capacity)
     }
 
     var count: Int { entries.count }
@@ -139,7 +139,7 @@ struct CacheTable: Sendable {
 
     mutating func store(_ answer: CachedAnswer, _ key: CacheKey, _ query: DNSQuery, now: UInt64, stamp: UInt64) {
         let entry = Entry(
-            hash: key.hash, name: query.wireName.map(asciiLower), type: query.type, flags: key.flags,
+            hash: key.hash, type: query.type, flags: key.flags,
             answer: answer, storedAt: now, expiresAt: now + UInt64(answer.lifetime) * 1_000_000_000, allowedBy: stamp)
         if let slot = find(key, query) {
             entries[slot] = entry
@@ -160,23 +160,11 @@ struct CacheTable: Sendable {
             if stored == 0 { return nil }
             let slot = Int(stored) - 1
             if entries[slot].hash == key.hash, entries[slot].type == query.type, entries[slot].flags == key.flags,
-                Self.sameName(entries[slot].name, query)
+                entries[slot].answer.asksForTheName(of: query)
             {
                 return slot
             }
             position = (position + 1) & indexMask
-        }
-    }
-
-    private static func sameName(_ stored: [UInt8], _ query: DNSQuery) -> Bool {
-        guard stored.count == query.nameEnd - DNSLimits.headerSize else { return false }
-        return stored.withUnsafeBufferPointer { stored in
-            query.packet.withUnsafeBufferPointer { packet in
-                for index in 0..<stored.count where stored[index] != asciiLower(packet[DNSLimits.headerSize + index]) {
-                    return false
-                }
-                return true
-            }
         }
     }
 

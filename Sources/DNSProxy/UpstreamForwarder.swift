@@ -233,6 +233,12 @@ final class UpstreamForwarder: @unchecked Sendable {
         guard reply.count >= 2 else { return }
         let key = PendingKey(family: family, socket: socket, id: UInt16(reply[0]) << 8 | UInt16(reply[1]))
         guard let attempt = pending[key], attempt.job.pool.servers[attempt.server].address == source else { return }
+        if reply.count >= Self.datagramLimit {
+            // Larger than lockr asked for, and perhaps cut short by the socket: ask for the whole over TCP.
+            pending[key] = nil
+            attempt.timeout.cancel()
+            return retryOverTCP(attempt)
+        }
         let answer: CachedAnswer
         do {
             answer = try CachedAnswer(reply: reply, toQuery: attempt.sent, bounds: attempt.job.bounds)
@@ -326,10 +332,17 @@ final class UpstreamForwarder: @unchecked Sendable {
         }
     }
 
+    /// The largest upstream datagram read whole. lockr asks for answers of at most 1232 bytes; this
+    /// leaves room for servers that send up to the 4096 bytes once common. A datagram that fills it may
+    /// have been cut short, and the question is asked again over TCP. (Each socket keeps a buffer
+    /// this size, and sockets are replaced every few dozen queries: 64 kB buffers left the heap
+    /// fragmented under load.)
+    static let datagramLimit = 4096
+
     /// A UDP socket on a port the system picks; its datagrams go to `received` tagged with `slot`.
     private func bind(_ family: SocketFamily, slot: Int) -> EventLoopFuture<Channel> {
         DatagramBootstrap(group: eventLoop)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.datagramLimit))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(

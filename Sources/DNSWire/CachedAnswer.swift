@@ -28,21 +28,20 @@ public struct TTLBounds: Sendable, Equatable {
 /// passed on. Every record reaches the client as the upstream sent it (ldns may compress names
 /// differently), except the id, the RD/CD bits, the question's letter case (the client's own) and
 /// the TTLs, which count down with age.
-/// Immutable, and a class so that a cache hit shares it instead of copying its arrays.
-public final class CachedAnswer: Sendable {
-    /// The reply without its OPT record, TTLs clamped to the bounds.
-    let message: [UInt8]
-    /// Offset of every TTL field in `message` and the TTL stored there.
-    let ttlFields: [(offset: Int, ttl: UInt32)]
-    /// EDE options of the upstream's OPT record, passed on to clients that speak EDNS.
-    let upstreamErrors: [UInt8]
+///
+/// Immutable, and held in one allocation (the message, where its TTLs are and the EDE options), so
+/// that the cache's thousands of answers cost one block each and a hit shares it instead of copying.
+/// (Sendable unchecked: `ManagedBuffer` is not, and the block is never written after it is made.)
+public struct CachedAnswer: @unchecked Sendable {
+    private let storage: AnswerStorage
+
     /// RCODE of the reply.
-    public let rcode: ResponseCode?
+    public var rcode: ResponseCode? { storage.header.rcode }
     /// Seconds this answer may be served from cache: the smallest TTL, or for a negative answer the
     /// SOA's negative TTL (RFC 2308). Zero means do not cache.
-    public let lifetime: UInt32
+    public var lifetime: UInt32 { storage.header.lifetime }
     /// The reply had TC set: the question must be asked again over TCP (nothing else of it is kept).
-    public let isTruncated: Bool
+    public var isTruncated: Bool { storage.header.isTruncated }
 
     /// Reads an upstream reply to `sent` (the bytes lockr sent). Throws if it is malformed or answers
     /// another question. The reply is parsed and encoded anew by ldns: what lockr keeps and replays
@@ -52,13 +51,11 @@ public final class CachedAnswer: Sendable {
         var layout = try MessageLayout(reading: reply)
         guard layout.questionMatches(sent, in: reply) else { throw .mismatchedQuestion }
         let rcode = ResponseCode(rawValue: layout.flags & HeaderFlag.rcodeMask)
-        self.rcode = rcode
-        isTruncated = layout.flags & HeaderFlag.truncated != 0
-        guard !isTruncated else {
-            (message, ttlFields, upstreamErrors, lifetime) = ([], [], [], 0)
+        guard layout.flags & HeaderFlag.truncated == 0 else {
+            storage = .make(AnswerHeader(rcode: rcode, isTruncated: true), message: [], ttlOffsets: [], errors: [])
             return
         }
-        upstreamErrors = layout.opt.map { Self.extendedErrors(in: reply[$0.options]) } ?? []
+        let errors = layout.opt.map { Self.extendedErrors(in: reply[$0.options]) } ?? []
         var message: [UInt8]
         do { message = try LdnsPacket(wire: reply).wire() } catch { throw .malformed(error.description) }
         layout = try MessageLayout(reading: message)
@@ -67,16 +64,17 @@ public final class CachedAnswer: Sendable {
             message.setU16(message.u16(at: 10) - 1, at: 10)
             layout = try MessageLayout(reading: message)
         }
-        var fields: [(offset: Int, ttl: UInt32)] = []
-        fields.reserveCapacity(layout.records.count)
+        var ttlOffsets: [Int] = []
+        ttlOffsets.reserveCapacity(layout.records.count)
         for record in layout.records {
-            let ttl = bounds.clamp(message.u32(at: record.ttlOffset))
-            message.setU32(ttl, at: record.ttlOffset)
-            fields.append((record.ttlOffset, ttl))
+            message.setU32(bounds.clamp(message.u32(at: record.ttlOffset)), at: record.ttlOffset)
+            ttlOffsets.append(record.ttlOffset)
         }
-        self.message = message
-        self.ttlFields = fields
-        self.lifetime = Self.lifetime(of: layout, in: message, rcode: rcode, bounds: bounds)
+        let header = AnswerHeader(
+            rcode: rcode, isTruncated: false,
+            lifetime: Self.lifetime(of: layout, in: message, rcode: rcode, bounds: bounds),
+            nameLength: layout.questionRange.upperBound - 4 - DNSLimits.headerSize)
+        storage = .make(header, message: message, ttlOffsets: ttlOffsets, errors: errors)
     }
 
     private static func lifetime(
@@ -115,6 +113,23 @@ public final class CachedAnswer: Sendable {
         return kept
     }
 
+    /// True when this answer's question has the name of `query`'s, ignoring case.
+    public func asksForTheName(of query: DNSQuery) -> Bool {
+        storage.withUnsafeMutablePointers { header, bytes in
+            let length = query.nameEnd - DNSLimits.headerSize
+            guard header.pointee.nameLength == length, header.pointee.messageLength >= query.nameEnd else {
+                return false
+            }
+            return query.packet.withUnsafeBufferPointer { packet in
+                for index in DNSLimits.headerSize..<query.nameEnd
+                where asciiLower(bytes[index]) != asciiLower(packet[index]) {
+                    return false
+                }
+                return true
+            }
+        }
+    }
+
     /// The answer for `query`, `age` seconds after it was stored.
     /// - Parameters:
     ///   - ttlCap: an upper bound on every TTL (a policy's window end), if any.
@@ -129,34 +144,82 @@ public final class CachedAnswer: Sendable {
         udpLimit: Int? = nil
     ) -> [UInt8] {
         if isTruncated { return Responses.truncated(to: query) }
-        var out = message
-        out.reserveCapacity(message.count + 11 + upstreamErrors.count + 24)
-        out.setU16(query.id, at: 0)
-        let keep = ~(HeaderFlag.recursionDesired | HeaderFlag.checkingDisabled | HeaderFlag.truncated)
-        let flags = out.u16(at: 2) & keep | query.flags & (HeaderFlag.recursionDesired | HeaderFlag.checkingDisabled)
-        out.setU16(flags, at: 2)
-        for index in DNSLimits.headerSize..<query.nameEnd { out[index] = query.packet[index] }
-        for field in ttlFields {
-            var ttl = staleTTL ?? (field.ttl > age ? field.ttl - age : 0)
-            if let ttlCap { ttl = min(ttl, ttlCap) }
-            out.setU32(ttl, at: field.offset)
-        }
-        if let edns = query.edns {
-            var options = upstreamErrors
-            if staleTTL != nil {
-                options += ExtendedError(code: .staleAnswer, text: "upstream unreachable").wireOption
+        return storage.withUnsafeMutablePointers { header, bytes in
+            let parts = header.pointee
+            var out = [UInt8]()
+            out.reserveCapacity(parts.messageLength + 11 + parts.errorsLength + 24)
+            out.append(contentsOf: UnsafeBufferPointer(start: bytes, count: parts.messageLength))
+            out.setU16(query.id, at: 0)
+            let keep = ~(HeaderFlag.recursionDesired | HeaderFlag.checkingDisabled | HeaderFlag.truncated)
+            let flags =
+                out.u16(at: 2) & keep | query.flags & (HeaderFlag.recursionDesired | HeaderFlag.checkingDisabled)
+            out.setU16(flags, at: 2)
+            for index in DNSLimits.headerSize..<query.nameEnd { out[index] = query.packet[index] }
+            var field = parts.messageLength
+            for _ in 0..<parts.ttlCount {
+                let offset = Int(bytes[field]) << 8 | Int(bytes[field + 1])
+                field += 2
+                let stored = out.u32(at: offset)
+                var ttl = staleTTL ?? (stored > age ? stored - age : 0)
+                if let ttlCap { ttl = min(ttl, ttlCap) }
+                out.setU32(ttl, at: offset)
             }
-            out.append(0)
-            out.appendU16(RecordType.opt)
-            out.appendU16(DNSLimits.ednsPayloadSize)
-            out.appendU32(edns.dnssecOK ? 0x8000 : 0)
-            out.appendU16(UInt16(options.count))
-            out.append(contentsOf: options)
-            out.setU16(out.u16(at: 10) + 1, at: 10)
+            if let edns = query.edns {
+                var options = Array(UnsafeBufferPointer(start: bytes + field, count: parts.errorsLength))
+                if staleTTL != nil {
+                    options += ExtendedError(code: .staleAnswer, text: "upstream unreachable").wireOption
+                }
+                out.append(0)
+                out.appendU16(RecordType.opt)
+                out.appendU16(DNSLimits.ednsPayloadSize)
+                out.appendU32(edns.dnssecOK ? 0x8000 : 0)
+                out.appendU16(UInt16(options.count))
+                out.append(contentsOf: options)
+                out.setU16(out.u16(at: 10) + 1, at: 10)
+            }
+            if let udpLimit, out.count > udpLimit {
+                return Responses.truncated(to: query)
+            }
+            return out
         }
-        if let udpLimit, out.count > udpLimit {
-            return Responses.truncated(to: query)
+    }
+}
+
+/// What a `CachedAnswer` knows beside its bytes, and where its parts lie in them.
+private struct AnswerHeader {
+    var rcode: ResponseCode?
+    var isTruncated: Bool
+    var lifetime: UInt32 = 0
+    /// Length of the question's name, which starts right after the header.
+    var nameLength = 0
+    var messageLength = 0
+    var ttlCount = 0
+    var errorsLength = 0
+}
+
+/// A `CachedAnswer`'s one block: the header, then the message, the offset of each of its TTL fields
+/// (two bytes each) and the upstream's EDE options.
+private final class AnswerStorage: ManagedBuffer<AnswerHeader, UInt8> {
+    static func make(_ header: AnswerHeader, message: [UInt8], ttlOffsets: [Int], errors: [UInt8]) -> AnswerStorage {
+        var header = header
+        header.messageLength = message.count
+        header.ttlCount = ttlOffsets.count
+        header.errorsLength = errors.count
+        let buffer = create(minimumCapacity: message.count + 2 * ttlOffsets.count + errors.count) { _ in header }
+        buffer.withUnsafeMutablePointerToElements { bytes in
+            message.withUnsafeBufferPointer {
+                if let base = $0.baseAddress { bytes.update(from: base, count: $0.count) }
+            }
+            var cursor = bytes + message.count
+            for offset in ttlOffsets {
+                cursor[0] = UInt8(truncatingIfNeeded: offset >> 8)
+                cursor[1] = UInt8(truncatingIfNeeded: offset)
+                cursor += 2
+            }
+            errors.withUnsafeBufferPointer {
+                if let base = $0.baseAddress { cursor.update(from: base, count: $0.count) }
+            }
         }
-        return out
+        return unsafeDowncast(buffer, to: AnswerStorage.self)
     }
 }

@@ -92,6 +92,17 @@ import Testing
         }
     }
 
+    @Test func oversizedUpstreamDatagramsAreTakenWholeOrAskedAgainOverTCP() async throws {
+        try await Self.withServer { running in
+            let loose = try LdnsPacket(wire: try DNSClient.tcp([LdnsBuild.query("loose.test.")], port: running.port)[0])
+            #expect(loose.answerCount == 150)
+            #expect(running.upstreams[0].tcpQueries == 0, "2.4 kB fit the datagram buffer")
+            let huge = try LdnsPacket(wire: try DNSClient.tcp([LdnsBuild.query("huge.test.")], port: running.port)[0])
+            #expect(huge.answerCount == 400)
+            #expect(running.upstreams[0].tcpQueries == 1, "6.4 kB did not: asked again over TCP")
+        }
+    }
+
     @Test func servfailWithinTheTimeoutWhenTheUpstreamIsDown() async throws {
         try await Self.withServer { running in
             running.upstreams[0].mode = .silent

@@ -20,6 +20,21 @@ import Testing
         #expect(capped.answerRecords.allSatisfy { $0.contains("\t5\tIN") })
     }
 
+    @Test func knowsItsQuestionsNameInAnyCase() throws {
+        let reply = try #require(LdnsBuild.answer(to: sent, records: ["www.test. 300 IN A 192.0.2.1"]))
+        let cached = try CachedAnswer(reply: reply, toQuery: sent, bounds: TTLBounds())
+        for (name, same) in [
+            ("WWW.Test.", true), ("www.test.", true), ("www.tesu.", false), ("ww.test.", false),
+            ("www.test.example.", false), ("www.", false),
+        ] {
+            #expect(try cached.asksForTheName(of: DNSQuery(packet: LdnsBuild.query(name))) == same, "\(name)")
+        }
+        let truncated = try #require(LdnsBuild.answer(to: sent, truncated: true))
+        #expect(
+            try !CachedAnswer(reply: truncated, toQuery: sent, bounds: TTLBounds())
+                .asksForTheName(of: DNSQuery(packet: sent)))
+    }
+
     @Test func clampsTTLsToTheBounds() throws {
         let reply = try #require(LdnsBuild.answer(to: sent, records: ["www.test. 5 IN A 192.0.2.1"]))
         let cached = try CachedAnswer(reply: reply, toQuery: sent, bounds: TTLBounds(minimum: 60, maximum: 120))

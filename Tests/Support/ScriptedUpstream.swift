@@ -9,6 +9,8 @@ import NIOPosix
 /// Names (any other name under test. gets NXDOMAIN with an SOA):
 /// - `NAME.test.` listed in `records`: those records;
 /// - `big.test.`: 100 A records, more than fits a 1232-byte UDP answer, so UDP answers are truncated;
+/// - `loose.test.` and `huge.test.`: 150 and 400 A records (about 2.4 and 6.4 kB), sent whole over UDP
+///   too, as a server that ignores the size the query asked for would;
 /// - `nodata.test.`: NOERROR, no records, an SOA.
 /// `mode` makes it drop everything, or answer SERVFAIL, to simulate an upstream going down.
 public final class ScriptedUpstream: Sendable {
@@ -117,6 +119,10 @@ public final class ScriptedUpstream: Sendable {
         if name == "big.test." {
             let many = (1...100).map { "big.test. 300 IN A 198.51.100.\($0)" }
             return overTCP ? LdnsBuild.answer(to: query, records: many) : LdnsBuild.answer(to: query, truncated: true)
+        }
+        if let count = ["loose.test.": 150, "huge.test.": 400][name] {
+            return LdnsBuild.answer(
+                to: query, records: (1...count).map { "\(name) 300 IN A 198.51.\($0 / 256).\($0 % 256)" })
         }
         if name == "nodata.test." { return LdnsBuild.answer(to: query, authority: [soa]) }
         guard let records else { return LdnsBuild.answer(to: query, rcode: 3, authority: [soa]) }
