@@ -40,7 +40,9 @@ public final class DNSServer: Sendable {
     public let boundTLSAddresses: [SocketAddress]
     public let boundHTTPSAddresses: [SocketAddress]
 
-    /// Datagrams read per system call, and the largest UDP query accepted.
+    /// Datagrams read per system call, and the largest UDP query accepted. One such read per wake-up
+    /// (`maxMessagesPerRead` 1): epoll is level-triggered, so what is left wakes the loop again, and
+    /// a lone query costs no second read that finds nothing.
     static let vectorReads = 64
     static let maxUDPQuerySize = 4_096
     /// Kernel buffer sizes asked for each UDP socket: answers that leave together (queries that
@@ -226,6 +228,7 @@ public final class DNSServer: Sendable {
                 ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: SO_REUSEPORT)), value: 1
             )
             .channelOption(.datagramVectorReadMessageCount, value: vectorReads)
+            .channelOption(.maxMessagesPerRead, value: 1)
             .channelOption(
                 .recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: vectorReads * maxUDPQuerySize)
             )

@@ -343,6 +343,7 @@ final class UpstreamForwarder: @unchecked Sendable {
     private func bind(_ family: SocketFamily, slot: Int) -> EventLoopFuture<Channel> {
         DatagramBootstrap(group: eventLoop)
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.datagramLimit))
+            .channelOption(.maxMessagesPerRead, value: 1)  // one read per wake-up, one buffer per socket
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(

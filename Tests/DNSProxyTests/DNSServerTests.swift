@@ -280,6 +280,15 @@ import Testing
         }
     }
 
+    @Test func aBurstLargerThanOneReadIsAnsweredWhole() async throws {
+        try await Self.withServer { running in
+            // One socket's queries reach one loop, which reads 64 datagrams per wake-up.
+            let burst = (1...150).map { LdnsBuild.query("ads.test.", id: UInt16($0)) }
+            let answers = try DNSClient.udpBurst(burst, port: running.port, seconds: 3)
+            #expect(Set(try answers.map { try LdnsPacket(wire: $0).id }) == Set(1...150))
+        }
+    }
+
     @Test func identicalQueriesInFlightAreAskedOnce() async throws {
         try await Self.withServer { running in
             running.upstreams[0].mode = .slow
