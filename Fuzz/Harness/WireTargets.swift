@@ -27,12 +27,15 @@ enum WireTargets {
     }
 
     /// Reads `bytes` as the upstream's answer to a query for "example.com" A (with the answer's
-    /// own id, so that parsing goes past the id check), then renders it as a cached answer is.
+    /// own id, so that parsing goes past the id check), then matches and renders it as a cached
+    /// answer is.
     static func upstreamAnswer(_ bytes: [UInt8]) {
         guard bytes.count >= 2, var query = DNSQuery.asking("example.com", type: RecordType.a) else { return }
         let sent = makeUpstreamQuery(for: query, id: UInt16(bytes[0]) << 8 | UInt16(bytes[1]))
         guard let answer = try? CachedAnswer(reply: bytes, toQuery: sent, bounds: TTLBounds()) else { return }
         if let client = try? DNSQuery(packet: sent) { query = client }
+        precondition(
+            answer.isTruncated || answer.asksForTheName(of: query), "an answer to the question it was read for")
         _ = answer.render(for: query, age: 10, ttlCap: 30, udpLimit: 512)
         _ = answer.render(for: query, age: 0, staleTTL: 30)
     }
