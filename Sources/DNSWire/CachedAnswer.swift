@@ -64,6 +64,8 @@ public struct CachedAnswer: @unchecked Sendable {
             message.setU16(message.u16(at: 10) - 1, at: 10)
             layout = try MessageLayout(reading: message)
         }
+        // The TTLs' offsets are kept in two bytes each.
+        guard message.count <= Int(UInt16.max) else { throw .malformed("longer than a DNS message can be") }
         var ttlOffsets: [Int] = []
         ttlOffsets.reserveCapacity(layout.records.count)
         for record in layout.records {
