@@ -47,8 +47,10 @@ struct ClientOptions: ParsableArguments {
 
     /// Calls an operation of the daemon's API (`{ try await $0.getStatus().ok.body.json }`); prints
     /// and exits non-zero on failure.
-    func call<Answer: Sendable>(_ operation: (Client) async throws -> Answer) async -> Answer {
-        do { return try await send(operation) } catch { fail(error) }
+    func call<Answer: Sendable>(
+        timeout: TimeAmount = .seconds(10), _ operation: (Client) async throws -> Answer
+    ) async -> Answer {
+        do { return try await send(timeout: timeout, operation) } catch { fail(error) }
     }
 
     /// Calls an operation of the daemon's API; failures are thrown, for a verb that handles some

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LockrAPI
 import LockrControl
+import NIOCore
 
 /// Reads a line at the terminal without showing it.
 enum PinPrompt {
@@ -34,6 +35,10 @@ struct PinCommand: AsyncParsableCommand {
         subcommands: [Set.self, Change.self, Clear.self]
     )
 
+    /// How long the daemon's answer may take to begin: it hashes a PIN slowly on purpose (scrypt, 32
+    /// MiB), once or twice per call, which takes seconds on a small machine that is busy.
+    static let hashingTimeout: TimeAmount = .seconds(60)
+
     /// Asks for a new PIN twice.
     static func newPIN(_ client: ClientOptions) -> String {
         let body = Components.Schemas.ErrorBody(error: "setting a PIN", code: .badRequest)
@@ -49,7 +54,9 @@ struct PinCommand: AsyncParsableCommand {
 
         func run() async throws {
             let pin = PinCommand.newPIN(client)
-            let answer = await client.call { try await $0.setPin(body: .json(.init(pin: pin))).ok.body.json }
+            let answer = await client.call(timeout: PinCommand.hashingTimeout) {
+                try await $0.setPin(body: .json(.init(pin: pin))).ok.body.json
+            }
             client.show(answer) { _ in "PIN set: changes that loosen protection now need it." }
         }
     }
@@ -63,7 +70,7 @@ struct PinCommand: AsyncParsableCommand {
                 "Current PIN: ", body: Components.Schemas.ErrorBody(error: "the current PIN", code: .pinRequired))
             let pin = PinCommand.newPIN(client)
             do {
-                _ = try await client.send {
+                _ = try await client.send(timeout: PinCommand.hashingTimeout) {
                     try await $0.setPin(headers: .init(xLockrPIN: current), body: .json(.init(pin: pin))).ok.body.json
                 }
             } catch { client.fail(error) }
@@ -79,7 +86,9 @@ struct PinCommand: AsyncParsableCommand {
             let current = client.askPIN(
                 "PIN: ", body: Components.Schemas.ErrorBody(error: "the PIN", code: .pinRequired))
             do {
-                _ = try await client.send { try await $0.clearPin(headers: .init(xLockrPIN: current)).ok.body.json }
+                _ = try await client.send(timeout: PinCommand.hashingTimeout) {
+                    try await $0.clearPin(headers: .init(xLockrPIN: current)).ok.body.json
+                }
             } catch { client.fail(error) }
             print("PIN cleared.")
         }

@@ -27,9 +27,16 @@ from selenium.webdriver.support.ui import WebDriverWait
 SIZES = {"phone": (390, 844), "desktop": (1280, 900)}
 
 
+# How long a page may take to load, and a script to run: lockr's pages load in milliseconds here,
+# and a navigation that hangs (the suite once saw one wait out Selenium's five-minute default,
+# twice) should fail the test in seconds, with what the script saw, not hold the suite.
+PAGE_LOAD_SECONDS = 20
+
+
 def browser(flags=()):
-    """A headless Chromium with `flags` besides the usual ones. Its scratch files (Chromium leaves
-    a directory in TMPDIR per run) go to a directory of this script's own, removed when it exits."""
+    """A headless Chromium with `flags` besides the usual ones, which gives up on a page that has
+    not loaded in PAGE_LOAD_SECONDS. Its scratch files (Chromium leaves a directory in TMPDIR per
+    run) go to a directory of this script's own, removed when it exits."""
     scratch = tempfile.mkdtemp(prefix="lockr-chromium-")
     atexit.register(shutil.rmtree, scratch, ignore_errors=True)
     os.environ["TMPDIR"] = scratch
@@ -38,7 +45,10 @@ def browser(flags=()):
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--no-first-run", "--disable-extensions", "--disable-background-networking", *flags):
         options.add_argument(argument)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(PAGE_LOAD_SECONDS)
+    driver.set_script_timeout(PAGE_LOAD_SECONDS)
+    return driver
 
 
 class ReloadTolerantWait(WebDriverWait):
