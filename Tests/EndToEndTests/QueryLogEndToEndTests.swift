@@ -139,6 +139,25 @@ import Testing
         }
     }
 
+    /// The log is formatted and stored on a thread of its own at nice 19, so that the DNS event loops
+    /// take the CPU from it whenever a query comes.
+    @Test func theLogIsWrittenOnAThreadThatYieldsToTheEventLoops() async throws {
+        try await PolicyEndToEndTests().withLockr(mode: "hourly") { lockr, _ in
+            _ = try await dig(lockr.port, "news.example", "A")
+            #expect(try await waitForEntries(1, lockr).count == 1)
+            let tasks = "/proc/\(lockr.process.processIdentifier)/task"
+            let niceness = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { thread -> Int? in
+                let name = try? String(contentsOfFile: "\(tasks)/\(thread)/comm", encoding: .utf8)
+                guard name == "lockr-querylog\n" else { return nil }
+                // stat's fields after the name in parentheses: the 19th of the line is the nice value
+                let stat = try String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8)
+                let fields = stat[stat.lastIndex(of: ")")!...].split(separator: " ")
+                return Int(fields[17])
+            }
+            #expect(niceness == [19])
+        }
+    }
+
     @Test func aLockedDatabaseCostsEntriesNotAnswers() async throws {
         try await PolicyEndToEndTests().withLockr(mode: "hourly") { lockr, _ in
             _ = try await dig(lockr.port, "news.example", "A")
