@@ -1,17 +1,17 @@
 import DNSProxy
+import Glibc
 import LockrStore
 import Logging
-import Glibc
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
 /// Takes the query log's batches from the journal every quarter second and formats and writes them
-/// on a thread of its own, which yields to the DNS event loops (`yieldsToTheEventLoops`); prunes what is past the retention every ten minutes, and the oldest queries when the
-/// log outgrows its size every five seconds (so that a device asking unique names cannot fill the
-/// disk), giving the space back. A batch that cannot be written
-/// (a full disk, a locked database) is dropped and counted, and said once a minute at most: the DNS
-/// path never waits for the log.
+/// on a thread of its own, which yields to the DNS event loops (`yieldsToTheEventLoops`); prunes
+/// what is past the retention every ten minutes, and the oldest queries when the log outgrows its
+/// size every five seconds (so that a device asking unique names cannot fill the disk), giving the
+/// space back. A batch that cannot be written (a full disk, a locked database) is dropped and
+/// counted, and said once a minute at most: the DNS path never waits for the log.
 final class QueryLogWriter: Sendable {
     let journal: QueryJournal
     let store: QueryLogStore
@@ -59,10 +59,10 @@ final class QueryLogWriter: Sendable {
     }
 
     /// Makes the calling thread, the writer's, the last to get the CPU (nice 19) and names it
-    /// "lockr-querylog", as `top -H` shows it. A loop woken by a query then takes the CPU from the writer at once: formatting and storing a
-    /// quarter second's queries had shown as the slowest answers at 10k queries a second. On a
-    /// machine kept full, the writer still gets a share; what it cannot keep up with is dropped by
-    /// the journal's bound and counted.
+    /// "lockr-querylog", as `top -H` shows it. A loop woken by a query then takes the CPU from the
+    /// writer at once: formatting and storing a quarter second's queries had shown as the slowest
+    /// answers at 10k queries a second. On a machine kept full, the writer still gets a share; what
+    /// it cannot keep up with is dropped by the journal's bound and counted.
     private static func yieldsToTheEventLoops() {
         // PRIO_PROCESS with 0 is the calling thread: Linux keeps the nice value per thread.
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
