@@ -28,8 +28,8 @@ SIZES = {"phone": (390, 844), "desktop": (1280, 900)}
 
 
 # How long a page may take to load, and a script to run: lockr's pages load in milliseconds here,
-# and a navigation that hangs (the suite once saw one wait out Selenium's five-minute default,
-# twice) should fail the test in seconds, with what the script saw, not hold the suite.
+# and a page that hangs (the suite once saw a script wait ten minutes; Selenium's own limit for a
+# page is five) should fail its test within seconds, with what the script saw, not hold the suite.
 PAGE_LOAD_SECONDS = 20
 
 
