@@ -43,6 +43,8 @@ let package = Package(
         // Text operations without Foundation's internationalised parts (which bring ICU): trimming,
         // fixed decimals, hexadecimal, path components.
         .target(name: "PlainText"),
+        // Threads that work behind the DNS event loops: named apart and scheduled after them.
+        .target(name: "BackgroundThreads"),
         // The desktop session's bus (libdbus), loaded with dlopen on first use, not linked: its
         // functions declared by hand. Only DesktopNotifications imports it.
         .systemLibrary(name: "CDBus"),
@@ -192,7 +194,7 @@ let package = Package(
         .target(
             name: "LockrLists",
             dependencies: [
-                "PlainText",
+                "BackgroundThreads", "PlainText",
                 "ConfigKit", "DNSFilter",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -222,7 +224,7 @@ let package = Package(
         .target(
             name: "LockrDaemon",
             dependencies: [
-                "PlainText",
+                "BackgroundThreads", "PlainText",
                 "ConfigKit", "CTOMLReader", "DNSWire", "DNSFilter", "DNSProxy", "LockrPolicy", "LockrPuzzles",
                 "LockrStore",
                 "LockrAPI", "LockrControl", "LockrLists",

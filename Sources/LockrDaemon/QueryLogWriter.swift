@@ -1,5 +1,5 @@
+import BackgroundThreads
 import DNSProxy
-import Glibc
 import LockrStore
 import Logging
 import NIOConcurrencyHelpers
@@ -7,7 +7,7 @@ import NIOCore
 import NIOPosix
 
 /// Takes the query log's batches from the journal every quarter second and formats and writes them
-/// on a thread of its own, which yields to the DNS event loops (`yieldsToTheEventLoops`); prunes
+/// on a thread of its own, which yields to the DNS event loops; prunes
 /// what is past the retention every ten minutes, and the oldest queries when the log outgrows its
 /// size every five seconds (so that a device asking unique names cannot fill the disk), giving the
 /// space back. A batch that cannot be written (a full disk, a locked database) is dropped and
@@ -37,7 +37,11 @@ final class QueryLogWriter: Sendable {
     /// Writes until cancelled, then writes what is left.
     func run() async {
         thread.start()
-        thread.submit { _ in Self.yieldsToTheEventLoops() }
+        // A loop woken by a query takes the CPU from the writer at once: formatting and storing a
+        // quarter second's queries had shown as the slowest answers at 10k queries a second. On a
+        // machine kept full the writer still gets a share; what it cannot keep up with is dropped
+        // by the journal's bound and counted.
+        thread.submit { _ in BackgroundThread.become("lockr-querylog", precedence: .lowest) }
         var lastPrune: ContinuousClock.Instant?
         var lastSizeCheck: ContinuousClock.Instant?
         var lastComplaint: ContinuousClock.Instant?
@@ -56,20 +60,6 @@ final class QueryLogWriter: Sendable {
         }
         await write(lastComplaint: &lastComplaint)
         try? await thread.shutdownGracefully()
-    }
-
-    /// Makes the calling thread, the writer's, the last to get the CPU (nice 19) and names it
-    /// "lockr-querylog", as `top -H` shows it. A loop woken by a query then takes the CPU from the
-    /// writer at once: formatting and storing a quarter second's queries had shown as the slowest
-    /// answers at 10k queries a second. On a machine kept full, the writer still gets a share; what
-    /// it cannot keep up with is dropped by the journal's bound and counted.
-    private static func yieldsToTheEventLoops() {
-        // PRIO_PROCESS with 0 is the calling thread: Linux keeps the nice value per thread.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-        let comm = open("/proc/thread-self/comm", O_WRONLY)
-        guard comm >= 0 else { return }
-        _ = "lockr-querylog".withCString { Glibc.write(comm, $0, strlen($0)) }
-        close(comm)
     }
 
     private func write(lastComplaint: inout ContinuousClock.Instant?) async {

@@ -1,5 +1,5 @@
+import BackgroundThreads
 import Foundation
-import Glibc
 import NIOCore
 import NIOPosix
 
@@ -12,24 +12,10 @@ public enum ListWork {
     /// The thread's event loop: the HTTP client's, and where `run` runs.
     static let group: MultiThreadedEventLoopGroup = {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        // The first task on the thread, so before any list work. Named apart from the DNS event
-        // loops ("NIO-ELT-..."), so that whoever counts their CPU does not count this.
-        group.next().execute {
-            // pthread_setname_np is not visible to Swift; the kernel's own file names the thread.
-            let comm = open("/proc/thread-self/comm", O_WRONLY)
-            if comm >= 0 {
-                _ = "lockr-lists".withCString { write(comm, $0, strlen($0)) }
-                close(comm)
-            }
-            var parameters = sched_param(sched_priority: 0)
-            // Refused only by a kernel without SCHED_IDLE, where list work runs as any other.
-            _ = pthread_setschedparam(pthread_self(), idleClass, &parameters)
-        }
+        // The first task on the thread, so before any list work.
+        group.next().execute { BackgroundThread.become("lockr-lists", precedence: .idle) }
         return group
     }()
-
-    /// SCHED_IDLE, which Glibc's headers hide behind _GNU_SOURCE.
-    private static let idleClass: Int32 = 5
 
     /// Runs `body` on the list thread, after the work asked before it; returns what it gave.
     public static func run<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {

@@ -46,7 +46,7 @@ struct ClientOptions: ParsableArguments {
     }
 
     /// Calls an operation of the daemon's API (`{ try await $0.getStatus().ok.body.json }`); prints
-    /// and exits non-zero on failure.
+    /// and exits non-zero on failure. `timeout`: how long the answer may take to begin.
     func call<Answer: Sendable>(
         timeout: TimeAmount = .seconds(10), _ operation: (Client) async throws -> Answer
     ) async -> Answer {
