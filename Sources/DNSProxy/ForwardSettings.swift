@@ -53,7 +53,7 @@ extension ForwardSettings: ConfigSection {
             "How long one attempt waits before the next upstream is tried, milliseconds ({range})."),
         .integer(
             "attempts", \.attempts, in: 1...10,
-            "Attempts per query, cycling through the upstreams healthiest first ({range}). A query with no answer gets SERVFAIL after at most attempts x timeout-ms."
+            "Attempts per query, cycling through the upstreams healthiest first ({range}). A query with no answer gets SERVFAIL after at most attempts x timeout-ms, and within a quarter second while every upstream is down (three failures in a row each)."
         ),
         .integer(
             "stale-answer-ms", \.staleAnswerTimeout, in: 0...60_000, as: { .milliseconds(Int64($0)) },

@@ -91,13 +91,24 @@ final class LoopContext: @unchecked Sendable {
                     latencyMicroseconds: max(1, UInt32(clamping: (Self.now() &- arrived) / 1000)))
             }
             guard let stale else {
-                let answer = eventLoop.makePromise(of: [UInt8].self)
-                resolution.whenComplete { result in
-                    let finished = finish(result)
-                    record(finished.outcome, result)
-                    answer.succeed(finished.bytes)
+                guard forwarder.upstreamsDown(for: query) else {
+                    let answer = eventLoop.makePromise(of: [UInt8].self)
+                    resolution.whenComplete { result in
+                        let finished = finish(result)
+                        record(finished.outcome, result)
+                        answer.succeed(finished.bytes)
+                    }
+                    return .later(answer.futureResult)
                 }
-                return .later(answer.futureResult)
+                // Every upstream is known down and nothing stale is at hand: SERVFAIL unless they
+                // answer within a moment, so that a client turns to another resolver instead of
+                // waiting out every attempt. The first answer brings the upstreams back.
+                return .later(
+                    first(resolution, finish: finish, record: record, orAfter: forwarder.downUpstreamsWait) {
+                        let failed = finish(.failure(ForwardError.upstreamsDown))
+                        record(failed.outcome, nil)
+                        return failed.bytes
+                    })
             }
             // An expired answer is at hand (RFC 8767): the client gets it at once while every upstream
             // is known to be down, else when the upstreams take longer than the client-response timer.
@@ -110,22 +121,35 @@ final class LoopContext: @unchecked Sendable {
                 resolution.whenComplete { _ = finish($0) }
                 return .reply(staleBytes())
             }
-            let answer = eventLoop.makePromise(of: [UInt8].self)
-            let served = NIOLoopBoundBox(false, eventLoop: eventLoop)
-            let timer = eventLoop.scheduleTask(in: forwarder.staleAnswerTimeout) {
-                served.value = true
-                answer.succeed(staleBytes())
-            }
-            resolution.whenComplete { result in
-                timer.cancel()
-                let finished = finish(result)
-                guard !served.value else { return }
-                served.value = true
-                record(finished.outcome, result)
-                answer.succeed(finished.bytes)
-            }
-            return .later(answer.futureResult)
+            return .later(
+                first(resolution, finish: finish, record: record, orAfter: forwarder.staleAnswerTimeout, staleBytes))
         }
+    }
+
+    /// The upstreams' answer if it comes within `wait`, else `fallback`'s; the upstreams' answer,
+    /// when it comes, is finished (the cache refreshed) either way.
+    private func first(
+        _ resolution: EventLoopFuture<UpstreamAnswer>,
+        finish: @escaping @Sendable (Result<UpstreamAnswer, Error>) -> PipelineAnswer,
+        record: @escaping @Sendable (QueryOutcome, Result<UpstreamAnswer, Error>?) -> Void,
+        orAfter wait: TimeAmount,
+        _ fallback: @escaping @Sendable () -> [UInt8]
+    ) -> EventLoopFuture<[UInt8]> {
+        let answer = eventLoop.makePromise(of: [UInt8].self)
+        let served = NIOLoopBoundBox(false, eventLoop: eventLoop)
+        let timer = eventLoop.scheduleTask(in: wait) {
+            served.value = true
+            answer.succeed(fallback())
+        }
+        resolution.whenComplete { result in
+            timer.cancel()
+            let finished = finish(result)
+            guard !served.value else { return }
+            served.value = true
+            record(finished.outcome, result)
+            answer.succeed(finished.bytes)
+        }
+        return answer.futureResult
     }
 
     static func now() -> UInt64 { NIODeadline.now().uptimeNanoseconds }

@@ -309,14 +309,14 @@ public final class QueryPipeline: Sendable {
             }
             return PipelineAnswer(
                 bytes: answer.render(for: query, age: 0, ttlCap: verdict.ttlCap, udpLimit: limit), outcome: .forwarded)
-        case .failure:
+        case .failure(let error):
             if let stale { return staleAnswer(query, stale: stale, verdict: verdict, transport: transport) }
             var client = query
             if case .aliased(let alias) = verdict { client = alias.query }
+            let text = error as? ForwardError == .upstreamsDown ? "every upstream is down" : "no upstream answered"
             return PipelineAnswer(
                 bytes: Responses.rcode(
-                    .serverFailure, to: client,
-                    reason: ExtendedError(code: .noReachableAuthority, text: "no upstream answered")),
+                    .serverFailure, to: client, reason: ExtendedError(code: .noReachableAuthority, text: text)),
                 outcome: .failed)
         }
     }

@@ -122,6 +122,11 @@ final class UpstreamForwarder: @unchecked Sendable {
     /// How long a query with a stale answer at hand waits for the upstreams.
     var staleAnswerTimeout: TimeAmount { settings.staleAnswerTimeout }
 
+    /// How long a query with nothing stale at hand waits while every upstream is known down, before
+    /// SERVFAIL: time for an upstream that is back to answer (over the internet, tens of
+    /// milliseconds), not enough to keep a client from turning to another resolver.
+    var downUpstreamsWait: TimeAmount { min(settings.attemptTimeout, .milliseconds(250)) }
+
     /// Whether every server `query` would be asked of is known to be down right now.
     func upstreamsDown(for query: DNSQuery) -> Bool {
         pool(for: query).allDown(now: NIODeadline.now().uptimeNanoseconds)

@@ -8,7 +8,8 @@ import NIOCore
 /// being tried first; after `penaltySeconds` without news it is given another chance. Among healthy
 /// servers the faster (smoothed round-trip time) goes first, and the configured order breaks ties.
 /// A server that fails `downAfter` times in a row is down (logged once, as is its return); while
-/// every server is down, queries with a stale answer get it at once instead of waiting.
+/// every server is down, queries get a stale answer at once, or else SERVFAIL after a moment, instead
+/// of waiting out every attempt.
 public final class UpstreamPool: Sendable {
     public let servers: [Upstream]
     /// The TLS contexts of the encrypted servers; nil when all are plain.
@@ -112,4 +113,6 @@ public enum ForwardError: Error, Equatable {
     case noUpstreamAnswered
     /// No upstream is configured.
     case noUpstreams
+    /// Every upstream is known to be down: not waited for.
+    case upstreamsDown
 }

@@ -103,6 +103,32 @@ import Testing
         }
     }
 
+    @Test func servfailWithinAMomentWhileEveryUpstreamIsKnownDownAndAnswersOnceItIsBack() async throws {
+        try await Self.withServer { running in
+            running.upstreams[0].mode = .silent
+            // Two attempts of 300 ms each: two questions make three failures in a row, and it is down.
+            for name in ["a.test.", "b.test."] { _ = try DNSClient.udp(LdnsBuild.query(name), port: running.port, seconds: 3) }
+            let started = ContinuousClock.now
+            let reply = try LdnsPacket(
+                wire: try DNSClient.udp(LdnsBuild.query("www.test.", ednsPayload: 1232), port: running.port, seconds: 3)
+            )
+            let elapsed = ContinuousClock.now - started
+            #expect(reply.rcode == 2)
+            #expect(reply.extendedErrors.map(\.code) == [22])
+            #expect(reply.extendedErrors.map(\.text) == ["every upstream is down"])
+            #expect(elapsed < .milliseconds(500), "after the 250 ms wait, not after 2 attempts x 300 ms")
+            // The questions still go upstream: once it answers within the wait, lockr answers again.
+            running.upstreams[0].mode = .answer
+            var answer = reply
+            for _ in 0..<20 where answer.rcode != 0 {
+                try await Task.sleep(for: .milliseconds(100))
+                answer = try LdnsPacket(wire: try DNSClient.udp(LdnsBuild.query("www.test."), port: running.port))
+            }
+            #expect(answer.rcode == 0, "answered again within 2 s of the upstream's return")
+            #expect(answer.answerRecords.count == 1)
+        }
+    }
+
     @Test func servfailWithinTheTimeoutWhenTheUpstreamIsDown() async throws {
         try await Self.withServer { running in
             running.upstreams[0].mode = .silent

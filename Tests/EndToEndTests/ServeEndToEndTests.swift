@@ -105,6 +105,12 @@ import Testing
             let answer = try await dig(lockr.port, "app.test", "+time=10")
             #expect(answer.contains("status: SERVFAIL"))
             #expect(Date().timeIntervalSince(started) < 5, "3 attempts of 1 s, then SERVFAIL")
+            // Three failures in a row: the upstream is down, and the next name does not wait 3 s.
+            let next = Date()
+            let quick = try await dig(lockr.port, "www.test", "+time=10")
+            #expect(quick.contains("status: SERVFAIL"))
+            #expect(quick.contains("every upstream is down"))
+            #expect(Date().timeIntervalSince(next) < 2, "a quarter second's wait, not 3 s")
             upstream.mode = .answer
             #expect(try await dig(lockr.port, "app.test", "+short").contains("192.0.2.6"))
         }
