@@ -113,6 +113,6 @@ public enum ForwardError: Error, Equatable {
     case noUpstreamAnswered
     /// No upstream is configured.
     case noUpstreams
-    /// Every upstream is known to be down: not waited for.
+    /// Every upstream is known to be down, and none answered within the short wait that allows.
     case upstreamsDown
 }

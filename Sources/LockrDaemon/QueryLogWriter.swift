@@ -7,11 +7,11 @@ import NIOCore
 import NIOPosix
 
 /// Takes the query log's batches from the journal every quarter second and formats and writes them
-/// on a thread of its own, which yields to the DNS event loops; prunes
-/// what is past the retention every ten minutes, and the oldest queries when the log outgrows its
-/// size every five seconds (so that a device asking unique names cannot fill the disk), giving the
-/// space back. A batch that cannot be written (a full disk, a locked database) is dropped and
-/// counted, and said once a minute at most: the DNS path never waits for the log.
+/// on a thread of its own, which yields to the DNS event loops; prunes what is past the retention
+/// every ten minutes, and the oldest queries when the log outgrows its size every five seconds (so
+/// that a device asking unique names cannot fill the disk), giving the space back. A batch that
+/// cannot be written (a full disk, a locked database) is dropped and counted, and said once a minute
+/// at most: the DNS path never waits for the log.
 final class QueryLogWriter: Sendable {
     let journal: QueryJournal
     let store: QueryLogStore
