@@ -90,16 +90,16 @@ final class LoopContext: @unchecked Sendable {
                     upstream: try? result?.get().server,
                     latencyMicroseconds: max(1, UInt32(clamping: (Self.now() &- arrived) / 1000)))
             }
-            guard let stale else {
-                guard forwarder.upstreamsDown(for: query) else {
-                    let answer = eventLoop.makePromise(of: [UInt8].self)
-                    resolution.whenComplete { result in
-                        let finished = finish(result)
-                        record(finished.outcome, result)
-                        answer.succeed(finished.bytes)
-                    }
-                    return .later(answer.futureResult)
+            switch (stale, forwarder.upstreamsDown(for: query)) {
+            case (nil, false):
+                let answer = eventLoop.makePromise(of: [UInt8].self)
+                resolution.whenComplete { result in
+                    let finished = finish(result)
+                    record(finished.outcome, result)
+                    answer.succeed(finished.bytes)
                 }
+                return .later(answer.futureResult)
+            case (nil, true):
                 // Every upstream is known down and nothing stale is at hand: SERVFAIL unless they
                 // answer within a moment, so that a client turns to another resolver instead of
                 // waiting out every attempt. The first answer brings the upstreams back.
@@ -109,20 +109,21 @@ final class LoopContext: @unchecked Sendable {
                         record(failed.outcome, nil)
                         return failed.bytes
                     })
+            case (let stale?, let down):
+                // An expired answer is at hand (RFC 8767): the client gets it at once while every
+                // upstream is known to be down, else when the upstreams take longer than the
+                // client-response timer. Their answer, when it comes, still refreshes the cache.
+                @Sendable func staleBytes() -> [UInt8] {
+                    record(.stale, nil)
+                    return pipeline.staleAnswer(query, stale: stale, verdict: verdict, transport: transport).bytes
+                }
+                guard !down else {
+                    resolution.whenComplete { _ = finish($0) }
+                    return .reply(staleBytes())
+                }
+                return .later(
+                    first(resolution, finish: finish, record: record, orAfter: forwarder.staleAnswerTimeout, staleBytes))
             }
-            // An expired answer is at hand (RFC 8767): the client gets it at once while every upstream
-            // is known to be down, else when the upstreams take longer than the client-response timer.
-            // Their answer, when it comes, still refreshes the cache.
-            @Sendable func staleBytes() -> [UInt8] {
-                record(.stale, nil)
-                return pipeline.staleAnswer(query, stale: stale, verdict: verdict, transport: transport).bytes
-            }
-            if forwarder.upstreamsDown(for: query) {
-                resolution.whenComplete { _ = finish($0) }
-                return .reply(staleBytes())
-            }
-            return .later(
-                first(resolution, finish: finish, record: record, orAfter: forwarder.staleAnswerTimeout, staleBytes))
         }
     }
 
