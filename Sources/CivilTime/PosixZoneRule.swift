@@ -1,7 +1,9 @@
-/// The rule a TZif file's footer gives for the times after its last transition, a POSIX `TZ`
-/// string with the extensions of RFC 8536 (rule times from -167 to 167 hours):
-/// `CET-1CEST,M3.5.0,M10.5.0/3`.
+/// A POSIX `TZ` rule with the extensions of RFC 8536 (rule times from -167 to 167 hours),
+/// `CET-1CEST,M3.5.0,M10.5.0/3`: what a TZif file's footer gives for the times after its last
+/// transition, or a zone of its own on a machine without the database.
 public struct PosixZoneRule: Hashable, Sendable {
+    /// The rule as written.
+    public let text: String
     /// Seconds east of UTC in standard time.
     public let standardOffset: Int32
     /// Daylight saving time, if the zone has it.
@@ -34,6 +36,7 @@ public struct PosixZoneRule: Hashable, Sendable {
 
     /// Parses a `TZ` string; nil if it is not one.
     public init?(_ text: String) {
+        self.text = text
         var scanner = RuleScanner(Array(text.utf8))
         guard scanner.name(), let standard = scanner.offset(maxHours: 24) else { return nil }
         standardOffset = -standard

@@ -15,7 +15,8 @@ public enum ZoneLookupError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .badName(let name): "'\(name)' is not a time zone name (such as Europe/Berlin)"
+        case .badName(let name):
+            "'\(name)' is not a time zone name (such as Europe/Berlin) or a POSIX TZ rule (such as CET-1CEST,M3.5.0,M10.5.0/3)"
         case .unknown(let name, let directory):
             "unknown time zone '\(name)' (not in \(directory); use a name such as Europe/Berlin)"
         case .unreadable(let name, let error): "the time zone file of '\(name)' cannot be used: \(error)"
@@ -36,11 +37,17 @@ public struct ZoneDatabase: Sendable {
     /// The machine's own zone (`current()` of the database), read once.
     public static let systemZone = ZoneDatabase().current()
 
-    /// The zone named `identifier` ("Europe/Berlin", "UTC").
+    /// The zone named `identifier`: a name in the database ("Europe/Berlin", "UTC"), or a POSIX `TZ`
+    /// rule ("CET-1CEST,M3.5.0,M10.5.0/3", what OpenWrt's /etc/TZ holds) for a machine without the
+    /// database.
     public func zone(_ identifier: String) throws(ZoneLookupError) -> ZoneRules {
-        guard Self.isZoneName(identifier) else { throw .badName(identifier) }
+        guard Self.isZoneName(identifier) else {
+            guard let rule = PosixZoneRule(identifier) else { throw .badName(identifier) }
+            return ZoneRules(rule: rule)
+        }
         guard let bytes = Self.contents(of: directory + "/" + identifier) else {
             if ["UTC", "GMT", "Etc/UTC", "Etc/GMT"].contains(identifier) { return .utc }
+            if let rule = PosixZoneRule(identifier) { return ZoneRules(rule: rule) }
             throw .unknown(identifier, directory: directory)
         }
         do {
@@ -50,24 +57,27 @@ public struct ZoneDatabase: Sendable {
         }
     }
 
-    /// The machine's own zone: `$TZ` when it names a zone, else what /etc/localtime links to,
-    /// else /etc/timezone, else UTC.
-    public func current() -> ZoneRules {
-        if var name = Self.environment("TZ"), !name.isEmpty {
+    /// The machine's own zone, from the first of `sources` that names one, else UTC: `$TZ` (a name,
+    /// a path into the database or a POSIX rule), the zone /etc/localtime links to, the name in
+    /// /etc/timezone, the rule in the footer of a copied /etc/localtime, the rule in /etc/TZ.
+    public func current(_ sources: SystemZoneSources = .machine) -> ZoneRules {
+        if var name = sources.tz, !name.isEmpty {
             if name.hasPrefix(":") { name.removeFirst() }
             if let marker = name.firstRange(of: "zoneinfo/") { name = String(name[marker.upperBound...]) }
             if let zone = try? zone(name) { return zone }
         }
-        if let target = Self.linkTarget("/etc/localtime"), let marker = target.firstRange(of: "zoneinfo/"),
+        if let target = Self.linkTarget(sources.localtime), let marker = target.firstRange(of: "zoneinfo/"),
             let zone = try? zone(String(target[marker.upperBound...]))
         {
             return zone
         }
-        if let bytes = Self.contents(of: "/etc/timezone") {
-            let name = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.map(
-                String.init)
-            if let name, let zone = try? zone(name) { return zone }
+        if let name = Self.firstWord(of: sources.timezoneName), let zone = try? zone(name) { return zone }
+        if let bytes = Self.contents(of: sources.localtime),
+            let footer = (try? ZoneRules(identifier: sources.localtime, tzif: bytes))?.footer
+        {
+            return ZoneRules(rule: footer)
         }
+        if let rule = Self.firstWord(of: sources.rule), let zone = try? zone(rule) { return zone }
         return .utc
     }
 
@@ -85,7 +95,13 @@ public struct ZoneDatabase: Sendable {
             }
     }
 
-    private static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    /// The first word of a small file; nil if there is none.
+    private static func firstWord(of path: String) -> String? {
+        guard let bytes = contents(of: path) else { return nil }
+        return String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.map(String.init)
+    }
 
     private static func linkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 4_096)
@@ -111,5 +127,31 @@ public struct ZoneDatabase: Sendable {
             filled += count
         }
         return bytes
+    }
+}
+
+/// Where a machine says which time zone it is in (`ZoneDatabase.current`): tests give their own.
+public struct SystemZoneSources: Sendable {
+    /// `$TZ`.
+    public var tz: String?
+    /// A link into the database, or a copy of a zone's file: /etc/localtime.
+    public var localtime: String
+    /// A file with the zone's name, as Debian keeps it: /etc/timezone.
+    public var timezoneName: String
+    /// A file with a POSIX rule, as OpenWrt keeps it: /etc/TZ.
+    public var rule: String
+
+    public init(tz: String?, localtime: String, timezoneName: String, rule: String) {
+        self.tz = tz
+        self.localtime = localtime
+        self.timezoneName = timezoneName
+        self.rule = rule
+    }
+
+    /// This machine's.
+    public static var machine: Self {
+        Self(
+            tz: ZoneDatabase.environment("TZ"), localtime: "/etc/localtime", timezoneName: "/etc/timezone",
+            rule: "/etc/TZ")
     }
 }

@@ -22,6 +22,13 @@ public struct ZoneRules: Sendable {
         self.footer = footer
     }
 
+    /// The zone a POSIX `TZ` rule alone describes, named by the rule: for a machine without the
+    /// database, and for a copied /etc/localtime (its file's footer).
+    public init(rule: PosixZoneRule) {
+        self.init(
+            identifier: rule.text, transitions: [], offsetsAfter: [], initialOffset: rule.standardOffset, footer: rule)
+    }
+
     /// Coordinated Universal Time, which needs no file.
     public static let utc = ZoneRules(
         identifier: "UTC", transitions: [], offsetsAfter: [], initialOffset: 0, footer: nil)

@@ -27,7 +27,7 @@ extension PolicySettings {
         .choice("mode", \.mode, "time, hourly or extreme."),
         Setting(
             "time-zone",
-            "Time zone of days and clock hours, a name in the system's time zone database (/usr/share/zoneinfo, the tzdata package). Unset: the system's ($TZ, else /etc/localtime).",
+            "Time zone of days and clock hours: a name in the system's time zone database (/usr/share/zoneinfo, the tzdata package), or on a machine without it a POSIX TZ rule such as \"CET-1CEST,M3.5.0,M10.5.0/3\". Unset: the system's ($TZ, else /etc/localtime, /etc/timezone, /etc/TZ; else UTC). `lockr status` shows the zone in use.",
             update: { reader, key, policy in
                 guard let name = reader.string(key) else { return }
                 let zone: ZoneRules

@@ -183,4 +183,55 @@ import Testing
             try database.zone("Test/Bad")
         }
     }
+
+    @Test func aPosixRuleIsAZoneOfItsOwnForAMachineWithoutTheDatabase() throws {
+        let rule = "CET-1CEST,M3.5.0,M10.5.0/3"
+        let berlin = try ZoneDatabase().zone("Europe/Berlin")
+        for database in [ZoneDatabase(), ZoneDatabase(directory: "/nonexistent")] {
+            let zone = try database.zone(rule)
+            #expect(zone.identifier == rule)
+            // Every hour of 2025 to 2030, and every change, as the real file has them.
+            for hour in stride(from: Int64(1_735_689_600), to: 1_924_992_000, by: 3_600) {
+                #expect(zone.offset(at: hour) == berlin.offset(at: hour), "\(hour)")
+            }
+            #expect(zone.nextChange(after: 1_735_689_600) == berlin.nextChange(after: 1_735_689_600))
+        }
+        #expect(try ZoneDatabase(directory: "/nonexistent").zone("UTC0").offset(at: 0) == 0)
+        #expect(try ZoneDatabase(directory: "/nonexistent").zone("<+0530>-5:30").offset(at: 0) == 19_800)
+        #expect(throws: ZoneLookupError.badName("EST5EDT,M3.2.0")) { try ZoneDatabase().zone("EST5EDT,M3.2.0") }
+        #expect(
+            ZoneLookupError.badName("x,y").description
+                == "'x,y' is not a time zone name (such as Europe/Berlin) or a POSIX TZ rule (such as CET-1CEST,M3.5.0,M10.5.0/3)"
+        )
+    }
+
+    @Test func theMachinesZoneIsTheFirstItsFilesOrEnvironmentName() throws {
+        let directory = NSTemporaryDirectory() + "machine-zone-\(UUID())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let files = FileManager.default
+        let localtime = directory + "/localtime"
+        let timezoneName = directory + "/timezone"
+        let ruleFile = directory + "/TZ"
+        func machine(tz: String? = nil) -> String {
+            ZoneDatabase().current(
+                SystemZoneSources(tz: tz, localtime: localtime, timezoneName: timezoneName, rule: ruleFile)
+            ).identifier
+        }
+        #expect(machine() == "UTC", "nothing says")
+        try "EST5EDT,M3.2.0,M11.1.0\n".write(toFile: ruleFile, atomically: true, encoding: .utf8)
+        #expect(machine() == "EST5EDT,M3.2.0,M11.1.0", "OpenWrt's /etc/TZ")
+        // A copied file (Docker images, some routers) says its rule through its footer.
+        try files.copyItem(atPath: "/usr/share/zoneinfo/Europe/Berlin", toPath: localtime)
+        #expect(machine() == "CET-1CEST,M3.5.0,M10.5.0/3", "a copy of Europe/Berlin")
+        try "Asia/Tokyo\n".write(toFile: timezoneName, atomically: true, encoding: .utf8)
+        #expect(machine() == "Asia/Tokyo", "Debian's /etc/timezone names it")
+        try files.removeItem(atPath: localtime)
+        try files.createSymbolicLink(atPath: localtime, withDestinationPath: "/usr/share/zoneinfo/America/New_York")
+        #expect(machine() == "America/New_York", "the link")
+        #expect(machine(tz: ":Europe/Lisbon") == "Europe/Lisbon")
+        #expect(machine(tz: "/usr/share/zoneinfo/Australia/Perth") == "Australia/Perth")
+        #expect(machine(tz: "<+0530>-5:30") == "<+0530>-5:30")
+        #expect(machine(tz: "Nowhere/Else") == "America/New_York", "a TZ that names nothing is passed over")
+    }
 }
