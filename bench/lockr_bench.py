@@ -10,6 +10,7 @@ import argparse
 import csv
 import os
 import random
+import shutil
 import statistics
 import sys
 import time
@@ -34,10 +35,23 @@ DEVICES_PER_PERSON = 10
 NAMES_PER_PERSON = 10_000
 
 
+EMPTIED = set()
+
+
+def fresh_directory(path):
+    """`path`, emptied at its first use in this run: a run starts with no query log left at its cap
+    by an earlier one; later starts find the state a restarted service finds."""
+    if path not in EMPTIED:
+        shutil.rmtree(path, ignore_errors=True)
+        EMPTIED.add(path)
+    return path
+
+
 def lockr_argv(size, port=PORT, state="lockr-state", extra=(), binary=None):
     return [binary or LOCKR, "serve", "--listen", f"127.0.0.1:{port}", "--upstream", f"127.0.0.1:{run_bench.UPSTREAM_PORT}",
             "--blocklist", os.path.join(run_bench.DATA, f"block-{size}.domains"),
-            "--state-dir", os.path.join(run_bench.RUN, state), "--control", "127.0.0.1:0",
+            "--state-dir", fresh_directory(os.path.join(run_bench.RUN, state)), "--control", "127.0.0.1:0",
+            "--web", "127.0.0.1:0",
             "--log-level", "warning", *extra]
 
 
