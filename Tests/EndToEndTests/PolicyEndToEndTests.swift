@@ -383,19 +383,24 @@ import Testing
     }
 
     /// Queries `name` like an app in the foreground until it is sinkholed; the real seconds it took.
-    /// Each round is three lookups at once, sent from this process: one round alone makes its 10 s
-    /// slice (1/6 s at `--time-scale 60`) dense, so the use is metered at the same pace however
-    /// slowly a loaded machine starts processes or resumes tasks (a drill a round did not keep up).
     func useUntilBlocked(_ name: String, _ lockr: LockrProcess, limit: Double = 15) async throws -> Double? {
         let start = Date()
-        let round = (0..<3).map { LdnsBuild.query(name, id: UInt16(0x5100 + $0)) }
         while Date().timeIntervalSince(start) < limit {
-            let answers = try DNSClient.udpBurst(round, port: lockr.port)
-            let addresses = try answers.flatMap { try LdnsPacket(wire: $0).answerRecords }
-            if addresses.contains(where: { $0.hasSuffix("\t0.0.0.0") }) { return Date().timeIntervalSince(start) }
-            try await Task.sleep(for: .milliseconds(50))
+            if try await useBriefly(name, lockr) { return Date().timeIntervalSince(start) }
         }
         return nil
+    }
+
+    /// One round of an app's use in the foreground: three lookups of `name` at once, sent from this
+    /// process, then 50 ms. One round alone makes its 10 s slice (1/6 s at `--time-scale 60`) dense,
+    /// so use is metered at the same pace however slowly a loaded machine starts processes or
+    /// resumes tasks (a drill at a time did not keep up). Whether lockr sinkholed it.
+    func useBriefly(_ name: String, _ lockr: LockrProcess) async throws -> Bool {
+        let round = (0..<3).map { LdnsBuild.query(name, id: UInt16(0x5100 + $0)) }
+        let answers = try DNSClient.udpBurst(round, port: lockr.port)
+        let records = try answers.flatMap { try LdnsPacket(wire: $0).answerRecords }
+        try await Task.sleep(for: .milliseconds(50))
+        return records.contains { $0.hasSuffix("\t0.0.0.0") }
     }
 
     @Test func aSnoozeIsChargedToNoBudgetAndStatusFiguresAgree() async throws {
@@ -429,7 +434,7 @@ import Testing
         try await withLockr(mode: "time", sections: budget, stateDirectory: state) { lockr, _ in
             let started = try await lockr.policyClock("tiktok").now
             let start = Date()
-            while Date().timeIntervalSince(start) < 3 { _ = try await address("tiktok.com.", lockr) }
+            while Date().timeIntervalSince(start) < 3 { _ = try await useBriefly("tiktok.com.", lockr) }
             usedBeforeKill = try await usedSeconds("tiktok", lockr)
             policyTimeInUse = try await lockr.policyClock("tiktok").now.timeIntervalSince(started)
             lockr.kill9()
