@@ -34,8 +34,11 @@ public struct ZoneDatabase: Sendable {
             directory ?? Self.environment("TZDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/share/zoneinfo"
     }
 
-    /// The machine's own zone (`current()` of the database), read once.
-    public static let systemZone = ZoneDatabase().current()
+    /// The machine's own zone and what named it, read once.
+    public static let machineZone = ZoneDatabase().zoneOfMachine()
+
+    /// The machine's own zone, read once.
+    public static var systemZone: ZoneRules { machineZone.rules }
 
     /// The zone named `identifier`: a name in the database ("Europe/Berlin", "UTC"), or a POSIX `TZ`
     /// rule ("CET-1CEST,M3.5.0,M10.5.0/3", what OpenWrt's /etc/TZ holds) for a machine without the
@@ -60,25 +63,29 @@ public struct ZoneDatabase: Sendable {
     /// The machine's own zone, from the first of `sources` that names one, else UTC: `$TZ` (a name,
     /// a path into the database or a POSIX rule), the zone /etc/localtime links to, the name in
     /// /etc/timezone, the rule in the footer of a copied /etc/localtime, the rule in /etc/TZ.
-    public func current(_ sources: SystemZoneSources = .machine) -> ZoneRules {
+    public func zoneOfMachine(_ sources: SystemZoneSources = .machine) -> MachineZone {
         if var name = sources.tz, !name.isEmpty {
             if name.hasPrefix(":") { name.removeFirst() }
             if let marker = name.firstRange(of: "zoneinfo/") { name = String(name[marker.upperBound...]) }
-            if let zone = try? zone(name) { return zone }
+            if let zone = try? zone(name) { return MachineZone(rules: zone, namedBy: "$TZ") }
         }
         if let target = Self.linkTarget(sources.localtime), let marker = target.firstRange(of: "zoneinfo/"),
             let zone = try? zone(String(target[marker.upperBound...]))
         {
-            return zone
+            return MachineZone(rules: zone, namedBy: sources.localtime)
         }
-        if let name = Self.firstWord(of: sources.timezoneName), let zone = try? zone(name) { return zone }
+        if let name = Self.firstWord(of: sources.timezoneName), let zone = try? zone(name) {
+            return MachineZone(rules: zone, namedBy: sources.timezoneName)
+        }
         if let bytes = Self.contents(of: sources.localtime),
             let footer = (try? ZoneRules(identifier: sources.localtime, tzif: bytes))?.footer
         {
-            return ZoneRules(rule: footer)
+            return MachineZone(rules: ZoneRules(rule: footer), namedBy: sources.localtime)
         }
-        if let rule = Self.firstWord(of: sources.rule), let zone = try? zone(rule) { return zone }
-        return .utc
+        if let rule = Self.firstWord(of: sources.rule), let zone = try? zone(rule) {
+            return MachineZone(rules: zone, namedBy: sources.rule)
+        }
+        return MachineZone(rules: .utc, namedBy: nil)
     }
 
     /// Letters, digits, `_`, `+`, `-` in parts joined by `/`; no part `.` or `..`.
@@ -130,7 +137,19 @@ public struct ZoneDatabase: Sendable {
     }
 }
 
-/// Where a machine says which time zone it is in (`ZoneDatabase.current`): tests give their own.
+/// A machine's own time zone, and what named it.
+public struct MachineZone: Sendable {
+    public let rules: ZoneRules
+    /// Where its name came from: "$TZ", or the file; nil when nothing names one and it is UTC.
+    public let namedBy: String?
+
+    public init(rules: ZoneRules, namedBy: String?) {
+        self.rules = rules
+        self.namedBy = namedBy
+    }
+}
+
+/// Where a machine says which time zone it is in (`ZoneDatabase.zoneOfMachine`): tests give their own.
 public struct SystemZoneSources: Sendable {
     /// `$TZ`.
     public var tz: String?

@@ -170,18 +170,20 @@ public final class Daemon: Sendable {
         await services.triggerGracefulShutdown()
     }
 
-    /// What `lockr doctor` says of the catalogue and the speech model.
+    /// What `lockr doctor` says of the catalogue, the speech model and the time zones.
     private static func installation(
         _ loaded: LoadedPolicy, _ config: LockrConfiguration, speechProblem: String?
     ) -> Doctor.Installation {
         let gates = [config.policy.gate] + config.people.map { $0.policy.gate }
+        let zones = [config.policy.calendar.zone] + config.people.map { $0.policy.calendar.zone }
         return Doctor.Installation(
             catalogue: loaded.catalogueDirectory.map { ($0, loaded.catalogue.apps.count) },
             speechProblem: speechProblem,
             voiceAsked: gates.contains { gate in
                 let steps = gate.time + gate.hourly + gate.extreme
                 return steps.contains(.voice) || (steps.contains(.phrase) && gate.input == .voice)
-            })
+            },
+            policyZones: zones.reduce(into: []) { if !$0.contains($1.identifier) { $0.append($1.identifier) } })
     }
 
     /// Says what runs, once every listener is bound.

@@ -1,3 +1,4 @@
+import CivilTime
 import DNSProxy
 import DNSWire
 import Foundation
@@ -43,6 +44,8 @@ final class Doctor: Sendable {
         var speechProblem: String?
         /// Whether someone's gate asks for the spoken sentence.
         var voiceAsked = false
+        /// The time zones the policies keep days and hours in, each once.
+        var policyZones: [String] = []
     }
 
     init(household: Household, store: PolicyStore, propagation: PolicyPropagation) {
@@ -80,6 +83,7 @@ final class Doctor: Sendable {
         }
         checks += installationChecks(running.installation)
         checks.append(clockCheck(drift: clockDrift))
+        checks.append(Self.timeZoneCheck(policyZones: running.installation.policyZones, machine: ZoneDatabase.machineZone))
         checks.append(storeCheck())
         checks += deviceChecks(devices)
         checks += backendChecks()
@@ -196,6 +200,26 @@ final class Doctor: Sendable {
                 fix: "run an NTP client (systemd-timesyncd, chrony) so that windows and schedules keep time")
         }
         return Components.Schemas.DoctorCheckBody(name: "clock", ok: true, detail: "synchronised", fix: nil)
+    }
+
+    /// The zones days, clock hours and schedules are kept in, and where each came from; a failure
+    /// when a policy runs by UTC only because nothing on this machine names its zone (a container, a
+    /// minimal image), which moves the day's start and every schedule by hours.
+    static func timeZoneCheck(policyZones: [String], machine: MachineZone) -> Components.Schemas.DoctorCheckBody {
+        let machineName = machine.rules.identifier
+        guard machine.namedBy != nil || !policyZones.contains(machineName) else {
+            return Components.Schemas.DoctorCheckBody(
+                name: "time zone", ok: false,
+                detail: "UTC, as nothing on this machine names its zone ($TZ, /etc/localtime, /etc/timezone, /etc/TZ)",
+                fix: "set [policy] time-zone = \"Europe/Berlin\" (yours), or link /etc/localtime to your zone "
+                    + "(ln -sf /usr/share/zoneinfo/Europe/Berlin /etc/localtime)")
+        }
+        let zones = policyZones.map { zone in
+            guard zone == machineName, let source = machine.namedBy else { return "\(zone) (the config's)" }
+            return "\(zone) (this machine's, from \(source))"
+        }
+        return Components.Schemas.DoctorCheckBody(
+            name: "time zone", ok: true, detail: zones.joined(separator: ", "), fix: nil)
     }
 
     /// `adjtimex`'s TIME_ERROR: the kernel's clock is not synchronised.

@@ -213,14 +213,15 @@ import Testing
         let localtime = directory + "/localtime"
         let timezoneName = directory + "/timezone"
         let ruleFile = directory + "/TZ"
-        func machine(tz: String? = nil) -> String {
-            ZoneDatabase().current(
-                SystemZoneSources(tz: tz, localtime: localtime, timezoneName: timezoneName, rule: ruleFile)
-            ).identifier
+        func machineZone(tz: String? = nil) -> MachineZone {
+            ZoneDatabase().zoneOfMachine(
+                SystemZoneSources(tz: tz, localtime: localtime, timezoneName: timezoneName, rule: ruleFile))
         }
-        #expect(machine() == "UTC", "nothing says")
+        func machine(tz: String? = nil) -> String { machineZone(tz: tz).rules.identifier }
+        #expect(machine() == "UTC" && machineZone().namedBy == nil, "nothing says")
         try "EST5EDT,M3.2.0,M11.1.0\n".write(toFile: ruleFile, atomically: true, encoding: .utf8)
         #expect(machine() == "EST5EDT,M3.2.0,M11.1.0", "OpenWrt's /etc/TZ")
+        #expect(machineZone().namedBy == ruleFile)
         // A copied file (Docker images, some routers) says its rule through its footer.
         try files.copyItem(atPath: "/usr/share/zoneinfo/Europe/Berlin", toPath: localtime)
         #expect(machine() == "CET-1CEST,M3.5.0,M10.5.0/3", "a copy of Europe/Berlin")
@@ -229,7 +230,8 @@ import Testing
         try files.removeItem(atPath: localtime)
         try files.createSymbolicLink(atPath: localtime, withDestinationPath: "/usr/share/zoneinfo/America/New_York")
         #expect(machine() == "America/New_York", "the link")
-        #expect(machine(tz: ":Europe/Lisbon") == "Europe/Lisbon")
+        #expect(machineZone().namedBy == localtime)
+        #expect(machine(tz: ":Europe/Lisbon") == "Europe/Lisbon" && machineZone(tz: "UTC").namedBy == "$TZ")
         #expect(machine(tz: "/usr/share/zoneinfo/Australia/Perth") == "Australia/Perth")
         #expect(machine(tz: "<+0530>-5:30") == "<+0530>-5:30")
         #expect(machine(tz: "Nowhere/Else") == "America/New_York", "a TZ that names nothing is passed over")

@@ -18,9 +18,9 @@ import Testing
 
     @Test func aDeadUpstreamFailsBesideALiveOneAndTheListenersAnswer() async throws {
         let upstream = try await ScriptedUpstream(records: PolicyEndToEndTests.records)
-        let lockr = try await LockrProcess([
-            "--upstream", "127.0.0.1:\(upstream.port)", "--upstream", "127.0.0.1:9", "--guard", "tiktok",
-        ])
+        let lockr = try await LockrProcess(
+            ["--upstream", "127.0.0.1:\(upstream.port)", "--upstream", "127.0.0.1:9", "--guard", "tiktok"],
+            environment: ["TZ": ":Europe/Lisbon"])
         try await stoppingAfterwards(lockr, upstream) {
             let doctor = try await lockr.cli("doctor")
             #expect(doctor.status == 1, "a dead upstream fails the whole")
@@ -36,6 +36,7 @@ import Testing
                 "\(doctor.output)")
             #expect(lines.contains("ok   speech model: installed"), "\(doctor.output)")
             #expect(lines.contains { $0.hasPrefix("ok   clock: ") || $0.hasPrefix("FAIL clock: ") })
+            #expect(lines.contains("ok   time zone: Europe/Lisbon (this machine's, from $TZ)"), "\(doctor.output)")
             let json = try await lockr.cli("doctor", "--json")
             let checks = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]] ?? []
             #expect(checks.first { $0["name"] as? String == "upstream 127.0.0.1:9" }?["ok"] as? Bool == false)
