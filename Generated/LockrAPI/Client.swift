@@ -4012,7 +4012,7 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// The daemon's own checks (upstreams, clock, state database, devices, backends, lists by URL).
+    /// The daemon's own checks (upstreams, clock, time zone, state database, devices, backends, lists by URL).
     ///
     /// - Remark: HTTP `GET /api/v1/doctor`.
     /// - Remark: Generated from `#/paths//api/v1/doctor/get(doctor)`.

@@ -4366,7 +4366,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
             }
         )
     }
-    /// The daemon's own checks (upstreams, clock, state database, devices, backends, lists by URL).
+    /// The daemon's own checks (upstreams, clock, time zone, state database, devices, backends, lists by URL).
     ///
     /// - Remark: HTTP `GET /api/v1/doctor`.
     /// - Remark: Generated from `#/paths//api/v1/doctor/get(doctor)`.

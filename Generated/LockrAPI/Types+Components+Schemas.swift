@@ -1843,7 +1843,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/DoctorResponse/dns_addresses`.
             public var dnsAddresses: [Swift.String]
-            /// Upstreams, clock, state database, each person's devices, each backend.
+            /// Upstreams, clock, time zones, state database, each person's devices, each backend.
             ///
             /// - Remark: Generated from `#/components/schemas/DoctorResponse/checks`.
             public var checks: [Components.Schemas.DoctorCheckBody]
@@ -1852,7 +1852,7 @@ extension Components {
             /// - Parameters:
             ///   - dnsServed: Whether lockr answers DNS itself (false when backends alone enforce the policy).
             ///   - dnsAddresses: Where it answers DNS ("127.0.0.1:5335").
-            ///   - checks: Upstreams, clock, state database, each person's devices, each backend.
+            ///   - checks: Upstreams, clock, time zones, state database, each person's devices, each backend.
             public init(
                 dnsServed: Swift.Bool,
                 dnsAddresses: [Swift.String],

@@ -266,7 +266,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /api/v1/events`.
     /// - Remark: Generated from `#/paths//api/v1/events/get(followEvents)`.
     func followEvents(_ input: Operations.FollowEvents.Input) async throws -> Operations.FollowEvents.Output
-    /// The daemon's own checks (upstreams, clock, state database, devices, backends, lists by URL).
+    /// The daemon's own checks (upstreams, clock, time zone, state database, devices, backends, lists by URL).
     ///
     /// - Remark: HTTP `GET /api/v1/doctor`.
     /// - Remark: Generated from `#/paths//api/v1/doctor/get(doctor)`.
@@ -925,7 +925,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// The daemon's own checks (upstreams, clock, state database, devices, backends, lists by URL).
+    /// The daemon's own checks (upstreams, clock, time zone, state database, devices, backends, lists by URL).
     ///
     /// - Remark: HTTP `GET /api/v1/doctor`.
     /// - Remark: Generated from `#/paths//api/v1/doctor/get(doctor)`.
