@@ -1,7 +1,7 @@
 /// Finds the mistakes that toml++ asserts on (aborting the process) instead of
 /// reporting them as syntax errors, found by fuzzing the configuration: a table header whose name
 /// starts with a character no key may start with (`[?x]`, `[[` then a line break), and a closing
-/// bracket of the wrong kind (`[1, }`). The configuration's text is looked at for them first; it
+/// bracket of the wrong kind (`[1, }`), each also after a byte order mark. The configuration's text is looked at for them first; it
 /// is read as TOML is, so that brackets in strings and comments count for nothing.
 enum TOMLPrecheck {
     /// The line (from 1) of the first such mistake, and what is wrong there; nil when none.
@@ -44,6 +44,8 @@ enum TOMLPrecheck {
                 atLineStart = false
             case " ", "\t", "\r":
                 break
+            case "\u{FEFF}" where index == 0:
+                break  // a byte order mark, which toml++ skips: what follows still starts the line
             default:
                 atLineStart = false
             }

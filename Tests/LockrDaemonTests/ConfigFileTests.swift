@@ -305,6 +305,8 @@ import Testing
             ("guard = []\n[[?eople.kid.schedules]]\n", 2, "'?'"), ("[ ?x]\n", 1, "'?'"),
             ("a = 1\n[\n", 2, "the end of the line"),
             ("[[\n", 1, "the end of the line"),
+            // Found by fuzzing: a byte order mark, then a header of bytes that are not UTF-8.
+            (String(decoding: [0xEF, 0xBB, 0xBF, 0x5B, 0xEF, 0x2F, 0xBB, 0xBF, 0x5B], as: UTF8.self), 1, "'\u{FFFD}'"),
         ] {
             do {
                 _ = try ConfigFile.parse(text, path: "bad.toml")
@@ -326,6 +328,7 @@ import Testing
             """]
             """#
         #expect(throws: Never.self) { try ConfigFile.parse(fine, path: "fine.toml") }
+        #expect(throws: Never.self) { try ConfigFile.parse("\u{FEFF}[notify]\n", path: "bom.toml") }
     }
 
     @Test func liveEventKeysAndTheirErrors() throws {
