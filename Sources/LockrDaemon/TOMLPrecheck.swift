@@ -1,8 +1,9 @@
 /// Finds the mistakes that toml++ asserts on (aborting the process) instead of
 /// reporting them as syntax errors, found by fuzzing the configuration: a table header whose name
-/// starts with a character no key may start with (`[?x]`, `[[` then a line break), and a closing
-/// bracket of the wrong kind (`[1, }`), each also after a byte order mark. The configuration's text is looked at for them first; it
-/// is read as TOML is, so that brackets in strings and comments count for nothing.
+/// starts with a character no key may start with (`[?x]`, `[[` then a line break, also after a byte
+/// order mark), and a closing bracket of the wrong kind (`[1, }`). The configuration's text is
+/// looked at for them first; it is read as TOML is, so that brackets in strings and comments count
+/// for nothing.
 enum TOMLPrecheck {
     /// The line (from 1) of the first such mistake, and what is wrong there; nil when none.
     static func firstProblem(in text: String) -> (line: Int, problem: String)? {
