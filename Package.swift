@@ -267,7 +267,7 @@ let package = Package(
         .target(
             name: "DNSTestSupport",
             dependencies: [
-                "CLdns",
+                "CLdns", "DNSWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

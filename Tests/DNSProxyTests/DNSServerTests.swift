@@ -58,14 +58,6 @@ import Testing
         await running.stop()
     }
 
-    /// Asks for `name` over UDP (EDNS, 1232 bytes; up to 5 s) and says how long the answer took.
-    static func timedQuery(_ name: String, port: Int) throws -> (reply: LdnsPacket, elapsed: Duration) {
-        let started = ContinuousClock.now
-        let reply = try LdnsPacket(
-            wire: try DNSClient.udp(LdnsBuild.query(name, ednsPayload: 1232), port: port, seconds: 5))
-        return (reply, ContinuousClock.now - started)
-    }
-
     @Test func forwardsAndThenAnswersFromCache() async throws {
         try await Self.withServer { running in
             for id in [1, 2, 3] as [UInt16] {
@@ -118,7 +110,7 @@ import Testing
         try await Self.withServer(forwarding: ForwardSettings()) { running in
             running.upstreams[0].mode = .silent
             _ = try DNSClient.udp(LdnsBuild.query("a.test."), port: running.port, seconds: 5)
-            let (reply, elapsed) = try Self.timedQuery("www.test.", port: running.port)
+            let (reply, elapsed) = try DNSClient.timedQuery("www.test.", port: running.port)
             #expect(reply.rcode == 2)
             #expect(reply.extendedErrors.map(\.code) == [22])
             #expect(reply.extendedErrors.map(\.text) == ["every upstream is down"])
@@ -138,7 +130,7 @@ import Testing
     @Test func servfailWithinTheTimeoutWhenTheUpstreamIsDown() async throws {
         try await Self.withServer { running in
             running.upstreams[0].mode = .silent
-            let (reply, elapsed) = try Self.timedQuery("www.test.", port: running.port)
+            let (reply, elapsed) = try DNSClient.timedQuery("www.test.", port: running.port)
             #expect(reply.rcode == 2)
             #expect(reply.extendedErrors.map(\.code) == [22])
             #expect(elapsed < .milliseconds(1_500), "2 attempts x 300 ms")

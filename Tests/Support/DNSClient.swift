@@ -1,3 +1,5 @@
+import DNSWire
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,6 +26,16 @@ public enum DNSClient {
         let got = recv(fd, &buffer, buffer.count, 0)
         guard got > 0 else { throw Timeout() }
         return Array(buffer[0..<got])
+    }
+
+    /// Asks for `name` over UDP (EDNS, 1232 bytes, so that extended errors can come back; up to
+    /// `seconds`) and says how long the answer took, timed around the query alone.
+    public static func timedQuery(_ name: String, port: Int, seconds: Double = 5) throws -> (
+        reply: LdnsPacket, elapsed: Duration
+    ) {
+        let started = ContinuousClock.now
+        let wire = try udp(LdnsBuild.query(name, ednsPayload: 1232), port: port, seconds: seconds)
+        return (try LdnsPacket(wire: wire), ContinuousClock.now - started)
     }
 
     /// Sends all packets at once from one UDP socket and collects as many datagrams back (in the
